@@ -1,0 +1,3 @@
+from numfuzz.cli import main
+
+main()

@@ -1,0 +1,158 @@
+"""Command line: thin subcommands over the library. The only place that exits the process."""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import json
+import sys
+import warnings
+from pathlib import Path
+
+import click
+from loguru import logger
+
+EXIT_BAD_INPUT = 2
+
+
+def _fail(message: str) -> None:
+    click.echo(f"numfuzz: error: {message}", err=True)
+    sys.exit(EXIT_BAD_INPUT)
+
+
+def import_user_code(spec: str) -> None:
+    """Import a module name or a .py file, so that its targets and executors register."""
+    try:
+        path = Path(spec)
+        if spec.endswith(".py") or path.exists():
+            if not path.is_file():
+                _fail(f"--import {spec}: no such file")
+            module_spec = importlib.util.spec_from_file_location(path.stem, path)
+            module = importlib.util.module_from_spec(module_spec)
+            sys.modules[path.stem] = module
+            module_spec.loader.exec_module(module)
+        else:
+            importlib.import_module(spec)
+    except SystemExit:
+        raise
+    except Exception as exc:
+        _fail(f"--import {spec}: {type(exc).__name__}: {exc}")
+
+
+def _quiet_libraries(verbose: bool) -> None:
+    # Library chatter (missing optional packages, var() with few elements) is not the user's business.
+    warnings.filterwarnings("ignore", category=UserWarning)
+    logger.remove()
+    logger.add(sys.stderr, level="DEBUG" if verbose else "WARNING")
+
+
+def _targets(specs: tuple[str, ...], device: str) -> list:
+    from numfuzz.targets import TargetError, resolve
+
+    found = []
+    for spec in specs:
+        try:
+            target = resolve(spec)
+        except TargetError as exc:
+            _fail(str(exc))
+        ok, why = target.available()
+        if not ok:
+            _fail(f"target {spec} is unavailable: {why}")
+        found.append(target)
+    return found
+
+
+device_option = click.option("--device", default=None, help="Where targets run (default: cuda when present, else cpu).")
+import_option = click.option("--import", "imports", multiple=True, metavar="MODULE_OR_FILE", help="Import user code first (may register targets or Thunder executors).")
+
+
+@click.group()
+@click.option("-v", "--verbose", is_flag=True, help="Debug logging on stderr.")
+@click.version_option(package_name="numfuzz")
+def main(verbose: bool) -> None:
+    """numfuzz: is the compiled result further from the float64 truth than eager is?"""
+    _quiet_libraries(verbose)
+
+
+@main.command()
+@import_option
+def targets(imports: tuple[str, ...]) -> None:
+    """List every target family with availability."""
+    for spec in imports:
+        import_user_code(spec)
+    from numfuzz.targets import families, resolve
+
+    for family in families():
+        click.echo(f"{family.prefix:<10} {family.summary}")
+        for example in family.examples:
+            try:
+                ok, why = resolve(example).available()
+            except Exception as exc:  # a broken plugin must not hide the others
+                ok, why = False, f"{type(exc).__name__}: {exc}"
+            click.echo(f"    {example:<50} {'available' if ok else 'unavailable: ' + why}")
+
+
+@main.command()
+@click.option("--target", "target_specs", multiple=True, required=True, help="Target spec; repeat for several.")
+@click.option("--graphs", type=click.IntRange(min=1), default=None, help="Stop after this many graphs.")
+@click.option("--time", "seconds", type=click.FloatRange(min=0), default=None, help="Stop after this many seconds.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Campaign seed.")
+@click.option("--corpus", type=click.Path(file_okay=False, path_type=Path), default=None, help="Save findings under CORPUS/findings.")
+@click.option("--samples", type=click.IntRange(min=1), default=16, show_default=True, help="Input samples per compiled graph.")
+@click.option("--max-nodes", type=click.IntRange(min=1), default=8, show_default=True)
+@click.option("--max-dim", type=click.IntRange(min=1), default=8, show_default=True)
+@device_option
+@import_option
+def fuzz(target_specs, graphs, seconds, seed, corpus, samples, max_nodes, max_dim, device, imports) -> None:
+    """Generate random graphs and compare each target with eager, both against float64."""
+    if graphs is None and seconds is None:
+        _fail("give a budget: --graphs N or --time SECONDS")
+    for spec in imports:
+        import_user_code(spec)
+    from numfuzz.campaign import CampaignConfig, run_campaign
+    from numfuzz.cases import default_device
+    from numfuzz.generator import GenConfig
+
+    config = CampaignConfig(
+        targets=_targets(target_specs, device or default_device()),
+        graphs=graphs,
+        seconds=seconds,
+        seed=seed,
+        corpus=corpus,
+        samples=samples,
+        device=device or default_device(),
+        gen=GenConfig(max_nodes=max_nodes, max_dim=max_dim),
+    )
+    summary = run_campaign(config)
+    click.echo(summary.table())
+
+
+@main.command()
+@click.argument("case_path", metavar="CASE", type=click.Path(path_type=Path))
+@click.option("--target", "target_spec", default=None, help="Override the case's target.")
+@click.option("--json", "as_json", is_flag=True, help="Print the outcome as JSON.")
+@device_option
+@import_option
+def replay(case_path, target_spec, as_json, device, imports) -> None:
+    """Re-run a case. Exit 1 when it is still a finding, 0 when not, 2 on bad input."""
+    from numfuzz.corpus import CaseError, load_case
+
+    try:
+        case = load_case(case_path)
+        case.tensors()
+    except CaseError as exc:
+        _fail(str(exc))
+    for spec in imports:
+        import_user_code(spec)
+    from numfuzz.cases import default_device, run_case
+    from numfuzz.report import outcome_table
+
+    device = device or default_device()
+    (target,) = _targets((target_spec or case.target,), device)
+    outcome = run_case(case, target, device)
+    if as_json:
+        click.echo(json.dumps({"case": str(case_path), "target": target.name, **outcome.to_json()}, indent=1))
+    else:
+        click.echo(f"case {case_path} on {target.name} ({device})")
+        click.echo(outcome_table(outcome))
+    sys.exit(1 if outcome.verdict.is_finding else 0)

@@ -1,0 +1,114 @@
+"""Graph -> Python source of a plain `def fn(...)` using public torch calls.
+
+The same text runs in numfuzz and goes into repro scripts. With `reference=True` the
+function computes in float64, and each explicit cast rounds to its dtype and then
+continues in float64, so that a compiler that drops a cast cannot hide behind it.
+"""
+
+from __future__ import annotations
+
+import itertools
+import linecache
+from typing import Any, Callable
+
+from numfuzz.ir import Graph, Node
+from numfuzz.ops import lookup
+
+TORCH_DTYPES = {"bf16": "torch.bfloat16", "fp16": "torch.float16", "fp32": "torch.float32", "fp64": "torch.float64"}
+
+UNARY_CALLS = {
+    "neg": "torch.neg({0})", "abs": "torch.abs({0})", "exp": "torch.exp({0})", "expm1": "torch.expm1({0})",
+    "log": "torch.log({0})", "log1p": "torch.log1p({0})", "sqrt": "torch.sqrt({0})", "rsqrt": "torch.rsqrt({0})",
+    "reciprocal": "torch.reciprocal({0})", "sin": "torch.sin({0})", "cos": "torch.cos({0})",
+    "tanh": "torch.tanh({0})", "sigmoid": "torch.sigmoid({0})", "silu": "F.silu({0})", "relu": "torch.relu({0})",
+    "softplus": "F.softplus({0})", "erf": "torch.erf({0})",
+    "add": "{0} + {1}", "sub": "{0} - {1}", "mul": "{0} * {1}", "div": "{0} / {1}",
+    "maximum": "torch.maximum({0}, {1})", "minimum": "torch.minimum({0}, {1})", "pow": "torch.pow({0}, {1})",
+    "where": "torch.where({0} > 0, {1}, {2})", "lerp": "torch.lerp({0}, {1}, {2})",
+    "linear": "F.linear({args})", "matmul": "torch.matmul({0}, {1})",
+}  # fmt: skip
+
+
+def _call(node: Node, args: list[str], reference: bool) -> str:
+    a = node.attr_dict
+    op = node.op
+    if op in UNARY_CALLS:
+        return UNARY_CALLS[op].format(*args, args=", ".join(args))
+    if op == "cast":
+        target = TORCH_DTYPES[a["dtype"]]
+        return f"{args[0]}.to({target}).to(torch.float64)" if reference else f"{args[0]}.to({target})"
+    if op == "gelu":
+        return f"F.gelu({args[0]}, approximate={a['approximate']!r})"
+    if op == "pow_scalar":
+        return f"torch.pow({args[0]}, {a['exponent']!r})"
+    if op == "mul_scalar":
+        return f"{args[0]} * {a['value']!r}"
+    if op == "add_scalar":
+        return f"{args[0]} + {a['value']!r}"
+    if op == "addcmul":
+        return f"torch.addcmul({args[0]}, {args[1]}, {args[2]}, value={a['value']!r})"
+    if op == "cat":
+        return f"torch.cat(({args[0]}, {args[1]}), dim={a['dim']})"
+    if op == "reshape":
+        return f"{args[0]}.reshape({tuple(a['shape'])!r})"
+    if op == "permute":
+        return f"{args[0]}.permute({tuple(a['perm'])!r})"
+    if op == "transpose":
+        return f"{args[0]}.transpose({a['dim0']}, {a['dim1']})"
+    if op == "unsqueeze":
+        return f"{args[0]}.unsqueeze({a['dim']})"
+    if op == "expand":
+        return f"{args[0]}.expand({tuple(a['shape'])!r})"
+    if op == "slice":  # dim is non-negative: the op table insists
+        return f"{args[0]}[{':, ' * a['dim']}{_slice_text(a)}]"
+    if op == "chunk":
+        return f"torch.chunk({args[0]}, {a['chunks']}, dim={a['dim']})[{a['index']}]"
+    if op in ("sum", "mean", "amax"):
+        return f"torch.{op}({args[0]}, dim={a['dim']}, keepdim={a['keepdim']})"
+    if op == "var":
+        return f"torch.var({args[0]}, dim={a['dim']}, correction={a['correction']}, keepdim={a['keepdim']})"
+    if op in ("softmax", "log_softmax"):
+        return f"torch.{op}({args[0]}, dim={a['dim']})"
+    if op == "layer_norm":
+        return f"F.layer_norm({args[0]}, {args[0]}.shape[-1:], eps={a['eps']!r})"
+    if op == "rms_norm":
+        return f"F.rms_norm({args[0]}, {args[0]}.shape[-1:], eps={a['eps']!r})"
+    lookup(op)  # raises for an unknown op
+    raise NotImplementedError(f"no lowering for op {op!r}")
+
+
+def _slice_text(a: dict[str, Any]) -> str:
+    step = f":{a['step']}" if a["step"] != 1 else ""
+    return f"{a['start']}:{a['stop']}{step}"
+
+
+def value_names(graph: Graph) -> list[str]:
+    return [f"x{i}" for i in range(len(graph.inputs))] + [f"t{j}" for j in range(len(graph.nodes))]
+
+
+def lower(graph: Graph, fn_name: str = "fn", reference: bool = False) -> str:
+    """Python source for the graph; needs `torch` and `F` (torch.nn.functional) in scope."""
+    names = value_names(graph)
+    params = ", ".join(names[: len(graph.inputs)])
+    lines = [f"def {fn_name}({params}):"]
+    for j, node in enumerate(graph.nodes):
+        args = [names[a] for a in node.args]
+        lines.append(f"    {names[len(graph.inputs) + j]} = {_call(node, args, reference)}")
+    outs = ", ".join(names[o] for o in graph.outputs)
+    lines.append(f"    return ({outs},)")
+    return "\n".join(lines) + "\n"
+
+
+_counter = itertools.count()
+
+
+def compile_source(source: str, fn_name: str = "fn") -> Callable:
+    """Turn lowered source into a function, registered with linecache so tracers can read it."""
+    import torch
+    import torch.nn.functional as F
+
+    filename = f"<numfuzz-graph-{next(_counter)}>"
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    namespace: dict[str, Any] = {"torch": torch, "F": F}
+    exec(compile(source, filename, "exec"), namespace)
+    return namespace[fn_name]

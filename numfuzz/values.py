@@ -1,0 +1,88 @@
+"""Input values: drawing them from recipes, and storing them exactly as bit patterns."""
+
+from __future__ import annotations
+
+import base64
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+from numfuzz.ir import TensorSpec
+from numfuzz.lowering import TORCH_DTYPES
+
+RECIPE_KINDS = ("normal", "uniform", "logmag", "tiny", "large")
+_BIT_VIEWS = {"bf16": torch.int16, "fp16": torch.int16, "fp32": torch.int32, "fp64": torch.int64}
+_LARGE = {"bf16": 1e4, "fp16": 1e3, "fp32": 1e4, "fp64": 1e4}
+
+
+class BitsError(ValueError):
+    """Stored input bits that do not fit their spec."""
+
+
+@dataclass(frozen=True)
+class Recipe:
+    """How one input's values are drawn; a case stores the drawn bits, this is provenance."""
+
+    kind: str
+    domain: str = "any"  # "any" or "positive"
+
+    def to_json(self) -> dict:
+        return {"kind": self.kind, "domain": self.domain}
+
+    @staticmethod
+    def from_json(data: dict) -> "Recipe":
+        return Recipe(str(data["kind"]), str(data.get("domain", "any")))
+
+
+def torch_dtype(name: str) -> torch.dtype:
+    return getattr(torch, TORCH_DTYPES[name].removeprefix("torch."))
+
+
+def draw_values(recipe: Recipe, spec: TensorSpec, rng: np.random.Generator) -> np.ndarray:
+    n = spec.numel
+    if recipe.kind == "normal":
+        x = rng.normal(0.0, float(rng.choice([0.1, 1.0, 10.0])), n)
+    elif recipe.kind == "uniform":
+        x = rng.uniform(-1.0, 1.0, n) * float(rng.choice([1.0, 4.0]))
+    elif recipe.kind == "logmag":
+        x = np.where(rng.random(n) < 0.5, -1.0, 1.0) * 10.0 ** rng.uniform(-4.0, 4.0, n)
+    elif recipe.kind == "tiny":
+        x = rng.normal(0.0, 1e-3, n)
+    elif recipe.kind == "large":
+        x = rng.normal(0.0, 1.0, n) * _LARGE[spec.dtype]
+    else:
+        raise ValueError(f"unknown recipe kind {recipe.kind!r}")
+    if recipe.domain == "positive":
+        x = np.abs(x) + 1e-3
+    return x.reshape(spec.shape)
+
+
+def round_to(values: np.ndarray, spec: TensorSpec) -> torch.Tensor:
+    """Round float64 values to the spec's dtype (round to nearest even, as torch does)."""
+    return torch.from_numpy(np.ascontiguousarray(values, dtype=np.float64)).reshape(spec.shape).to(torch_dtype(spec.dtype))
+
+
+def encode(tensor: torch.Tensor) -> str:
+    bits = tensor.detach().cpu().contiguous().view(_BIT_VIEWS[_dtype_name(tensor.dtype)])
+    return base64.b64encode(bits.numpy().astype(bits.numpy().dtype.newbyteorder("<")).tobytes()).decode()
+
+
+def decode(text: str, spec: TensorSpec) -> torch.Tensor:
+    view = _BIT_VIEWS[spec.dtype]
+    np_type = {torch.int16: "<i2", torch.int32: "<i4", torch.int64: "<i8"}[view]
+    try:
+        raw = base64.b64decode(text.encode(), validate=True)
+    except (ValueError, TypeError) as exc:
+        raise BitsError(f"input bits are not valid base64: {exc}") from None
+    arr = np.frombuffer(raw, dtype=np_type)
+    if arr.size != spec.numel or len(raw) % np.dtype(np_type).itemsize:
+        raise BitsError(f"input holds {arr.size} values, its spec {spec.shape} needs {spec.numel}")
+    return torch.from_numpy(arr.astype(np_type[1:]).copy()).view(torch_dtype(spec.dtype)).reshape(spec.shape)
+
+
+def _dtype_name(dtype: torch.dtype) -> str:
+    for name, text in TORCH_DTYPES.items():
+        if torch_dtype(name) == dtype:
+            return name
+    raise ValueError(f"unsupported dtype {dtype}")

@@ -1,0 +1,32 @@
+"""What one run of one case can say about a target. Verdicts are values, never exceptions."""
+
+from __future__ import annotations
+
+from enum import Enum
+
+
+class Verdict(str, Enum):
+    LESS_ACCURATE = "less_accurate"  # further from float64 than eager: the main finding
+    NONFINITE = "nonfinite"  # inf/nan where eager and the reference are finite
+    CRASH_COMPILE = "crash_compile"  # raised while compiling (the first call)
+    CRASH_RUN = "crash_run"  # raised on a later call
+    MISMATCH = "mismatch"  # output shape, dtype or count differs from eager
+    NONDETERMINISTIC = "nondeterministic"  # two runs on the same inputs differ
+    SEGFAULT = "segfault"  # the worker died of a signal such as SIGSEGV
+    ABORT = "abort"  # the worker died of SIGABRT
+    TIMEOUT = "timeout"  # the case ran past its time limit
+    OOM = "oom"  # the worker ran out of memory
+    EQUAL = "equal"
+    MORE_ACCURATE = "more_accurate"  # benign: typically fused fp32 intermediates
+    INVALID = "invalid"  # the program itself is bad: eager raised, or no finite reference
+
+    @property
+    def is_finding(self) -> bool:
+        return self not in (Verdict.EQUAL, Verdict.MORE_ACCURATE, Verdict.INVALID)
+
+
+def parse_verdict(text: str) -> Verdict:
+    try:
+        return Verdict(text)
+    except ValueError:
+        raise ValueError(f"unknown verdict {text!r}") from None
