@@ -2,68 +2,13 @@
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
 import json
 import sys
-import warnings
 from pathlib import Path
 
 import click
-from loguru import logger
 
-EXIT_BAD_INPUT = 2
-
-
-def _fail(message: str) -> None:
-    click.echo(f"numfuzz: error: {message}", err=True)
-    sys.exit(EXIT_BAD_INPUT)
-
-
-def import_user_code(spec: str) -> None:
-    """Import a module name or a .py file, so that its targets and executors register."""
-    try:
-        path = Path(spec)
-        if spec.endswith(".py") or path.exists():
-            if not path.is_file():
-                _fail(f"--import {spec}: no such file")
-            module_spec = importlib.util.spec_from_file_location(path.stem, path)
-            module = importlib.util.module_from_spec(module_spec)
-            sys.modules[path.stem] = module
-            module_spec.loader.exec_module(module)
-        else:
-            importlib.import_module(spec)
-    except SystemExit:
-        raise
-    except Exception as exc:
-        _fail(f"--import {spec}: {type(exc).__name__}: {exc}")
-
-
-def _quiet_libraries(verbose: bool) -> None:
-    # Library chatter (missing optional packages, var() with few elements) is not the user's business.
-    warnings.filterwarnings("ignore", category=UserWarning)
-    logger.remove()
-    logger.add(sys.stderr, level="DEBUG" if verbose else "WARNING")
-
-
-def _targets(specs: tuple[str, ...], device: str) -> list:
-    from numfuzz.targets import TargetError, resolve
-
-    found = []
-    for spec in specs:
-        try:
-            target = resolve(spec)
-        except TargetError as exc:
-            _fail(str(exc))
-        ok, why = target.available()
-        if not ok:
-            _fail(f"target {spec} is unavailable: {why}")
-        found.append(target)
-    return found
-
-
-device_option = click.option("--device", default=None, help="Where targets run (default: cuda when present, else cpu).")
-import_option = click.option("--import", "imports", multiple=True, metavar="MODULE_OR_FILE", help="Import user code first (may register targets or Thunder executors).")
+from numfuzz.cli_common import device_option, fail, import_option, import_user_code, quiet_libraries, resolve_targets
 
 
 @click.group()
@@ -71,7 +16,7 @@ import_option = click.option("--import", "imports", multiple=True, metavar="MODU
 @click.version_option(package_name="numfuzz")
 def main(verbose: bool) -> None:
     """numfuzz: is the compiled result further from the float64 truth than eager is?"""
-    _quiet_libraries(verbose)
+    quiet_libraries(verbose)
 
 
 @main.command()
@@ -106,7 +51,7 @@ def targets(imports: tuple[str, ...]) -> None:
 def fuzz(target_specs, graphs, seconds, seed, corpus, samples, max_nodes, max_dim, device, imports) -> None:
     """Generate random graphs and compare each target with eager, both against float64."""
     if graphs is None and seconds is None:
-        _fail("give a budget: --graphs N or --time SECONDS")
+        fail("give a budget: --graphs N or --time SECONDS")
     for spec in imports:
         import_user_code(spec)
     from numfuzz.campaign import CampaignConfig, run_campaign
@@ -114,7 +59,7 @@ def fuzz(target_specs, graphs, seconds, seed, corpus, samples, max_nodes, max_di
     from numfuzz.generator import GenConfig
 
     config = CampaignConfig(
-        targets=_targets(target_specs, device or default_device()),
+        targets=resolve_targets(target_specs, device or default_device()),
         graphs=graphs,
         seconds=seconds,
         seed=seed,
@@ -141,14 +86,14 @@ def replay(case_path, target_spec, as_json, device, imports) -> None:
         case = load_case(case_path)
         case.tensors()
     except CaseError as exc:
-        _fail(str(exc))
+        fail(str(exc))
     for spec in imports:
         import_user_code(spec)
     from numfuzz.cases import default_device, run_case
     from numfuzz.report import outcome_table
 
     device = device or default_device()
-    (target,) = _targets((target_spec or case.target,), device)
+    (target,) = resolve_targets((target_spec or case.target,), device)
     outcome = run_case(case, target, device)
     if as_json:
         click.echo(json.dumps({"case": str(case_path), "target": target.name, **outcome.to_json()}, indent=1))
