@@ -20,11 +20,18 @@ def fail(message: str) -> NoReturn:
     sys.exit(EXIT_BAD_INPUT)
 
 
+_imported: set[str] = set()
+
+
 def import_user_code(spec: str) -> None:
-    """Import a module name or a .py file, so that its targets and executors register."""
+    """Import a module name or a .py file, so that its targets and executors register. Idempotent."""
+    path = Path(spec)
+    is_file = spec.endswith(".py") or path.exists()
+    key = str(path.resolve()) if is_file else spec
+    if key in _imported:
+        return
     try:
-        path = Path(spec)
-        if spec.endswith(".py") or path.exists():
+        if is_file:
             if not path.is_file():
                 fail(f"--import {spec}: no such file")
             module_spec = importlib.util.spec_from_file_location(path.stem, path)
@@ -37,6 +44,7 @@ def import_user_code(spec: str) -> None:
         raise
     except Exception as exc:
         fail(f"--import {spec}: {type(exc).__name__}: {exc}")
+    _imported.add(key)
 
 
 def quiet_libraries(verbose: bool) -> None:

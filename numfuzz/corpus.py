@@ -13,6 +13,7 @@ from typing import Any
 import torch
 
 from numfuzz.ir import Graph, GraphError, canonical_json
+from numfuzz.ops import infer_specs
 from numfuzz.values import BitsError, Recipe, decode, encode
 
 SCHEMA_VERSION = 1
@@ -69,6 +70,7 @@ class Case:
             raise CaseError(f"case schema {schema} is newer than this numfuzz understands ({SCHEMA_VERSION}); upgrade numfuzz")
         try:
             graph = Graph.from_json(data["graph"])
+            infer_specs(graph)  # unknown ops and ill-typed graphs fail here, not mid-run
             samples = [[str(x) for x in sample] for sample in data["samples"]]
             if not samples or any(len(s) != len(graph.inputs) for s in samples):
                 raise CaseError(f"samples do not match the graph's {len(graph.inputs)} inputs")

@@ -137,6 +137,9 @@ class _Builder:
             return args, attrs
         if fam == "matmul":
             return [first, self.new_input((shape[-1], rng.randint(1, self.config.max_dim)), spec.dtype)], attrs
+        if fam == "expand" and 1 not in shape:  # give it a broadcast dim to expand
+            first = self.add_node(Node.make("unsqueeze", [first], dim=rng.randint(0, len(shape))))
+            shape = self.specs[first].shape
         return [first], self.shape_attrs(fam, shape)
 
     def shape_attrs(self, fam: str, shape: tuple[int, ...]) -> dict:
@@ -157,8 +160,6 @@ class _Builder:
         if fam == "unsqueeze":
             return {"dim": rng.randint(0, rank)}
         if fam == "expand":
-            if 1 not in shape:
-                raise GraphError("nothing to expand")
             return {"shape": tuple(rng.randint(2, self.config.max_dim) if d == 1 else d for d in shape)}
         if fam == "slice":
             dim = rng.randrange(rank)
@@ -184,8 +185,12 @@ class _Builder:
 
 def generate(seed: int, config: GenConfig | None = None) -> tuple[Graph, list[Recipe]]:
     """A random well-typed graph and its input recipes; the same seed gives the same result."""
+    return generate_from(random.Random(seed), config)
+
+
+def generate_from(rng: random.Random, config: GenConfig | None = None) -> tuple[Graph, list[Recipe]]:
+    """As `generate`, drawing every choice from `rng` (Hypothesis passes its own)."""
     config = config or GenConfig()
-    rng = random.Random(seed)
     b = _Builder(rng, config)
     dtype = rng.choices(PROGRAM_DTYPES, DTYPE_WEIGHTS)[0]
     b.new_input(b.random_shape(), dtype)

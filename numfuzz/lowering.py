@@ -36,7 +36,7 @@ def _call(node: Node, args: list[str], reference: bool) -> str:
         return UNARY_CALLS[op].format(*args, args=", ".join(args))
     if op == "cast":
         target = TORCH_DTYPES[a["dtype"]]
-        return f"{args[0]}.to({target}).to(torch.float64)" if reference else f"{args[0]}.to({target})"
+        return f"round_to({args[0]}, {target}).to(torch.float64)" if reference else f"{args[0]}.to({target})"
     if op == "gelu":
         return f"F.gelu({args[0]}, approximate={a['approximate']!r})"
     if op == "pow_scalar":
@@ -82,15 +82,33 @@ def _slice_text(a: dict[str, Any]) -> str:
     return f"{a['start']}:{a['stop']}{step}"
 
 
+# torch rounds float64 to bf16/fp16 through fp32, twice; the reference must round once.
+# Rounding to fp32 by round-to-odd first makes the second rounding exact.
+ROUND_TO_SOURCE = """\
+def round_to(x, dtype):
+    \"\"\"Correctly rounded float64 -> dtype (one rounding, to nearest even).\"\"\"
+    if dtype in (torch.float32, torch.float64):
+        return x.to(dtype)
+    f = x.to(torch.float32)
+    toward_zero = torch.where(f.double().abs() > x.abs(), torch.nextafter(f, torch.zeros_like(f)), f)
+    odd = (toward_zero.view(torch.int32) | 1).view(torch.float32)
+    return torch.where((f.double() != x) & torch.isfinite(f), odd, f).to(dtype)
+"""
+
+
 def value_names(graph: Graph) -> list[str]:
     return [f"x{i}" for i in range(len(graph.inputs))] + [f"t{j}" for j in range(len(graph.nodes))]
 
 
 def lower(graph: Graph, fn_name: str = "fn", reference: bool = False) -> str:
-    """Python source for the graph; needs `torch` and `F` (torch.nn.functional) in scope."""
+    """Python source for the graph; needs `torch` and `F` (torch.nn.functional) in scope.
+
+    The reference source carries its own `round_to` helper when the graph has casts.
+    """
     names = value_names(graph)
     params = ", ".join(names[: len(graph.inputs)])
-    lines = [f"def {fn_name}({params}):"]
+    lines = [ROUND_TO_SOURCE, ""] if reference and any(n.op == "cast" for n in graph.nodes) else []
+    lines.append(f"def {fn_name}({params}):")
     for j, node in enumerate(graph.nodes):
         args = [names[a] for a in node.args]
         lines.append(f"    {names[len(graph.inputs) + j]} = {_call(node, args, reference)}")

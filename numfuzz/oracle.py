@@ -38,8 +38,9 @@ MEAN_SHIFT = 0.1
 
 def ulp(reference: np.ndarray, fmt: FloatFormat) -> np.ndarray:
     """Spacing of `fmt` at each reference value (subnormal spacing near zero)."""
-    _, exp = np.frexp(np.abs(reference))
-    exp = np.maximum(exp - 1, fmt.min_exponent)
+    mag = np.abs(reference)
+    _, exp = np.frexp(mag)
+    exp = np.where(mag > 0, np.maximum(exp - 1, fmt.min_exponent), fmt.min_exponent)
     return np.ldexp(1.0, exp - fmt.mantissa_bits)
 
 

@@ -75,9 +75,10 @@ def decode(text: str, spec: TensorSpec) -> torch.Tensor:
         raw = base64.b64decode(text.encode(), validate=True)
     except (ValueError, TypeError) as exc:
         raise BitsError(f"input bits are not valid base64: {exc}") from None
+    itemsize = np.dtype(np_type).itemsize
+    if len(raw) != spec.numel * itemsize:
+        raise BitsError(f"input holds {len(raw)} bytes, its spec {spec.dtype}{list(spec.shape)} needs {spec.numel * itemsize}")
     arr = np.frombuffer(raw, dtype=np_type)
-    if arr.size != spec.numel or len(raw) % np.dtype(np_type).itemsize:
-        raise BitsError(f"input holds {arr.size} values, its spec {spec.shape} needs {spec.numel}")
     return torch.from_numpy(arr.astype(np_type[1:]).copy()).view(torch_dtype(spec.dtype)).reshape(spec.shape)
 
 
