@@ -16,65 +16,41 @@ from numfuzz.ops import lookup
 
 TORCH_DTYPES = {"bf16": "torch.bfloat16", "fp16": "torch.float16", "fp32": "torch.float32", "fp64": "torch.float64"}
 
-UNARY_CALLS = {
+# Each op's call, as a template over argument names ({0}, {1}, ..., {args}) and attributes.
+CALLS = {
     "neg": "torch.neg({0})", "abs": "torch.abs({0})", "exp": "torch.exp({0})", "expm1": "torch.expm1({0})",
     "log": "torch.log({0})", "log1p": "torch.log1p({0})", "sqrt": "torch.sqrt({0})", "rsqrt": "torch.rsqrt({0})",
     "reciprocal": "torch.reciprocal({0})", "sin": "torch.sin({0})", "cos": "torch.cos({0})",
     "tanh": "torch.tanh({0})", "sigmoid": "torch.sigmoid({0})", "silu": "F.silu({0})", "relu": "torch.relu({0})",
-    "softplus": "F.softplus({0})", "erf": "torch.erf({0})",
+    "softplus": "F.softplus({0})", "erf": "torch.erf({0})", "gelu": "F.gelu({0}, approximate={approximate!r})",
+    "pow_scalar": "torch.pow({0}, {exponent!r})", "mul_scalar": "{0} * {value!r}", "add_scalar": "{0} + {value!r}",
     "add": "{0} + {1}", "sub": "{0} - {1}", "mul": "{0} * {1}", "div": "{0} / {1}",
     "maximum": "torch.maximum({0}, {1})", "minimum": "torch.minimum({0}, {1})", "pow": "torch.pow({0}, {1})",
     "where": "torch.where({0} > 0, {1}, {2})", "lerp": "torch.lerp({0}, {1}, {2})",
+    "addcmul": "torch.addcmul({0}, {1}, {2}, value={value!r})",
+    "cat": "torch.cat(({0}, {1}), dim={dim})", "reshape": "{0}.reshape({shape!r})", "permute": "{0}.permute({perm!r})",
+    "transpose": "{0}.transpose({dim0}, {dim1})", "unsqueeze": "{0}.unsqueeze({dim})", "expand": "{0}.expand({shape!r})",
+    "chunk": "torch.chunk({0}, {chunks}, dim={dim})[{index}]",
+    "sum": "torch.sum({0}, dim={dim}, keepdim={keepdim})", "mean": "torch.mean({0}, dim={dim}, keepdim={keepdim})",
+    "amax": "torch.amax({0}, dim={dim}, keepdim={keepdim})",
+    "var": "torch.var({0}, dim={dim}, correction={correction}, keepdim={keepdim})",
+    "softmax": "torch.softmax({0}, dim={dim})", "log_softmax": "torch.log_softmax({0}, dim={dim})",
+    "layer_norm": "F.layer_norm({0}, {0}.shape[-1:], eps={eps!r})", "rms_norm": "F.rms_norm({0}, {0}.shape[-1:], eps={eps!r})",
     "linear": "F.linear({args})", "matmul": "torch.matmul({0}, {1})",
 }  # fmt: skip
 
 
 def _call(node: Node, args: list[str], reference: bool) -> str:
     a = node.attr_dict
-    op = node.op
-    if op in UNARY_CALLS:
-        return UNARY_CALLS[op].format(*args, args=", ".join(args))
-    if op == "cast":
+    if node.op == "cast":
         target = TORCH_DTYPES[a["dtype"]]
         return f"round_to({args[0]}, {target}).to(torch.float64)" if reference else f"{args[0]}.to({target})"
-    if op == "gelu":
-        return f"F.gelu({args[0]}, approximate={a['approximate']!r})"
-    if op == "pow_scalar":
-        return f"torch.pow({args[0]}, {a['exponent']!r})"
-    if op == "mul_scalar":
-        return f"{args[0]} * {a['value']!r}"
-    if op == "add_scalar":
-        return f"{args[0]} + {a['value']!r}"
-    if op == "addcmul":
-        return f"torch.addcmul({args[0]}, {args[1]}, {args[2]}, value={a['value']!r})"
-    if op == "cat":
-        return f"torch.cat(({args[0]}, {args[1]}), dim={a['dim']})"
-    if op == "reshape":
-        return f"{args[0]}.reshape({tuple(a['shape'])!r})"
-    if op == "permute":
-        return f"{args[0]}.permute({tuple(a['perm'])!r})"
-    if op == "transpose":
-        return f"{args[0]}.transpose({a['dim0']}, {a['dim1']})"
-    if op == "unsqueeze":
-        return f"{args[0]}.unsqueeze({a['dim']})"
-    if op == "expand":
-        return f"{args[0]}.expand({tuple(a['shape'])!r})"
-    if op == "slice":  # dim is non-negative: the op table insists
+    if node.op == "slice":  # dim is non-negative: the op table insists
         return f"{args[0]}[{':, ' * a['dim']}{_slice_text(a)}]"
-    if op == "chunk":
-        return f"torch.chunk({args[0]}, {a['chunks']}, dim={a['dim']})[{a['index']}]"
-    if op in ("sum", "mean", "amax"):
-        return f"torch.{op}({args[0]}, dim={a['dim']}, keepdim={a['keepdim']})"
-    if op == "var":
-        return f"torch.var({args[0]}, dim={a['dim']}, correction={a['correction']}, keepdim={a['keepdim']})"
-    if op in ("softmax", "log_softmax"):
-        return f"torch.{op}({args[0]}, dim={a['dim']})"
-    if op == "layer_norm":
-        return f"F.layer_norm({args[0]}, {args[0]}.shape[-1:], eps={a['eps']!r})"
-    if op == "rms_norm":
-        return f"F.rms_norm({args[0]}, {args[0]}.shape[-1:], eps={a['eps']!r})"
-    lookup(op)  # raises for an unknown op
-    raise NotImplementedError(f"no lowering for op {op!r}")
+    if node.op not in CALLS:
+        lookup(node.op)  # raises for an unknown op
+        raise NotImplementedError(f"no lowering for op {node.op!r}")
+    return CALLS[node.op].format(*args, args=", ".join(args), **a)
 
 
 def _slice_text(a: dict[str, Any]) -> str:

@@ -51,3 +51,10 @@ def test_unknown_op_and_bad_shapes_are_rejected():
 def test_unknown_dtype_is_rejected():
     with pytest.raises(ValueError, match="unknown dtype"):
         TensorSpec((2,), "fp8")
+
+
+def test_every_op_has_a_lowering():
+    from numfuzz.lowering import CALLS
+    from numfuzz.ops import OPS
+
+    assert set(OPS) - set(CALLS) == {"cast", "slice"}  # the two lowered by hand
