@@ -113,14 +113,14 @@ class _Builder:
     def args_for(self, op: OpSpec, first: int) -> tuple[list[int], dict]:
         spec = self.specs[first]
         rng, shape = self.rng, spec.shape
-        attrs = op.draw_attrs(rng, [spec]) if op.draw_attrs and (shape or op.family == "unary") else {}
         fam = op.family
+        if not shape and fam not in ("unary", "elementwise"):
+            raise GraphError(f"{op.name} needs a dim; got a 0-d value")
+        attrs = op.draw_attrs(rng, [spec]) if op.draw_attrs else {}
         if fam == "unary" or fam in ("reduce", "norm"):
             return [first], attrs
         if fam == "elementwise":
             return [first] + [self.broadcast_partner(first, op) for _ in range(op.arity - 1)], attrs
-        if not shape:
-            raise GraphError("shape op on a scalar")
         if fam == "cat":
             dim = attrs["dim"] % len(shape)
             same = [i for i, s in enumerate(self.specs) if s.shape == shape and i != first]

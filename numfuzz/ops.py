@@ -43,9 +43,9 @@ def broadcast_shapes(*shapes: tuple[int, ...]) -> tuple[int, ...]:
 
 
 def _norm_dim(dim: int, rank: int) -> int:
-    if not -max(rank, 1) <= dim < max(rank, 1):
+    if not -rank <= dim < rank:
         raise GraphError(f"dim {dim} out of range for rank {rank}")
-    return dim % max(rank, 1)
+    return dim % rank
 
 
 def _elementwise(specs: list[TensorSpec], attrs: dict) -> TensorSpec:

@@ -84,3 +84,13 @@ def test_values_vary_in_magnitude():
             mags.extend(a[a > 0].log10().tolist())
     mags = np.array(mags)
     assert mags.min() < -3 and mags.max() > 3
+
+
+def test_many_graphs_type_check_and_lower():
+    from numfuzz.lowering import lower
+
+    for seed in range(2000):
+        graph, _ = generate(case_seed(0, seed))
+        infer_specs(graph)
+        lower(graph)
+        lower(graph, reference=True)
