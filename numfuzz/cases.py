@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import platform
 from datetime import datetime, timezone
+from typing import Sequence
 
 import torch
 
@@ -35,12 +36,19 @@ def device_name(device: str) -> str:
     return f"{device} ({platform.machine()})"
 
 
-def make_case(seed: int, target: str, samples: int, config: GenConfig | None = None, device: str = "cpu") -> Case:
-    """The case for `seed`: graph, recipes and exactly rounded input values."""
+def make_case(
+    seed: int, target: str, samples: int, config: GenConfig | None = None, device: str = "cpu", imports: Sequence[str] = ()
+) -> Case:
+    """The case for `seed`: graph, recipes and exactly rounded input values.
+
+    `imports` are the --import modules/files the target needs; repro scripts import them too.
+    """
     graph, recipes = generate(seed, config)
     drawn = draw_samples(graph, recipes, seed, samples)
     tensors = [[round_to(v, spec) for v, spec in zip(sample, graph.inputs)] for sample in drawn]
     provenance = {"seed": seed, **versions(), "device": device, "created": datetime.now(timezone.utc).isoformat(timespec="seconds")}
+    if imports:
+        provenance["imports"] = list(imports)
     return Case.from_tensors(graph, tensors, target, recipes=recipes, provenance=provenance)
 
 
