@@ -55,6 +55,13 @@ def _one_line(exc: BaseException) -> str:
     return text[0][:300] if text else type(exc).__name__
 
 
+def _crash_verdict(exc: BaseException, verdict: Verdict) -> Verdict:
+    """Running out of memory is its own symptom, whichever stage raised it."""
+    if isinstance(exc, (MemoryError, torch.OutOfMemoryError)) or "can't allocate memory" in str(exc):
+        return Verdict.OOM
+    return verdict
+
+
 def _as_tuple(result: object) -> tuple:
     return tuple(result) if isinstance(result, (tuple, list)) else (result,)
 
@@ -98,14 +105,14 @@ def evaluate(
     try:
         compiled: Callable = target.prepare(fn, device)
     except Exception as exc:
-        return Outcome(Verdict.CRASH_COMPILE, f"prepare raised {_one_line(exc)}")
+        return Outcome(_crash_verdict(exc, Verdict.CRASH_COMPILE), f"prepare raised {_one_line(exc)}")
     with torch.no_grad():
         for i, sample in enumerate(on_device + on_device[:1]):  # the first sample twice: determinism
             start = time.perf_counter()
             try:
                 target_runs.append(_as_tuple(compiled(*sample)))
             except Exception as exc:
-                verdict = Verdict.CRASH_COMPILE if i == 0 else Verdict.CRASH_RUN
+                verdict = _crash_verdict(exc, Verdict.CRASH_COMPILE if i == 0 else Verdict.CRASH_RUN)
                 return Outcome(verdict, _one_line(exc), compile_s=compile_s, run_s=run_s)
             elapsed = time.perf_counter() - start
             compile_s, run_s = (compile_s + elapsed, run_s) if i == 0 else (compile_s, run_s + elapsed)

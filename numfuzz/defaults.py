@@ -1,0 +1,31 @@
+"""Campaign defaults, in one torch-free place so that the CLI can show them without imports.
+
+Each number says where it comes from.
+"""
+
+from __future__ import annotations
+
+import os
+
+# Input samples per compiled graph. Measured with `scripts/bench --targets --sweep-graphs 20` on
+# 2 CPU cores: a new graph on thunder:torchcompile costs 1.6 s (the compile), each sample 0.76 ms
+# more (eager, float64 reference, compiled rerun, oracle): 64 samples add 3% to a case, 256 add
+# 12%. Of 200 graphs around the five planted bugs, 1/4/16/64/256 samples found 29/38/45/47/46.
+# 64 is the knee; 256 would also make every stored case four times larger.
+DEFAULT_SAMPLES = 64
+DEFAULT_CASE_TIMEOUT_S = 120.0  # compiles on CPU take seconds; tens of seconds on a loaded machine
+FIRST_CASE_GRACE_S = 30.0  # a fresh worker's first compile also loads the compiler's code generator (~7 s)
+DEFAULT_MINIMIZE_TIMEOUT_S = 900.0  # the minimiser's compile budget, at a few seconds a compile
+# A worker is replaced once its RSS grew this much past its first case: it bounds the slow
+# growth of compiler state (~0.4 MiB a case under torch.compile) at a restart every ~600 cases.
+RECYCLE_GROWTH = 256 * 2**20
+MEMORY_SHARE = 0.8  # of physical memory, split evenly between the workers
+
+
+def default_memory_limit(workers: int) -> int | None:
+    """Bytes one worker may use: an even share of 80% of physical memory (None where unknown)."""
+    try:
+        total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        return None
+    return int(MEMORY_SHARE * total / max(workers, 1))
