@@ -128,7 +128,7 @@ def _rule_source() -> str:
         "\n".join(constants),
         inspect.getsource(dtypes.FloatFormat),
         f"FORMATS = {{{formats}\n}}",
-        *(inspect.getsource(f) for f in (oracle.ulp, oracle.ulp_error, oracle._worse_than, oracle._max, oracle._mean)),
+        *(inspect.getsource(f) for f in (oracle.ulp, oracle.ulp_error, oracle.noise_floor, oracle._worse_than, oracle._max, oracle._mean)),
     ]
     return "\n\n".join(p.strip() + "\n" for p in parts)
 
@@ -202,7 +202,7 @@ for k in range(len(eager[0])):
     both = np.isfinite(e_err) & np.isfinite(t_err)
     rows = [(who, _max(err), _mean(err[both]), _max(dev), _max(dev / scale)) for who, err, dev in (("eager", e_err, e_abs), ("compiled", t_err, t_abs))]
     print(error_table(k, fmt.name, ref.size, rows))
-    if (np.isfinite(e) & ~np.isfinite(t)).any() or _worse_than(t_err, e_err):
+    if (np.isfinite(e) & ~np.isfinite(t)).any() or _worse_than(t_err, e_err, noise_floor(fmt)):
         less_accurate.append(k)
 
 assert not less_accurate, f"the compiled result is less accurate than eager on output(s) {{less_accurate}}"
