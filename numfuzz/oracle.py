@@ -166,9 +166,12 @@ def combine(outputs: list[OutputErrors]) -> Verdict:
 
 def bits_lost(errors: OutputErrors) -> float:
     """Severity of a finding: log2 of how many times the target's max error exceeds eager's."""
-    if not math.isfinite(errors.target_max_ulp):
+    target, eager = errors.target_max_ulp, errors.eager_max_ulp
+    if not math.isfinite(eager):  # eager overflowed somewhere: compare where both are finite
+        target, eager = errors.target_mean_ulp, errors.eager_mean_ulp
+    if not math.isfinite(target):
         return math.inf
-    return max(0.0, math.log2(max(errors.target_max_ulp, 0.5) / max(errors.eager_max_ulp, 0.5)))
+    return max(0.0, math.log2(max(target, 0.5) / max(eager, 0.5)))
 
 
 def _max(x: np.ndarray) -> float:

@@ -106,6 +106,10 @@ def test_bits_lost():
     exact = np.array([1.0])
     out = compare_output(0, "bf16", exact, exact, exact + 2 * 2.0**-7)
     assert oracle.bits_lost(out) == pytest.approx(math.log2(2 / 0.5))
+    # Eager non-finite somewhere: the means over the finite elements decide.
+    exact = np.array([1.0, 2.0])
+    out = compare_output(0, "bf16", exact, np.array([np.inf, 2.0]), exact + 4 * 2.0**-6)
+    assert math.isinf(out.eager_max_ulp) and oracle.bits_lost(out) == pytest.approx(math.log2(4 / 0.5))
 
 
 def test_promotion():
