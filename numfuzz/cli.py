@@ -9,6 +9,7 @@ from pathlib import Path
 
 import click
 
+from numfuzz.cli_reduce import corpus, minimize, repro
 from numfuzz.cli_common import device_option, fail, import_option, import_user_code, quiet_libraries, resolve_targets
 from numfuzz.defaults import DEFAULT_CASE_TIMEOUT_S, DEFAULT_MINIMIZE_TIMEOUT_S, DEFAULT_SAMPLES
 
@@ -148,8 +149,6 @@ def replay(case_path, target_spec, as_json, device, imports) -> None:
         click.echo(outcome_table(outcome))
     sys.exit(1 if outcome.verdict.is_finding else 0)
 
-
-from numfuzz.cli_reduce import corpus, minimize, repro  # noqa: E402  (after main exists)
 
 main.add_command(minimize)
 main.add_command(repro)

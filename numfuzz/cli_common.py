@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
 import sys
 import warnings
-from pathlib import Path
 from typing import NoReturn
 
 import click
@@ -20,31 +17,14 @@ def fail(message: str) -> NoReturn:
     sys.exit(EXIT_BAD_INPUT)
 
 
-_imported: set[str] = set()
-
-
 def import_user_code(spec: str) -> None:
-    """Import a module name or a .py file, so that its targets and executors register. Idempotent."""
-    path = Path(spec)
-    is_file = spec.endswith(".py") or path.exists()
-    key = str(path.resolve()) if is_file else spec
-    if key in _imported:
-        return
+    """--import: load user code so that its targets and executors register, or fail in one line."""
+    from numfuzz.plugins import load_user_code
+
     try:
-        if is_file:
-            if not path.is_file():
-                fail(f"--import {spec}: no such file")
-            module_spec = importlib.util.spec_from_file_location(path.stem, path)
-            module = importlib.util.module_from_spec(module_spec)
-            sys.modules[path.stem] = module
-            module_spec.loader.exec_module(module)
-        else:
-            importlib.import_module(spec)
-    except SystemExit:
-        raise
+        load_user_code(spec)
     except Exception as exc:
         fail(f"--import {spec}: {type(exc).__name__}: {exc}")
-    _imported.add(key)
 
 
 def quiet_libraries(verbose: bool) -> None:

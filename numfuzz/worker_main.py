@@ -11,8 +11,6 @@ its compile settings, and the settings arrive as plain data for the same reason.
 from __future__ import annotations
 
 import faulthandler
-import importlib
-import importlib.util
 import linecache
 import os
 import resource
@@ -20,8 +18,9 @@ import sys
 import threading
 import time
 import traceback
-from pathlib import Path
 from typing import Any, Callable
+
+from numfuzz.plugins import load_user_code
 
 PARENT_POLL_S = 1.0
 
@@ -50,20 +49,6 @@ def rss_bytes(pid: int | str = "self") -> int | None:
 
 def peak_rss_bytes() -> int:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * (1 if sys.platform == "darwin" else 1024)
-
-
-def load_user_code(spec: str) -> None:
-    """Import a module name or a .py file (as the CLI's --import does), raising on failure."""
-    path = Path(spec)
-    if spec.endswith(".py") or path.exists():
-        module_spec = importlib.util.spec_from_file_location(path.stem, path)
-        if module_spec is None or module_spec.loader is None:
-            raise ImportError(f"cannot import {spec}")
-        module = importlib.util.module_from_spec(module_spec)
-        sys.modules[path.stem] = module
-        module_spec.loader.exec_module(module)
-    else:
-        importlib.import_module(spec)
 
 
 class TimedTarget:

@@ -1,7 +1,6 @@
 from collections import Counter
 
 import numpy as np
-import torch
 
 from numfuzz.cases import make_case
 from numfuzz.generator import GenConfig, case_seed, generate
