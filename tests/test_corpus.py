@@ -13,14 +13,17 @@ from numfuzz.verdicts import Verdict
 from conftest import SEEDS
 
 SEED_FILES = sorted(SEEDS.glob("*.json"))
+# Every committed case: the seeds, and real findings kept as regression cases.
+COMMITTED = sorted(SEEDS.parent.rglob("*.json"))
 
 
 def test_seed_corpus_is_complete():
     assert {p.stem for p in SEED_FILES} == {"qwen2-mlp-bf16", "silu-mul-bf16", "rope-fp32", "rope-bf16"}
+    assert len(COMMITTED) > len(SEED_FILES)
 
 
-@pytest.mark.parametrize("path", SEED_FILES, ids=lambda p: p.stem)
-def test_seed_replays_with_recorded_verdict(path):
+@pytest.mark.parametrize("path", COMMITTED, ids=lambda p: f"{p.parent.name}/{p.stem}")
+def test_committed_case_replays_with_recorded_verdict(path):
     case = load_case(path)
     outcome = run_case(case, resolve(case.target), "cpu")
     assert outcome.verdict.value == case.result["verdict"]
