@@ -89,14 +89,10 @@ def dedupe_key(case: Case, outcome: dict[str, Any]) -> str:
     """Findings with one key are minimised once: target and symptom, and for accuracy
     findings the op and dtype that produce the flagged output."""
     from numfuzz.execute import Outcome
+    from numfuzz.signature import symptom_of
 
     parsed = Outcome.from_json(outcome)
-    try:
-        from numfuzz.signature import symptom_of
-
-        symptom = symptom_of(parsed)
-    except ImportError:
-        symptom = parsed.verdict.value
+    symptom = symptom_of(parsed)
     flagged = next((o for o in parsed.outputs if o.verdict == parsed.verdict.value), None)
     where = ""
     if flagged is not None and flagged.index < len(case.graph.outputs):
