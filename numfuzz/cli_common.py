@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 import warnings
-from typing import NoReturn
+from typing import Any, NoReturn
 
 import click
 from loguru import logger
@@ -34,20 +34,22 @@ def quiet_libraries(verbose: bool) -> None:
     logger.add(sys.stderr, level="DEBUG" if verbose else "WARNING")
 
 
-def resolve_targets(specs: tuple[str, ...], device: str) -> list:
+def resolve_target(spec: str, hint: str = "") -> Any:
+    """The target for `spec`, or one line and exit 2; `hint` is added when it is unavailable."""
     from numfuzz.targets import TargetError, resolve
 
-    found = []
-    for spec in specs:
-        try:
-            target = resolve(spec)
-        except TargetError as exc:
-            fail(str(exc))
-        ok, why = target.available()
-        if not ok:
-            fail(f"target {spec} is unavailable: {why}")
-        found.append(target)
-    return found
+    try:
+        target = resolve(spec)
+    except TargetError as exc:
+        fail(str(exc))
+    ok, why = target.available()
+    if not ok:
+        fail(f"target {spec} is unavailable: {why}{hint}")
+    return target
+
+
+def resolve_targets(specs: tuple[str, ...], device: str) -> list:
+    return [resolve_target(spec) for spec in specs]
 
 
 device_option = click.option("--device", default=None, help="Where targets run (default: cuda when present, else cpu).")

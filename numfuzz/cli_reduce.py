@@ -9,7 +9,7 @@ from pathlib import Path
 
 import click
 
-from numfuzz.cli_common import device_option, fail, import_option, import_user_code
+from numfuzz.cli_common import device_option, fail, import_option, import_user_code, resolve_target
 
 _case_argument = click.argument("case_path", metavar="CASE", type=click.Path(path_type=Path))
 _target_option = click.option("--target", "target_spec", default=None, help="Override the case's target.")
@@ -36,18 +36,9 @@ def _recorded_imports(case, imports: tuple[str, ...]) -> list[str]:
 
 
 def _target(spec: str, case):
-    from numfuzz.targets import TargetError, resolve
-
-    try:
-        target = resolve(spec)
-    except TargetError as exc:
-        fail(str(exc))
-    ok, why = target.available()
-    if not ok:
-        recorded = case.provenance.get("imports") or []
-        hint = f" (the case was found with {' '.join('--import ' + str(r) for r in recorded)})" if recorded else ""
-        fail(f"target {spec} is unavailable: {why}{hint}")
-    return target
+    recorded = case.provenance.get("imports") or []
+    hint = f" (the case was found with {' '.join('--import ' + str(r) for r in recorded)})" if recorded else ""
+    return resolve_target(spec, hint)
 
 
 def _prepare(case_path: Path, target_spec: str | None, device: str | None, imports: tuple[str, ...]):
