@@ -59,7 +59,11 @@ def draw_values(recipe: Recipe, spec: TensorSpec, rng: np.random.Generator) -> n
 
 
 def round_to(values: np.ndarray, spec: TensorSpec) -> torch.Tensor:
-    """Round float64 values to the spec's dtype (round to nearest even, as torch does)."""
+    """Round float64 values to the spec's dtype with torch's own conversion.
+
+    For bf16/fp16 torch goes through fp32 (two roundings); that is fine for drawing inputs,
+    whose bits are stored as drawn. The reference's casts round once (`lowering.ROUND_TO_SOURCE`).
+    """
     return torch.from_numpy(np.ascontiguousarray(values, dtype=np.float64)).reshape(spec.shape).to(torch_dtype(spec.dtype))
 
 
