@@ -63,3 +63,13 @@ crash_hang = _executor("crash_hang", ltorch.tanh, _hang)
 crash_raise = _executor("crash_raise", ltorch.tanh, _raise)
 crash_nan = _executor("crash_nan", ltorch.tanh, _nan)
 crash_oom = _executor("crash_oom", ltorch.tanh, _exhaust_memory)
+
+
+# The same segfault on `torch.where`, which few generated graphs call: a rarely crashing target
+# for long campaigns, where workers must also live long enough to show their memory trend.
+def _segfault_where(condition, a, b):
+    ctypes.string_at(0)
+    return torch.where(condition, a, b)
+
+
+crash_segv_where = _executor("crash_segv_where", ltorch.where, _segfault_where)

@@ -17,8 +17,8 @@ from typing import Any
 from numfuzz.verdicts import Verdict
 
 CPU_PHASES = ("generate", "target_compile", "target_run", "eval", "housekeeping")
-MEMORY_POINTS = 240
-ERROR = "error"  # the verdict column for cases numfuzz itself failed on  # the RSS trend keeps at most this many samples per worker slot
+MEMORY_POINTS = 240  # the RSS trend keeps at most this many samples per worker slot
+ERROR = "error"  # the verdict column for cases numfuzz itself failed on
 
 
 @dataclass
