@@ -8,6 +8,8 @@ then one per candidate the predicate judges (rejected candidates are remembered,
 from __future__ import annotations
 
 import json
+import math
+import time
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -16,7 +18,7 @@ from typing import Callable, Iterable
 from numfuzz.corpus import Case, save_case, write_atomic
 from numfuzz.execute import Outcome, evaluate
 from numfuzz.ir import Graph
-from numfuzz.shrink import SIZE_FIELDS, Check, ShrinkPass, Step, shrink, size_key
+from numfuzz.shrink import SIZE_FIELDS, Check, Exhausted, ShrinkPass, Step, shrink, size_key
 from numfuzz.shrink_passes import SCHEDULE
 from numfuzz.signature import Signature, locate, same_finding, symptom_of
 from numfuzz.targets import Target
@@ -55,7 +57,7 @@ class MinimizeResult:
     signature: Signature | None = None
     outcome: Outcome | None = None  # of the minimised case
     steps: list[Step] = field(default_factory=list)
-    exhausted: bool = False  # the compile budget ran out before a fixpoint
+    exhausted: bool = False  # the compile or time budget ran out before a fixpoint
     detail: str = ""  # why it did not reproduce
 
     def summary(self) -> str:
@@ -69,22 +71,33 @@ class MinimizeResult:
         )
 
 
+Runner = Callable[[Graph, list], Outcome]  # evaluates a graph on samples, as `execute.evaluate` does
+
+
 def minimize_case(
     case: Case,
     target: Target,
     device: str,
     max_compiles: int = DEFAULT_MAX_COMPILES,
     schedule: Iterable[ShrinkPass] = SCHEDULE,
+    max_seconds: float | None = None,
+    runner: Runner | None = None,
 ) -> MinimizeResult:
     """Shrink `case` on `target` to the smallest case that shows the same finding.
 
-    Never raises for what the target does; the original case is not modified.
+    Each candidate runs in this process, or through `runner` (an isolated worker, for findings
+    that kill their process). Past `max_seconds` the smallest case so far is the result. Never
+    raises for what the target does; the original case is not modified.
     """
     counting = CountingTarget(target)
     samples = case.tensors()
+    deadline = time.monotonic() + max_seconds if max_seconds is not None else math.inf
 
     def run(graph: Graph, rows=samples) -> Outcome:
-        return evaluate(graph, rows, counting, device)
+        if runner is None:
+            return evaluate(graph, rows, counting, device)
+        counting.compiles += 1
+        return runner(graph, rows)
 
     outcome = run(case.graph)
     if not outcome.verdict.is_finding:
@@ -97,6 +110,8 @@ def minimize_case(
     )
 
     def predicate(candidate: Case) -> Check:
+        if time.monotonic() > deadline:
+            raise Exhausted
         before = counting.compiles
         got = run(candidate.graph, candidate.tensors())
         return Check(same_finding(signature, candidate.graph, got), got.to_json(), counting.compiles - before)
@@ -115,6 +130,7 @@ def minimize_case(
             "compiles": counting.compiles,
             "max_compiles": max_compiles,
             "exhausted": shrunk.exhausted,
+            "isolated": runner is not None,
             "device": device,
             "from": dict(zip(SIZE_FIELDS, size_key(case))),
             "to": dict(zip(SIZE_FIELDS, size_key(final))),

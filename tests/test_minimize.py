@@ -99,3 +99,9 @@ def test_cli_minimize_exit_1_when_not_reproduced(cli, planted_bugs, tmp_path):
     result = cli("minimize", path, "--target", "thunder:torch")
     assert result.exit_code == 1 and "not reproduced" in result.output
     assert json.loads(path.read_text())["target"] == "thunder:bug_expm1"
+
+
+def test_the_time_budget_hands_back_the_case_so_far():
+    result = minimize_case(found("bug_silu"), planted_target("bug_silu"), "cpu", max_seconds=0.0)
+    assert result.reproduced and result.exhausted and result.steps == []
+    assert result.compiles <= 2  # confirming and locating the finding are not cut short
