@@ -30,9 +30,6 @@ from numfuzz.workers import Event, Lost, Pool, Task
 
 STATS_INTERVAL_S = 2.0  # journal, stats file and coverage; a killed run redoes at most this much
 POLL_S = 0.5
-# The minimiser reruns a finding in-process; findings that kill or hang the process need an
-# isolated predicate, which it does not have, and an in-process OOM would only repeat itself.
-MINIMIZABLE = {Verdict.LESS_ACCURATE, Verdict.NONFINITE, Verdict.CRASH_COMPILE, Verdict.CRASH_RUN, Verdict.MISMATCH, Verdict.NONDETERMINISTIC}
 
 
 @dataclass
@@ -141,7 +138,7 @@ class Campaign:
         return (index - self.config.shard[0]) // self.config.shard[1]
 
     def _queue_minimize(self, case: Case, path: Path, index: int, outcome: dict[str, Any]) -> None:
-        if not self.config.minimize or Verdict(outcome["verdict"]) not in MINIMIZABLE:
+        if not self.config.minimize or not Verdict(outcome["verdict"]).is_finding:
             return
         key = dedupe_key(case, outcome)
         if key in self.journal.minimize_keys:
@@ -225,6 +222,7 @@ class Campaign:
         path = self._save(case, "findings")
         if path is not None:
             self.summary.findings.append(path)
+            self._queue_minimize(case, path, task.index, case.result)  # in a worker, through an isolated one
         logger.info("finding: {} on {} (case {}): {} -> {}", lost.verdict.value, task.target, task.index, lost.detail, path)
         self._finish_case(task, lost.verdict, sorted({n.op for n in case.graph.nodes}), 0, {})
 
@@ -260,6 +258,7 @@ class Campaign:
             "samples": config.samples,
             "gen": {k: getattr(config.gen, k) for k in config.gen.__dataclass_fields__},
             "memory_limit_bytes": limit,
+            "case_timeout": config.case_timeout,
             "recycle_bytes": int(0.75 * limit) if limit else None,  # leave before the watchdog must kill
             "recycle_growth_bytes": config.recycle_growth,
             "threads": max(1, (os.cpu_count() or 1) // config.workers),

@@ -10,7 +10,17 @@ from pathlib import Path
 import click
 
 from numfuzz.cli_reduce import corpus, minimize, repro
-from numfuzz.cli_common import device_option, fail, import_option, import_user_code, quiet_libraries, resolve_targets
+from numfuzz.cli_common import (
+    device_option,
+    fail,
+    import_option,
+    import_user_code,
+    isolated_option,
+    isolated_runner,
+    quiet_libraries,
+    recorded_imports,
+    resolve_targets,
+)
 from numfuzz.defaults import DEFAULT_CASE_TIMEOUT_S, DEFAULT_MINIMIZE_TIMEOUT_S, DEFAULT_SAMPLES
 
 
@@ -125,7 +135,8 @@ def _stop_gracefully(signum: int, frame: object) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print the outcome as JSON.")
 @device_option
 @import_option
-def replay(case_path, target_spec, as_json, device, imports) -> None:
+@isolated_option
+def replay(case_path, target_spec, as_json, device, imports, isolated) -> None:
     """Re-run a case. Exit 1 when it is still a finding, 0 when not, 2 on bad input."""
     from numfuzz.corpus import CaseError, load_case
 
@@ -141,7 +152,8 @@ def replay(case_path, target_spec, as_json, device, imports) -> None:
 
     device = device or default_device()
     (target,) = resolve_targets((target_spec or case.target,), device)
-    outcome = run_case(case, target, device)
+    with isolated_runner(case, target.name, device, recorded_imports(case, imports), isolated) as runner:
+        outcome = run_case(case, target, device) if runner is None else runner.evaluate(case.graph, case.tensors())
     if as_json:
         click.echo(json.dumps({"case": str(case_path), "target": target.name, **outcome.to_json()}, indent=1))
     else:

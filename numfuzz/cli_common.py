@@ -1,10 +1,12 @@
-"""Pieces shared by the CLI's command modules: one-line failures, --import, target lookup."""
+"""Pieces shared by the CLI's command modules: one-line failures, --import, target lookup, isolation."""
 
 from __future__ import annotations
 
 import sys
 import warnings
-from typing import Any, NoReturn
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Iterator, NoReturn
 
 import click
 from loguru import logger
@@ -56,3 +58,33 @@ device_option = click.option("--device", default=None, help="Where targets run (
 import_option = click.option("--import", "imports", multiple=True, metavar="MODULE_OR_FILE", help="Import user code first (may register targets or Thunder executors).")
 
 
+isolated_option = click.option(
+    "--isolated", is_flag=True, help="Run the target in a separate worker process (automatic for findings that killed theirs: segfault, abort, timeout, oom)."
+)
+
+
+def recorded_imports(case: Any, imports: tuple[str, ...]) -> list[str]:
+    """The case's recorded --import list plus these, files made absolute so that a repro finds them."""
+    recorded = [str(x) for x in case.provenance.get("imports", []) if isinstance(x, str)]
+    for spec in imports:
+        path = Path(spec)
+        recorded.append(str(path.resolve()) if spec.endswith(".py") or path.exists() else spec)
+    return list(dict.fromkeys(recorded))
+
+
+@contextmanager
+def isolated_runner(case: Any, target: str, device: str, imports: list[str], isolated: bool) -> Iterator[Any]:
+    """An IsolatedRunner when asked for or when the case's finding killed its process, else None."""
+    from numfuzz.signature import recorded_outcome
+
+    if not (isolated or recorded_outcome(case).verdict.kills_process):
+        yield None
+        return
+    from numfuzz.isolation import IsolatedRunner, IsolationError
+    from numfuzz.workers import WorkerStartError
+
+    with IsolatedRunner(target, device, imports) as runner:
+        try:
+            yield runner
+        except (WorkerStartError, IsolationError) as exc:
+            fail(f"isolated worker: {exc}")

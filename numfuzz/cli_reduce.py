@@ -9,7 +9,16 @@ from pathlib import Path
 
 import click
 
-from numfuzz.cli_common import device_option, fail, import_option, import_user_code, resolve_target
+from numfuzz.cli_common import (
+    device_option,
+    fail,
+    import_option,
+    import_user_code,
+    isolated_option,
+    isolated_runner,
+    recorded_imports,
+    resolve_target,
+)
 
 _case_argument = click.argument("case_path", metavar="CASE", type=click.Path(path_type=Path))
 _target_option = click.option("--target", "target_spec", default=None, help="Override the case's target.")
@@ -26,15 +35,6 @@ def _load(path: Path):
     return case
 
 
-def _recorded_imports(case, imports: tuple[str, ...]) -> list[str]:
-    """The case's recorded --import list plus these, files made absolute so that a repro finds them."""
-    recorded = [str(x) for x in case.provenance.get("imports", []) if isinstance(x, str)]
-    for spec in imports:
-        path = Path(spec)
-        recorded.append(str(path.resolve()) if spec.endswith(".py") or path.exists() else spec)
-    return list(dict.fromkeys(recorded))
-
-
 def _target(spec: str, case):
     recorded = case.provenance.get("imports") or []
     hint = f" (the case was found with {' '.join('--import ' + str(r) for r in recorded)})" if recorded else ""
@@ -48,7 +48,7 @@ def _prepare(case_path: Path, target_spec: str | None, device: str | None, impor
     from numfuzz.cases import default_device
 
     target = _target(target_spec or case.target, case)
-    case.provenance["imports"] = _recorded_imports(case, imports)
+    case.provenance["imports"] = recorded_imports(case, imports)
     if not case.provenance["imports"]:
         del case.provenance["imports"]
     return case, target, device or default_device()
@@ -61,12 +61,15 @@ def _prepare(case_path: Path, target_spec: str | None, device: str | None, impor
 @_target_option
 @device_option
 @import_option
-def minimize(case_path, out, max_compiles, target_spec, device, imports) -> None:
+@isolated_option
+def minimize(case_path, out, max_compiles, target_spec, device, imports, isolated) -> None:
     """Shrink a finding to the smallest case with the same signature. Exit 1 when it does not reproduce."""
     case, target, device = _prepare(case_path, target_spec, device, imports)
     from numfuzz.minimize import DEFAULT_MAX_COMPILES, minimize_case, save_minimized
 
-    result = minimize_case(case, target, device, max_compiles or DEFAULT_MAX_COMPILES)
+    with isolated_runner(case, target.name, device, case.provenance.get("imports", []), isolated) as runner:
+        evaluate = runner.evaluate if runner is not None else None
+        result = minimize_case(case, target, device, max_compiles or DEFAULT_MAX_COMPILES, runner=evaluate)
     if not result.reproduced:
         click.echo(f"numfuzz: {case_path}: {result.summary()}", err=True)
         sys.exit(1)
@@ -81,13 +84,17 @@ def minimize(case_path, out, max_compiles, target_spec, device, imports) -> None
 @_target_option
 @device_option
 @import_option
-def repro(case_path, out_dir, target_spec, device, imports) -> None:
+@isolated_option
+def repro(case_path, out_dir, target_spec, device, imports, isolated) -> None:
     """Write a standalone repro script and an issue text in Markdown for a case."""
     case, target, device = _prepare(case_path, target_spec, device, imports)
     from numfuzz.repro import ReproError, write_repro
 
+    recorded = case.provenance.get("imports", [])
+    with isolated_runner(case, target.name, device, recorded, isolated) as runner:
+        outcome = runner.evaluate(case.graph, case.tensors()) if runner is not None else None
     try:
-        files = write_repro(case, target, device, out_dir if out_dir is not None else Path(case_path).parent, case.provenance.get("imports", []))
+        files = write_repro(case, target, device, out_dir if out_dir is not None else Path(case_path).parent, recorded, outcome)
     except ReproError as exc:
         fail(str(exc))
     click.echo(f"script: {files.script}")

@@ -355,11 +355,17 @@ class ReproFiles:
     outcome: Outcome
 
 
-def write_repro(case: Case, target: Target, device: str, out_dir: Path, imports: Sequence[str] = ()) -> ReproFiles:
-    """Run the case once (one compile, for its errors and trace) and write repro_<id>.py and issue_<id>.md."""
+def write_repro(
+    case: Case, target: Target, device: str, out_dir: Path, imports: Sequence[str] = (), outcome: Outcome | None = None
+) -> ReproFiles:
+    """Run the case once (one compile, for its errors and trace) and write repro_<id>.py and issue_<id>.md.
+
+    A given `outcome` (from an isolated run of a case that kills its process) skips the run.
+    """
     from numfuzz.cases import run_case
 
-    outcome = run_case(case, target, device, want_trace=True)
+    if outcome is None:
+        outcome = run_case(case, target, device, want_trace=True)
     signature = stored_signature(case)
     script = script_source(case, target, device, imports, title_of(case, outcome, signature))
     stem = case.content_hash()[:12]

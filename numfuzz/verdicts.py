@@ -24,6 +24,11 @@ class Verdict(str, Enum):
     def is_finding(self) -> bool:
         return self not in (Verdict.EQUAL, Verdict.MORE_ACCURATE, Verdict.INVALID)
 
+    @property
+    def kills_process(self) -> bool:
+        """Seen only from outside the process that ran the case: rerun such cases isolated."""
+        return self in (Verdict.SEGFAULT, Verdict.ABORT, Verdict.TIMEOUT, Verdict.OOM)
+
 
 def parse_verdict(text: str) -> Verdict:
     try:

@@ -18,8 +18,10 @@ import sys
 import threading
 import time
 import traceback
+from pathlib import Path
 from typing import Any, Callable
 
+from numfuzz.defaults import DEFAULT_CASE_TIMEOUT_S, DEFAULT_SAMPLES, FIRST_CASE_GRACE_S
 from numfuzz.plugins import load_user_code
 
 PARENT_POLL_S = 1.0
@@ -139,8 +141,11 @@ class _Worker:
             target.available()
         versions()
         self.device: str = settings["device"]
-        self.samples: int = settings["samples"]
-        self.gen = GenConfig(**settings["gen"])
+        self.samples: int = settings.get("samples", DEFAULT_SAMPLES)  # an isolated worker only runs given cases
+        self.gen = GenConfig(**settings.get("gen", {}))
+        self.case_timeout: float = settings.get("case_timeout", DEFAULT_CASE_TIMEOUT_S)
+        self.memory_limit: int | None = settings.get("memory_limit_bytes")
+        self.log_path = Path(settings["log_path"])
         self.recycle_bytes: int | None = settings.get("recycle_bytes")
         self.recycle_growth: int | None = settings.get("recycle_growth_bytes")
         self.warm_rss: int | None = None  # after the first case, when the compilers are loaded
@@ -205,6 +210,21 @@ class _Worker:
         )
         return reply
 
+    def evaluate(self, msg: dict[str, Any]) -> dict[str, Any]:
+        """Run a given case (for an isolated runner): its outcome, or numfuzz's own error."""
+        from numfuzz.cases import run_case
+        from numfuzz.corpus import Case
+
+        reply: dict[str, Any] = {"kind": "evaluated", "index": msg["index"]}
+        try:
+            reply["outcome"] = run_case(Case.from_json(msg["case"]), self.targets[msg["target"]], self.device).to_json()
+        except Exception:
+            reply.update(kind="error", error=traceback.format_exc(limit=20))
+        linecache.clearcache()
+        rss = rss_bytes()
+        reply.update(rss=rss, recycle=self._should_leave(rss))
+        return reply
+
     def minimize(self, msg: dict[str, Any]) -> dict[str, Any]:
         """The campaign's one call site of the minimiser; whatever it does, the worker reports back."""
         from numfuzz.corpus import Case
@@ -212,8 +232,24 @@ class _Worker:
         reply: dict[str, Any] = {"kind": "minimized", "finding": msg["finding"], "key": msg["key"], "case": None}
         try:
             from numfuzz.minimize import minimize_case
+            from numfuzz.signature import recorded_outcome
 
-            result = minimize_case(Case.from_json(msg["case"]), self.targets[msg["target"]], self.device)
+            case = Case.from_json(msg["case"])
+            # stop before the campaign's deadline, leaving room for one more candidate (a hang, a
+            # cold start), to hand back the smallest case so far instead of being killed
+            limit = msg.get("timeout")
+            seconds = max(limit - self.case_timeout - FIRST_CASE_GRACE_S, limit / 2) if limit else None
+            target = self.targets[msg["target"]]
+            if recorded_outcome(case).verdict.kills_process:  # each candidate must run in a process it may kill
+                from numfuzz.isolation import IsolatedRunner
+
+                isolated = IsolatedRunner(
+                    msg["target"], self.device, self.imports, self.case_timeout, self.memory_limit, self.log_path.parent, f"{self.log_path.stem}-isolated"
+                )
+                with isolated as runner:
+                    result = minimize_case(case, target, self.device, max_seconds=seconds, runner=runner.evaluate)
+            else:
+                result = minimize_case(case, target, self.device, max_seconds=seconds)
             reply["summary"] = result.summary()
             if result.reproduced:
                 reply["case"] = result.case.to_json()
@@ -268,7 +304,8 @@ def serve(conn: Any, settings: dict[str, Any]) -> None:
             break
         if msg["kind"] == "stop":
             break
-        reply = worker.run_case(msg) if msg["kind"] == "case" else worker.minimize(msg)
+        handler = {"case": worker.run_case, "evaluate": worker.evaluate, "minimize": worker.minimize}[msg["kind"]]
+        reply = handler(msg)
         conn.send(reply)
         if reply.get("recycle"):
             break

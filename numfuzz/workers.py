@@ -39,19 +39,21 @@ class WorkerStartError(RuntimeError):
 
 @dataclass
 class Task:
-    kind: str  # "case" or "minimize"
+    kind: str  # "case" (generate and run), "evaluate" (run the given case) or "minimize"
     index: int  # the campaign's case index
     seed: int
     target: str
     timeout: float
-    case: dict | None = None  # minimize: the finding to shrink
+    case: dict | None = None  # evaluate: the case to run; minimize: the finding to shrink
     finding: str = ""  # minimize: the file stem of the saved finding
     key: str = ""  # minimize: its dedupe key
 
     def message(self) -> dict[str, Any]:
         msg = {"kind": self.kind, "index": self.index, "seed": self.seed, "target": self.target}
+        if self.kind == "evaluate":
+            msg.update(case=self.case)
         if self.kind == "minimize":
-            msg.update(case=self.case, finding=self.finding, key=self.key)
+            msg.update(case=self.case, finding=self.finding, key=self.key, timeout=self.timeout)
         return msg
 
 
@@ -76,10 +78,10 @@ class Event:
 
 
 class Worker:
-    def __init__(self, slot: int, settings: dict[str, Any], log_dir: Path, context: Any):
+    def __init__(self, slot: int, settings: dict[str, Any], log_dir: Path, context: Any, log_name: str = "worker"):
         self.slot = slot
         self.settings = settings
-        self.log_path = log_dir / f"worker-{slot}.log"
+        self.log_path = log_dir / f"{log_name}-{slot}.log"
         self.context = context
         self.proc: Any = None
         self.conn: Any = None
@@ -159,10 +161,12 @@ class Worker:
 class Pool:
     """N warm workers. `poll` turns everything that happens to them into events."""
 
-    def __init__(self, count: int, settings: dict[str, Any], log_dir: Path, memory_limit: int | None = None, first_case_grace: float = 0.0):
+    def __init__(
+        self, count: int, settings: dict[str, Any], log_dir: Path, memory_limit: int | None = None, first_case_grace: float = 0.0, log_name: str = "worker"
+    ):
         log_dir.mkdir(parents=True, exist_ok=True)
         context = multiprocessing.get_context("spawn")  # never fork a process that holds torch threads
-        self.workers = [Worker(slot, settings, log_dir, context) for slot in range(count)]
+        self.workers = [Worker(slot, settings, log_dir, context, log_name) for slot in range(count)]
         self.memory_limit = memory_limit
         self.first_case_grace = first_case_grace
         self.failed_starts = 0  # in a row
