@@ -47,7 +47,7 @@ class CampaignConfig:
     case_timeout: float = DEFAULT_CASE_TIMEOUT_S
     first_case_grace: float = FIRST_CASE_GRACE_S
     memory_limit: int | None = None  # bytes per worker; None: an even share of 80% of RAM; 0: none
-    recycle_growth: int | None = RECYCLE_GROWTH  # replace a worker whose RSS grew this much since its first case (0: after every case)
+    recycle_growth: int | None = RECYCLE_GROWTH  # replace a worker whose RSS grew this much past its warm level (0: after every case)
     imports: tuple[str, ...] = ()  # --import modules and files, imported in every worker
     minimize: bool = True
     minimize_timeout: float = DEFAULT_MINIMIZE_TIMEOUT_S
@@ -309,8 +309,10 @@ class Campaign:
                     elif event.kind == "lost":
                         self.on_lost(event.lost)
                     else:
-                        self.stats.restarts[event.reply["why"]] += 1
-                        logger.info("worker {} restarted ({})", event.slot, event.reply["why"])
+                        why, rss = event.reply["why"], event.reply.get("rss")
+                        self.stats.restarts[why] += 1
+                        at = f" at {rss / 2**20:.0f} MiB RSS" if rss else ""
+                        logger.info("worker {} restarted ({}) after {} tasks{}", event.slot, why, event.reply.get("served", 0), at)
                 if time.monotonic() - last_checkpoint >= config.stats_interval:
                     self.checkpoint()
                     last_checkpoint = time.monotonic()

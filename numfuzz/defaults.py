@@ -16,9 +16,13 @@ DEFAULT_SAMPLES = 64
 DEFAULT_CASE_TIMEOUT_S = 120.0  # compiles on CPU take seconds; tens of seconds on a loaded machine
 FIRST_CASE_GRACE_S = 30.0  # a fresh worker's first compile also loads the compiler's code generator (~7 s)
 DEFAULT_MINIMIZE_TIMEOUT_S = 900.0  # the minimiser's compile budget, at a few seconds a compile
-# A worker is replaced once its RSS grew this much past its first case: it bounds the slow
+# A worker is replaced once its RSS grew this much past its warm level: it bounds the slow
 # growth of compiler state (~0.4 MiB a case under torch.compile) at a restart every ~600 cases.
 RECYCLE_GROWTH = 256 * 2**20
+# The warm level is the highest RSS over a worker's first cases: each target loads its compiler
+# on its first case (Inductor adds ~100 MiB to a worker whose first case ran on Thunder's torch
+# executor), so the first case alone would count that loading as growth.
+WARMUP_CASES = 10
 MEMORY_SHARE = 0.8  # of physical memory, split evenly between the workers
 
 

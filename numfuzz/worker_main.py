@@ -18,10 +18,11 @@ import sys
 import threading
 import time
 import traceback
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
-from numfuzz.defaults import DEFAULT_CASE_TIMEOUT_S, DEFAULT_SAMPLES, FIRST_CASE_GRACE_S
+from numfuzz.defaults import DEFAULT_CASE_TIMEOUT_S, DEFAULT_SAMPLES, FIRST_CASE_GRACE_S, WARMUP_CASES
 from numfuzz.plugins import load_user_code
 
 PARENT_POLL_S = 1.0
@@ -123,6 +124,31 @@ def _die_with_parent() -> None:
     threading.Thread(target=watch, name="numfuzz-parent-watch", daemon=True).start()
 
 
+@dataclass
+class RecyclePolicy:
+    """When a worker should leave (the pool starts a fresh one) because its memory grew too far.
+
+    Compiled programs leave state behind that no reset reaches: about 0.4 MiB a case under
+    torch.compile, measured, mostly Python objects in the compilers' caches (fake-tensor
+    dispatch entries, dynamo bytecode, registered ops) and kernel libraries that cannot be
+    unloaded. A fresh process is the only sure way back.
+    """
+
+    growth: int | None  # bytes past the warm level (0: leave after every case)
+    cap: int | None = None  # bytes of RSS, whatever the growth
+    warm: int = 0  # the highest RSS over the first WARMUP_CASES cases
+    seen: int = 0
+
+    def should_leave(self, rss: int | None) -> bool:
+        if rss is None:
+            return False
+        self.seen += 1
+        if self.seen <= WARMUP_CASES:
+            self.warm = max(self.warm, rss)
+        grown = self.growth is not None and rss >= self.warm + self.growth
+        return grown or bool(self.cap and rss > self.cap)
+
+
 class _Worker:
     def __init__(self, settings: dict[str, Any]):
         import torch
@@ -146,9 +172,7 @@ class _Worker:
         self.case_timeout: float = settings.get("case_timeout", DEFAULT_CASE_TIMEOUT_S)
         self.memory_limit: int | None = settings.get("memory_limit_bytes")
         self.log_path = Path(settings["log_path"])
-        self.recycle_bytes: int | None = settings.get("recycle_bytes")
-        self.recycle_growth: int | None = settings.get("recycle_growth_bytes")
-        self.warm_rss: int | None = None  # after the first case, when the compilers are loaded
+        self.recycle = RecyclePolicy(settings.get("recycle_growth_bytes"), settings.get("recycle_bytes"))
         limit = settings.get("memory_limit_bytes")
         if limit and torch.device(self.device).type == "cpu":
             self._limit_address_space(limit)
@@ -199,7 +223,7 @@ class _Worker:
             rss=rss,
             peak_rss=peak_rss_bytes(),
             wall=time.perf_counter() - start_wall,
-            recycle=self._should_leave(rss),
+            recycle=self.recycle.should_leave(rss),
             cpu={
                 "generate": generated - start_cpu,
                 "target_compile": timed.compile_cpu,
@@ -222,7 +246,7 @@ class _Worker:
             reply.update(kind="error", error=traceback.format_exc(limit=20))
         linecache.clearcache()
         rss = rss_bytes()
-        reply.update(rss=rss, recycle=self._should_leave(rss))
+        reply.update(rss=rss, recycle=self.recycle.should_leave(rss))
         return reply
 
     def minimize(self, msg: dict[str, Any]) -> dict[str, Any]:
@@ -258,22 +282,8 @@ class _Worker:
             reply["error"] = traceback.format_exc(limit=20)
         linecache.clearcache()
         rss = rss_bytes()
-        reply.update(rss=rss, recycle=self._should_leave(rss))
+        reply.update(rss=rss, recycle=self.recycle.should_leave(rss))
         return reply
-
-    def _should_leave(self, rss: int | None) -> bool:
-        """Leave (the pool starts a fresh worker) once memory has grown too far.
-
-        Compiled programs leave state behind that no reset reaches (dynamo guard caches held
-        from C++, loaded kernel libraries, allocator fragmentation): about 0.4 MiB a case with
-        torch.compile underneath, measured. A fresh process is the only sure way back.
-        """
-        if rss is None:
-            return False
-        if self.warm_rss is None:
-            self.warm_rss = rss
-        grown = self.recycle_growth is not None and rss >= self.warm_rss + self.recycle_growth
-        return grown or bool(self.recycle_bytes and rss > self.recycle_bytes)
 
 
 def serve(conn: Any, settings: dict[str, Any]) -> None:

@@ -258,10 +258,11 @@ class Pool:
                 reason = worker.start_error or worker.death()[1]
                 self.close()
                 raise WorkerStartError(f"workers cannot start: {reason} (see {worker.log_path})")
+        served, rss = worker.tasks_served, worker.rss
         worker.conn.close()
         worker.conn, worker.proc, worker.task = None, None, None
         worker.start()
-        events.append(Event("restarted", worker.slot, reply={"why": why}))
+        events.append(Event("restarted", worker.slot, reply={"why": why, "served": served, "rss": rss}))
         return events
 
     def close(self) -> None:

@@ -131,3 +131,20 @@ def test_a_worker_that_grew_too_much_is_replaced_without_losing_a_case(tmp_path)
     restarts = summary.stats.restarts
     assert set(restarts) == {"recycled"} and restarts["recycled"] >= 2  # a zero allowance: a fresh worker per case
     assert not any(v for v in summary.stats.by_symptom().values())
+
+
+def test_recycling_measures_growth_from_the_warm_level_not_the_first_case():
+    from numfuzz.defaults import WARMUP_CASES
+    from numfuzz.worker_main import RecyclePolicy
+
+    mib = 2**20
+    policy = RecyclePolicy(growth=100 * mib)
+    # the first case runs on a light target; the second loads a compiler (+150 MiB): not growth
+    warmup = [500 * mib, 650 * mib] + [660 * mib] * (WARMUP_CASES - 2)
+    assert not any(policy.should_leave(rss) for rss in warmup)
+    assert policy.warm == 660 * mib
+    assert not policy.should_leave(759 * mib) and policy.should_leave(760 * mib)
+    assert not RecyclePolicy(growth=None).should_leave(10_000 * mib)
+    assert RecyclePolicy(growth=None, cap=800 * mib).should_leave(801 * mib)
+    assert RecyclePolicy(growth=0).should_leave(500 * mib)  # zero allowance: leave after every case
+    assert not RecyclePolicy(growth=0).should_leave(None)  # RSS unknown (not Linux): never
