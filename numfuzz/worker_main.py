@@ -295,6 +295,11 @@ def serve(conn: Any, settings: dict[str, Any]) -> None:
     # N workers share the cores; a compile pool per worker would oversubscribe them and hide
     # compile time in processes this worker cannot account for.
     os.environ.setdefault("TORCHINDUCTOR_COMPILE_THREADS", "1")
+    # Generated graphs do not repeat, so Inductor's on-disk FX graph and AOT autograd caches never
+    # hit; they only grow (0.15 MB a graph, three quarters of its cache's growth in a measured
+    # hour-long campaign) and a campaign of days would fill the disk. Compiles are no slower.
+    os.environ.setdefault("TORCHINDUCTOR_FX_GRAPH_CACHE", "0")
+    os.environ.setdefault("TORCHINDUCTOR_AUTOGRAD_CACHE", "0")
     # torch.fx's progress bars would give tqdm a multiprocessing lock, a named semaphore that a
     # worker leaving by os._exit (or by a crash) could not unlink; a thread lock does here.
     from tqdm import tqdm
