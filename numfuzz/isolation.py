@@ -23,7 +23,7 @@ POLL_S = 0.2
 
 
 class IsolationError(RuntimeError):
-    """numfuzz itself failed inside the isolated worker; the message carries its traceback."""
+    """numfuzz itself failed inside the isolated worker; the message is the error's last line."""
 
 
 class IsolatedRunner:
@@ -87,4 +87,3 @@ class IsolatedRunner:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
