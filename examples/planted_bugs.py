@@ -7,8 +7,8 @@ real compilers do. Needs only torch and thunder.
 
 import weakref
 
-import torch
 import thunder.torch as ltorch
+import torch
 from thunder.core import prims
 from thunder.extend import OperatorExecutor, register_executor
 
@@ -29,7 +29,11 @@ def _expm1_by_exp(a):
 # A low-precision accumulator: adds one slice at a time in the input dtype (eager uses fp32).
 def _sum_in_input_dtype(a, dim=None, keepdim=False, *, dtype=None):
     if dim is None or a.dim() == 0:
-        return torch.sum(a, dim=dim, keepdim=keepdim, dtype=dtype) if dim is None and a.dim() == 0 else _sum_in_input_dtype(a.reshape(-1), 0, False, dtype=dtype).reshape([1] * a.dim() if keepdim else [])
+        return (
+            torch.sum(a, dim=dim, keepdim=keepdim, dtype=dtype)
+            if dim is None and a.dim() == 0
+            else _sum_in_input_dtype(a.reshape(-1), 0, False, dtype=dtype).reshape([1] * a.dim() if keepdim else [])
+        )
     dims = sorted({d % a.dim() for d in ((dim,) if isinstance(dim, int) else dim)}, reverse=True)
     out = a if dtype is None else a.to(dtype)
     for d in dims:
@@ -74,6 +78,8 @@ bug_expm1 = _executor("bug_expm1", ltorch.expm1, _expm1_by_exp)
 bug_sum = _executor("bug_sum", ltorch.sum, _sum_in_input_dtype)
 bug_silu = _executor("bug_silu", ltorch.silu, _silu_rounded_sigmoid)
 bug_softplus = _executor("bug_softplus", ltorch.softplus, _softplus_naive)
+
+
 def _to_eliding_round_trips(a, *args, dtype=None, **kwargs):
     for arg in args:  # Tensor.to(dtype) passes the dtype positionally
         if isinstance(arg, torch.dtype):
@@ -82,6 +88,4 @@ def _to_eliding_round_trips(a, *args, dtype=None, **kwargs):
 
 
 bug_cast = _executor("bug_cast", prims.convert_element_type, _convert_eliding_round_trips)
-bug_cast.register_implementation(
-    ltorch.to, bug_cast.register_operator("bug_cast_to_impl", like=ltorch.to, fn=_to_eliding_round_trips)
-)
+bug_cast.register_implementation(ltorch.to, bug_cast.register_operator("bug_cast_to_impl", like=ltorch.to, fn=_to_eliding_round_trips))

@@ -10,8 +10,8 @@ import ctypes
 import os
 import time
 
-import torch
 import thunder.torch as ltorch
+import torch
 from thunder.extend import OperatorExecutor, register_executor
 
 

@@ -1,12 +1,12 @@
 """Hypothesis strategies over numfuzz programs, for property tests of your own compiler.
 
-    from hypothesis import given
-    from numfuzz.strategies import programs
+from hypothesis import given
+from numfuzz.strategies import programs
 
-    @given(programs(max_nodes=4))
-    def test_my_compiler(program):
-        expected = program.fn(*program.inputs[0])
-        ...
+@given(programs(max_nodes=4))
+def test_my_compiler(program):
+    expected = program.fn(*program.inputs[0])
+    ...
 """
 
 from __future__ import annotations
@@ -17,10 +17,10 @@ from typing import Callable
 import torch
 from hypothesis import strategies as st
 
-from numfuzz.generator import GenConfig, draw_samples, generate_from
-from numfuzz.ir import Graph
-from numfuzz.lowering import compile_source, lower
-from numfuzz.values import Recipe, round_to
+from numfuzz.program.generator import GenConfig, draw_samples, generate_from
+from numfuzz.program.ir import Graph
+from numfuzz.program.lowering import compile_source, lower
+from numfuzz.program.values import Recipe, round_to
 
 
 @st.composite

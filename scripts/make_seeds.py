@@ -13,11 +13,13 @@ from pathlib import Path
 
 import numpy as np
 
-from numfuzz.cases import default_device, run_case, versions
-from numfuzz.corpus import Case, save_case
-from numfuzz.ir import Graph, Node, TensorSpec
+from numfuzz.corpus.case import Case
+from numfuzz.corpus.make import run_case
+from numfuzz.corpus.store import save_case
+from numfuzz.environment import default_device, versions
+from numfuzz.program.ir import Graph, Node, TensorSpec
+from numfuzz.program.values import round_to
 from numfuzz.targets import resolve
-from numfuzz.values import round_to
 
 
 def qwen2_mlp() -> Graph:

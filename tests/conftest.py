@@ -1,14 +1,20 @@
+"""Fixtures; shared paths and helpers live in `helpers`. Everything under integration/ is marked slow."""
+
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from helpers import PLANTED_BUGS
 
-ROOT = Path(__file__).resolve().parent.parent
-PLANTED_BUGS = ROOT / "examples" / "planted_bugs.py"
-SEEDS = ROOT / "corpus" / "seeds"
+INTEGRATION = Path(__file__).resolve().parent / "integration"
+
+
+def pytest_collection_modifyitems(items: list) -> None:
+    for item in items:
+        if INTEGRATION in Path(str(item.fspath)).parents:
+            item.add_marker(pytest.mark.slow)
 
 
 @pytest.fixture
@@ -26,11 +32,7 @@ def cli():
 
 @pytest.fixture
 def planted_bugs() -> Path:
-    from numfuzz.cli_common import import_user_code
+    from numfuzz.cli.common import import_user_code
 
     import_user_code(str(PLANTED_BUGS))
     return PLANTED_BUGS
-
-
-def read_json(path: Path) -> dict:
-    return json.loads(Path(path).read_text())

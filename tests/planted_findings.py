@@ -6,11 +6,11 @@ others, so that there is something to minimise away. Thunder's cheap executors k
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 
-from conftest import PLANTED_BUGS
+from helpers import PLANTED_BUGS
 
-from numfuzz.corpus import Case
+from numfuzz.corpus.case import Case
 
 # executor -> (the op it breaks, the symptom it shows)
 PLANTED = {
@@ -25,18 +25,18 @@ SEARCH = 300  # graphs to try before giving up
 
 
 def planted_target(executor: str):
-    from numfuzz.cli_common import import_user_code
+    from numfuzz.cli.common import import_user_code
     from numfuzz.targets import resolve
 
     import_user_code(str(PLANTED_BUGS))
     return resolve(f"thunder:{executor}")
 
 
-@lru_cache(maxsize=None)
+@cache
 def found(executor: str) -> Case:
     """The first finding of `executor` with its expected symptom, as the campaign would save it."""
-    from numfuzz.cases import make_case, run_case
-    from numfuzz.generator import GenConfig, case_seed
+    from numfuzz.corpus.make import make_case, run_case
+    from numfuzz.program.generator import GenConfig, case_seed
 
     op, symptom = PLANTED[executor]
     target = planted_target(executor)
@@ -50,8 +50,8 @@ def found(executor: str) -> Case:
     raise AssertionError(f"no {symptom} finding for {executor} in {SEARCH} graphs")
 
 
-@lru_cache(maxsize=None)
+@cache
 def minimized(executor: str):
-    from numfuzz.minimize import minimize_case
+    from numfuzz.reduce.minimize import minimize_case
 
     return minimize_case(found(executor), planted_target(executor), "cpu")

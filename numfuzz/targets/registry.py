@@ -1,29 +1,11 @@
-"""The target protocol and registry."""
+"""The registry of target families: a spec such as `thunder:torch,torchcompile` names a family and its argument."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Protocol
+from typing import Callable
 
-
-class TargetError(ValueError):
-    """An unknown or malformed target spec."""
-
-
-class Target(Protocol):
-    name: str  # the spec it was resolved from
-
-    def available(self) -> tuple[bool, str]:
-        """Whether it can run here, and why not."""
-
-    def prepare(self, fn: Callable, device: str) -> Callable:
-        """Wrap `fn`; compiling may happen on the first call."""
-
-    def final_trace(self, compiled: Callable) -> str | None:
-        """The final execution trace of the last call, when the target has one."""
-
-    def reset(self) -> None:
-        """Drop compile caches between cases, so memory stays flat."""
+from numfuzz.targets.protocol import Target, TargetError
 
 
 @dataclass(frozen=True)
@@ -43,18 +25,12 @@ def register(prefix: str, factory: Callable[[str | None], Target], summary: str,
 
 
 def families() -> list[Family]:
-    _load_builtins()
     return list(_FAMILIES.values())
 
 
 def resolve(spec: str) -> Target:
-    _load_builtins()
     prefix, _, arg = spec.partition(":")
     family = _FAMILIES.get(prefix)
     if family is None:
         raise TargetError(f"unknown target {spec!r}; known families: {', '.join(sorted(_FAMILIES))}")
     return family.factory(arg or None)
-
-
-def _load_builtins() -> None:
-    import numfuzz.targets.builtin  # noqa: F401  (registers on import)

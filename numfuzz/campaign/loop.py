@@ -1,0 +1,355 @@
+"""The long loop: hand cases to warm workers, record what comes back, keep state for resume.
+
+The campaign process never runs compiled code itself (that happens in `numfuzz.workers`), so
+whatever a target does, the campaign goes on. It saves each finding atomically before it
+counts the case as done, and writes its journal, stats file and coverage every few seconds:
+a SIGKILL at any moment loses no finding; the cases in flight run again on resume.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+import time
+from collections import Counter, deque
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterator
+
+from loguru import logger
+from tqdm import tqdm
+
+from numfuzz.campaign.defaults import (
+    DEFAULT_CASE_TIMEOUT_S,
+    DEFAULT_MINIMIZE_TIMEOUT_S,
+    DEFAULT_SAMPLES,
+    FIRST_CASE_GRACE_S,
+    RECYCLE_GROWTH,
+    default_memory_limit,
+)
+from numfuzz.campaign.journal import Journal, campaign_identity, shard_index
+from numfuzz.campaign.pool import Event, Lost, Pool, Task
+from numfuzz.campaign.stats import CampaignStats
+from numfuzz.campaign.worker import serve
+from numfuzz.corpus.case import Case, CaseError
+from numfuzz.corpus.store import load_case, save_case, write_atomic
+from numfuzz.judge.verdicts import Verdict
+from numfuzz.program.generator import GenConfig, case_seed
+
+STATS_INTERVAL_S = 2.0  # journal, stats file and coverage; a killed run redoes at most this much
+POLL_S = 0.5
+
+
+@dataclass
+class CampaignConfig:
+    targets: list[str]  # target specs (or Target objects); workers resolve them, as targets do not pickle
+    graphs: int | None = None  # stop when this shard has this many graphs done, over all runs ...
+    seconds: float | None = None  # ... or after this much wall time in this run
+    seed: int = 0
+    corpus: Path | None = None
+    samples: int = DEFAULT_SAMPLES
+    device: str = "cpu"
+    gen: GenConfig = field(default_factory=GenConfig)
+    workers: int = 1
+    shard: tuple[int, int] = (0, 1)
+    case_timeout: float = DEFAULT_CASE_TIMEOUT_S
+    first_case_grace: float = FIRST_CASE_GRACE_S
+    memory_limit: int | None = None  # bytes per worker; None: an even share of 80% of RAM; 0: none
+    recycle_growth: int | None = RECYCLE_GROWTH  # replace a worker whose RSS grew this much past its warm level (0: after every case)
+    imports: tuple[str, ...] = ()  # --import modules and files, imported in every worker
+    minimize: bool = True
+    minimize_timeout: float = DEFAULT_MINIMIZE_TIMEOUT_S
+    progress: bool = True
+    stats_interval: float = STATS_INTERVAL_S
+
+
+@dataclass
+class CampaignSummary:
+    stats: CampaignStats
+    findings: list[Path] = field(default_factory=list)  # saved in this run
+    minimized: list[Path] = field(default_factory=list)
+    interrupted: bool = False
+    directory: Path | None = None  # the journal's folder: stats, coverage, logs
+    graphs_done: int = 0  # this shard, over all runs
+
+    @property
+    def graphs(self) -> int:
+        return self.stats.run_graphs
+
+    @property
+    def verdicts(self) -> dict[str, Counter]:
+        return self.stats.verdicts
+
+    def table(self) -> str:
+        from numfuzz.program.ops import OPS
+
+        lines = [self.stats.table(sorted(OPS))]
+        lines.append(f"{self.graphs_done} graphs done in this shard" + (" (interrupted)" if self.interrupted else ""))
+        if self.directory is not None:
+            lines.append(f"stats, coverage and logs: {self.directory}")
+        return "\n".join(lines)
+
+
+def dedupe_key(case: Case, outcome: dict[str, Any]) -> str:
+    """Findings with one key are minimised once: target and symptom, and for accuracy
+    findings the op and dtype that produce the flagged output."""
+    from numfuzz.judge.execute import Outcome
+    from numfuzz.judge.signature import symptom_of
+
+    parsed = Outcome.from_json(outcome)
+    symptom = symptom_of(parsed)
+    flagged = next((o for o in parsed.outputs if o.verdict == parsed.verdict.value), None)
+    where = ""
+    if flagged is not None and flagged.index < len(case.graph.outputs):
+        value = case.graph.outputs[flagged.index] - len(case.graph.inputs)
+        where = f"{case.graph.nodes[value].op}:{flagged.dtype}" if value >= 0 else f"input:{flagged.dtype}"
+    return f"{case.target}|{symptom}|{where}"
+
+
+class Campaign:
+    def __init__(self, config: CampaignConfig):
+        if config.graphs is None and config.seconds is None:
+            raise ValueError("a campaign needs a budget: graphs or seconds")
+        # Target objects are accepted too; workers only need their specs.
+        config.targets = [t if isinstance(t, str) else t.name for t in config.targets]
+        self.config = config
+        # files as absolute paths: workers import them, and repro scripts recorded with a case too
+        self.imports = [str(Path(s).resolve()) if s.endswith(".py") or Path(s).exists() else s for s in config.imports]
+        self.memory_limit = default_memory_limit(config.workers) if config.memory_limit is None else (config.memory_limit or None)
+        identity = campaign_identity(config.seed, config.shard, config.targets, config.samples, config.device, config.gen)
+        self.journal = Journal.open(config.corpus, identity, config.targets)
+        self.stats = self.journal.stats
+        self.summary = CampaignSummary(self.stats, directory=self.journal.directory)
+        self.findings_dir = config.corpus / "findings" if config.corpus else None
+        self.pending: Iterator[tuple[int, str]] = self.journal.pending(config.graphs)
+        self.to_minimize: deque[Task] = deque()
+        self.exhausted = False  # every case within the graph budget has been handed out
+        self.minimizing = 0
+
+    # --- tasks ---------------------------------------------------------------------------------
+
+    def _next_task(self, issue_cases: bool) -> Task | None:
+        if self.to_minimize and self.minimizing == 0 and issue_cases:  # one minimisation at a time
+            self.minimizing += 1
+            return self.to_minimize.popleft()
+        if not issue_cases:
+            return None
+        ordinal_target = next(self.pending, None)
+        if ordinal_target is None:
+            self.exhausted = True
+            return None
+        ordinal, target = ordinal_target
+        index = shard_index(self.config.shard, ordinal)
+        return Task("case", index, case_seed(self.config.seed, index), target, self.config.case_timeout)
+
+    def _ordinal(self, index: int) -> int:
+        return (index - self.config.shard[0]) // self.config.shard[1]
+
+    def _queue_minimize(self, case: Case, path: Path, index: int, outcome: dict[str, Any]) -> None:
+        if not self.config.minimize or not Verdict(outcome["verdict"]).is_finding:
+            return
+        key = dedupe_key(case, outcome)
+        if key in self.journal.minimize_keys:
+            return
+        self.journal.minimize_keys.add(key)
+        entry = {"finding": path.stem, "key": key, "target": case.target, "index": index}
+        self.journal.minimize_queue.append(entry)
+        self._enqueue_minimize(entry, case)
+
+    def _enqueue_minimize(self, entry: dict[str, Any], case: Case) -> None:
+        timeout = self.config.minimize_timeout
+        self.to_minimize.append(Task("minimize", entry["index"], 0, entry["target"], timeout, case.to_json(), entry["finding"], entry["key"]))
+
+    def _requeue_minimizations(self) -> None:
+        """Findings that were waiting for the minimiser when the last run stopped."""
+        for entry in list(self.journal.minimize_queue):
+            try:
+                self._enqueue_minimize(entry, load_case(self.findings_dir / f"{entry['finding']}.json"))
+            except (CaseError, TypeError):
+                logger.warning("finding {} is gone; not minimising it", entry["finding"])
+                self.journal.minimize_queue.remove(entry)
+
+    # --- results -------------------------------------------------------------------------------
+
+    def _save(self, case: Case, folder: str) -> Path | None:
+        if self.config.corpus is None:
+            return None
+        return save_case(case, self.config.corpus / folder)
+
+    def _finish_case(self, task: Task, verdict: Verdict | None, ops: list[str], samples: int, reply: dict[str, Any]) -> None:
+        """Count the case and mark it done; `verdict` None: numfuzz itself failed on it."""
+        self.stats.record(task.target, verdict, ops, samples, reply.get("cpu"), float(reply.get("wall", 0.0)))
+        if self.journal.mark_done(self._ordinal(task.index), task.target):
+            self.stats.run_graphs += 1
+            self.bar.update(1)
+
+    def on_reply(self, event: Event) -> None:
+        task, reply = event.task, event.reply
+        if task.kind == "minimize":
+            return self._on_minimized(task, reply)
+        case = Case.from_json(reply["case"]) if reply.get("case") else None
+        if reply["kind"] == "error":
+            path = None
+            if case is not None:
+                case.extra["error"] = reply["error"]
+                path = self._save(case, "errors")
+            logger.error("numfuzz failed on case {} ({}): {}; saved as {}", task.index, task.target, reply["error"].strip().splitlines()[-1], path)
+            return self._finish_case(task, None, reply.get("ops", []), 0, reply)
+        outcome = reply["outcome"]
+        verdict = Verdict(outcome["verdict"])
+        if verdict.is_finding:
+            case.result = outcome
+            case.extra["campaign"] = {"index": task.index, "seed": task.seed, **self.journal.identity}
+            path = self._save(case, "findings")
+            if path is not None:
+                self.summary.findings.append(path)
+                self._queue_minimize(case, path, task.index, outcome)
+            logger.info("finding: {} on {} (case {}): {} -> {}", verdict.value, task.target, task.index, outcome.get("detail", ""), path)
+        else:
+            logger.debug("case {} on {}: {}", task.index, task.target, verdict.value)
+        self._finish_case(task, verdict, reply.get("ops", []), int(reply.get("samples", 0)), reply)
+
+    def on_lost(self, lost: Lost) -> None:
+        """A worker died or was killed holding this task. A case becomes a finding of that symptom."""
+        task = lost.task
+        if task.kind == "minimize":
+            logger.warning("minimising {} failed: {} ({})", task.finding, lost.verdict.value, lost.detail)
+            return self._on_minimized(task, {"case": None, "summary": f"{lost.verdict.value}: {lost.detail}"})
+        from numfuzz.corpus.make import make_case
+        from numfuzz.judge.execute import Outcome
+
+        # The seed makes the same case again: the parent rebuilds what the worker was running.
+        try:
+            case = make_case(task.seed, task.target, self.config.samples, self.config.gen, self.config.device, self.imports)
+        except Exception as exc:  # the generator's bug; the worker would have reported it had it lived
+            logger.error("case {} ({}) was lost ({}) and cannot be rebuilt: {}", task.index, task.target, lost.verdict.value, exc)
+            return self._finish_case(task, None, [], 0, {})
+        case.result = Outcome(lost.verdict, lost.detail).to_json()
+        case.extra["campaign"] = {"index": task.index, "seed": task.seed, **self.journal.identity}
+        case.extra["worker_log"] = lost.log_tail[-3000:]
+        path = self._save(case, "findings")
+        if path is not None:
+            self.summary.findings.append(path)
+            self._queue_minimize(case, path, task.index, case.result)  # in a worker, through an isolated one
+        logger.info("finding: {} on {} (case {}): {} -> {}", lost.verdict.value, task.target, task.index, lost.detail, path)
+        self._finish_case(task, lost.verdict, sorted({n.op for n in case.graph.nodes}), 0, {})
+
+    def _on_minimized(self, task: Task, reply: dict[str, Any]) -> None:
+        self.minimizing -= 1
+        self.journal.minimize_queue = [e for e in self.journal.minimize_queue if e["finding"] != task.finding]
+        if reply.get("case"):
+            case = Case.from_json(reply["case"])
+            signature = case.extra.get("signature")
+            if isinstance(signature, dict):  # its culprit op is known now: later findings keyed by it are duplicates
+                for op in signature.get("ops", []):
+                    self.journal.minimize_keys.add(f"{case.target}|{signature.get('symptom')}|{op}:{signature.get('dtype')}")
+            path = self._save(case, "minimized")
+            self.stats.minimized += 1
+            if path is not None:
+                self.summary.minimized.append(path)
+            logger.info("minimised {}: {} -> {}", task.finding, reply.get("summary", ""), path)
+        else:
+            self.stats.minimize_failed += 1
+            logger.warning("minimising {} gave nothing: {}", task.finding, reply.get("summary", ""))
+            if reply.get("error"):
+                logger.debug("minimiser traceback:\n{}", reply["error"])
+
+    # --- the loop ------------------------------------------------------------------------------
+
+    def _worker_settings(self) -> dict[str, Any]:
+        config = self.config
+        limit = self.memory_limit
+        return {
+            "targets": list(config.targets),
+            "imports": self.imports,
+            "device": config.device,
+            "samples": config.samples,
+            "gen": {k: getattr(config.gen, k) for k in config.gen.__dataclass_fields__},
+            "memory_limit_bytes": limit,
+            "case_timeout": config.case_timeout,
+            "recycle_bytes": int(0.75 * limit) if limit else None,  # leave before the watchdog must kill
+            "recycle_growth_bytes": config.recycle_growth,
+            "threads": max(1, (os.cpu_count() or 1) // config.workers),
+        }
+
+    def checkpoint(self) -> None:
+        self.journal.save()
+        if self.journal.directory is not None:
+            header = {**self.journal.header(), "workers": self.config.workers}
+            write_atomic(self.journal.directory / "fuzzer_stats", self.stats.fuzzer_stats(header))
+            coverage = {t: dict(sorted(c.items())) for t, c in self.stats.coverage.items()}
+            write_atomic(self.journal.directory / "coverage.json", json.dumps(coverage, indent=1) + "\n")
+        self.bar.set_postfix_str(self.stats.postfix(), refresh=True)
+
+    def run(self) -> CampaignSummary:
+        config = self.config
+        log_dir = self.journal.directory
+        sink = logger.add(log_dir / "numfuzz.log", level="DEBUG", rotation="50 MB", retention=3) if log_dir else None
+        scratch = tempfile.TemporaryDirectory(prefix="numfuzz-workers-") if log_dir is None else None
+        self.bar = tqdm(total=config.graphs, initial=self.journal.graphs_done, unit="graph", dynamic_ncols=True, disable=None if config.progress else True)
+        logger.info(
+            "campaign {} run {}: {} graphs done; targets {}; {} workers",
+            self.journal.name,
+            self.journal.runs,
+            self.journal.graphs_done,
+            config.targets,
+            config.workers,
+        )
+        if self.findings_dir is not None and config.minimize:
+            self._requeue_minimizations()
+        deadline = time.monotonic() + config.seconds if config.seconds is not None else float("inf")
+        pool = None
+        nothing_left = config.graphs is not None and self.journal.graphs_done >= config.graphs and not self.to_minimize
+        try:
+            if nothing_left:
+                return self.summary  # a finished campaign starts no worker
+            pool = Pool(config.workers, self._worker_settings(), log_dir or Path(scratch.name), self.memory_limit, config.first_case_grace, entry=serve)
+            last_checkpoint = time.monotonic()
+            while True:
+                issue = time.monotonic() < deadline
+                for worker in pool.idle():
+                    task = self._next_task(issue)
+                    if task is None:
+                        break
+                    pool.dispatch(worker, task)
+                if not any(w.task is not None and w.task.kind == "case" for w in pool.workers):
+                    if not issue:
+                        break  # time is up; a minimisation in flight stays queued for the next run
+                    if self.exhausted and not self.to_minimize and self.minimizing == 0:
+                        break
+                for event in pool.poll(POLL_S):
+                    if event.kind == "reply":
+                        self.stats.record_memory(event.slot, pool.workers[event.slot].tasks_served, event.reply.get("rss"))
+                        self.on_reply(event)
+                    elif event.kind == "lost":
+                        self.on_lost(event.lost)
+                    else:
+                        why, rss = event.reply["why"], event.reply.get("rss")
+                        self.stats.restarts[why] += 1
+                        at = f" at {rss / 2**20:.0f} MiB RSS" if rss else ""
+                        logger.info("worker {} restarted ({}) after {} tasks{}", event.slot, why, event.reply.get("served", 0), at)
+                if time.monotonic() - last_checkpoint >= config.stats_interval:
+                    self.checkpoint()
+                    last_checkpoint = time.monotonic()
+        except KeyboardInterrupt:
+            self.summary.interrupted = True
+            logger.warning("interrupted; the cases in flight run again on resume")
+        finally:
+            if pool is not None:
+                pool.close()
+            self.checkpoint()
+            self.bar.close()
+            self.journal.close()
+            self.summary.graphs_done = self.journal.graphs_done
+            logger.info("campaign {} stopped: {}", self.journal.name, self.stats.postfix())
+            if sink is not None:
+                logger.remove(sink)
+            if scratch is not None:
+                scratch.cleanup()
+        return self.summary
+
+
+def run_campaign(config: CampaignConfig) -> CampaignSummary:
+    """Run (or resume) a campaign until its budget is spent; see CampaignConfig."""
+    return Campaign(config).run()

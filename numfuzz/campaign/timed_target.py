@@ -1,0 +1,49 @@
+"""A target wrapper that books the CPU time spent compiling and running, for the campaign's cost split."""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from numfuzz.campaign.process_metrics import cpu_seconds
+
+
+class TimedTarget:
+    """Forwards to a target and books the CPU time spent inside it: compiling and running."""
+
+    def __init__(self, inner: Any):
+        self.inner = inner
+        self.name = inner.name
+        self.compile_cpu = 0.0  # prepare, reset and the first call (which compiles)
+        self.run_cpu = 0.0  # every later call
+
+    def available(self) -> tuple[bool, str]:
+        return self.inner.available()
+
+    def reset(self) -> None:
+        start = cpu_seconds()
+        self.inner.reset()
+        self.compile_cpu += cpu_seconds() - start
+
+    def prepare(self, fn: Callable, device: str) -> Callable:
+        start = cpu_seconds()
+        compiled = self.inner.prepare(fn, device)
+        self.compile_cpu += cpu_seconds() - start
+        calls = [0]
+
+        def timed(*args: Any) -> Any:
+            begin = cpu_seconds()
+            try:
+                return compiled(*args)
+            finally:
+                spent = cpu_seconds() - begin
+                if calls[0] == 0:
+                    self.compile_cpu += spent
+                else:
+                    self.run_cpu += spent
+                calls[0] += 1
+
+        timed.numfuzz_inner = compiled  # type: ignore[attr-defined]
+        return timed
+
+    def final_trace(self, compiled: Callable) -> str | None:
+        return self.inner.final_trace(getattr(compiled, "numfuzz_inner", compiled))

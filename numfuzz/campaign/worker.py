@@ -1,0 +1,95 @@
+"""A worker process's main: set the process up, then serve the campaign's messages until told to stop.
+
+Compiled code runs here, not in the campaign: when it segfaults, aborts, hangs or eats all
+memory, only this process is lost and the campaign records a finding. Started by
+`numfuzz.campaign.pool`; messages are plain dicts over a multiprocessing Connection.
+
+Nothing heavy is imported at module level: torch comes in only after the worker has chosen
+its compile settings, and the settings arrive as plain data for the same reason.
+"""
+
+from __future__ import annotations
+
+import faulthandler
+import os
+import sys
+import threading
+import time
+import traceback
+from typing import Any
+
+from numfuzz.campaign.process_metrics import rss_bytes
+from numfuzz.campaign.worker_tasks import WorkerTasks
+
+PARENT_POLL_S = 1.0
+
+
+def _redirect_output(log_path: str) -> None:
+    # Library chatter and faulthandler's dying words go to a per-worker log, not the progress bar.
+    fd = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+    os.dup2(fd, 1)
+    os.dup2(fd, 2)
+    os.close(fd)
+
+
+def _die_with_parent() -> None:
+    """A worker must not outlive its campaign, even one killed with SIGKILL mid-case."""
+    parent = os.getppid()
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+            import signal
+
+            ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+        except (OSError, AttributeError):
+            pass
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(PARENT_POLL_S)
+        os._exit(3)
+
+    threading.Thread(target=watch, name="numfuzz-parent-watch", daemon=True).start()
+
+
+def serve(conn: Any, settings: dict[str, Any]) -> None:
+    """Entry point of a worker process."""
+    os.setsid()  # its own process group: a kill reaches compiler subprocesses, Ctrl-C does not
+    _redirect_output(settings["log_path"])
+    faulthandler.enable()  # a segfault leaves a Python traceback in the worker log
+    _die_with_parent()
+    # N workers share the cores; a compile pool per worker would oversubscribe them and hide
+    # compile time in processes this worker cannot account for.
+    os.environ.setdefault("TORCHINDUCTOR_COMPILE_THREADS", "1")
+    # Generated graphs do not repeat, so Inductor's on-disk FX graph and AOT autograd caches never
+    # hit; they only grow (0.15 MB a graph, three quarters of its cache's growth in a measured
+    # hour-long campaign) and a campaign of days would fill the disk. Compiles are no slower.
+    os.environ.setdefault("TORCHINDUCTOR_FX_GRAPH_CACHE", "0")
+    os.environ.setdefault("TORCHINDUCTOR_AUTOGRAD_CACHE", "0")
+    # torch.fx's progress bars would give tqdm a multiprocessing lock, a named semaphore that a
+    # worker leaving by os._exit (or by a crash) could not unlink; a thread lock does here.
+    from tqdm import tqdm
+
+    tqdm.set_lock(threading.RLock())
+    started = time.perf_counter()
+    try:
+        worker = WorkerTasks(settings, serve)
+    except BaseException:
+        conn.send({"kind": "failed", "error": traceback.format_exc(limit=20)})
+        os._exit(1)
+    conn.send({"kind": "ready", "pid": os.getpid(), "startup_s": time.perf_counter() - started, "rss": rss_bytes()})
+    while True:
+        try:
+            msg = conn.recv()
+        except (EOFError, OSError):
+            break
+        if msg["kind"] == "stop":
+            break
+        handler = {"case": worker.run_case, "evaluate": worker.evaluate, "minimize": worker.minimize}[msg["kind"]]
+        reply = handler(msg)
+        conn.send(reply)
+        if reply.get("recycle"):
+            break
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)  # skip interpreter teardown: compiler atexit hooks can take seconds

@@ -1,0 +1,166 @@
+"""Inside a worker: what it does with each message (run a generated case, evaluate a given one, minimise a finding)."""
+
+from __future__ import annotations
+
+import linecache
+import resource
+import time
+import traceback
+from pathlib import Path
+from typing import Any, Callable
+
+from numfuzz.campaign.defaults import DEFAULT_CASE_TIMEOUT_S, DEFAULT_SAMPLES, FIRST_CASE_GRACE_S
+from numfuzz.campaign.process_metrics import _proc_status, cpu_seconds, peak_rss_bytes, rss_bytes
+from numfuzz.campaign.recycle import RecyclePolicy
+from numfuzz.campaign.timed_target import TimedTarget
+from numfuzz.user_code import load_user_code
+
+
+class WorkerTasks:
+    """What a worker does with each message: run a generated case, evaluate a given one, minimise a finding.
+
+    `entry` is the worker's own main, for the isolated workers that minimising a crash needs.
+    """
+
+    def __init__(self, settings: dict[str, Any], entry: Callable[[Any, dict[str, Any]], None]):
+        self.entry = entry
+        import torch
+
+        from numfuzz.environment import versions
+        from numfuzz.program.generator import GenConfig
+        from numfuzz.targets import resolve
+
+        if settings.get("threads"):
+            torch.set_num_threads(settings["threads"])
+        self.imports: list[str] = list(settings["imports"])
+        for spec in self.imports:
+            load_user_code(spec)
+        self.targets = {spec: resolve(spec) for spec in settings["targets"]}
+        for target in self.targets.values():  # warm: pay the compilers' imports before the first case
+            target.available()
+        versions()
+        self.device: str = settings["device"]
+        self.samples: int = settings.get("samples", DEFAULT_SAMPLES)  # an isolated worker only runs given cases
+        self.gen = GenConfig(**settings.get("gen", {}))
+        self.case_timeout: float = settings.get("case_timeout", DEFAULT_CASE_TIMEOUT_S)
+        self.memory_limit: int | None = settings.get("memory_limit_bytes")
+        self.log_path = Path(settings["log_path"])
+        self.recycle = RecyclePolicy(settings.get("recycle_growth_bytes"), settings.get("recycle_bytes"))
+        limit = settings.get("memory_limit_bytes")
+        if limit and torch.device(self.device).type == "cpu":
+            self._limit_address_space(limit)
+
+    @staticmethod
+    def _limit_address_space(limit: int) -> None:
+        # An allocation past the limit then fails inside the target (an OOM finding, the worker
+        # lives on) instead of pushing the machine into swap. Only on CPU: GPU runtimes reserve
+        # huge address ranges. The room is the same as the parent's RSS watchdog allows.
+        size, rss = _proc_status("self", "VmSize"), rss_bytes()
+        if size is None or rss is None:
+            return
+        _, hard = resource.getrlimit(resource.RLIMIT_AS)
+        soft = size + max(limit - rss, 0)
+        if hard != resource.RLIM_INFINITY:
+            soft = min(soft, hard)
+        resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
+
+    def run_case(self, msg: dict[str, Any]) -> dict[str, Any]:
+        from numfuzz.corpus.make import make_case, run_case
+        from numfuzz.judge.execute import Outcome
+        from numfuzz.judge.verdicts import Verdict
+
+        start_cpu, start_wall = cpu_seconds(), time.perf_counter()
+        reply: dict[str, Any] = {"kind": "result", "index": msg["index"], "target": msg["target"]}
+        case, outcome = None, None
+        timed = TimedTarget(self.targets[msg["target"]])
+        generated = start_cpu
+        try:
+            case = make_case(msg["seed"], msg["target"], self.samples, self.gen, self.device, self.imports)
+            generated = cpu_seconds()
+            outcome = run_case(case, timed, self.device)
+        except Exception:  # numfuzz's own bug, not the target's: the campaign keeps the case
+            reply.update(kind="error", error=traceback.format_exc(limit=20))
+        except BaseException as exc:  # a target that calls sys.exit and the like
+            outcome = Outcome(Verdict.CRASH_RUN, f"target raised {type(exc).__name__}: {exc}"[:300])
+        evaluated = cpu_seconds()
+        linecache.clearcache()  # every case registers its sources there; a long run must not keep them
+        if outcome is not None:
+            reply["outcome"] = outcome.to_json()
+        if case is not None and (outcome is None or outcome.verdict.is_finding):
+            reply["case"] = case.to_json()
+        rss = rss_bytes()
+        target_cpu = timed.compile_cpu + timed.run_cpu
+        reply.update(
+            ops=sorted({node.op for node in case.graph.nodes}) if case is not None else [],
+            samples=len(case.samples) if case is not None else 0,
+            rss=rss,
+            peak_rss=peak_rss_bytes(),
+            wall=time.perf_counter() - start_wall,
+            recycle=self.recycle.should_leave(rss),
+            cpu={
+                "generate": generated - start_cpu,
+                "target_compile": timed.compile_cpu,
+                "target_run": timed.run_cpu,
+                "eval": max(evaluated - generated - target_cpu, 0.0),  # eager, float64 reference, oracle
+                "housekeeping": cpu_seconds() - evaluated,
+            },
+        )
+        return reply
+
+    def evaluate(self, msg: dict[str, Any]) -> dict[str, Any]:
+        """Run a given case (for an isolated runner): its outcome, or numfuzz's own error."""
+        from numfuzz.corpus.case import Case
+        from numfuzz.corpus.make import run_case
+
+        reply: dict[str, Any] = {"kind": "evaluated", "index": msg["index"]}
+        try:
+            reply["outcome"] = run_case(Case.from_json(msg["case"]), self.targets[msg["target"]], self.device).to_json()
+        except Exception:
+            reply.update(kind="error", error=traceback.format_exc(limit=20))
+        linecache.clearcache()
+        rss = rss_bytes()
+        reply.update(rss=rss, recycle=self.recycle.should_leave(rss))
+        return reply
+
+    def minimize(self, msg: dict[str, Any]) -> dict[str, Any]:
+        """The campaign's one call site of the minimiser; whatever it does, the worker reports back."""
+        from numfuzz.corpus.case import Case
+
+        reply: dict[str, Any] = {"kind": "minimized", "finding": msg["finding"], "key": msg["key"], "case": None}
+        try:
+            from numfuzz.corpus.case import recorded_outcome
+            from numfuzz.reduce.minimize import minimize_case
+
+            case = Case.from_json(msg["case"])
+            # stop before the campaign's deadline, leaving room for one more candidate (a hang, a
+            # cold start), to hand back the smallest case so far instead of being killed
+            limit = msg.get("timeout")
+            seconds = max(limit - self.case_timeout - FIRST_CASE_GRACE_S, limit / 2) if limit else None
+            target = self.targets[msg["target"]]
+            if recorded_outcome(case).verdict.kills_process:  # each candidate must run in a process it may kill
+                from numfuzz.campaign.isolation import IsolatedRunner
+
+                isolated = IsolatedRunner(
+                    msg["target"],
+                    self.device,
+                    self.imports,
+                    self.case_timeout,
+                    self.memory_limit,
+                    self.log_path.parent,
+                    f"{self.log_path.stem}-isolated",
+                    entry=self.entry,
+                )
+                with isolated as runner:
+                    result = minimize_case(case, target, self.device, max_seconds=seconds, runner=runner.evaluate)
+            else:
+                result = minimize_case(case, target, self.device, max_seconds=seconds)
+            reply["summary"] = result.summary()
+            if result.reproduced:
+                reply["case"] = result.case.to_json()
+        except Exception:
+            reply["summary"] = "minimiser failed: " + traceback.format_exc(limit=8).strip().splitlines()[-1]
+            reply["error"] = traceback.format_exc(limit=20)
+        linecache.clearcache()
+        rss = rss_bytes()
+        reply.update(rss=rss, recycle=self.recycle.should_leave(rss))
+        return reply

@@ -1,0 +1,25 @@
+"""Command line: thin subcommands over the library, one module per command. The only place that exits the process."""
+
+from __future__ import annotations
+
+import click
+
+from numfuzz.cli.common import quiet_libraries
+from numfuzz.cli.corpus import corpus
+from numfuzz.cli.fuzz import fuzz
+from numfuzz.cli.minimize import minimize
+from numfuzz.cli.replay import replay
+from numfuzz.cli.repro import repro
+from numfuzz.cli.targets import targets
+
+
+@click.group()
+@click.option("-v", "--verbose", is_flag=True, help="Debug logging on stderr.")
+@click.version_option(package_name="numfuzz")
+def main(verbose: bool) -> None:
+    """numfuzz: is the compiled result further from the float64 truth than eager is?"""
+    quiet_libraries(verbose)
+
+
+for _command in (targets, fuzz, replay, minimize, repro, corpus):
+    main.add_command(_command)

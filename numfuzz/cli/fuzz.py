@@ -1,0 +1,133 @@
+"""`numfuzz fuzz`: a campaign."""
+
+from __future__ import annotations
+
+import signal
+import sys
+from pathlib import Path
+
+import click
+
+from numfuzz.campaign.defaults import DEFAULT_CASE_TIMEOUT_S, DEFAULT_MINIMIZE_TIMEOUT_S, DEFAULT_SAMPLES
+from numfuzz.cli.common import (
+    device_option,
+    fail,
+    import_option,
+    import_user_code,
+    resolve_targets,
+)
+
+
+@click.command()
+@click.option("--target", "target_specs", multiple=True, required=True, help="Target spec; repeat for several.")
+@click.option("--graphs", type=click.IntRange(min=1), default=None, help="Stop when this many graphs are done (counted over resumed runs).")
+@click.option("--time", "seconds", type=click.FloatRange(min=0), default=None, help="Stop after this many seconds of this run.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Campaign seed.")
+@click.option("--corpus", type=click.Path(file_okay=False, path_type=Path), default=None, help="Findings, journal (for resume), stats and logs go here.")
+@click.option("--samples", type=click.IntRange(min=1), default=DEFAULT_SAMPLES, show_default=True, help="Input samples per compiled graph.")
+@click.option("--max-nodes", type=click.IntRange(min=1), default=8, show_default=True)
+@click.option("--max-dim", type=click.IntRange(min=1), default=8, show_default=True)
+@click.option("--ops", default=None, metavar="OP,OP", help="Draw only these ops (default: all).")
+@click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True, help="Worker processes, each kept warm.")
+@click.option("--shard", default="0/1", show_default=True, metavar="K/N", help="Run shard K of N: disjoint cases, mergeable corpora.")
+@click.option(
+    "--case-timeout",
+    type=click.FloatRange(min=0, min_open=True),
+    default=DEFAULT_CASE_TIMEOUT_S,
+    show_default=True,
+    help="Seconds before a case counts as hung.",
+)
+@click.option(
+    "--memory-limit",
+    type=click.IntRange(min=0),
+    default=None,
+    metavar="MIB",
+    help="Memory per worker before a case counts as OOM (default: 80% of RAM shared; 0: none).",
+)
+@click.option("--minimize/--no-minimize", default=True, show_default=True, help="Minimise each new finding into CORPUS/minimized.")
+@click.option(
+    "--minimize-timeout",
+    type=click.FloatRange(min=0, min_open=True),
+    default=DEFAULT_MINIMIZE_TIMEOUT_S,
+    show_default=True,
+    help="Seconds one minimisation may take.",
+)
+@device_option
+@import_option
+def fuzz(
+    target_specs,
+    graphs,
+    seconds,
+    seed,
+    corpus,
+    samples,
+    max_nodes,
+    max_dim,
+    ops,
+    workers,
+    shard,
+    case_timeout,
+    memory_limit,
+    minimize,
+    minimize_timeout,
+    device,
+    imports,
+) -> None:
+    """Generate random graphs and compare each target with eager, both against float64.
+
+    Runs in warm worker processes; a target that crashes, hangs or exhausts memory becomes a
+    finding. Running again on the same corpus resumes the campaign.
+    """
+    if graphs is None and seconds is None:
+        fail("give a budget: --graphs N or --time SECONDS")
+    from numfuzz.campaign.journal import parse_shard
+
+    try:
+        shard_k_n = parse_shard(shard)
+    except ValueError as exc:
+        fail(str(exc))
+    for spec in imports:
+        import_user_code(spec)
+    from numfuzz.campaign.journal import JournalError
+    from numfuzz.campaign.loop import CampaignConfig, run_campaign
+    from numfuzz.campaign.pool import WorkerStartError
+    from numfuzz.environment import default_device
+    from numfuzz.program.generator import GenConfig
+
+    device = device or default_device()
+    op_names = tuple(o.strip() for o in ops.split(",") if o.strip()) if ops else ()
+    try:
+        gen = GenConfig(max_nodes=max_nodes, max_dim=max_dim, **({"ops": op_names} if op_names else {}))
+    except ValueError as exc:
+        fail(str(exc))
+    config = CampaignConfig(
+        targets=[t.name for t in resolve_targets(target_specs, device)],
+        graphs=graphs,
+        seconds=seconds,
+        seed=seed,
+        corpus=corpus,
+        samples=samples,
+        device=device,
+        gen=gen,
+        workers=workers,
+        shard=shard_k_n,
+        case_timeout=case_timeout,
+        memory_limit=None if memory_limit is None else memory_limit * 2**20,
+        imports=tuple(imports),
+        minimize=minimize,
+        minimize_timeout=minimize_timeout,
+    )
+    previous = signal.signal(signal.SIGTERM, _stop_gracefully)
+    try:
+        summary = run_campaign(config)
+    except (JournalError, WorkerStartError) as exc:
+        fail(str(exc))
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    click.echo(summary.table())
+    if summary.interrupted:
+        sys.exit(130)
+
+
+def _stop_gracefully(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt  # the campaign stops as on Ctrl-C: workers stopped, journal written

@@ -1,0 +1,51 @@
+"""`numfuzz repro`: a standalone repro script and an issue text."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from numfuzz.cli.common import (
+    case_argument,
+    device_option,
+    fail,
+    import_option,
+    isolated_option,
+    isolated_runner,
+    prepare_case,
+    target_option,
+)
+
+
+@click.command()
+@case_argument
+@click.option(
+    "-o",
+    "--out",
+    "out_dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Folder for the script and the issue text (default: CASE's folder).",
+)
+@target_option
+@device_option
+@import_option
+@isolated_option
+def repro(case_path, out_dir, target_spec, device, imports, isolated) -> None:
+    """Write a standalone repro script and an issue text in Markdown for a case."""
+    case, target, device = prepare_case(case_path, target_spec, device, imports)
+    from numfuzz.repro.script import ReproError
+    from numfuzz.repro.writer import write_repro
+
+    recorded = case.provenance.get("imports", [])
+    with isolated_runner(case, target.name, device, recorded, isolated) as runner:
+        outcome = runner.evaluate(case.graph, case.tensors()) if runner is not None else None
+    try:
+        files = write_repro(case, target, device, out_dir if out_dir is not None else Path(case_path).parent, recorded, outcome)
+    except ReproError as exc:
+        fail(str(exc))
+    click.echo(f"script: {files.script}")
+    click.echo(f"issue:  {files.issue}")
+    verdict = files.outcome.verdict
+    click.echo(f"verdict here: {verdict.value}" + ("" if verdict.is_finding else " (not a finding: the script will pass)"))

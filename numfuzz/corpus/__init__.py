@@ -1,0 +1,1 @@
+"""The corpus: the case type, its storage as JSON files, grouping findings, known issues."""

@@ -1,0 +1,185 @@
+"""Errors against the float64 reference, in ULPs of the output dtype, and THE verdict rule.
+
+The rule, applied to each output over all elements of all input samples (elements whose
+reference is non-finite or beyond the dtype's range are left out):
+
+* nonfinite      -- the target is inf/nan on an element where eager is finite.
+* less_accurate  -- either *gross*: target max error > GROSS_FACTOR * eager max + GROSS_MARGIN ULP;
+                    or *subtle*: all four of
+                      - significance: a sign test on elements where the two errors differ,
+                        z = (worse - better) / sqrt(worse + better) >= MIN_Z;
+                      - tail effect: target max >= TAIL_FACTOR * eager max + TAIL_MARGIN ULP;
+                      - mean effect: target mean - eager mean >= MEAN_SHIFT * max(eager mean, 0.5) ULP;
+                      - above the noise floor: target max > noise_floor(dtype) (1 ULP for fp32, else 0).
+* more_accurate  -- the same rule with eager and target swapped.
+* equal          -- otherwise.
+
+A case's verdict is the most severe over its outputs. Fused fp32 intermediates make the
+target better, so they land in more_accurate or equal; a dropped cast, an extra rounding
+or a cancelling approximation lands in less_accurate.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass
+
+import numpy as np
+
+from numfuzz.judge.verdicts import Verdict
+from numfuzz.program.dtypes import FloatFormat, check_dtype
+
+GROSS_FACTOR = 4.0
+GROSS_MARGIN = 1.0
+MIN_Z = 3.5
+TAIL_FACTOR = 1.25
+TAIL_MARGIN = 0.25
+MEAN_SHIFT = 0.1
+FAITHFUL_ULP = 1.0
+FAITHFUL_MIN_MANTISSA = 23  # fp32 and wider
+
+
+def ulp(reference: np.ndarray, fmt: FloatFormat) -> np.ndarray:
+    """Spacing of `fmt` at each reference value (subnormal spacing near zero)."""
+    mag = np.abs(reference)
+    _, exp = np.frexp(mag)
+    exp = np.where(mag > 0, np.maximum(exp - 1, fmt.min_exponent), fmt.min_exponent)
+    return np.ldexp(1.0, exp - fmt.mantissa_bits)
+
+
+def ulp_error(value: np.ndarray, reference: np.ndarray, fmt: FloatFormat) -> np.ndarray:
+    with np.errstate(invalid="ignore", over="ignore"):
+        err = np.abs(value.astype(np.float64) - reference) / ulp(reference, fmt)
+    return np.where(np.isfinite(value), err, np.inf)
+
+
+@dataclass
+class OutputErrors:
+    """Errors of eager and of the target on one output, over every sample."""
+
+    index: int
+    dtype: str
+    elements: int  # compared elements (finite, representable reference)
+    eager_max_ulp: float
+    eager_mean_ulp: float
+    target_max_ulp: float
+    target_mean_ulp: float
+    eager_max_abs: float
+    target_max_abs: float
+    eager_max_rel: float
+    target_max_rel: float
+    worse: int  # elements where the target is further from the reference than eager
+    better: int
+    target_nonfinite: int  # non-finite target where eager is finite
+    worst_element: int  # flat index (over samples) of the largest target-minus-eager error
+    verdict: str = Verdict.EQUAL.value
+
+    def to_json(self) -> dict:
+        return {k: (None if isinstance(v, float) and not math.isfinite(v) else v) for k, v in asdict(self).items()}
+
+    @staticmethod
+    def from_json(data: dict) -> OutputErrors:
+        fields = OutputErrors.__dataclass_fields__
+        return OutputErrors(**{k: (math.inf if v is None and fields[k].type == "float" else v) for k, v in data.items() if k in fields})
+
+
+def noise_floor(fmt: FloatFormat) -> float:
+    """Max error (ULPs) at or below which the subtle rule stays silent for this dtype.
+
+    Eager's own fp32 kernels (sin, erf, tanh, ...) are only faithfully rounded, so a compiled
+    kernel within 1 ULP differs in implementation, not in quality. In bf16/fp16 eager computes
+    in fp32 and rounds once (<= 0.5 ULP): there one extra rounding (~1 ULP) must be caught.
+    """
+    return FAITHFUL_ULP if fmt.mantissa_bits >= FAITHFUL_MIN_MANTISSA else 0.0
+
+
+def _worse_than(a_err: np.ndarray, b_err: np.ndarray, floor: float = 0.0) -> bool:
+    """Is `a` less accurate than `b`, per the rule in the module docstring?"""
+    if bool((~np.isfinite(a_err) & np.isfinite(b_err)).any()):
+        return True  # non-finite where the other is finite
+    finite = np.isfinite(a_err) & np.isfinite(b_err)
+    a, b = a_err[finite], b_err[finite]
+    if a.size == 0:
+        return False
+    a_max, b_max = float(a.max()), float(b.max())
+    if a_max > GROSS_FACTOR * b_max + GROSS_MARGIN:
+        return True
+    worse, better = int((a > b).sum()), int((a < b).sum())
+    if worse + better == 0:
+        return False
+    z = (worse - better) / math.sqrt(worse + better)
+    tail = a_max >= TAIL_FACTOR * b_max + TAIL_MARGIN
+    shift = float(a.mean() - b.mean()) >= MEAN_SHIFT * max(float(b.mean()), 0.5)
+    return z >= MIN_Z and tail and shift and a_max > floor
+
+
+def compare_output(index: int, dtype: str, reference: np.ndarray, eager: np.ndarray, target: np.ndarray) -> OutputErrors:
+    """All arrays are flat float64 over every sample; `dtype` is the output's dtype."""
+    fmt = check_dtype(dtype)
+    keep = np.isfinite(reference) & (np.abs(reference) <= fmt.max_value)
+    ref, e, t = reference[keep], eager[keep], target[keep]
+    e_err, t_err = ulp_error(e, ref, fmt), ulp_error(t, ref, fmt)
+    nonfinite = int((np.isfinite(e) & ~np.isfinite(t)).sum())
+    both = np.isfinite(e_err) & np.isfinite(t_err)
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        e_abs, t_abs = np.abs(e - ref), np.abs(t - ref)
+        denom = np.maximum(np.abs(ref), np.finfo(np.float64).tiny)
+    with np.errstate(invalid="ignore"):
+        diff = np.where(both, t_err - e_err, -np.inf)
+    kept_positions = np.flatnonzero(keep)
+    out = OutputErrors(
+        index=index,
+        dtype=dtype,
+        elements=int(ref.size),
+        eager_max_ulp=_max(e_err),
+        eager_mean_ulp=_mean(e_err[both]),
+        target_max_ulp=_max(t_err),
+        target_mean_ulp=_mean(t_err[both]),
+        eager_max_abs=_max(e_abs),
+        target_max_abs=_max(t_abs),
+        eager_max_rel=_max(e_abs / denom),
+        target_max_rel=_max(t_abs / denom),
+        worse=int((t_err[both] > e_err[both]).sum()),
+        better=int((t_err[both] < e_err[both]).sum()),
+        target_nonfinite=nonfinite,
+        worst_element=int(kept_positions[int(np.argmax(diff))]) if diff.size else -1,
+    )
+    if nonfinite:
+        out.verdict = Verdict.NONFINITE.value
+    elif _worse_than(t_err, e_err, noise_floor(fmt)):
+        out.verdict = Verdict.LESS_ACCURATE.value
+    elif _worse_than(e_err, t_err, noise_floor(fmt)):
+        out.verdict = Verdict.MORE_ACCURATE.value
+    return out
+
+
+SEVERITY = [Verdict.NONFINITE, Verdict.LESS_ACCURATE, Verdict.MORE_ACCURATE, Verdict.EQUAL]
+
+
+def combine(outputs: list[OutputErrors]) -> Verdict:
+    """The case's verdict: the most severe over outputs; invalid when nothing was comparable."""
+    if not outputs or all(o.elements == 0 for o in outputs):
+        return Verdict.INVALID
+    found = {Verdict(o.verdict) for o in outputs if o.elements}
+    return next(v for v in SEVERITY if v in found)
+
+
+def bits_lost(errors: OutputErrors) -> float:
+    """Severity of a finding: log2 of how many times the target's max error exceeds eager's."""
+    target, eager = errors.target_max_ulp, errors.eager_max_ulp
+    if not math.isfinite(eager):  # eager overflowed somewhere: compare where both are finite
+        target, eager = errors.target_mean_ulp, errors.eager_mean_ulp
+    if not math.isfinite(target):
+        return math.inf
+    return max(0.0, math.log2(max(target, 0.5) / max(eager, 0.5)))
+
+
+def _max(x: np.ndarray) -> float:
+    finite = x[np.isfinite(x)] if x.size else x
+    if x.size and finite.size < x.size:
+        return math.inf
+    return float(finite.max()) if finite.size else 0.0
+
+
+def _mean(x: np.ndarray) -> float:
+    return float(x.mean()) if x.size else 0.0

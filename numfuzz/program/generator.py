@@ -1,0 +1,226 @@
+"""Seeded, deterministic random graphs and input recipes. Calls no compiler."""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from numfuzz.program.dtypes import PROGRAM_DTYPES
+from numfuzz.program.ir import Graph, GraphError, Node, TensorSpec
+from numfuzz.program.ops import OPS, OpSpec, infer_node
+from numfuzz.program.values import RECIPE_KINDS, Recipe, draw_values
+
+RECIPE_WEIGHTS = (0.4, 0.2, 0.15, 0.1, 0.15)
+DTYPE_WEIGHTS = (0.4, 0.25, 0.35)
+
+
+@dataclass(frozen=True)
+class GenConfig:
+    min_nodes: int = 1
+    max_nodes: int = 8
+    max_rank: int = 4
+    max_dim: int = 8
+    mix_dtypes: float = 0.15  # chance that a new input takes another dtype than its partner
+    ops: tuple[str, ...] = field(default_factory=lambda: tuple(OPS))
+
+    def __post_init__(self) -> None:
+        if not 1 <= self.min_nodes <= self.max_nodes:
+            raise ValueError("need 1 <= min_nodes <= max_nodes")
+        unknown = set(self.ops) - set(OPS)
+        if unknown:
+            raise ValueError(f"unknown ops: {', '.join(sorted(unknown))}")
+
+
+def case_seed(campaign_seed: int, index: int) -> int:
+    """The seed of case `index` in a campaign: independent streams, stable across versions."""
+    digest = hashlib.sha256(f"numfuzz:{campaign_seed}:{index}".encode()).digest()
+    return int.from_bytes(digest[:8], "little")
+
+
+class _Builder:
+    def __init__(self, rng: random.Random, config: GenConfig):
+        self.rng, self.config = rng, config
+        self.inputs: list[TensorSpec] = []
+        self.recipes: list[Recipe] = []
+        self.specs: list[TensorSpec] = []  # every value: inputs, then nodes
+        self.nodes: list[Node] = []
+        self.is_input: list[bool] = []
+        self.used: set[int] = set()
+
+    # Values are numbered with inputs first; inputs are added lazily, so keep a mapping.
+    def new_input(self, shape: tuple[int, ...], dtype: str, domain: str = "any") -> int:
+        kind = self.rng.choices(RECIPE_KINDS, RECIPE_WEIGHTS)[0]
+        self.inputs.append(TensorSpec(tuple(shape), dtype))
+        self.recipes.append(Recipe(kind, domain))
+        self.specs.append(self.inputs[-1])
+        self.is_input.append(True)
+        return len(self.specs) - 1
+
+    def add_node(self, node: Node) -> int:
+        spec = infer_node(node, self.specs)
+        if spec.numel == 0 or spec.numel > 4096:
+            raise GraphError("degenerate or oversized value")
+        self.nodes.append(node)
+        self.specs.append(spec)
+        self.is_input.append(False)
+        self.used.update(node.args)
+        return len(self.specs) - 1
+
+    def random_shape(self) -> tuple[int, ...]:
+        rank = self.rng.randint(1, self.config.max_rank)
+        return tuple(self.rng.randint(1, self.config.max_dim) for _ in range(rank))
+
+    def pick_value(self) -> int:
+        # Favour recent and unused values so graphs grow as chains with side branches.
+        n = len(self.specs)
+        weights = [(1 + i) * (3 if i not in self.used else 1) for i in range(n)]
+        return self.rng.choices(range(n), weights)[0]
+
+    def partner_dtype(self, dtype: str, same: bool) -> str:
+        if not same and self.rng.random() < self.config.mix_dtypes:
+            return self.rng.choice(PROGRAM_DTYPES)
+        return dtype
+
+    def ensure_positive(self, value: int) -> int:
+        if self.is_input[value]:
+            k = sum(self.is_input[: value + 1]) - 1
+            self.recipes[k] = Recipe(self.recipes[k].kind, "positive")
+            return value
+        return self.add_node(Node.make("abs", [value]))
+
+    def broadcast_partner(self, first: int, op: OpSpec) -> int:
+        spec = self.specs[first]
+        if self.rng.random() < 0.35:
+            for cand in self.rng.sample(range(len(self.specs)), len(self.specs)):
+                other = self.specs[cand]
+                if cand != first and (not op.same_dtype or other.dtype == spec.dtype):
+                    try:
+                        infer_node(Node.make("add", [first, cand]), self.specs)
+                        return cand
+                    except GraphError:
+                        continue
+        shape = list(spec.shape)
+        style = self.rng.random()
+        if style < 0.2 and shape:  # a lower-rank partner, as RoPE's cos/sin
+            shape = shape[self.rng.randint(1, len(shape)) :] if len(shape) > 1 else shape
+        elif style < 0.45:
+            shape = [1 if self.rng.random() < 0.5 else d for d in shape]
+        return self.new_input(tuple(shape), self.partner_dtype(spec.dtype, op.same_dtype))
+
+    def args_for(self, op: OpSpec, first: int) -> tuple[list[int], dict]:
+        spec = self.specs[first]
+        rng, shape = self.rng, spec.shape
+        fam = op.family
+        if not shape and fam not in ("unary", "elementwise"):
+            raise GraphError(f"{op.name} needs a dim; got a 0-d value")
+        attrs = op.draw_attrs(rng, [spec]) if op.draw_attrs else {}
+        if fam == "unary" or fam in ("reduce", "norm"):
+            return [first], attrs
+        if fam == "elementwise":
+            return [first] + [self.broadcast_partner(first, op) for _ in range(op.arity - 1)], attrs
+        if fam == "cat":
+            dim = attrs["dim"] % len(shape)
+            same = [i for i, s in enumerate(self.specs) if s.shape == shape and i != first]
+            if same and rng.random() < 0.5:
+                return [first, rng.choice(same)], attrs
+            other = list(shape)
+            other[dim] = rng.randint(1, self.config.max_dim)
+            return [first, self.new_input(tuple(other), self.partner_dtype(spec.dtype, False))], attrs
+        if fam == "linear":
+            w = self.new_input((rng.randint(1, self.config.max_dim), shape[-1]), spec.dtype)
+            args = [first, w]
+            if rng.random() < 0.3:
+                args.append(self.new_input((self.specs[w].shape[0],), spec.dtype))
+            return args, attrs
+        if fam == "matmul":
+            return [first, self.new_input((shape[-1], rng.randint(1, self.config.max_dim)), spec.dtype)], attrs
+        if fam == "expand" and 1 not in shape:  # give it a broadcast dim to expand
+            first = self.add_node(Node.make("unsqueeze", [first], dim=rng.randint(0, len(shape))))
+            shape = self.specs[first].shape
+        return [first], self.shape_attrs(fam, shape)
+
+    def shape_attrs(self, fam: str, shape: tuple[int, ...]) -> dict:
+        rng, rank = self.rng, len(shape)
+        if fam == "reshape":
+            n = 1
+            for d in shape:
+                n *= d
+            divisors = [d for d in range(1, n + 1) if n % d == 0]
+            a = rng.choice(divisors)
+            return {"shape": rng.choice([(n,), (a, n // a), (1, a, n // a)])}
+        if fam == "permute":
+            perm = list(range(rank))
+            rng.shuffle(perm)
+            return {"perm": tuple(perm)}
+        if fam == "transpose":
+            return {"dim0": rng.randrange(rank), "dim1": rng.randrange(rank) - rank}
+        if fam == "unsqueeze":
+            return {"dim": rng.randint(0, rank)}
+        if fam == "expand":
+            return {"shape": tuple(rng.randint(2, max(2, self.config.max_dim)) if d == 1 else d for d in shape)}
+        if fam == "slice":
+            dim = rng.randrange(rank)
+            start = rng.randrange(shape[dim])
+            return {"dim": dim, "start": start, "stop": rng.randint(start + 1, shape[dim]), "step": rng.choice([1, 1, 2])}
+        if fam == "chunk":
+            dim = rng.randrange(rank)
+            chunks = rng.randint(2, 3)
+            size = -(-shape[dim] // chunks)
+            return {"dim": dim, "chunks": chunks, "index": rng.randrange(-(-shape[dim] // size))}
+        raise GraphError(f"unknown op family {fam!r}")
+
+    def grow(self, op: OpSpec) -> None:
+        first = self.pick_value()
+        if op.domain(0) == "positive":
+            first = self.ensure_positive(first)
+        args, attrs = self.args_for(op, first)
+        for i in range(1, len(args)):
+            if op.domain(i) == "positive":
+                args[i] = self.ensure_positive(args[i])
+        self.add_node(Node.make(op.name, args, **attrs))
+
+
+def generate(seed: int, config: GenConfig | None = None) -> tuple[Graph, list[Recipe]]:
+    """A random well-typed graph and its input recipes; the same seed gives the same result."""
+    return generate_from(random.Random(seed), config)
+
+
+def generate_from(rng: random.Random, config: GenConfig | None = None) -> tuple[Graph, list[Recipe]]:
+    """As `generate`, drawing every choice from `rng` (Hypothesis passes its own)."""
+    config = config or GenConfig()
+    b = _Builder(rng, config)
+    dtype = rng.choices(PROGRAM_DTYPES, DTYPE_WEIGHTS)[0]
+    b.new_input(b.random_shape(), dtype)
+    target = rng.randint(config.min_nodes, config.max_nodes)
+    ops = [OPS[name] for name in config.ops]
+    weights = [op.weight for op in ops]
+    for _attempt in range(target * 20):
+        if len(b.nodes) >= target:
+            break
+        snapshot = (list(b.inputs), list(b.recipes), list(b.specs), list(b.nodes), list(b.is_input), set(b.used))
+        try:
+            b.grow(rng.choices(ops, weights)[0])
+        except GraphError:
+            b.inputs, b.recipes, b.specs, b.nodes, b.is_input, b.used = snapshot
+    if not b.nodes:
+        b.add_node(Node.make("neg", [0]))
+    return _renumber(b), b.recipes
+
+
+def _renumber(b: _Builder) -> Graph:
+    """Inputs were created between nodes; renumber so that inputs come first."""
+    order = [i for i, inp in enumerate(b.is_input) if inp] + [i for i, inp in enumerate(b.is_input) if not inp]
+    new_index = {old: new for new, old in enumerate(order)}
+    nodes = tuple(Node(n.op, tuple(new_index[a] for a in n.args), n.attrs) for n in b.nodes)
+    node_values = [i for i, inp in enumerate(b.is_input) if not inp]
+    outputs = tuple(new_index[v] for v in node_values if v not in b.used)
+    return Graph(tuple(b.inputs), nodes, outputs)
+
+
+def draw_samples(graph: Graph, recipes: list[Recipe], seed: int, count: int) -> list[list[np.ndarray]]:
+    """`count` float64 samples for every input, before rounding to the inputs' dtypes."""
+    rng = np.random.Generator(np.random.PCG64(seed))
+    return [[draw_values(r, s, rng) for r, s in zip(recipes, graph.inputs)] for _ in range(count)]

@@ -1,0 +1,107 @@
+"""Graph -> Python source of a plain `def fn(...)` using public torch calls.
+
+The same text runs in numfuzz and goes into repro scripts. With `reference=True` the
+function computes in float64, and each explicit cast rounds to its dtype and then
+continues in float64, so that a compiler that drops a cast cannot hide behind it.
+"""
+
+from __future__ import annotations
+
+import itertools
+import linecache
+from typing import Any, Callable
+
+from numfuzz.program.dtypes import TORCH_DTYPES
+from numfuzz.program.ir import Graph, Node
+from numfuzz.program.ops import lookup
+
+# Each op's call, as a template over argument names ({0}, {1}, ..., {args}) and attributes.
+CALLS = {
+    "neg": "torch.neg({0})", "abs": "torch.abs({0})", "exp": "torch.exp({0})", "expm1": "torch.expm1({0})",
+    "log": "torch.log({0})", "log1p": "torch.log1p({0})", "sqrt": "torch.sqrt({0})", "rsqrt": "torch.rsqrt({0})",
+    "reciprocal": "torch.reciprocal({0})", "sin": "torch.sin({0})", "cos": "torch.cos({0})",
+    "tanh": "torch.tanh({0})", "sigmoid": "torch.sigmoid({0})", "silu": "F.silu({0})", "relu": "torch.relu({0})",
+    "softplus": "F.softplus({0})", "erf": "torch.erf({0})", "gelu": "F.gelu({0}, approximate={approximate!r})",
+    "pow_scalar": "torch.pow({0}, {exponent!r})", "mul_scalar": "{0} * {value!r}", "add_scalar": "{0} + {value!r}",
+    "add": "{0} + {1}", "sub": "{0} - {1}", "mul": "{0} * {1}", "div": "{0} / {1}",
+    "maximum": "torch.maximum({0}, {1})", "minimum": "torch.minimum({0}, {1})", "pow": "torch.pow({0}, {1})",
+    "where": "torch.where({0} > 0, {1}, {2})", "lerp": "torch.lerp({0}, {1}, {2})",
+    "addcmul": "torch.addcmul({0}, {1}, {2}, value={value!r})",
+    "cat": "torch.cat(({0}, {1}), dim={dim})", "reshape": "{0}.reshape({shape!r})", "permute": "{0}.permute({perm!r})",
+    "transpose": "{0}.transpose({dim0}, {dim1})", "unsqueeze": "{0}.unsqueeze({dim})", "expand": "{0}.expand({shape!r})",
+    "chunk": "torch.chunk({0}, {chunks}, dim={dim})[{index}]",
+    "sum": "torch.sum({0}, dim={dim}, keepdim={keepdim})", "mean": "torch.mean({0}, dim={dim}, keepdim={keepdim})",
+    "amax": "torch.amax({0}, dim={dim}, keepdim={keepdim})",
+    "var": "torch.var({0}, dim={dim}, correction={correction}, keepdim={keepdim})",
+    "softmax": "torch.softmax({0}, dim={dim})", "log_softmax": "torch.log_softmax({0}, dim={dim})",
+    "layer_norm": "F.layer_norm({0}, {0}.shape[-1:], eps={eps!r})", "rms_norm": "F.rms_norm({0}, {0}.shape[-1:], eps={eps!r})",
+    "linear": "F.linear({args})", "matmul": "torch.matmul({0}, {1})",
+}  # fmt: skip
+
+
+def _call(node: Node, args: list[str], reference: bool) -> str:
+    a = node.attr_dict
+    if node.op == "cast":
+        target = TORCH_DTYPES[a["dtype"]]
+        return f"round_to({args[0]}, {target}).to(torch.float64)" if reference else f"{args[0]}.to({target})"
+    if node.op == "slice":  # dim is non-negative: the op table insists
+        return f"{args[0]}[{':, ' * a['dim']}{_slice_text(a)}]"
+    if node.op not in CALLS:
+        lookup(node.op)  # raises for an unknown op
+        raise NotImplementedError(f"no lowering for op {node.op!r}")
+    return CALLS[node.op].format(*args, args=", ".join(args), **a)
+
+
+def _slice_text(a: dict[str, Any]) -> str:
+    step = f":{a['step']}" if a["step"] != 1 else ""
+    return f"{a['start']}:{a['stop']}{step}"
+
+
+# torch rounds float64 to bf16/fp16 through fp32, twice; the reference must round once.
+# Rounding to fp32 by round-to-odd first makes the second rounding exact.
+ROUND_TO_SOURCE = """\
+def round_to(x, dtype):
+    \"\"\"Correctly rounded float64 -> dtype (one rounding, to nearest even).\"\"\"
+    if dtype in (torch.float32, torch.float64):
+        return x.to(dtype)
+    f = x.to(torch.float32)
+    toward_zero = torch.where(f.double().abs() > x.abs(), torch.nextafter(f, torch.zeros_like(f)), f)
+    odd = (toward_zero.view(torch.int32) | 1).view(torch.float32)
+    return torch.where((f.double() != x) & torch.isfinite(f), odd, f).to(dtype)
+"""
+
+
+def value_names(graph: Graph) -> list[str]:
+    return [f"x{i}" for i in range(len(graph.inputs))] + [f"t{j}" for j in range(len(graph.nodes))]
+
+
+def lower(graph: Graph, fn_name: str = "fn", reference: bool = False) -> str:
+    """Python source for the graph; needs `torch` and `F` (torch.nn.functional) in scope.
+
+    The reference source carries its own `round_to` helper when the graph has casts.
+    """
+    names = value_names(graph)
+    params = ", ".join(names[: len(graph.inputs)])
+    lines = [ROUND_TO_SOURCE, ""] if reference and any(n.op == "cast" for n in graph.nodes) else []
+    lines.append(f"def {fn_name}({params}):")
+    for j, node in enumerate(graph.nodes):
+        args = [names[a] for a in node.args]
+        lines.append(f"    {names[len(graph.inputs) + j]} = {_call(node, args, reference)}")
+    outs = ", ".join(names[o] for o in graph.outputs)
+    lines.append(f"    return ({outs},)")
+    return "\n".join(lines) + "\n"
+
+
+_counter = itertools.count()
+
+
+def compile_source(source: str, fn_name: str = "fn") -> Callable:
+    """Turn lowered source into a function, registered with linecache so tracers can read it."""
+    import torch
+    import torch.nn.functional as F
+
+    filename = f"<numfuzz-graph-{next(_counter)}>"
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    namespace: dict[str, Any] = {"torch": torch, "F": F}
+    exec(compile(source, filename, "exec"), namespace)
+    return namespace[fn_name]

@@ -1,0 +1,143 @@
+"""Edits of a whole Case (graph and exact input values) that the minimiser's passes propose.
+
+Every function returns a new, well-typed Case, or None when the edit does not make one.
+Input values are edited in float64 and rounded back to each input's dtype.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Callable
+
+import numpy as np
+import torch
+
+from numfuzz.corpus.case import Case
+from numfuzz.program.graph_edit import cut, normalize
+from numfuzz.program.ir import Graph, GraphError, TensorSpec
+from numfuzz.program.lowering import compile_source, lower
+from numfuzz.program.ops import infer_specs
+from numfuzz.program.values import bit_view, round_to, torch_dtype
+
+Samples = list[list[torch.Tensor]]
+
+
+def rebuild(case: Case, graph: Graph, samples: Samples) -> Case | None:
+    """A candidate from an edited graph and per-sample inputs: normalised, type-checked."""
+    try:
+        graph, kept = normalize(graph)
+        infer_specs(graph)
+    except (GraphError, IndexError, KeyError, TypeError):  # some shape rules trip on a rank-0 input
+        return None
+    rows = [[sample[i] for i in kept] for sample in samples]
+    for row in rows:
+        for tensor, spec in zip(row, graph.inputs):
+            if tuple(tensor.shape) != spec.shape or tensor.dtype != torch_dtype(spec.dtype):
+                return None
+    if not rows:
+        return None
+    return Case.from_tensors(graph, rows, case.target, provenance=case.provenance, extra=case.extra)
+
+
+def float64_inputs(case: Case) -> list[list[np.ndarray]]:
+    return [[t.to(torch.float64).numpy() for t in sample] for sample in case.tensors()]
+
+
+def all_values(case: Case) -> Samples:
+    """Eager values of every input and node, per sample, on the CPU: what a cut node is replaced by."""
+    g = case.graph
+    probe = Graph(g.inputs, g.nodes, tuple(range(len(g.inputs), g.n_values)))
+    fn = compile_source(lower(probe))
+    rows = []
+    with torch.no_grad():
+        for sample in case.tensors():
+            rows.append(list(sample) + [t.detach().clone() for t in fn(*sample)])
+    return rows
+
+
+def cut_nodes(case: Case, values: Samples, cut_set: set[int], extra_outputs: list[int] = ()) -> Case | None:
+    """Replace the nodes in `cut_set` by new inputs that hold their eager values."""
+    g = case.graph
+    try:
+        specs = infer_specs(g)
+        graph = cut(g, specs, cut_set, list(extra_outputs))
+    except GraphError:
+        return None
+    n_in = len(g.inputs)
+    rows = [row[:n_in] + [row[n_in + k] for k in sorted(cut_set)] for row in values]
+    return rebuild(case, graph, rows)
+
+
+def keep_samples(case: Case, indices: list[int]) -> Case | None:
+    rows = case.tensors()
+    return rebuild(case, case.graph, [rows[i] for i in indices])
+
+
+def stack_samples(case: Case) -> Case | None:
+    """One sample holding all of them along a new leading dim (inputs equal in every sample stay as they are)."""
+    rows = case.tensors()
+    if len(rows) < 2:
+        return None
+    merged, inputs = [], []
+    for i, spec in enumerate(case.graph.inputs):
+        column = [row[i] for row in rows]
+        if all(torch.equal(c.view(bit_view(spec.dtype)), column[0].view(bit_view(spec.dtype))) for c in column):
+            merged.append(column[0])
+            inputs.append(spec)
+        else:
+            merged.append(torch.stack(column))
+            inputs.append(TensorSpec((len(rows),) + spec.shape, spec.dtype))
+    return rebuild(case, Graph(tuple(inputs), case.graph.nodes, case.graph.outputs), [merged])
+
+
+def select(case: Case, members: list[tuple[int, int]], indices: list[int]) -> Case | None:
+    """Keep only `indices` along dim `d` of input `i`, for every (i, d) in `members`."""
+    index = torch.tensor(indices, dtype=torch.long)
+    inputs = list(case.graph.inputs)
+    for i, d in members:
+        if i >= len(inputs) or d >= len(inputs[i].shape) or not indices or max(indices) >= inputs[i].shape[d]:
+            return None
+    for i, d in members:
+        shape = list(inputs[i].shape)
+        shape[d] = len(indices)
+        inputs[i] = TensorSpec(tuple(shape), inputs[i].dtype)
+    rows = []
+    for sample in case.tensors():
+        row = list(sample)
+        for i, d in members:
+            row[i] = torch.index_select(row[i], d, index)
+        rows.append(row)
+    return rebuild(case, Graph(tuple(inputs), case.graph.nodes, case.graph.outputs), rows)
+
+
+def reshape_inputs(case: Case, shapes: dict[int, tuple[int, ...]]) -> Case | None:
+    inputs = list(case.graph.inputs)
+    for i, shape in shapes.items():
+        if i >= len(inputs) or math.prod(shape) != inputs[i].numel:
+            return None
+        inputs[i] = TensorSpec(tuple(shape), inputs[i].dtype)
+    rows = [[t.reshape(inputs[i].shape) for i, t in enumerate(sample)] for sample in case.tensors()]
+    return rebuild(case, Graph(tuple(inputs), case.graph.nodes, case.graph.outputs), rows)
+
+
+def map_inputs(case: Case, fn: Callable[[int, np.ndarray, TensorSpec], np.ndarray | None], dtypes: dict[int, str] | None = None) -> Case | None:
+    """New values `fn(input index, float64 values, new spec)` for every input (None leaves one as it is);
+    optionally new dtypes. The new values must be exactly representable in the (new) dtype, else no candidate.
+    """
+    inputs = [TensorSpec(s.shape, (dtypes or {}).get(i, s.dtype)) for i, s in enumerate(case.graph.inputs)]
+    rows = []
+    for sample in float64_inputs(case):
+        row = []
+        for i, (x, spec) in enumerate(zip(sample, inputs)):
+            y = fn(i, x, spec)
+            y = x if y is None else np.asarray(y, dtype=np.float64).reshape(spec.shape)
+            t = round_to(y, spec)
+            if not _same_float(t.to(torch.float64).numpy(), y):
+                return None
+            row.append(t)
+        rows.append(row)
+    return rebuild(case, Graph(tuple(inputs), case.graph.nodes, case.graph.outputs), rows)
+
+
+def _same_float(a: np.ndarray, b: np.ndarray) -> bool:
+    return bool(np.all((a == b) | (np.isnan(a) & np.isnan(b))))

@@ -1,0 +1,152 @@
+"""Minimise a finding on its target: the generic shrinker, with a predicate that recompiles each
+candidate and keeps it only when it shows the same finding (same signature).
+
+Costs, in compiles: one to confirm the finding here, at most one to locate its culprit op,
+then one per candidate the predicate judges (rejected candidates are remembered, not re-run).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Callable, Iterable
+
+from numfuzz.corpus.case import Case
+from numfuzz.corpus.store import save_case, write_atomic
+from numfuzz.judge.execute import Outcome, evaluate
+from numfuzz.judge.signature import Signature, locate, same_finding, symptom_of
+from numfuzz.program.ir import Graph
+from numfuzz.reduce.order import SIZE_FIELDS, size_key
+from numfuzz.reduce.schedule import SCHEDULE
+from numfuzz.reduce.shrinker import Check, Exhausted, ShrinkPass, Step, shrink
+from numfuzz.targets import Target
+
+DEFAULT_MAX_COMPILES = 400
+
+
+class CountingTarget:
+    """Wraps a target and counts how often it is asked to compile."""
+
+    def __init__(self, inner: Target):
+        self.inner = inner
+        self.name = inner.name
+        self.compiles = 0
+
+    def available(self) -> tuple[bool, str]:
+        return self.inner.available()
+
+    def prepare(self, fn: Callable, device: str) -> Callable:
+        self.compiles += 1
+        return self.inner.prepare(fn, device)
+
+    def final_trace(self, compiled: Callable) -> str | None:
+        return self.inner.final_trace(compiled)
+
+    def reset(self) -> None:
+        self.inner.reset()
+
+
+@dataclass
+class MinimizeResult:
+    original: Case
+    case: Case  # the minimised case; the original itself when the finding did not reproduce
+    reproduced: bool
+    compiles: int
+    signature: Signature | None = None
+    outcome: Outcome | None = None  # of the minimised case
+    steps: list[Step] = field(default_factory=list)
+    exhausted: bool = False  # the compile or time budget ran out before a fixpoint
+    detail: str = ""  # why it did not reproduce
+
+    def summary(self) -> str:
+        if not self.reproduced:
+            return f"not reproduced: {self.detail}"
+        before, after = size_key(self.original), size_key(self.case)
+        return (
+            f"{self.signature.text() if self.signature else '?'}: {before[0]} -> {after[0]} ops, "
+            f"{before[4]} -> {after[4]} input values, in {self.compiles} compiles" + (" (budget ran out)" if self.exhausted else "")
+        )
+
+
+Runner = Callable[[Graph, list], Outcome]  # evaluates a graph on samples, as `execute.evaluate` does
+
+
+def minimize_case(
+    case: Case,
+    target: Target,
+    device: str,
+    max_compiles: int = DEFAULT_MAX_COMPILES,
+    schedule: Iterable[ShrinkPass] = SCHEDULE,
+    max_seconds: float | None = None,
+    runner: Runner | None = None,
+) -> MinimizeResult:
+    """Shrink `case` on `target` to the smallest case that shows the same finding.
+
+    Each candidate runs in this process, or through `runner` (an isolated worker, for findings
+    that kill their process). Past `max_seconds` the smallest case so far is the result. Never
+    raises for what the target does; the original case is not modified.
+    """
+    counting = CountingTarget(target)
+    samples = case.tensors()
+    deadline = time.monotonic() + max_seconds if max_seconds is not None else math.inf
+
+    def run(graph: Graph, rows=samples) -> Outcome:
+        if runner is None:
+            return evaluate(graph, rows, counting, device)
+        counting.compiles += 1
+        return runner(graph, rows)
+
+    outcome = run(case.graph)
+    if not outcome.verdict.is_finding:
+        why = f"{target.name} on {device} gives {outcome.verdict.value}" + (f" ({outcome.detail})" if outcome.detail else "")
+        return MinimizeResult(case, case, False, counting.compiles, outcome=outcome, detail=why)
+    ops, dtype = locate(case.graph, outcome, run) if counting.compiles < max_compiles else ((), "")
+    signature = Signature(target.name, symptom_of(outcome), ops, dtype)
+    work = Case(case.graph, case.samples, target.name, [], dict(case.provenance), outcome.to_json(), {**case.extra, "signature": signature.to_json()})
+
+    def predicate(candidate: Case) -> Check:
+        if time.monotonic() > deadline:
+            raise Exhausted
+        before = counting.compiles
+        got = run(candidate.graph, candidate.tensors())
+        return Check(same_finding(signature, candidate.graph, got), got.to_json(), counting.compiles - before)
+
+    budget = max(max_compiles - counting.compiles, 0)
+    shrunk = shrink(work, predicate, schedule, max_cost=budget)
+    final = shrunk.case
+    if not signature.located:  # a crash or the like: name the ops that are left
+        signature = Signature(signature.target, signature.symptom, tuple(sorted({n.op for n in final.graph.nodes})), "")
+    original = case.extra.get("original") if isinstance(case.extra.get("original"), dict) else None
+    final.extra = {
+        **{k: v for k, v in case.extra.items() if k not in ("minimize", "original")},
+        "signature": signature.to_json(),
+        "original": original or {"hash": case.content_hash(), "case": case.to_json()},
+        "minimize": {
+            "compiles": counting.compiles,
+            "max_compiles": max_compiles,
+            "exhausted": shrunk.exhausted,
+            "isolated": runner is not None,
+            "device": device,
+            "from": dict(zip(SIZE_FIELDS, size_key(case))),
+            "to": dict(zip(SIZE_FIELDS, size_key(final))),
+            "spent": shrunk.spent,
+            "steps": [s.to_json() for s in shrunk.steps],
+            "when": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        },
+    }
+    final.provenance = dict(case.provenance)
+    final.recipes = []
+    return MinimizeResult(case, final, True, counting.compiles, signature, Outcome.from_json(final.result), shrunk.steps, shrunk.exhausted)
+
+
+def save_minimized(result: MinimizeResult, out: Path) -> Path:
+    """Write the minimised case to `out`: a .json file, or a folder (named by content hash there)."""
+    out = Path(out)
+    if out.suffix == ".json":
+        write_atomic(out, json.dumps(result.case.to_json(), indent=1, sort_keys=True, allow_nan=False) + "\n")
+        return out
+    return save_case(result.case, out)

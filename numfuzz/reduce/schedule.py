@@ -1,0 +1,40 @@
+"""The minimiser's schedule, as data: pass names in the order they run, and the passes by name.
+
+The shrinker runs the schedule round after round until no pass makes progress. To add a pass,
+write it (see `numfuzz.reduce.shrinker.ShrinkPass` for the rules it must keep), add it to
+PASSES and put its name where it belongs in SCHEDULE_NAMES: cheap, big cuts first.
+"""
+
+from __future__ import annotations
+
+from numfuzz.reduce.passes.graph import BypassNodes, CutNodes, DropOutputs, MergeInputs
+from numfuzz.reduce.passes.inputs import FocusWorst, ReduceSamples, ShrinkShapes, UnifyDtypes
+from numfuzz.reduce.passes.values import SimplifyValues
+from numfuzz.reduce.shrinker import ShrinkPass
+
+PASSES: dict[str, type] = {
+    cls.name: cls for cls in (DropOutputs, CutNodes, BypassNodes, MergeInputs, ReduceSamples, FocusWorst, ShrinkShapes, UnifyDtypes, SimplifyValues)
+}
+
+SCHEDULE_NAMES: tuple[str, ...] = (
+    "drop-outputs",  # one output: everything off its cone goes
+    "cut-nodes",  # the culprit alone, its producers replaced by their eager values
+    "bypass-nodes",
+    "merge-inputs",
+    "samples",  # the sample holding the worst element
+    "focus-worst",  # that element's value everywhere
+    "shapes",
+    "unify-dtypes",
+    "values",  # toward 0, +-1 and powers of two
+)
+
+
+def build_schedule(names: tuple[str, ...] = SCHEDULE_NAMES) -> tuple[ShrinkPass, ...]:
+    """Pass objects for `names`; an unknown name is a ValueError that lists the known ones."""
+    unknown = [n for n in names if n not in PASSES]
+    if unknown:
+        raise ValueError(f"unknown shrink passes {unknown}; known: {', '.join(PASSES)}")
+    return tuple(PASSES[n]() for n in names)
+
+
+SCHEDULE: tuple[ShrinkPass, ...] = build_schedule()

@@ -1,0 +1,1 @@
+"""Upstream-ready repros: a standalone script and an issue text in Markdown."""

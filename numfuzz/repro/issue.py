@@ -1,0 +1,155 @@
+"""The issue text: a short snippet in the style of a hand-written report, the error table, versions and trace."""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from numfuzz.corpus.case import Case, stored_signature
+from numfuzz.environment import device_name, versions
+from numfuzz.judge.execute import Outcome
+from numfuzz.judge.signature import Signature, flagged_output, severity, symptom_of
+from numfuzz.judge.verdicts import Verdict
+from numfuzz.program.lowering import lower
+from numfuzz.program.ops import infer_specs
+from numfuzz.repro.script import compile_call, error_table, tensor_literal, user_code_lines
+from numfuzz.targets import Target
+
+
+def snippet_source(case: Case, target: Target, device: str, imports: Sequence[str] = ()) -> str:
+    """A short snippet for the issue text, in the style of a hand-written report."""
+    compile_imports, compile_expr = compile_call(target)
+    same = lower(case.graph, reference=True) == lower(case.graph)
+    reference = (
+        "" if same else "\n\n# float64 reference: every op in float64; an explicit cast still rounds.\n" + lower(case.graph, "fn_fp64", reference=True).rstrip()
+    )
+    ref_name = "fn" if same else "fn_fp64"
+    rows = case.tensors()
+    names = [f"x{i}" for i in range(len(case.graph.inputs))]
+    if len(rows) == 1:
+        inputs = "\n".join(f"{n} = {tensor_literal(t, device)}" for n, t in zip(names, rows[0]))
+        inputs += f"\nsamples = [({', '.join(names)},)]"
+    else:
+        inputs = "samples = [\n" + "".join("    (" + ", ".join(tensor_literal(t, device) for t in row) + ",),\n" for row in rows) + "]"
+    return f"""import torch
+import torch.nn.functional as F
+{chr(10).join(compile_imports)}
+{user_code_lines(list(imports), fallback_here=False)}
+
+{lower(case.graph).rstrip()}{reference}
+
+
+{inputs}
+
+compiled = {compile_expr}
+for args in samples:
+    expected = {ref_name}(*[x.double() for x in args])
+    for who, f in (("eager", fn), ("compiled", compiled)):
+        errors = [(out.double() - ref).abs().max().item() for out, ref in zip(f(*args), expected)]
+        print(f"{{who:>8}}: greatest absolute difference from float64 per output: {{errors}}")
+"""
+
+
+def _culprit_call(case: Case, signature: Signature | None) -> str:
+    if signature and signature.ops:
+        return ", ".join(f"`{op}`" for op in signature.ops)
+    return ", ".join(f"`{op}`" for op in dict.fromkeys(n.op for n in case.graph.nodes)) or "the program"
+
+
+def title_of(case: Case, outcome: Outcome, signature: Signature | None) -> str:
+    what = _culprit_call(case, signature)
+    dtype = f" on {signature.dtype}" if signature and signature.dtype else ""
+    if outcome.verdict is Verdict.LESS_ACCURATE:
+        bits = severity(outcome)
+        return f"{case.target}: {what}{dtype} is less accurate than eager against float64 ({bits:.1f} bits lost)"
+    if outcome.verdict is Verdict.NONFINITE:
+        return f"{case.target}: {what}{dtype} gives inf/nan where eager and float64 are finite"
+    symptom = symptom_of(outcome)
+    _, _, exception = symptom.partition(":")
+    phrase = _PHRASES.get(outcome.verdict, outcome.verdict.value.replace("_", " "))
+    return f"{case.target}: {what} {phrase}" + (f" ({exception})" if exception else "")
+
+
+_PHRASES = {
+    Verdict.CRASH_COMPILE: "raises while compiling",
+    Verdict.CRASH_RUN: "raises when run again",
+    Verdict.MISMATCH: "returns another shape or dtype than eager",
+    Verdict.NONDETERMINISTIC: "gives different results on the same inputs",
+    Verdict.TIMEOUT: "hangs",
+    Verdict.OOM: "runs out of memory",
+    Verdict.SEGFAULT: "kills the process (SIGSEGV)",
+    Verdict.ABORT: "aborts the process",
+    Verdict.EQUAL: "is as accurate as eager here (no finding)",
+    Verdict.MORE_ACCURATE: "is more accurate than eager here (no finding)",
+}
+
+
+def _outcome_tables(outcome: Outcome) -> str:
+    if not outcome.outputs:
+        return f"{outcome.verdict.value}: {outcome.detail}"
+    return "\n\n".join(
+        error_table(o.index, o.dtype, o.elements, [
+            ("eager", o.eager_max_ulp, o.eager_mean_ulp, o.eager_max_abs, o.eager_max_rel),
+            ("compiled", o.target_max_ulp, o.target_mean_ulp, o.target_max_abs, o.target_max_rel),
+        ]) + f"\n{'':>10}worse on {o.worse} elements, better on {o.better}: {o.verdict}"
+        for o in outcome.outputs
+    )  # fmt: skip
+
+
+def _what_happens(outcome: Outcome) -> str:
+    if not outcome.verdict.is_finding:
+        return f"is no finding here: {outcome.verdict.value}."
+    if flagged_output(outcome) is not None:
+        return f"is further from the float64 reference than eager PyTorch is ({outcome.verdict.value})."
+    return f"fails ({outcome.verdict.value}): {outcome.detail}"
+
+
+def issue_markdown(case: Case, outcome: Outcome, snippet: str, script: str, device: str, trace: str | None = None) -> str:
+    signature = stored_signature(case)
+    title = title_of(case, outcome, signature)
+    v = versions()
+    n_values = sum(t.numel() for sample in case.tensors() for t in sample)
+    specs = infer_specs(case.graph)
+    program = ", ".join(f"{n.op} -> {specs[len(case.graph.inputs) + k].dtype}" for k, n in enumerate(case.graph.nodes))
+    lines = [
+        f"# {title}",
+        "",
+        "## Bug",
+        "",
+        f"Compiled with `{case.target}`, this {len(case.graph.nodes)}-op program ({program}) on {n_values} input value{'s' * (n_values != 1)} "
+        + _what_happens(outcome),
+        "Errors are in ULPs of the output dtype; the reference runs every op in float64 and rounds only at explicit casts.",
+        "",
+        "## To reproduce",
+        "",
+        "```python",
+        snippet.rstrip(),
+        "```",
+        "",
+        "## Errors against float64",
+        "",
+        "```",
+        _outcome_tables(outcome),
+        "```",
+        "",
+        "<details><summary>Standalone script that asserts it (prints the table above, fails while the compiled result is less accurate)</summary>",
+        "",
+        "```python",
+        script.rstrip(),
+        "```",
+        "",
+        "</details>",
+    ]
+    if trace:
+        lines += ["", "## Final execution trace", "", "```python", trace.rstrip(), "```"]
+    lines += [
+        "",
+        "## Environment",
+        "",
+        f"- torch {v['torch']}, thunder {v['thunder']}, python {v['python']}",
+        f"- device: {device_name(device)}",
+    ]
+    notes = case.extra.get("minimize")
+    if isinstance(notes, dict) and isinstance(notes.get("from"), dict):
+        lines += ["", f"Found by numfuzz and minimised from {notes['from'].get('nodes')} ops and {notes['from'].get('scalars')} input values "
+                  f"in {notes.get('compiles')} compiles (signature `{signature.text() if signature else '?'}`)."]  # fmt: skip
+    return "\n".join(lines) + "\n"

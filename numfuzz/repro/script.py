@@ -1,0 +1,191 @@
+"""The standalone repro script.
+
+The script needs only torch and thunder (numpy comes with thunder), plus the user's module when
+the target's executors came from `--import`. It holds `fn` and its float64 reference exactly as
+`numfuzz.program.lowering.lower` writes them, the inputs as exact literals, and numfuzz's verdict
+rule copied from `numfuzz.judge.oracle` at writing time (source and constants), so that its final
+assertion fails exactly when numfuzz's oracle says the compiled result is less accurate than eager.
+Each target emits its own compile call (`repro_source`), so nothing here knows the targets.
+"""
+
+from __future__ import annotations
+
+import inspect
+import math
+from pathlib import Path
+from typing import Sequence
+
+import torch
+
+from numfuzz.corpus.case import Case
+from numfuzz.judge import oracle
+from numfuzz.program import dtypes
+from numfuzz.program.dtypes import TORCH_DTYPES
+from numfuzz.program.lowering import lower
+from numfuzz.program.values import dtype_name
+from numfuzz.targets import Target
+
+
+class ReproError(ValueError):
+    """No standalone repro can be written for this case (one line for the user)."""
+
+
+# Shared by the script and the issue text, so that both print the same table.
+TABLE_SOURCE = '''\
+def error_table(k, dtype, elements, rows):
+    """rows: (who, max ulp, mean ulp, max abs, max rel) against the float64 reference."""
+    lines = [f"output {k} ({dtype}, {elements} element{'s' * (elements != 1)}): error against the float64 reference",
+             f"{'':>10}{'max ulp':>11}{'mean ulp':>11}{'max abs':>11}{'max rel':>11}"]
+    for who, *numbers in rows:
+        lines.append(f"{who:>10}" + "".join(f"{x:>11.4g}" for x in numbers))
+    return "\\n".join(lines)
+'''
+
+
+_table_namespace: dict = {}
+exec(TABLE_SOURCE, _table_namespace)
+error_table = _table_namespace["error_table"]
+
+
+def _float_literal(x: float) -> str:
+    if math.isnan(x):
+        return "math.nan"
+    if math.isinf(x):
+        return "math.inf" if x > 0 else "-math.inf"
+    return repr(x)
+
+
+def _nested(values: list | float) -> str:
+    if isinstance(values, list):
+        return "[" + ", ".join(_nested(v) for v in values) + "]"
+    return _float_literal(values)
+
+
+def tensor_literal(t: torch.Tensor, device: str | None = None) -> str:
+    """Source that rebuilds `t` exactly (NaN payloads aside): every value of t is exact in float64."""
+    dtype = TORCH_DTYPES[dtype_name(t.dtype)]
+    where = f", device={device!r}" if device else ""
+    values = t.detach().to("cpu", torch.float64)
+    flat = values.reshape(-1)
+    if flat.numel() > 1 and bool((flat.view(torch.int64) == flat[0].view(torch.int64)).all()):
+        return f"torch.full({tuple(t.shape)!r}, {_float_literal(float(flat[0]))}, dtype={dtype}{where})"
+    return f"torch.tensor({_nested(values.tolist())}, dtype={dtype}{where})"
+
+
+def compile_call(target: Target) -> tuple[list[str], str]:
+    """(import lines, expression) that compile `fn` as `target` does: the target says how itself."""
+    emit = getattr(target, "repro_source", None)
+    if not callable(emit):
+        raise ReproError(f"no standalone repro for target {target.name!r}: give it a repro_source() method")
+    return emit()
+
+
+def _guard(target: Target) -> str:
+    """Script lines that fail clearly (not with an assertion) when the target cannot exist there."""
+    guard = getattr(target, "repro_guard", None)
+    return guard() if callable(guard) else ""
+
+
+def user_code_lines(imports: Sequence[str], fallback_here: bool) -> str:
+    """Lines that import the user's modules (which register the executors under test)."""
+    if not imports:
+        return ""
+    lines = ["", "# The executors under test are registered by the reporter's code:"]
+    folders = [str(Path(spec).parent) for spec in imports if spec.endswith(".py")]
+    if folders:
+        here = ["str(pathlib.Path(__file__).resolve().parent)"] if fallback_here else []
+        lines += ["import pathlib, sys" if fallback_here else "import sys",
+                  "sys.path[:0] = [" + ", ".join([repr(f) for f in dict.fromkeys(folders)] + here) + "]"]  # fmt: skip
+    for spec in imports:
+        name = Path(spec).stem if spec.endswith(".py") else spec
+        lines.append(f"import {name}  # noqa: E402,F401")
+    return "\n".join(lines) + "\n"
+
+
+def _rule_source() -> str:
+    constants = [f"{name} = {value!r}" for name, value in vars(oracle).items() if name.isupper() and isinstance(value, (int, float))]
+    formats = "".join(f"\n    {TORCH_DTYPES[name]}: {fmt!r}," for name, fmt in dtypes.FORMATS.items())
+    parts = [
+        "\n".join(constants),
+        inspect.getsource(dtypes.FloatFormat),
+        f"FORMATS = {{{formats}\n}}",
+        *(inspect.getsource(f) for f in (oracle.ulp, oracle.ulp_error, oracle.noise_floor, oracle._worse_than, oracle._max, oracle._mean)),
+    ]
+    return "\n\n".join(p.strip() + "\n" for p in parts)
+
+
+def script_source(case: Case, target: Target, device: str, imports: Sequence[str] = (), title: str = "") -> str:
+    """The standalone repro script for `case` compiled by `target` on `device`."""
+    compile_imports, compile_expr = compile_call(target)
+    samples = ",\n".join("    (" + "".join(tensor_literal(t) + ", " for t in sample).rstrip(" ") + ")" for sample in case.tensors())
+    return f'''"""{title or "numfuzz repro"}
+
+Standalone repro written by numfuzz. It runs `fn` in eager PyTorch and compiled with
+`{compile_expr}`,
+compares both with a float64 reference element by element, in ULPs of the output dtype,
+and fails with an AssertionError while the compiled result is less accurate than eager.
+"""
+
+import math
+from dataclasses import dataclass
+
+import numpy as np  # installed with thunder
+import torch
+import torch.nn.functional as F
+{chr(10).join(compile_imports)}
+{user_code_lines(list(imports), fallback_here=True)}
+DEVICE = {device!r}
+
+
+{lower(case.graph)}
+
+# The float64 reference: the same program, every op in float64; an explicit cast still rounds.
+{lower(case.graph, fn_name="fn_fp64", reference=True)}
+
+# The inputs, exactly as found: one tuple per sample.
+samples = [
+{samples},
+]
+
+{_guard(target)}compiled = {compile_expr}
+
+# ---- numfuzz's verdict rule, copied from numfuzz/oracle.py when this file was written ----
+{_rule_source()}
+
+{TABLE_SOURCE}
+
+def flat(runs, k):
+    return np.concatenate([run[k].detach().to("cpu", torch.float64).reshape(-1).numpy() for run in runs])
+
+
+with torch.no_grad():
+    inputs = [[x.to(DEVICE) for x in sample] for sample in samples]
+    eager = [fn(*xs) for xs in inputs]
+    got = [compiled(*xs) for xs in inputs]
+    again = compiled(*inputs[0])
+    reference = [fn_fp64(*[x.to(torch.float64) for x in sample]) for sample in samples]
+
+for e, g in zip(eager[0], got[0]):
+    assert g.dtype == e.dtype and g.shape == e.shape, f"compiled gives {{g.dtype}}{{tuple(g.shape)}}, eager {{e.dtype}}{{tuple(e.shape)}}"
+for a, b in zip(got[0], again):
+    assert torch.equal(a.nan_to_num(0.0), b.nan_to_num(0.0)) and torch.equal(a.isnan(), b.isnan()), "two runs on the same inputs differ"
+
+less_accurate = []
+for k in range(len(eager[0])):
+    fmt = FORMATS[eager[0][k].dtype]
+    ref, e, t = flat(reference, k), flat(eager, k), flat(got, k)
+    keep = np.isfinite(ref) & (np.abs(ref) <= fmt.max_value)
+    ref, e, t = ref[keep], e[keep], t[keep]
+    e_err, t_err = ulp_error(e, ref, fmt), ulp_error(t, ref, fmt)
+    with np.errstate(invalid="ignore", over="ignore"):
+        e_abs, t_abs = np.abs(e - ref), np.abs(t - ref)
+        scale = np.maximum(np.abs(ref), np.finfo(np.float64).tiny)
+    both = np.isfinite(e_err) & np.isfinite(t_err)
+    rows = [(who, _max(err), _mean(err[both]), _max(dev), _max(dev / scale)) for who, err, dev in (("eager", e_err, e_abs), ("compiled", t_err, t_abs))]
+    print(error_table(k, fmt.name, ref.size, rows))
+    if (np.isfinite(e) & ~np.isfinite(t)).any() or _worse_than(t_err, e_err, noise_floor(fmt)):
+        less_accurate.append(k)
+
+assert not less_accurate, f"the compiled result is less accurate than eager on output(s) {{less_accurate}}"
+print("OK: the compiled result is at least as accurate as eager")
+'''

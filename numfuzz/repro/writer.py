@@ -1,0 +1,41 @@
+"""Run a case once and write its repro script and issue text beside each other."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Sequence
+
+from numfuzz.corpus.case import Case, stored_signature
+from numfuzz.corpus.store import write_atomic
+from numfuzz.judge.execute import Outcome
+from numfuzz.repro.issue import issue_markdown, snippet_source, title_of
+from numfuzz.repro.script import script_source
+from numfuzz.targets import Target
+
+
+@dataclass
+class ReproFiles:
+    script: Path
+    issue: Path
+    outcome: Outcome
+
+
+def write_repro(case: Case, target: Target, device: str, out_dir: Path, imports: Sequence[str] = (), outcome: Outcome | None = None) -> ReproFiles:
+    """Run the case once (one compile, for its errors and trace) and write repro_<id>.py and issue_<id>.md.
+
+    A given `outcome` (from an isolated run of a case that kills its process) skips the run.
+    """
+    from numfuzz.corpus.make import run_case
+
+    if outcome is None:
+        outcome = run_case(case, target, device, want_trace=True)
+    signature = stored_signature(case)
+    script = script_source(case, target, device, imports, title_of(case, outcome, signature))
+    stem = case.content_hash()[:12]
+    out_dir = Path(out_dir)
+    script_path, issue_path = out_dir / f"repro_{stem}.py", out_dir / f"issue_{stem}.md"
+    write_atomic(script_path, script)
+    snippet = snippet_source(case, target, device, imports)
+    write_atomic(issue_path, issue_markdown(case, outcome, snippet, script, device, outcome.trace))
+    return ReproFiles(script_path, issue_path, outcome)

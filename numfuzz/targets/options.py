@@ -1,0 +1,35 @@
+"""Target options written after the family's argument: `k=v,k2=v2`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from numfuzz.targets.protocol import TargetError
+
+
+def parse_options(text: str) -> dict[str, Any]:
+    """`k=v,k2=v2` with v as bool, int, float or str."""
+    options: dict[str, Any] = {}
+    for item in filter(None, text.split(",")):
+        key, sep, raw = item.partition("=")
+        if not sep or not key:
+            raise TargetError(f"bad option {item!r}: expected key=value")
+        low = raw.lower()
+        value: Any = raw
+        if low in ("true", "false", "1", "0", "yes", "no"):
+            value = low in ("true", "1", "yes")
+        else:
+            for cast in (int, float):
+                try:
+                    value = cast(raw)
+                    break
+                except ValueError:
+                    continue
+        options[key] = value
+    return options
+
+
+def reset_dynamo() -> None:
+    import torch
+
+    torch._dynamo.reset()

@@ -1,0 +1,33 @@
+"""The target protocol: what every compiler family provides, and its error."""
+
+from __future__ import annotations
+
+from typing import Callable, Protocol
+
+
+class TargetError(ValueError):
+    """An unknown or malformed target spec."""
+
+
+class Target(Protocol):
+    """A way to compile a program. Implementations are small objects, one module per compiler family."""
+
+    name: str  # the spec it was resolved from
+
+    def available(self) -> tuple[bool, str]:
+        """Whether it can run here, and why not."""
+
+    def prepare(self, fn: Callable, device: str) -> Callable:
+        """Wrap `fn`; compiling may happen on the first call."""
+
+    def final_trace(self, compiled: Callable) -> str | None:
+        """The final execution trace of the last call, when the target has one."""
+
+    def reset(self) -> None:
+        """Drop compile caches between cases, so memory stays flat."""
+
+    def repro_source(self) -> tuple[list[str], str]:
+        """For standalone repro scripts: (import lines, an expression that compiles `fn` as `prepare` does)."""
+
+    def repro_guard(self) -> str:
+        """Script lines run before compiling, that fail clearly when the target cannot exist there ("" for none)."""

@@ -1,0 +1,88 @@
+"""Lightning Thunder: `thunder.jit` with an executor list and options, or Thunder as torch.compile's backend."""
+
+from __future__ import annotations
+
+import importlib.util
+from typing import Callable
+
+from numfuzz.targets.options import parse_options, reset_dynamo
+from numfuzz.targets.protocol import TargetError
+
+NVFUSER_WHY = "nvFuser needs CUDA and the nvfuser package (pip install 'numfuzz[nvfuser]')"
+
+
+class Thunder:
+    """`thunder.jit` with an executor list and options: thunder:nvfuser,torch:nv_enable_linear=1"""
+
+    def __init__(self, arg: str | None, fx: bool = False):
+        self.fx = fx
+        executors, _, opts = (arg or "").partition(":")
+        self.executors = [e for e in executors.split(",") if e] or (["torchcompile"] if not fx else [])
+        self.options = parse_options(opts)
+        self.name = ("thunderfx" if fx else "thunder") + (f":{arg}" if arg else "")
+
+    def available(self) -> tuple[bool, str]:
+        if importlib.util.find_spec("thunder") is None:
+            return False, "lightning-thunder is not installed"
+        try:
+            self._executor_objects()
+        except TargetError as exc:
+            return False, str(exc)
+        return True, ""
+
+    def _executor_objects(self) -> list:
+        from thunder.extend import get_executor
+
+        found = []
+        for name in self.executors:
+            ex = get_executor(name)
+            if ex is None:
+                if name == "nvfuser":
+                    raise TargetError(f"executor 'nvfuser' is not registered: {NVFUSER_WHY}")
+                raise TargetError(f"thunder has no executor {name!r} (register it with thunder.extend, via --import)")
+            found.append(ex)
+        return found
+
+    def prepare(self, fn: Callable, device: str) -> Callable:
+        executors = self._executor_objects()
+        if self.fx:
+            from thunder.dynamo import thunderfx
+
+            kwargs = dict(self.options)
+            if executors:
+                kwargs["executors"] = executors
+            return thunderfx(fn, **kwargs)
+        import thunder
+
+        return thunder.jit(fn, executors=executors, **self.options)
+
+    def final_trace(self, compiled: Callable) -> str | None:
+        try:
+            if self.fx:
+                traces = compiled.last_traces
+                return "\n\n".join(str(t[-1]) for t in traces if t) if traces else None
+            import thunder
+
+            return str(thunder.last_traces(compiled)[-1])
+        except Exception:  # a trace is a courtesy for issue texts; never fail a case over it
+            return None
+
+    def reset(self) -> None:
+        reset_dynamo()
+
+    def repro_source(self) -> tuple[list[str], str]:
+        executors = "[" + ", ".join(f"get_executor({name!r})" for name in self.executors) + "]"
+        options = "".join(f", {k}={v!r}" for k, v in self.options.items())
+        if self.fx:
+            args = f", executors={executors}" if self.executors else ""
+            return ["from thunder.dynamo import thunderfx", "from thunder.extend import get_executor"], f"thunderfx(fn{args}{options})"
+        return ["import thunder", "from thunder.extend import get_executor"], f"thunder.jit(fn, executors={executors}{options})"
+
+    def repro_guard(self) -> str:
+        if not self.executors:
+            return ""
+        return (
+            f"missing = [name for name in {tuple(self.executors)!r} if get_executor(name) is None]\n"
+            "if missing:  # not the bug: the code that registers these executors was not imported\n"
+            '    raise RuntimeError(f"thunder has no executor {missing}")\n\n'
+        )

@@ -1,0 +1,16 @@
+"""Paths and small helpers shared by the tests; import it as `helpers`."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PLANTED_BUGS = ROOT / "examples" / "planted_bugs.py"
+PLANTED_CRASHES = str(ROOT / "examples" / "planted_crashes.py")
+SEEDS = ROOT / "corpus" / "seeds"
+FINDINGS = ROOT / "corpus" / "findings"
+
+
+def read_json(path: Path) -> dict:
+    return json.loads(Path(path).read_text())

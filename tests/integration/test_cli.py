@@ -1,0 +1,36 @@
+from helpers import SEEDS
+
+
+def test_missing_file_unknown_target_and_bad_import_exit_2(cli, tmp_path):
+    for args, message in [
+        (("replay", tmp_path / "nope.json"), "no such file"),
+        (("replay", SEEDS / "silu-mul-bf16.json", "--target", "tvm"), "unknown target"),
+        (("replay", SEEDS / "silu-mul-bf16.json", "--import", tmp_path / "missing.py"), "no such file"),
+        (("replay", SEEDS / "silu-mul-bf16.json", "--import", "no_such_module_xyz"), "No module named"),
+        (("fuzz", "--target", "thunder:torch"), "budget"),
+        (("fuzz", "--target", "thunder:nope", "--graphs", "1"), "unavailable"),
+    ]:
+        result = cli(*args)
+        assert result.exit_code == 2, (args, result.output)
+        assert message in result.output and "Traceback" not in result.output
+
+
+def test_replay_of_a_benign_seed_exits_0(cli):
+    result = cli("replay", SEEDS / "silu-mul-bf16.json", "--target", "thunder:torch")
+    assert result.exit_code == 0
+    assert "verdict: equal" in result.output and "max ulp" in result.output
+
+
+def test_targets_lists_families_with_availability(cli):
+    result = cli("targets")
+    assert result.exit_code == 0
+    for name in ("eager", "thunder:torchcompile", "inductor", "thunderfx", "thunder:nvfuser"):
+        assert name in result.output
+
+
+def test_import_registers_executor_as_target(cli, planted_bugs):
+    result = cli("targets", "--import", planted_bugs)
+    assert result.exit_code == 0
+    result = cli("fuzz", "--import", planted_bugs, "--target", "thunder:bug_expm1", "--graphs", "2")
+    assert result.exit_code == 0, result.output
+    assert "thunder:bug_expm1" in result.output

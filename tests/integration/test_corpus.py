@@ -1,0 +1,69 @@
+"""Corpus files: committed seeds replay with their recorded verdicts; bad files fail cleanly."""
+
+import json
+
+import pytest
+from helpers import SEEDS
+
+from numfuzz.corpus.case import SCHEMA_VERSION, CaseError
+from numfuzz.corpus.make import make_case, run_case
+from numfuzz.corpus.store import load_case, save_case
+from numfuzz.judge.verdicts import Verdict
+from numfuzz.program.ir import Graph, Node
+from numfuzz.targets import resolve
+
+SEED_FILES = sorted(SEEDS.glob("*.json"))
+# Every committed case: the seeds, and real findings kept as regression cases.
+COMMITTED = sorted(SEEDS.parent.rglob("*.json"))
+
+
+def test_seed_corpus_is_complete():
+    assert {p.stem for p in SEED_FILES} == {"qwen2-mlp-bf16", "silu-mul-bf16", "rope-fp32", "rope-bf16"}
+    assert len(COMMITTED) > len(SEED_FILES)
+
+
+@pytest.mark.parametrize("path", COMMITTED, ids=lambda p: f"{p.parent.name}/{p.stem}")
+def test_committed_case_replays_with_recorded_verdict(path):
+    case = load_case(path)
+    outcome = run_case(case, resolve(case.target), "cpu")
+    assert outcome.verdict.value == case.result["verdict"]
+
+
+@pytest.mark.parametrize("path", SEED_FILES, ids=lambda p: p.stem)
+def test_fused_upcasts_are_never_flagged_by_inductor(path):
+    outcome = run_case(load_case(path), resolve("inductor"), "cpu")
+    assert outcome.verdict in (Verdict.MORE_ACCURATE, Verdict.EQUAL)
+
+
+def test_save_is_named_by_content_and_leaves_no_temporaries(tmp_path):
+    case = make_case(5, "eager", 2)
+    path = save_case(case, tmp_path)
+    assert path.name == case.content_hash()[:16] + ".json"
+    assert [p.name for p in tmp_path.iterdir()] == [path.name]
+    again = load_case(path)
+    assert again.samples == case.samples and again.graph == case.graph
+    assert again.provenance["seed"] == 5 and {"numfuzz", "torch", "thunder"} <= set(again.provenance)
+
+
+@pytest.mark.parametrize(
+    "mutate, message",
+    [
+        (lambda text: text[: len(text) // 2], "not valid JSON"),
+        (lambda text: "[1, 2]", "top level"),
+        (lambda text: text.replace(f'"schema": {SCHEMA_VERSION}', '"schema": 99'), "newer than this numfuzz"),
+        (lambda text: text.replace('"op": "neg"', '"op": "frobnicate"'), "unknown op"),
+        (lambda text: json.dumps({**json.loads(text), "samples": [["AAAA"] * len(json.loads(text)["samples"][0])]}), "holds"),
+    ],
+)
+def test_bad_case_files_fail_with_one_line(cli, tmp_path, mutate, message):
+    case = make_case(5, "eager", 1)
+    # Append a neg node so that the unknown-op mutation has something to rename.
+    case.graph = Graph(case.graph.inputs, case.graph.nodes + (Node.make("neg", [0]),), case.graph.outputs)
+    path = save_case(case, tmp_path)
+    path.write_text(mutate(path.read_text()))
+    result = cli("replay", path)
+    assert result.exit_code == 2
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and message in lines[0] and "Traceback" not in result.output
+    with pytest.raises(CaseError):
+        load_case(path).tensors()

@@ -1,0 +1,58 @@
+import pytest
+import torch
+from helpers import SEEDS
+
+from numfuzz.campaign.loop import CampaignConfig, run_campaign
+from numfuzz.corpus.make import run_case
+from numfuzz.corpus.store import load_case
+from numfuzz.judge.verdicts import Verdict
+from numfuzz.targets import TargetError, resolve
+from numfuzz.targets.options import parse_options
+
+
+def test_unknown_family_is_an_error():
+    with pytest.raises(TargetError, match="unknown target"):
+        resolve("tvm")
+
+
+def test_unknown_thunder_executor_is_unavailable_with_a_reason():
+    ok, why = resolve("thunder:no_such_executor").available()
+    assert not ok and "no_such_executor" in why
+
+
+def test_options_parse():
+    assert parse_options("nv_enable_linear=1,mode=max-autotune,x=2.5") == {"nv_enable_linear": True, "mode": "max-autotune", "x": 2.5}
+    with pytest.raises(TargetError):
+        parse_options("novalue")
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="CUDA is present: nvFuser may be available")
+def test_nvfuser_says_why_it_is_unavailable_without_cuda():
+    ok, why = resolve("thunder:nvfuser").available()
+    assert not ok and "CUDA" in why
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="nvFuser needs CUDA")
+def test_nvfuser_runs_a_seed_case():
+    target = resolve("thunder:nvfuser")
+    ok, why = target.available()
+    if not ok:
+        pytest.skip(why)
+    outcome = run_case(load_case(SEEDS / "silu-mul-bf16.json"), target, "cuda")
+    assert outcome.verdict in (Verdict.MORE_ACCURATE, Verdict.EQUAL)
+
+
+def test_thunder_torch_executor_finds_nothing():
+    # thunder with the torch executor calls the same kernels as eager: bit-identical.
+    summary = run_campaign(CampaignConfig(targets=[resolve("thunder:torch")], graphs=36, seed=3, samples=4))
+    counts = summary.verdicts["thunder:torch"]
+    assert sum(counts[v.value] for v in Verdict if v.is_finding) == 0, counts
+    assert counts["equal"] > 20
+
+
+@pytest.mark.parametrize("spec", ["thunder:torchcompile", "inductor", "thunderfx"])
+def test_compilers_run_a_case_and_keep_the_verdict_benign(spec):
+    outcome = run_case(load_case(SEEDS / "silu-mul-bf16.json"), resolve(spec), "cpu", want_trace=True)
+    assert outcome.verdict in (Verdict.MORE_ACCURATE, Verdict.EQUAL), outcome.detail
+    if spec.startswith("thunder:"):
+        assert "def computation" in outcome.trace

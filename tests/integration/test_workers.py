@@ -1,0 +1,150 @@
+"""Crash and hang isolation: planted executors that kill, hang, raise or poison become findings.
+
+Uses Thunder's cheap torch executor path (examples/planted_crashes.py claims torch.tanh, and the
+generator draws only tanh), so each case costs a fraction of a second; worker restarts dominate.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+from helpers import PLANTED_CRASHES
+
+from numfuzz.campaign.loop import CampaignConfig, run_campaign
+from numfuzz.campaign.pool import Pool, Task, WorkerStartError
+from numfuzz.campaign.worker import serve
+from numfuzz.corpus.store import iter_cases, load_case
+from numfuzz.judge.verdicts import Verdict
+from numfuzz.program.generator import GenConfig
+
+TANH_ONLY = GenConfig(max_nodes=3, max_dim=4, ops=("tanh",))
+EXPECTED = {
+    "thunder:crash_segv": Verdict.SEGFAULT,
+    "thunder:crash_abort": Verdict.ABORT,
+    "thunder:crash_hang": Verdict.TIMEOUT,
+    "thunder:crash_raise": Verdict.CRASH_COMPILE,  # raised on the first call, which compiles
+    "thunder:crash_nan": Verdict.NONFINITE,
+    "thunder:crash_oom": Verdict.OOM,
+}
+
+
+def test_every_planted_crash_is_a_finding_and_the_campaign_completes(tmp_path):
+    config = CampaignConfig(
+        targets=list(EXPECTED),
+        graphs=2,
+        corpus=tmp_path,
+        samples=4,
+        gen=TANH_ONLY,
+        workers=2,
+        case_timeout=8.0,
+        first_case_grace=0.0,
+        memory_limit=1536 * 2**20,  # the hog's allocations fail here, long before the machine's limit
+        imports=(PLANTED_CRASHES,),
+        minimize=False,
+        progress=False,
+    )
+    summary = run_campaign(config)
+
+    assert summary.graphs_done == 2 and not summary.interrupted
+    for target, verdict in EXPECTED.items():
+        assert dict(summary.stats.verdicts[target]) == {verdict.value: 2}, target
+    saved = [load_case(p) for p in iter_cases(tmp_path / "findings")]
+    assert sorted((c.target, c.result["verdict"]) for c in saved) == sorted((t, v.value) for t, v in EXPECTED.items() for _ in range(2))
+    by_target = {c.target: c for c in saved}
+    assert "Segmentation fault" in by_target["thunder:crash_segv"].extra["worker_log"]
+    assert "SIGABRT" in by_target["thunder:crash_abort"].result["detail"]
+    assert "can't allocate memory" in by_target["thunder:crash_oom"].result["detail"]
+    for case in saved:  # rebuilt or reported, every finding is a whole case that can be replayed
+        assert case.tensors() and case.extra["campaign"]["index"] in (0, 1)
+    restarts = summary.stats.restarts
+    assert restarts["segfault"] == 2 and restarts["abort"] == 2 and restarts["timeout"] == 2
+    assert summary.stats.coverage["thunder:crash_nan"]["tanh"] == 2
+    lines = (summary.directory / "fuzzer_stats").read_text().splitlines()
+    stats = {k.strip(): v.strip() for k, v in (line.split(" : ", 1) for line in lines)}
+    assert stats["findings_segfault"] == "2" and stats["findings"] == "12" and stats["graphs_done"] == "2"
+    assert (summary.directory / "numfuzz.log").read_text().count("finding:") == 12
+
+
+def _settings(tmp_path: Path, targets: list[str], **extra) -> dict:
+    return {
+        "targets": targets,
+        "imports": [PLANTED_CRASHES],
+        "device": "cpu",
+        "samples": 4,
+        "gen": {"max_nodes": 3, "max_dim": 4, "ops": ("tanh",)},
+        **extra,
+    }
+
+
+def _run_one(pool: Pool, task: Task, limit_s: float = 120.0) -> list:
+    deadline = time.monotonic() + limit_s
+    events = []
+    while time.monotonic() < deadline:
+        idle = pool.idle()
+        if idle and task is not None:
+            pool.dispatch(idle[0], task)
+            task = None
+        events += pool.poll(0.2)
+        if task is None and any(e.kind in ("reply", "lost") for e in events):
+            return events
+    raise AssertionError("no answer from the pool")
+
+
+def test_rss_watchdog_kills_a_memory_hog_without_an_address_space_limit(tmp_path):
+    # No RLIMIT_AS here (as on GPUs): the parent's watchdog must catch the growth.
+    pool = Pool(1, _settings(tmp_path, ["thunder:crash_oom", "thunder:torch"]), tmp_path, memory_limit=1536 * 2**20, entry=serve)
+    try:
+        events = _run_one(pool, Task("case", 0, 1, "thunder:crash_oom", timeout=60.0))
+        lost = [e.lost for e in events if e.kind == "lost"]
+        assert len(lost) == 1 and lost[0].verdict is Verdict.OOM
+        assert "passed the limit" in lost[0].detail
+        # the pool replaced the worker, and the replacement serves the next case
+        events = _run_one(pool, Task("case", 1, 2, "thunder:torch", timeout=60.0))
+        replies = [e.reply for e in events if e.kind == "reply"]
+        assert len(replies) == 1 and replies[0]["outcome"]["verdict"] in ("equal", "more_accurate")
+    finally:
+        pool.close()
+
+
+def test_workers_that_cannot_start_stop_the_campaign_with_one_line(tmp_path):
+    settings = _settings(tmp_path, ["thunder:torch"])
+    settings["imports"] = ["numfuzz_no_such_module"]
+    with pytest.raises(WorkerStartError, match="workers cannot start: ModuleNotFoundError"):
+        pool = Pool(1, settings, tmp_path, entry=serve)
+        try:
+            deadline = time.monotonic() + 120
+            while time.monotonic() < deadline:
+                pool.poll(0.2)
+        finally:
+            pool.close()
+
+
+def test_a_worker_that_grew_too_much_is_replaced_without_losing_a_case(tmp_path):
+    config = CampaignConfig(
+        targets=["thunder:torch"], graphs=3, corpus=tmp_path, samples=2, gen=TANH_ONLY, workers=1,
+        recycle_growth=0, minimize=False, progress=False,
+    )  # fmt: skip
+    summary = run_campaign(config)
+    assert summary.graphs_done == 3 and summary.stats.cases == 3 and summary.stats.errors == 0
+    restarts = summary.stats.restarts
+    assert set(restarts) == {"recycled"} and restarts["recycled"] >= 2  # a zero allowance: a fresh worker per case
+    assert not any(v for v in summary.stats.by_symptom().values())
+
+
+def test_recycling_measures_growth_from_the_warm_level_not_the_first_case():
+    from numfuzz.campaign.defaults import WARMUP_CASES
+    from numfuzz.campaign.recycle import RecyclePolicy
+
+    mib = 2**20
+    policy = RecyclePolicy(growth=100 * mib)
+    # the first case runs on a light target; the second loads a compiler (+150 MiB): not growth
+    warmup = [500 * mib, 650 * mib] + [660 * mib] * (WARMUP_CASES - 2)
+    assert not any(policy.should_leave(rss) for rss in warmup)
+    assert policy.warm == 660 * mib
+    assert not policy.should_leave(759 * mib) and policy.should_leave(760 * mib)
+    assert not RecyclePolicy(growth=None).should_leave(10_000 * mib)
+    assert RecyclePolicy(growth=None, cap=800 * mib).should_leave(801 * mib)
+    assert RecyclePolicy(growth=0).should_leave(500 * mib)  # zero allowance: leave after every case
+    assert not RecyclePolicy(growth=0).should_leave(None)  # RSS unknown (not Linux): never
