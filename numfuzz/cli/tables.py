@@ -22,4 +22,11 @@ def outcome_table(outcome: Outcome) -> str:
                 f"  {o.worse}/{o.better:<10}  {o.verdict}"
             )
     lines.append(f"verdict: {outcome.verdict.value}" + (f" ({outcome.detail})" if outcome.detail else ""))
+    analysis = outcome.analysis or {}
+    if analysis.get("cause") and analysis.get("cause") != "amplified":
+        culprit = analysis.get("culprit") or {}
+        where = f"t{culprit['node']} = {culprit['op']} ({culprit['dtype']})" if culprit else f"{analysis.get('op')} ({analysis.get('dtype')})"
+        lines.append(f"starts at: {where}")
+        lines.append(f"cause: {analysis['cause']}")
+        lines.extend(f"  {line}" for line in analysis.get("evidence", []))
     return "\n".join(lines)

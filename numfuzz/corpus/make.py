@@ -6,7 +6,8 @@ from datetime import datetime, timezone
 from typing import Sequence
 
 from numfuzz.corpus.case import Case
-from numfuzz.environment import versions
+from numfuzz.environment import provenance as environment_provenance
+from numfuzz.judge.analysis import analyse
 from numfuzz.judge.execute import Outcome, evaluate
 from numfuzz.program.generator import GenConfig, draw_samples, generate
 from numfuzz.program.values import round_to
@@ -21,11 +22,13 @@ def make_case(seed: int, target: str, samples: int, config: GenConfig | None = N
     graph, recipes = generate(seed, config)
     drawn = draw_samples(graph, recipes, seed, samples)
     tensors = [[round_to(v, spec) for v, spec in zip(sample, graph.inputs)] for sample in drawn]
-    provenance = {"seed": seed, **versions(), "device": device, "created": datetime.now(timezone.utc).isoformat(timespec="seconds")}
+    provenance = {"seed": seed, **environment_provenance(device), "created": datetime.now(timezone.utc).isoformat(timespec="seconds")}
     if imports:
         provenance["imports"] = list(imports)
     return Case.from_tensors(graph, tensors, target, recipes=recipes, provenance=provenance)
 
 
 def run_case(case: Case, target: Target, device: str, want_trace: bool = False) -> Outcome:
-    return evaluate(case.graph, case.tensors(), target, device, want_trace)
+    """The case's outcome on `target`; an accuracy finding comes with its analysis (culprit and cause)."""
+    samples = case.tensors()
+    return analyse(case.graph, samples, target, device, evaluate(case.graph, samples, target, device, want_trace))

@@ -22,6 +22,19 @@ from numfuzz.targets import Target
 
 
 @dataclass
+class Runs:
+    """What one evaluation computed, per sample and output: kept in memory for the analysis, never stored."""
+
+    eager: list[tuple]
+    reference: list[tuple]
+    target: list[tuple]
+
+    def flat(self, who: str, k: int) -> np.ndarray:
+        """Output `k` of every sample, as one flat float64 array."""
+        return _flat64([run[k] for run in getattr(self, who)])
+
+
+@dataclass
 class Outcome:
     verdict: Verdict
     detail: str = ""
@@ -29,15 +42,20 @@ class Outcome:
     compile_s: float = 0.0  # first target call, which compiles
     run_s: float = 0.0  # every later target call
     trace: str | None = None
+    analysis: dict | None = None  # where the difference starts and why (numfuzz.judge.analysis)
+    runs: Runs | None = field(default=None, repr=False, compare=False)
 
     def to_json(self) -> dict:
-        return {
+        data = {
             "verdict": self.verdict.value,
             "detail": self.detail,
             "outputs": [o.to_json() for o in self.outputs],
             "compile_s": round(self.compile_s, 4),
             "run_s": round(self.run_s, 4),
         }
+        if self.analysis is not None:
+            data["analysis"] = self.analysis
+        return data
 
     @staticmethod
     def from_json(data: dict) -> Outcome:
@@ -47,6 +65,7 @@ class Outcome:
             [OutputErrors.from_json(o) for o in data.get("outputs", [])],
             float(data.get("compile_s", 0.0)),
             float(data.get("run_s", 0.0)),
+            analysis=data.get("analysis") if isinstance(data.get("analysis"), dict) else None,
         )
 
 
@@ -124,16 +143,8 @@ def evaluate(graph: Graph, samples: list[list[torch.Tensor]], target: Target, de
     if not _same_bits(target_runs[0], target_runs[-1]):
         return Outcome(Verdict.NONDETERMINISTIC, "two runs on the first sample differ", compile_s=compile_s, run_s=run_s, trace=trace)
 
-    outputs = [
-        compare_output(
-            k,
-            out_specs[k].dtype,
-            _flat64([r[k] for r in ref_runs]),
-            _flat64([r[k] for r in eager_runs]),
-            _flat64([r[k] for r in target_runs[: len(samples)]]),
-        )
-        for k in range(len(out_specs))
-    ]
+    runs = Runs(eager_runs, ref_runs, target_runs[: len(samples)])
+    outputs = [compare_output(k, out_specs[k].dtype, runs.flat("reference", k), runs.flat("eager", k), runs.flat("target", k)) for k in range(len(out_specs))]
     verdict = combine(outputs)
     detail = "no element has a finite reference" if verdict is Verdict.INVALID else ""
-    return Outcome(verdict, detail, outputs, compile_s, run_s, trace)
+    return Outcome(verdict, detail, outputs, compile_s, run_s, trace, runs=runs)

@@ -1,15 +1,19 @@
-"""What a finding is about: its signature (target, symptom, culprit op, dtype).
+"""What a finding is about: its signature (target, symptom, culprit op, dtype, cause), and its group.
 
 * symptom -- the verdict; for a crash also the exception's class (`crash_compile:TypeError`).
-* ops     -- for accuracy findings (less_accurate, nonfinite), the op that makes the difference:
-             the first node, in program order, of the flagged output's cone whose own value the
-             oracle flags when every value of that cone is made an output (one extra compile).
-             When exposing the intermediates hides the bug, it is the flagged output's own op.
-             For other symptoms it is unknown `()` until minimisation, which names the ops left.
+* ops     -- for accuracy findings (less_accurate, nonfinite), the op where the error starts, as
+             `numfuzz.judge.analysis` locates it (a dropped cast names the cast). For other
+             symptoms it is unknown `()` until minimisation, which names the ops left.
 * dtype   -- the dtype of that op's value ("" when not located).
+* cause   -- for accuracy findings, the cause class whose test held (`numfuzz.judge.causes`).
 
-Minimisation keeps the signature: a candidate counts only when an output with the same
-symptom has, in its cone, a node of the culprit op with the culprit dtype (`same_finding`).
+Findings are grouped by root cause (`group_key`): an accuracy finding by target, cause, op and
+dtype, whatever its symptom (a cancellation that makes a later pow infinite is that
+cancellation); every dropped cast on a target in one group, whatever op consumes the cast.
+
+Minimisation keeps the finding: a candidate counts only when an output with the same symptom
+has, in its cone, a node of the culprit op with the culprit dtype (`same_finding`); downstream ops
+and other outputs may go.
 """
 
 from __future__ import annotations
@@ -17,12 +21,11 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
-from typing import Callable
 
 from numfuzz.judge.execute import Outcome
 from numfuzz.judge.oracle import OutputErrors, bits_lost
 from numfuzz.judge.verdicts import Verdict
-from numfuzz.program.graph_edit import cone, with_outputs
+from numfuzz.program.graph_edit import cone
 from numfuzz.program.ir import Graph
 from numfuzz.program.ops import infer_specs
 
@@ -41,20 +44,49 @@ class Signature:
     symptom: str
     ops: tuple[str, ...] = ()
     dtype: str = ""
+    cause: str = ""
 
     @property
     def located(self) -> bool:
         return bool(self.ops)
 
     def text(self) -> str:
-        return f"{self.target} | {self.symptom} | {'+'.join(self.ops) or '?'} | {self.dtype or '-'}"
+        return f"{self.target} | {self.symptom} | {'+'.join(self.ops) or '?'} | {self.dtype or '-'}" + (f" | {self.cause}" if self.cause else "")
+
+    def group_key(self) -> tuple:
+        """Findings with one key share a root cause."""
+        if self.cause == "cast_dropped":
+            return (self.target, self.cause)
+        if self.cause:
+            return (self.target, self.cause, self.ops, self.dtype)
+        return (self.target, self.symptom, self.ops, self.dtype)
+
+    def group_text(self) -> str:
+        """The group's name, as the corpus table shows it."""
+        if self.cause == "cast_dropped":
+            return f"{self.target} | explicit cast dropped"
+        if self.cause:
+            return f"{self.target} | {'+'.join(self.ops) or '?'} | {self.dtype or '-'} | {self.cause}"
+        return self.text()
 
     def to_json(self) -> dict:
-        return {"target": self.target, "symptom": self.symptom, "ops": list(self.ops), "dtype": self.dtype}
+        data = {"target": self.target, "symptom": self.symptom, "ops": list(self.ops), "dtype": self.dtype}
+        if self.cause:
+            data["cause"] = self.cause
+        return data
 
     @staticmethod
     def from_json(data: dict) -> Signature:
-        return Signature(str(data["target"]), str(data["symptom"]), tuple(str(o) for o in data.get("ops", [])), str(data.get("dtype", "")))
+        ops = tuple(str(o) for o in data.get("ops", []))
+        return Signature(str(data["target"]), str(data["symptom"]), ops, str(data.get("dtype", "")), str(data.get("cause", "")))
+
+
+def signature_of(target: str, outcome: Outcome) -> Signature:
+    """The signature an outcome shows: located and with its cause when the outcome carries an analysis."""
+    analysis = outcome.analysis or {}
+    if outcome.verdict in ACCURACY and analysis.get("op"):
+        return Signature(target, symptom_of(outcome), (str(analysis["op"]),), str(analysis.get("dtype", "")), str(analysis.get("cause", "")))
+    return Signature(target, symptom_of(outcome))
 
 
 def symptom_of(outcome: Outcome) -> str:
@@ -77,26 +109,6 @@ def severity(outcome: Outcome) -> float | None:
     if flagged is None or outcome.verdict not in ACCURACY:
         return None
     return math.inf if outcome.verdict is Verdict.NONFINITE else bits_lost(flagged)
-
-
-def locate(graph: Graph, outcome: Outcome, run: Callable[[Graph], Outcome]) -> tuple[tuple[str, ...], str]:
-    """(ops, dtype) that make the difference; `run` evaluates a graph on the target (one compile)."""
-    flagged = flagged_output(outcome)
-    if outcome.verdict not in ACCURACY or flagged is None:
-        return (), ""
-    nodes = cone(graph, graph.outputs[flagged.index])
-    if not nodes:
-        return (), ""
-    n_in = len(graph.inputs)
-    specs = infer_specs(graph)
-    if len(nodes) > 1:
-        probe = run(with_outputs(graph, [n_in + k for k in nodes]))
-        for errors in probe.outputs:
-            if errors.verdict == outcome.verdict.value and errors.elements:
-                k = nodes[errors.index]
-                return (graph.nodes[k].op,), specs[n_in + k].dtype
-    k = nodes[-1]
-    return (graph.nodes[k].op,), specs[n_in + k].dtype
 
 
 def same_finding(signature: Signature, graph: Graph, outcome: Outcome) -> bool:

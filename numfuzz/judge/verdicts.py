@@ -18,11 +18,14 @@ class Verdict(str, Enum):
     OOM = "oom"  # the worker ran out of memory
     EQUAL = "equal"
     MORE_ACCURATE = "more_accurate"  # benign: typically fused fp32 intermediates
+    # benign: the output is worse only because a difference that is not worse where it starts
+    # (a more accurate op, say) is amplified by an ill-conditioned op downstream
+    AMPLIFIED = "amplified"
     INVALID = "invalid"  # the program itself is bad: eager raised, or no finite reference
 
     @property
     def is_finding(self) -> bool:
-        return self not in (Verdict.EQUAL, Verdict.MORE_ACCURATE, Verdict.INVALID)
+        return self not in (Verdict.EQUAL, Verdict.MORE_ACCURATE, Verdict.AMPLIFIED, Verdict.INVALID)
 
     @property
     def kills_process(self) -> bool:

@@ -39,11 +39,13 @@ CALLS = {
 }  # fmt: skip
 
 
-def _call(node: Node, args: list[str], reference: bool) -> str:
+def _call(node: Node, args: list[str], reference: bool, exact: bool = False) -> str:
     a = node.attr_dict
     if node.op == "cast":
         target = TORCH_DTYPES[a["dtype"]]
-        return f"round_to({args[0]}, {target}).to(torch.float64)" if reference else f"{args[0]}.to({target})"
+        if reference:
+            return args[0] if exact else f"round_to({args[0]}, {target}).to(torch.float64)"
+        return f"{args[0]}.to({target})"
     if node.op == "slice":  # dim is non-negative: the op table insists
         return f"{args[0]}[{':, ' * a['dim']}{_slice_text(a)}]"
     if node.op not in CALLS:
@@ -75,10 +77,12 @@ def value_names(graph: Graph) -> list[str]:
     return [f"x{i}" for i in range(len(graph.inputs))] + [f"t{j}" for j in range(len(graph.nodes))]
 
 
-def lower(graph: Graph, fn_name: str = "fn", reference: bool = False) -> str:
+def lower(graph: Graph, fn_name: str = "fn", reference: bool = False, exact_casts: frozenset[int] = frozenset()) -> str:
     """Python source for the graph; needs `torch` and `F` (torch.nn.functional) in scope.
 
-    The reference source carries its own `round_to` helper when the graph has casts.
+    The reference source carries its own `round_to` helper when the graph has casts. The casts
+    at `exact_casts` (node positions) round nothing in the reference: the program as if a
+    compiler had dropped them.
     """
     names = value_names(graph)
     params = ", ".join(names[: len(graph.inputs)])
@@ -86,7 +90,7 @@ def lower(graph: Graph, fn_name: str = "fn", reference: bool = False) -> str:
     lines.append(f"def {fn_name}({params}):")
     for j, node in enumerate(graph.nodes):
         args = [names[a] for a in node.args]
-        lines.append(f"    {names[len(graph.inputs) + j]} = {_call(node, args, reference)}")
+        lines.append(f"    {names[len(graph.inputs) + j]} = {_call(node, args, reference, j in exact_casts)}")
     outs = ", ".join(names[o] for o in graph.outputs)
     lines.append(f"    return ({outs},)")
     return "\n".join(lines) + "\n"

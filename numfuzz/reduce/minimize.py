@@ -1,8 +1,9 @@
 """Minimise a finding on its target: the generic shrinker, with a predicate that recompiles each
 candidate and keeps it only when it shows the same finding (same signature).
 
-Costs, in compiles: one to confirm the finding here, at most one to locate its culprit op,
-then one per candidate the predicate judges (rejected candidates are remembered, not re-run).
+Costs, in compiles: one to confirm the finding here and at most two to analyse it (its culprit
+op and cause), one per candidate the predicate judges (rejected candidates are remembered, not
+re-run), and one to three to analyse the minimised case, whose culprit and cause are stored.
 """
 
 from __future__ import annotations
@@ -17,8 +18,11 @@ from typing import Callable, Iterable
 
 from numfuzz.corpus.case import Case
 from numfuzz.corpus.store import save_case, write_atomic
+from numfuzz.judge.analysis import ANALYSED, analyse
+from numfuzz.judge.causes import Evidence, cast_dropped
 from numfuzz.judge.execute import Outcome, evaluate
-from numfuzz.judge.signature import Signature, locate, same_finding, symptom_of
+from numfuzz.judge.localize import flagged_index
+from numfuzz.judge.signature import Signature, same_finding, signature_of
 from numfuzz.program.ir import Graph
 from numfuzz.reduce.order import SIZE_FIELDS, size_key
 from numfuzz.reduce.schedule import SCHEDULE
@@ -26,6 +30,8 @@ from numfuzz.reduce.shrinker import Check, Exhausted, ShrinkPass, Step, shrink
 from numfuzz.targets import Target
 
 DEFAULT_MAX_COMPILES = 400
+ANALYSED_SYMPTOMS = tuple(v.value for v in ANALYSED)
+FINAL_ANALYSIS_COMPILES = 3  # the minimised case run again, its probe and its sweep
 
 
 class CountingTarget:
@@ -100,24 +106,41 @@ def minimize_case(
         counting.compiles += 1
         return runner(graph, rows)
 
-    outcome = run(case.graph)
+    def analysed(graph: Graph, rows) -> Outcome:
+        got = run(graph, rows)
+        return analyse(graph, rows, counting, device, got) if runner is None else got
+
+    outcome = analysed(case.graph, samples)
     if not outcome.verdict.is_finding:
         why = f"{target.name} on {device} gives {outcome.verdict.value}" + (f" ({outcome.detail})" if outcome.detail else "")
         return MinimizeResult(case, case, False, counting.compiles, outcome=outcome, detail=why)
-    ops, dtype = locate(case.graph, outcome, run) if counting.compiles < max_compiles else ((), "")
-    signature = Signature(target.name, symptom_of(outcome), ops, dtype)
+    signature = signature_of(target.name, outcome)
     work = Case(case.graph, case.samples, target.name, [], dict(case.provenance), outcome.to_json(), {**case.extra, "signature": signature.to_json()})
 
     def predicate(candidate: Case) -> Check:
         if time.monotonic() > deadline:
             raise Exhausted
         before = counting.compiles
-        got = run(candidate.graph, candidate.tensors())
-        return Check(same_finding(signature, candidate.graph, got), got.to_json(), counting.compiles - before)
+        rows = candidate.tensors()
+        got = run(candidate.graph, rows)
+        return Check(
+            same_finding(signature, candidate.graph, got) and still_dropped(signature, candidate.graph, rows, got), got.to_json(), counting.compiles - before
+        )
 
-    budget = max(max_compiles - counting.compiles, 0)
+    def still_dropped(signature: Signature, graph: Graph, rows, got: Outcome) -> bool:
+        """A dropped cast stays a dropped cast (its test runs in float64 only, no compile)."""
+        if signature.cause != "cast_dropped" or got.runs is None:
+            return True
+        output = flagged_index(got)
+        return output is not None and cast_dropped(Evidence(graph, rows, counting, device, got, output)) is not None
+
+    budget = max(max_compiles - counting.compiles - FINAL_ANALYSIS_COMPILES, 0)  # room left to analyse the result
     shrunk = shrink(work, predicate, schedule, max_cost=budget)
     final = shrunk.case
+    if shrunk.steps and signature.symptom in ANALYSED_SYMPTOMS and runner is None:  # the final case's own culprit and cause
+        again = analysed(final.graph, final.tensors())
+        if again.verdict.is_finding and again.analysis:
+            final.result, signature = again.to_json(), signature_of(target.name, again)
     if not signature.located:  # a crash or the like: name the ops that are left
         signature = Signature(signature.target, signature.symptom, tuple(sorted({n.op for n in final.graph.nodes})), "")
     original = case.extra.get("original") if isinstance(case.extra.get("original"), dict) else None

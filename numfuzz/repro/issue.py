@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from numfuzz.corpus.case import Case, stored_signature
-from numfuzz.environment import device_name, versions
+from numfuzz.environment import device_name, vector_isa, versions
 from numfuzz.judge.execute import Outcome
 from numfuzz.judge.signature import Signature, flagged_output, severity, symptom_of
 from numfuzz.judge.verdicts import Verdict
@@ -103,6 +103,28 @@ def _what_happens(outcome: Outcome) -> str:
     return f"fails ({outcome.verdict.value}): {outcome.detail}"
 
 
+_CAUSE_PHRASES = {
+    "cast_dropped": "an explicit cast the program asks for is dropped",
+    "nonfinite_intermediate": "a value turns non-finite inside the compiled code where eager's is finite",
+    "cancellation": "cancellation: a small result computed from larger terms loses its relative accuracy",
+    "low_precision": "a lower-precision intermediate or accumulator",
+    "kernel_accuracy": "kernel accuracy: a few ULP, no pattern",
+    "unexplained": "unexplained: no cause test holds",
+}
+
+
+def _cause_lines(outcome: Outcome) -> list[str]:
+    """Where the difference starts and the cause numfuzz tested, with its evidence."""
+    analysis = outcome.analysis or {}
+    cause = analysis.get("cause")
+    if not cause or cause == "amplified":
+        return []
+    culprit = analysis.get("culprit") or {}
+    where = f"`{culprit['op']}` ({culprit['dtype']}, node t{culprit['node']})" if culprit else f"`{analysis.get('op')}` ({analysis.get('dtype')})"
+    lines = ["", f"**Where it starts:** {where}. **Likely cause:** {_CAUSE_PHRASES.get(cause, cause)}. Evidence numfuzz measured:", ""]
+    return lines + [f"- {line}" for line in analysis.get("evidence", [])]
+
+
 def issue_markdown(case: Case, outcome: Outcome, snippet: str, script: str, device: str, trace: str | None = None) -> str:
     signature = stored_signature(case)
     title = title_of(case, outcome, signature)
@@ -118,6 +140,7 @@ def issue_markdown(case: Case, outcome: Outcome, snippet: str, script: str, devi
         f"Compiled with `{case.target}`, this {len(case.graph.nodes)}-op program ({program}) on {n_values} input value{'s' * (n_values != 1)} "
         + _what_happens(outcome),
         "Errors are in ULPs of the output dtype; the reference runs every op in float64 and rounds only at explicit casts.",
+        *_cause_lines(outcome),
         "",
         "## To reproduce",
         "",
@@ -146,7 +169,7 @@ def issue_markdown(case: Case, outcome: Outcome, snippet: str, script: str, devi
         "## Environment",
         "",
         f"- torch {v['torch']}, thunder {v['thunder']}, python {v['python']}",
-        f"- device: {device_name(device)}",
+        f"- device: {device_name(device)}, vector ISA {vector_isa(device)}",
     ]
     notes = case.extra.get("minimize")
     if isinstance(notes, dict) and isinstance(notes.get("from"), dict):

@@ -1,0 +1,70 @@
+"""The analysis of an accuracy finding: where the difference starts and why, or that it is only amplified.
+
+Run on every less_accurate or nonfinite outcome (in a campaign's worker, on replay, on the
+minimised case). It costs at most two compiles: the probe that exposes the cone's values
+(skipped when the flagged output's cone is one op, or when a dropped cast explains the case)
+and the sweep of the cancellation test. Its result is stored in `Outcome.analysis`:
+
+    {"output": k, "culprit": {...}, "cause": "...", "evidence": [...], "op": "...", "dtype": "..."}
+
+`op` and `dtype` are what the finding is filed under: the culprit op, or the cast a dropped
+cast names. An outcome whose difference is only amplified becomes `amplified`, not a finding.
+"""
+
+from __future__ import annotations
+
+import torch
+
+from numfuzz.judge.causes import Diagnosis, Evidence, cast_dropped, diagnose
+from numfuzz.judge.execute import Outcome
+from numfuzz.judge.localize import Probe, flagged_index, locate_culprit, probe_reproduces, run_probe, single_op_culprit
+from numfuzz.judge.verdicts import Verdict
+from numfuzz.program.graph_edit import cone
+from numfuzz.program.ir import Graph
+from numfuzz.targets import Target
+
+ANALYSED = (Verdict.LESS_ACCURATE, Verdict.NONFINITE)
+
+
+def analyse(graph: Graph, samples: list[list[torch.Tensor]], target: Target, device: str, outcome: Outcome) -> Outcome:
+    """Fill `outcome.analysis` for an accuracy finding (in place, and returned); other outcomes pass through."""
+    if outcome.verdict not in ANALYSED or outcome.runs is None:
+        return outcome
+    output = flagged_index(outcome)
+    if output is None:
+        return outcome
+    ev = Evidence(graph, samples, target, device, outcome, output)
+    dropped = cast_dropped(ev)  # output-level and cheap; exposing values could undo the elision it sees
+    if dropped is not None:
+        return _store(outcome, output, None, dropped)
+    nodes = cone(graph, graph.outputs[output])
+    if len(nodes) == 1:
+        ev.culprit = single_op_culprit(graph, outcome, output, "single op")
+    else:
+        probe = run_probe(graph, samples, target, device, output)
+        if isinstance(probe, Probe) and probe_reproduces(graph, probe, outcome, output):
+            ev.probe = probe
+            ev.culprit = locate_culprit(graph, samples, probe, outcome)
+            if ev.culprit is None:
+                outcome.verdict = Verdict.AMPLIFIED
+                outcome.detail = "the target parts from eager only where it is as accurate or more; an op downstream amplifies that"
+                outcome.analysis = {"output": output, "culprit": None, "cause": "amplified", "evidence": [outcome.detail], "op": "", "dtype": ""}
+                return outcome
+        elif isinstance(probe, Probe):  # exposing the values changed what the compiler fused: no verdict from them
+            ev.probe = probe
+            ev.culprit = single_op_culprit(graph, outcome, output, "fallback (with its values exposed the program no longer shows the finding)")
+        else:
+            ev.culprit = single_op_culprit(graph, outcome, output, f"fallback (the probe gave {probe.verdict.value})")
+    return _store(outcome, output, ev.culprit, diagnose(ev))
+
+
+def _store(outcome: Outcome, output: int, culprit, diagnosis: Diagnosis) -> Outcome:
+    outcome.analysis = {
+        "output": output,
+        "culprit": culprit.to_json() if culprit is not None else None,
+        "cause": diagnosis.cause,
+        "evidence": diagnosis.evidence,
+        "op": diagnosis.op,
+        "dtype": diagnosis.dtype,
+    }
+    return outcome

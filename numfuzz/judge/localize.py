@@ -1,0 +1,135 @@
+"""Where the difference starts: the first op at which the target is less accurate than eager.
+
+A difference seen at an output may start at any op of that output's cone. One compile of the
+program with every value of the cone made an output (the probe) shows the target's and eager's
+value at each op. An op is the culprit when the target is worse than eager there twice over:
+
+* locally -- the op applied to the target's own inputs (in float64) is further from the target's
+  value than the op applied to eager's inputs is from eager's: the op itself lost accuracy, it
+  did not only pass on a difference it was given;
+* globally -- against the float64 reference of the whole program up to that op, as the oracle
+  judges an output.
+
+The first such op, in program order, is where the error starts. When no op qualifies, the
+target parts from eager only where it is as accurate or more, and an ill-conditioned op further
+down (a log near 1, a pow of 0) amplifies that: the case is `amplified`, not a finding.
+
+Where it cannot say: exposing a value as an output can change what a compiler fuses, so the
+probe sees each op's value as stored in its dtype; a fused op that consumed a wider value is then
+judged on the stored one. When the probe itself fails, the flagged output's own op is named.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+from numfuzz.judge.execute import Outcome, Runs, evaluate
+from numfuzz.judge.oracle import OutputErrors, compare_output
+from numfuzz.judge.verdicts import Verdict
+from numfuzz.program.graph_edit import cone, with_outputs
+from numfuzz.program.ir import Graph, Node
+from numfuzz.program.lowering import compile_source, lower
+from numfuzz.program.ops import infer_specs
+from numfuzz.targets import Target
+
+ACCURACY = (Verdict.LESS_ACCURATE.value, Verdict.NONFINITE.value)
+
+
+@dataclass(frozen=True)
+class Culprit:
+    node: int  # position in graph.nodes
+    op: str
+    dtype: str
+    verdict: str  # at that op, locally: less_accurate or nonfinite
+    located: str  # how it was found: "probe", "single op" or "fallback"
+
+    def to_json(self) -> dict:
+        return {"node": self.node, "op": self.op, "dtype": self.dtype, "verdict": self.verdict, "located": self.located}
+
+
+@dataclass
+class Probe:
+    """The probe's runs: the values of every op in the cone, for eager, target and float64."""
+
+    nodes: list[int]  # graph.nodes positions, in the probe's output order
+    runs: Runs
+
+
+def flagged_index(outcome: Outcome) -> int | None:
+    flagged = [o for o in outcome.outputs if o.verdict == outcome.verdict.value and o.elements]
+    return max(flagged, key=lambda o: o.target_max_ulp).index if flagged else None
+
+
+def run_probe(graph: Graph, samples: list[list[torch.Tensor]], target: Target, device: str, output: int) -> Probe | Outcome:
+    """One compile: every value of output `output`'s cone made an output. An Outcome when the probe fails."""
+    nodes = cone(graph, graph.outputs[output])
+    n_in = len(graph.inputs)
+    probed = evaluate(with_outputs(graph, [n_in + k for k in nodes]), samples, target, device)
+    if probed.runs is None:
+        return probed
+    return Probe(nodes, probed.runs)
+
+
+def probe_reproduces(graph: Graph, probe: Probe, outcome: Outcome, output: int) -> bool:
+    """Does the probe's copy of the flagged output still show the finding? Exposing values can change the fusion."""
+    position = probe.nodes.index(graph.outputs[output] - len(graph.inputs))
+    dtype = infer_specs(graph)[graph.outputs[output]].dtype
+    again = compare_output(position, dtype, probe.runs.flat("reference", position), probe.runs.flat("eager", position), probe.runs.flat("target", position))
+    return again.verdict in ACCURACY
+
+
+def _values(probe: Probe, graph: Graph, samples: list[list[torch.Tensor]], who: str, value: int) -> list[torch.Tensor]:
+    """Per sample, `who`'s tensor for a graph value: an input as given, else the probe's output."""
+    n_in = len(graph.inputs)
+    if value < n_in:
+        return [sample[value] for sample in samples]
+    position = probe.nodes.index(value - n_in)
+    return [run[position] for run in getattr(probe.runs, who)]
+
+
+def local_errors(graph: Graph, samples: list[list[torch.Tensor]], probe: Probe, k: int) -> OutputErrors:
+    """Node k judged on its own: each side's value against the op applied, in float64, to that side's inputs."""
+    node, specs = graph.nodes[k], infer_specs(graph)
+    args = list(node.args)
+    alone = Graph(tuple(specs[a] for a in args), (Node(node.op, tuple(range(len(args))), node.attrs),), (len(args),))
+    reference_fn = compile_source(lower(alone, reference=True))
+    position = probe.nodes.index(k)
+    refs = {}
+    with torch.no_grad():
+        for who in ("target", "eager"):
+            inputs = [_values(probe, graph, samples, who, a) for a in args]
+            refs[who] = np.concatenate(
+                [reference_fn(*[inputs[j][s].to("cpu", torch.float64) for j in range(len(args))])[0].reshape(-1).numpy() for s in range(len(samples))]
+            )
+    dtype = specs[len(graph.inputs) + k].dtype
+    return compare_output(
+        position, dtype, refs["target"], probe.runs.flat("eager", position), probe.runs.flat("target", position), eager_reference=refs["eager"]
+    )
+
+
+def locate_culprit(graph: Graph, samples: list[list[torch.Tensor]], probe: Probe, outcome: Outcome) -> Culprit | None:
+    """The first op of the probed cone that is worse locally and globally; None when there is none (amplified)."""
+    specs = infer_specs(graph)
+    n_in = len(graph.inputs)
+    for position, k in enumerate(probe.nodes):
+        dtype = specs[n_in + k].dtype
+        globally = compare_output(
+            position, dtype, probe.runs.flat("reference", position), probe.runs.flat("eager", position), probe.runs.flat("target", position)
+        )
+        if globally.verdict not in ACCURACY:
+            continue
+        locally = local_errors(graph, samples, probe, k)
+        if locally.verdict in ACCURACY:
+            return Culprit(k, graph.nodes[k].op, dtype, locally.verdict, "probe")
+    return None
+
+
+def single_op_culprit(graph: Graph, outcome: Outcome, output: int, located: str) -> Culprit:
+    """The flagged output's own op: where a cone has one op, or where the probe cannot say."""
+    n_in = len(graph.inputs)
+    k = graph.outputs[output] - n_in
+    dtype = infer_specs(graph)[graph.outputs[output]].dtype
+    return Culprit(k, graph.nodes[k].op, dtype, outcome.verdict.value, located)

@@ -1,0 +1,82 @@
+"""The analysis of a finding: where the difference starts, its cause as a tested claim, or that it is only amplified."""
+
+from __future__ import annotations
+
+import pytest
+import rounding_target  # noqa: F401  (registers the `rounded` target)
+import torch
+from planted_findings import PLANTED, found, minimized, planted_target
+
+from numfuzz.corpus.case import Case
+from numfuzz.corpus.make import run_case
+from numfuzz.judge.verdicts import Verdict
+from numfuzz.program.ir import Graph, Node, TensorSpec
+from numfuzz.targets import resolve
+
+CAUSES = {
+    "bug_expm1": "cancellation",  # exp(x) - 1
+    "bug_sum": "low_precision",  # accumulates in bf16/fp16
+    "bug_silu": "low_precision",  # one extra rounding
+    "bug_softplus": "nonfinite_intermediate",  # log(1 + exp(x)) overflows
+    "bug_cast": "cast_dropped",  # x.to(bf16).float() returns x
+}
+
+
+@pytest.mark.parametrize("executor", sorted(PLANTED))
+def test_each_planted_bug_is_found_at_its_op_with_its_cause(executor):
+    op, _ = PLANTED[executor]
+    outcome = run_case(found(executor), planted_target(executor), "cpu")
+    assert outcome.verdict.is_finding
+    analysis = outcome.analysis
+    assert analysis["op"] == op and analysis["cause"] == CAUSES[executor], analysis
+    assert analysis["evidence"] and all(isinstance(line, str) for line in analysis["evidence"])
+
+
+@pytest.mark.parametrize("executor", sorted(PLANTED))
+def test_the_minimised_case_keeps_the_cause(executor):
+    result = minimized(executor)
+    assert result.signature.cause == CAUSES[executor]
+    assert result.case.result["analysis"]["cause"] == CAUSES[executor]
+
+
+def _case(graph: Graph, values: list[torch.Tensor], target: str) -> Case:
+    return Case.from_tensors(graph, [values], target)
+
+
+def test_the_culprit_is_where_the_error_starts_not_the_op_that_shows_it(planted_bugs):
+    """reciprocal(expm1(x)) with expm1 as exp(x) - 1: the cancellation makes 0, reciprocal makes inf."""
+    x = torch.tensor([1e-9, 3e-10, 2e-9, 5e-10], dtype=torch.float32)
+    graph = Graph((TensorSpec((4,), "fp32"),), (Node.make("expm1", [0]), Node.make("reciprocal", [1]), Node.make("relu", [2])), (3,))
+    outcome = run_case(_case(graph, [x], "thunder:bug_expm1"), resolve("thunder:bug_expm1"), "cpu")
+    assert outcome.verdict is Verdict.NONFINITE
+    analysis = outcome.analysis
+    assert analysis["culprit"]["op"] == "expm1" and analysis["culprit"]["located"] == "probe"
+    assert analysis["cause"] == "cancellation", analysis
+
+
+LOGS = (Node.make("log_softmax", [0], dim=0), Node.make("abs", [1]), Node.make("log", [2]), Node.make("cast", [3], dtype="fp16"), Node.make("log", [4]))
+
+
+def test_a_more_accurate_op_amplified_downstream_is_not_a_finding():
+    """log(log(abs(log_softmax(x))).to(fp16)): the target's log_softmax is -1.0, closer to float64's -1.0016
+    than eager's -1.0078; log(1.0) = 0 and log(0) = -inf. Non-finite where eager is finite, yet benign."""
+    graph = Graph((TensorSpec((3,), "bf16"),), LOGS, (5,))
+    x = torch.tensor([0.001953125, -0.375, -0.01953125], dtype=torch.bfloat16)
+    outcome = run_case(_case(graph, [x], "rounded"), resolve("rounded"), "cpu")
+    assert outcome.outputs[0].target_nonfinite == 1  # the output alone would say nonfinite
+    assert outcome.verdict is Verdict.AMPLIFIED and not outcome.verdict.is_finding
+
+
+def test_a_dropped_cast_is_one_group_whatever_consumes_it(planted_bugs):
+    x = torch.linspace(1.001, 1.9, 16, dtype=torch.float32)
+    keys = set()
+    for consumer in ("sigmoid", "exp", "neg"):
+        graph = Graph(
+            (TensorSpec((16,), "fp32"),), (Node.make("cast", [0], dtype="bf16"), Node.make("cast", [1], dtype="fp32"), Node.make(consumer, [2])), (3,)
+        )
+        outcome = run_case(_case(graph, [x], "thunder:bug_cast"), resolve("thunder:bug_cast"), "cpu")
+        assert outcome.analysis["cause"] == "cast_dropped", (consumer, outcome.analysis)
+        from numfuzz.judge.signature import signature_of
+
+        keys.add(signature_of("thunder:bug_cast", outcome).group_key())
+    assert len(keys) == 1
