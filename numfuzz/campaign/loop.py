@@ -20,6 +20,7 @@ from typing import Any, Iterator
 from loguru import logger
 from tqdm import tqdm
 
+from numfuzz.campaign.dedupe import Dedupe
 from numfuzz.campaign.defaults import (
     DEFAULT_CASE_TIMEOUT_S,
     DEFAULT_MINIMIZE_TIMEOUT_S,
@@ -33,6 +34,7 @@ from numfuzz.campaign.pool import Event, Lost, Pool, Task
 from numfuzz.campaign.stats import CampaignStats
 from numfuzz.campaign.worker import serve
 from numfuzz.corpus.case import Case, CaseError
+from numfuzz.corpus.known import load_known
 from numfuzz.corpus.store import load_case, save_case, write_atomic
 from numfuzz.judge.verdicts import Verdict
 from numfuzz.program.generator import GenConfig, case_seed
@@ -60,6 +62,7 @@ class CampaignConfig:
     imports: tuple[str, ...] = ()  # --import modules and files, imported in every worker
     minimize: bool = True
     minimize_timeout: float = DEFAULT_MINIMIZE_TIMEOUT_S
+    known_files: tuple[str, ...] = ()  # known-issues files besides the shipped one
     progress: bool = True
     stats_interval: float = STATS_INTERVAL_S
 
@@ -91,22 +94,6 @@ class CampaignSummary:
         return "\n".join(lines)
 
 
-def dedupe_key(case: Case, outcome: dict[str, Any]) -> str:
-    """Findings with one key are minimised once: target and symptom, and for accuracy
-    findings the op and dtype that produce the flagged output."""
-    from numfuzz.judge.execute import Outcome
-    from numfuzz.judge.signature import symptom_of
-
-    parsed = Outcome.from_json(outcome)
-    symptom = symptom_of(parsed)
-    flagged = next((o for o in parsed.outputs if o.verdict == parsed.verdict.value), None)
-    where = ""
-    if flagged is not None and flagged.index < len(case.graph.outputs):
-        value = case.graph.outputs[flagged.index] - len(case.graph.inputs)
-        where = f"{case.graph.nodes[value].op}:{flagged.dtype}" if value >= 0 else f"input:{flagged.dtype}"
-    return f"{case.target}|{symptom}|{where}"
-
-
 class Campaign:
     def __init__(self, config: CampaignConfig):
         if config.graphs is None and config.seconds is None:
@@ -126,6 +113,7 @@ class Campaign:
         self.to_minimize: deque[Task] = deque()
         self.exhausted = False  # every case within the graph budget has been handed out
         self.minimizing = 0
+        self.dedupe = Dedupe(self.journal.minimize_keys, load_known(config.known_files), config.corpus)
 
     # --- tasks ---------------------------------------------------------------------------------
 
@@ -149,10 +137,9 @@ class Campaign:
     def _queue_minimize(self, case: Case, path: Path, index: int, outcome: dict[str, Any]) -> None:
         if not self.config.minimize or not Verdict(outcome["verdict"]).is_finding:
             return
-        key = dedupe_key(case, outcome)
-        if key in self.journal.minimize_keys:
+        key = self.dedupe.decide(case, outcome, path.stem)
+        if key is None:
             return
-        self.journal.minimize_keys.add(key)
         entry = {"finding": path.stem, "key": key, "target": case.target, "index": index}
         self.journal.minimize_queue.append(entry)
         self._enqueue_minimize(entry, case)
@@ -240,10 +227,7 @@ class Campaign:
         self.journal.minimize_queue = [e for e in self.journal.minimize_queue if e["finding"] != task.finding]
         if reply.get("case"):
             case = Case.from_json(reply["case"])
-            signature = case.extra.get("signature")
-            if isinstance(signature, dict):  # its culprit op is known now: later findings keyed by it are duplicates
-                for op in signature.get("ops", []):
-                    self.journal.minimize_keys.add(f"{case.target}|{signature.get('symptom')}|{op}:{signature.get('dtype')}")
+            self.dedupe.minimized(case)  # its root cause is known now: later findings of it are duplicates
             path = self._save(case, "minimized")
             self.stats.minimized += 1
             if path is not None:
@@ -251,6 +235,7 @@ class Campaign:
             logger.info("minimised {}: {} -> {}", task.finding, reply.get("summary", ""), path)
         else:
             self.stats.minimize_failed += 1
+            self.dedupe.failed(task.finding, reply.get("summary", "") or "no case came back")
             logger.warning("minimising {} gave nothing: {}", task.finding, reply.get("summary", ""))
             if reply.get("error"):
                 logger.debug("minimiser traceback:\n{}", reply["error"])

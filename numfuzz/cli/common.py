@@ -128,3 +128,23 @@ def prepare_case(case_path: Path, target_spec: str | None, device: str | None, i
     if not case.provenance["imports"]:
         del case.provenance["imports"]
     return case, target, device or default_device()
+
+
+known_option = click.option(
+    "--known",
+    "known_files",
+    multiple=True,
+    type=click.Path(path_type=Path),
+    metavar="FILE",
+    help="A known-issues file (TOML, as numfuzz/data/known_issues.toml) whose matches are marked known, not new.",
+)
+
+
+def load_known_or_fail(files: tuple[Path, ...]) -> list:
+    """The shipped known issues plus these files, or one line and exit 2."""
+    from numfuzz.corpus.known import KnownIssuesError, load_known
+
+    try:
+        return load_known(files)
+    except KnownIssuesError as exc:
+        fail(str(exc))

@@ -1,4 +1,4 @@
-"""`numfuzz corpus`: findings grouped by signature."""
+"""`numfuzz corpus`: findings grouped by root cause, new ones first, known upstream issues marked."""
 
 from __future__ import annotations
 
@@ -9,7 +9,14 @@ from pathlib import Path
 import click
 
 from numfuzz.cli.common import (
+    device_option,
     fail,
+    import_option,
+    import_user_code,
+    isolated_runner,
+    known_option,
+    load_known_or_fail,
+    recorded_imports,
 )
 
 
@@ -19,31 +26,128 @@ def _severity_text(value: float | None) -> str:
     return "inf" if math.isinf(value) else f"{value:.1f}"
 
 
+def _status(group) -> str:
+    if group.known is not None:
+        return f"known: {group.known.id}"
+    return "new" if group.minimized else "new (not minimised)"
+
+
+def group_rows(groups: list) -> list[dict]:
+    """The groups as plain data (for --json and scripts)."""
+    return [
+        {
+            "group": g.signature.group_text(),
+            "signature": g.signature.to_json(),
+            "count": g.count,
+            "bits_lost": None if g.severity is None or math.isinf(g.severity) else g.severity,
+            "nonfinite": g.severity is not None and math.isinf(g.severity),
+            "cause": g.analysis.get("cause", ""),
+            "evidence": g.analysis.get("evidence", []),
+            "known": None if g.known is None else {"id": g.known.id, "title": g.known.title, "links": list(g.known.links), "status": g.known.status},
+            "minor": g.minor,
+            "minimized": g.minimized,
+            "smallest": str(g.smallest),
+        }
+        for g in groups
+    ]
+
+
 @click.command("corpus")
 @click.argument("directory", type=click.Path(path_type=Path))
 @click.option("--json", "as_json", is_flag=True, help="Print the groups as JSON.")
-def corpus(directory: Path, as_json: bool) -> None:
-    """List the findings under DIRECTORY grouped by signature: count, severity (bits lost), smallest case."""
+@click.option("--minor", "show_minor", is_flag=True, help="Also list minor groups: fp32 differences within the kernel libraries' documented 2 ULP.")
+@click.option(
+    "--replay",
+    "replay_them",
+    is_flag=True,
+    help="Re-run every finding here and say, per group, which still reproduce. Exit 1 when any is not as its file states.",
+)
+@known_option
+@import_option
+@device_option
+def corpus(
+    directory: Path, as_json: bool, show_minor: bool, replay_them: bool, known_files: tuple[Path, ...], imports: tuple[str, ...], device: str | None
+) -> None:
+    """List the findings under DIRECTORY by root cause: count, bits lost, cause, upstream status, smallest case.
+
+    New groups come first, then those a known upstream issue claims (the shipped list plus --known files).
+    With --replay every finding runs again on the installed versions: exit 0 when each reproduces as
+    its file states (unstated: still a finding), 1 when any does not, 2 on bad input.
+    """
     if not directory.is_dir():
         fail(f"{directory}: no such folder")
-    from numfuzz.corpus.grouping import group_corpus
+    known = load_known_or_fail(known_files)
+    from numfuzz.corpus.grouping import group_corpus, listed
 
-    groups, problems = group_corpus(directory)
+    groups, problems = group_corpus(directory, known)
     for problem in problems:
         click.echo(f"numfuzz: skipped {problem}", err=True)
+    shown = listed(groups, show_minor)
+    if replay_them:
+        return _replay(shown, imports, device, as_json)
+    if as_json:
+        click.echo(json.dumps(group_rows(shown), indent=1))
+        return
+    hidden = len(groups) - len(shown)
+    note = f" ({hidden} minor group{'s' * (hidden != 1)} hidden: --minor lists them)" if hidden else ""
+    if not shown:
+        click.echo(f"no findings under {directory}{note}")
+        return
+    width = max(len(g.signature.group_text()) for g in shown)
+    status_width = max(len(_status(g)) for g in shown)
+    click.echo(f"{'count':>5}  {'bits lost':>9}  {'group (target | op | dtype | cause)':<{width}}  {'status':<{status_width}}  smallest case")
+    for g in shown:
+        click.echo(f"{g.count:>5}  {_severity_text(g.severity):>9}  {g.signature.group_text():<{width}}  {_status(g):<{status_width}}  {g.smallest}")
+    new = sum(1 for g in shown if g.known is None)
+    click.echo(f"{sum(g.count for g in shown)} findings in {len(shown)} groups: {new} new, {len(shown) - new} known{note}")
+
+
+def _runner(imports: tuple[str, ...], device: str):
+    """Run one case here: in this process, or isolated when it killed its process; a string says why it cannot run."""
+    from numfuzz.corpus.make import run_case
+    from numfuzz.targets import TargetError, resolve
+
+    def run(case):
+        try:
+            target = resolve(case.target)
+        except TargetError as exc:
+            return f"target {case.target}: {exc}"
+        ok, why = target.available()
+        if not ok:
+            return f"target {case.target} is unavailable here: {why}"
+        with isolated_runner(case, target.name, device, recorded_imports(case, imports), False) as runner:
+            return run_case(case, target, device) if runner is None else runner.evaluate(case.graph, case.tensors())
+
+    return run
+
+
+def _replay(groups: list, imports: tuple[str, ...], device: str | None, as_json: bool) -> None:
+    import sys
+
+    from numfuzz.corpus.replay import replay_group
+    from numfuzz.environment import default_device, provenance
+
+    for spec in imports:
+        import_user_code(spec)
+    device = device or default_device()
+    here = provenance(device)
+    click.echo(f"replaying on torch {here['torch']}, thunder {here['thunder']}, python {here['python']}, {device} ({here['isa']})", err=as_json)
+    run = _runner(imports, device)
+    replays = [replay_group(g, run, here) for g in groups]
     if as_json:
         rows = [
-            {"signature": g.signature.to_json(), "count": g.count, "bits_lost": None if g.severity is None or math.isinf(g.severity) else g.severity,
-             "nonfinite": g.severity is not None and math.isinf(g.severity), "smallest": str(g.smallest)}
-            for g in groups
+            {"group": r.group.signature.group_text(), "reproduced": r.reproduced, "findings": len(r.cases), "as_stated": r.as_stated,
+             "cases": [{"path": str(c.path), "recorded": c.recorded, "now": c.now, "expected": c.expected, "as_stated": c.as_stated, "note": c.note} for c in r.cases]}
+            for r in replays
         ]  # fmt: skip
         click.echo(json.dumps(rows, indent=1))
-        return
-    if not groups:
-        click.echo(f"no findings under {directory}")
-        return
-    width = max(len(g.signature.text()) for g in groups)
-    click.echo(f"{'count':>5}  {'bits lost':>9}  {'signature (target | symptom | op | dtype)':<{width}}  smallest case")
-    for g in groups:
-        click.echo(f"{g.count:>5}  {_severity_text(g.severity):>9}  {g.signature.text():<{width}}  {g.smallest}")
-    click.echo(f"{sum(g.count for g in groups)} findings, {len(groups)} signatures")
+    else:
+        for r in replays:
+            mark = "as stated" if r.as_stated else "NOT AS STATED"
+            click.echo(f"{r.reproduced}/{len(r.cases)} reproduce  {mark:<13}  {r.group.signature.group_text()}")
+            for c in r.cases:
+                expected = "" if c.expected is None else f" (expected {'a finding' if c.expected else 'no finding'} here)"
+                click.echo(f"    {c.now:<14} was {c.recorded:<14} {c.path}{expected}" + (f"  {c.note}" if c.note else ""))
+        surprises = sum(not r.as_stated for r in replays)
+        click.echo(f"{len(replays)} groups replayed: {len(replays) - surprises} as stated, {surprises} not")
+    sys.exit(0 if all(r.as_stated for r in replays) else 1)

@@ -14,6 +14,8 @@ from numfuzz.cli.common import (
     fail,
     import_option,
     import_user_code,
+    known_option,
+    load_known_or_fail,
     resolve_targets,
 )
 
@@ -54,6 +56,7 @@ from numfuzz.cli.common import (
 )
 @device_option
 @import_option
+@known_option
 def fuzz(
     target_specs,
     graphs,
@@ -72,6 +75,7 @@ def fuzz(
     minimize_timeout,
     device,
     imports,
+    known_files,
 ) -> None:
     """Generate random graphs and compare each target with eager, both against float64.
 
@@ -80,6 +84,7 @@ def fuzz(
     """
     if graphs is None and seconds is None:
         fail("give a budget: --graphs N or --time SECONDS")
+    load_known_or_fail(known_files)  # a malformed file stops the campaign before it starts
     from numfuzz.campaign.journal import parse_shard
 
     try:
@@ -116,6 +121,7 @@ def fuzz(
         imports=tuple(imports),
         minimize=minimize,
         minimize_timeout=minimize_timeout,
+        known_files=tuple(str(f) for f in known_files),
     )
     previous = signal.signal(signal.SIGTERM, _stop_gracefully)
     try:

@@ -9,7 +9,7 @@ from typing import Any
 import torch
 
 from numfuzz.judge.execute import Outcome
-from numfuzz.judge.signature import Signature, symptom_of
+from numfuzz.judge.signature import Signature, signature_of
 from numfuzz.judge.verdicts import Verdict
 from numfuzz.program.ir import Graph, GraphError, canonical_json
 from numfuzz.program.ops import infer_specs
@@ -103,7 +103,7 @@ def recorded_signature(case: Case) -> Signature:
     stored = stored_signature(case)
     if stored is not None:
         return stored
-    return Signature(case.target, symptom_of(recorded_outcome(case)))
+    return signature_of(case.target, recorded_outcome(case))
 
 
 def recorded_outcome(case: Case) -> Outcome:

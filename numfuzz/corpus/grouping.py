@@ -1,13 +1,22 @@
-"""Findings under a folder, folded by signature: one group per finding class, its worst severity and smallest case."""
+"""Findings under a folder, folded by root cause: one group per signature group key, its worst severity and smallest case.
+
+Groups are listed new first, then those a known upstream issue claims; within each, by severity.
+A group whose every finding is *minor* (less accurate, yet within the documented accuracy of fp32
+kernel libraries) is not listed unless asked for.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Sequence
 
 from numfuzz.corpus.case import Case, CaseError, recorded_outcome, recorded_signature
+from numfuzz.corpus.known import KnownIssue, load_known, match_known
 from numfuzz.corpus.store import load_case
+from numfuzz.judge.execute import Outcome
 from numfuzz.judge.signature import Signature, severity
+from numfuzz.judge.verdicts import Verdict
 from numfuzz.program.ir import GraphError
 
 
@@ -18,10 +27,25 @@ class Group:
     severity: float | None = None  # the worst over the group
     smallest: Path | None = None
     smallest_key: tuple = ()
+    known: KnownIssue | None = None
+    minor: bool = True  # every finding in it is minor
+    analysis: dict = field(default_factory=dict)  # the smallest case's: culprit, cause, evidence
+    minimized: bool = False  # the smallest case is a minimised one
+    members: dict[str, Path] = field(default_factory=dict)  # finding id -> its smallest version
 
     @property
     def count(self) -> int:
         return len(self.findings)
+
+
+def listed(groups: list[Group], show_minor: bool = False) -> list[Group]:
+    """The groups to show: minor ones only when asked for."""
+    return [g for g in groups if show_minor or not g.minor]
+
+
+def is_minor(outcome: Outcome) -> bool:
+    flagged = [o for o in outcome.outputs if o.verdict == outcome.verdict.value and o.elements]
+    return outcome.verdict is Verdict.LESS_ACCURATE and bool(flagged) and all(o.minor for o in flagged)
 
 
 def finding_id(case: Case) -> str:
@@ -35,11 +59,13 @@ def finding_id(case: Case) -> str:
 CASE_FOLDERS = ("findings", "minimized")  # in a campaign's corpus; elsewhere every *.json counts
 
 
-def group_corpus(directory: Path) -> tuple[list[Group], list[str]]:
-    """Findings under `directory`, folded by signature; also one line per unreadable file.
+def group_corpus(directory: Path, known: Sequence[KnownIssue] | None = None) -> tuple[list[Group], list[str]]:
+    """Findings under `directory`, folded by root cause; also one line per unreadable file.
 
     In a campaign corpus the case folders are searched; in any other folder, every *.json below it.
+    `known` defaults to the shipped known issues.
     """
+    known = load_known() if known is None else known
     from numfuzz.reduce.order import size_key
 
     cases: list[tuple[Path, Case]] = []
@@ -66,17 +92,23 @@ def group_corpus(directory: Path) -> tuple[list[Group], list[str]]:
             problems.append(f"{path}: {exc}")
             continue
         versions.setdefault(finding_id(case), []).append((key, path, case))
-    groups: dict[Signature, Group] = {}
+    groups: dict[tuple, Group] = {}
     for fid, found in versions.items():
+        found.sort(key=lambda v: (v[0], str(v[1])))  # smallest first: its signature is the best informed
         signatures = [recorded_signature(case) for _, _, case in found]
-        signature = next((s for s in signatures if s.located), signatures[0])
-        key, path, case = min(found, key=lambda v: (v[0], str(v[1])))
-        group = groups.setdefault(signature, Group(signature))
+        signature = next((s for s in signatures if s.cause), next((s for s in signatures if s.located), signatures[0]))
+        key, path, case = found[0]
+        outcome = recorded_outcome(case)
+        group = groups.setdefault(signature.group_key(), Group(signature, known=match_known(known, signature, case.provenance)))
         group.findings.add(fid)
-        sev = severity(recorded_outcome(case))
+        group.members[fid] = path
+        group.minor = group.minor and is_minor(outcome)
+        sev = severity(outcome)
         if sev is not None:
             group.severity = sev if group.severity is None else max(group.severity, sev)
         if group.smallest is None or key < group.smallest_key:
             group.smallest, group.smallest_key = path, key
-    order = sorted(groups.values(), key=lambda g: (-(g.severity if g.severity is not None else -1.0), -g.count, g.signature.text()))
+            group.analysis = outcome.analysis or {}
+            group.minimized = isinstance(case.extra.get("minimize"), dict)
+    order = sorted(groups.values(), key=lambda g: (g.known is not None, -(g.severity if g.severity is not None else -1.0), -g.count, g.signature.text()))
     return order, problems

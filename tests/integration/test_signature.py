@@ -13,7 +13,7 @@ from numfuzz.corpus.grouping import group_corpus
 from numfuzz.corpus.store import save_case
 from numfuzz.judge.execute import Outcome
 from numfuzz.judge.oracle import OutputErrors
-from numfuzz.judge.signature import Signature, flagged_output, locate, same_finding, severity, symptom_of
+from numfuzz.judge.signature import Signature, flagged_output, same_finding, severity, symptom_of
 from numfuzz.judge.verdicts import Verdict
 from numfuzz.program.ir import Graph, Node, TensorSpec
 
@@ -47,21 +47,18 @@ def test_flagged_output_is_the_worst_one_with_the_verdict():
     assert severity(Outcome(Verdict.CRASH_RUN, "x")) is None
 
 
-def test_locate_exposes_the_cone_and_takes_the_first_flagged_node():
-    outcome = Outcome(Verdict.LESS_ACCURATE, outputs=[errors(0, "less_accurate", dtype="bf16"), errors(1, "equal")])
-    probes = []
-
-    def run(graph: Graph) -> Outcome:
-        probes.append(graph)
-        # cone of t2 is exp, cast, neg: say the cast is where the target first goes wrong
-        return Outcome(Verdict.LESS_ACCURATE, outputs=[errors(0, "equal"), errors(1, "less_accurate", dtype="bf16"), errors(2, "less_accurate", dtype="bf16")])
-
-    assert locate(GRAPH, outcome, run) == (("cast",), "bf16")
-    assert probes[0].outputs == (1, 2, 3)
-    # When exposing the intermediates hides the bug, the flagged output's own op stands in.
-    assert locate(GRAPH, outcome, lambda g: Outcome(Verdict.EQUAL, outputs=[errors(i, "equal") for i in range(3)])) == (("neg",), "bf16")
-    # A crash is not located here; minimisation names its ops.
-    assert locate(GRAPH, Outcome(Verdict.CRASH_COMPILE, "TypeError: x"), run) == ((), "")
+def test_group_keys_fold_root_causes():
+    dropped_bf16 = Signature("inductor", "less_accurate", ("cast",), "bf16", "cast_dropped")
+    dropped_fp16 = Signature("inductor", "nonfinite", ("cast",), "fp16", "cast_dropped")
+    assert dropped_bf16.group_key() == dropped_fp16.group_key()  # every dropped cast on a target: one group
+    assert dropped_bf16.group_key() != Signature("thunder:torchcompile", "less_accurate", ("cast",), "bf16", "cast_dropped").group_key()
+    cancels = Signature("inductor", "less_accurate", ("gelu",), "bf16", "cancellation")
+    assert cancels.group_key() == Signature("inductor", "nonfinite", ("gelu",), "bf16", "cancellation").group_key()  # whatever the symptom
+    assert cancels.group_key() != Signature("inductor", "less_accurate", ("gelu",), "fp16", "cancellation").group_key()
+    crash = Signature("inductor", "crash_compile:TypeError", ("exp",))
+    assert crash.group_key() != Signature("inductor", "crash_compile:KeyError", ("exp",)).group_key()
+    assert Signature.from_json(cancels.to_json()) == cancels
+    assert dropped_bf16.group_text() == "inductor | explicit cast dropped"
 
 
 def test_same_finding_guards_against_drifting_to_another_bug():
@@ -71,7 +68,8 @@ def test_same_finding_guards_against_drifting_to_another_bug():
     side = Outcome(Verdict.LESS_ACCURATE, outputs=[errors(0, "equal", dtype="bf16"), errors(1, "less_accurate")])
     assert not same_finding(sig, GRAPH, side)  # sin's cone holds no cast: another bug
     assert not same_finding(Signature("t", "less_accurate", ("cast",), "fp16"), GRAPH, flagged)
-    assert not same_finding(Signature("t", "nonfinite", ("cast",), "bf16"), GRAPH, flagged)
+    assert not same_finding(Signature("t", "nonfinite", ("cast",), "bf16"), GRAPH, flagged)  # an overflow is no inaccuracy
+    assert not same_finding(sig, GRAPH, Outcome(Verdict.CRASH_RUN, "RuntimeError: no"))
     crash = Signature("t", "crash_compile:TypeError")
     assert same_finding(crash, GRAPH, Outcome(Verdict.CRASH_COMPILE, "prepare raised TypeError: no"))
     assert not same_finding(crash, GRAPH, Outcome(Verdict.CRASH_COMPILE, "prepare raised KeyError: no"))
@@ -99,16 +97,18 @@ def corpus_dir(tmp_path):
     return tmp_path, smallest, result.signature
 
 
-def test_group_corpus_folds_by_signature(corpus_dir):
+def test_group_corpus_folds_by_root_cause(corpus_dir):
     root, smallest, signature = corpus_dir
     groups, problems = group_corpus(root)
     assert len(problems) == 1 and "torn.json" in problems[0]
-    by_sig = {g.signature: g for g in groups}
-    expm1 = by_sig[signature]
+    by_key = {g.signature.group_key(): g for g in groups}
+    expm1 = by_key[signature.group_key()]
+    assert signature.cause == "cancellation" and expm1.analysis["cause"] == "cancellation"
     assert expm1.count == 2  # the original and its minimised version count once
-    assert expm1.smallest == smallest and expm1.severity is not None and expm1.severity > 0
-    (unlocated,) = [g for g in groups if g.signature.target == "thunder:bug_sum"]
-    assert unlocated.count == 1 and unlocated.signature.ops == ()
+    assert expm1.smallest == smallest and expm1.severity is not None and expm1.severity > 0 and expm1.minimized
+    assert expm1.known is None  # a planted executor is no upstream issue
+    (summed,) = [g for g in groups if g.signature.target == "thunder:bug_sum"]
+    assert summed.count == 1 and summed.signature.ops == ("sum",) and summed.signature.cause == "low_precision" and not summed.minimized
 
 
 def test_cli_corpus_lists_groups(cli, corpus_dir):
@@ -116,10 +116,11 @@ def test_cli_corpus_lists_groups(cli, corpus_dir):
     result = cli("corpus", root)
     assert result.exit_code == 0, result.output
     assert "skipped" in result.output and "torn.json" in result.output
-    line = next(line for line in result.output.splitlines() if signature.text() in line)
-    assert line.split()[0] == "2" and str(smallest) in line
-    assert "3 findings, 2 signatures" in result.output
+    line = next(line for line in result.output.splitlines() if signature.group_text() in line)
+    assert line.split()[0] == "2" and str(smallest) in line and " new " in line
+    assert "3 findings in 2 groups: 2 new, 0 known" in result.output
     as_json = cli("corpus", root, "--json")
     rows = json.loads(as_json.output[as_json.output.index("[") :])
     assert {r["count"] for r in rows} == {1, 2}
+    assert {r["cause"] for r in rows} == {"cancellation", "low_precision"}
     assert cli("corpus", root / "nope").exit_code == 2

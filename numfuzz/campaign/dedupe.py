@@ -1,0 +1,87 @@
+"""Which findings a campaign minimises: one per root cause, none for what is already known or minor.
+
+A finding's key is its signature's group key (`numfuzz.judge.signature.Signature.group_key`),
+from the analysis its worker ran: the same root cause is minimised once, whatever op consumes
+a dropped cast. A finding that a known upstream issue claims is minimised once per issue and
+target; a minor finding (within the fp32 kernel libraries' bound) is not minimised. Each finding
+left unminimised gets its reason in the corpus's `minimize_notes.json`, so that none ends
+silently unminimised.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Sequence
+
+from numfuzz.corpus.case import Case
+from numfuzz.corpus.known import KnownIssue, match_known
+from numfuzz.corpus.store import write_atomic
+from numfuzz.judge.execute import Outcome
+from numfuzz.judge.signature import Signature, signature_of
+
+NOTES = "minimize_notes.json"
+
+
+def dedupe_key(signature: Signature) -> str:
+    return json.dumps(signature.group_key())
+
+
+def known_key(issue: KnownIssue, target: str) -> str:
+    return f"known:{issue.id}|{target}"
+
+
+def read_notes(corpus: Path) -> dict[str, str]:
+    """finding file stem -> why it was not minimised."""
+    try:
+        data = json.loads((Path(corpus) / NOTES).read_text())
+    except (OSError, ValueError):
+        return {}
+    return {str(k): str(v) for k, v in data.items()} if isinstance(data, dict) else {}
+
+
+class Dedupe:
+    """Decides, per finding, whether to minimise it; remembers the keys it has handed out."""
+
+    def __init__(self, keys: set[str], known: Sequence[KnownIssue], corpus: Path | None):
+        self.keys = keys  # the journal's set: it persists with the campaign
+        self.known = known
+        self.corpus = corpus
+        self.notes = read_notes(corpus) if corpus is not None else {}
+
+    def decide(self, case: Case, outcome: dict[str, Any], finding: str) -> str | None:
+        """The key to minimise this finding under, or None (with a note saying why not)."""
+        from numfuzz.corpus.grouping import is_minor
+
+        parsed = Outcome.from_json(outcome)
+        signature = signature_of(case.target, parsed)
+        if is_minor(parsed):
+            return self._note(finding, "minor: within the fp32 kernel libraries' documented 2 ULP")
+        key = dedupe_key(signature)
+        if key in self.keys:
+            return self._note(finding, f"its group ({signature.group_text()}) is minimised from another finding")
+        issue = match_known(self.known, signature, case.provenance)
+        if issue is not None:
+            if known_key(issue, case.target) in self.keys:
+                return self._note(finding, f"known issue {issue.id}, already minimised from another finding")
+            self.keys.add(known_key(issue, case.target))
+        self.keys.add(key)
+        return key
+
+    def minimized(self, case: Case) -> None:
+        """A minimised case's own group: later findings keyed by it are duplicates."""
+        data = case.extra.get("signature")
+        if isinstance(data, dict):
+            try:
+                self.keys.add(dedupe_key(Signature.from_json(data)))
+            except (KeyError, TypeError):
+                pass
+
+    def failed(self, finding: str, why: str) -> None:
+        self._note(finding, f"minimisation failed: {why}")
+
+    def _note(self, finding: str, why: str) -> None:
+        self.notes[finding] = why
+        if self.corpus is not None:
+            write_atomic(self.corpus / NOTES, json.dumps(self.notes, indent=1, sort_keys=True) + "\n")
+        return None

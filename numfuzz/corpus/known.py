@@ -1,0 +1,135 @@
+"""Known upstream issues: a data file of match rules, so that a finding already filed is marked, not reported as new.
+
+numfuzz ships `numfuzz/data/known_issues.toml`; users add their own files in the same form
+(`--known FILE`). The file's header says what each rule means. A malformed file is a
+KnownIssuesError whose message is one line naming the file and the entry.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field
+from fnmatch import fnmatchcase
+from importlib import resources
+from pathlib import Path
+from typing import Any, Sequence
+
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
+from packaging.version import InvalidVersion, Version
+
+from numfuzz.judge.signature import Signature
+
+BUILTIN = "known_issues.toml"
+_TEXT = ("id", "title", "status", "torch", "thunder", "device")
+_LISTS = ("links", "targets", "not_targets", "causes", "ops", "dtypes")
+
+
+class KnownIssuesError(ValueError):
+    """A known-issues file that cannot be used; the message is one line for the user."""
+
+
+@dataclass(frozen=True)
+class KnownIssue:
+    id: str
+    title: str
+    status: str
+    links: tuple[str, ...] = ()
+    targets: tuple[str, ...] = ()
+    not_targets: tuple[str, ...] = ()
+    causes: tuple[str, ...] = ()
+    ops: tuple[str, ...] = ()
+    dtypes: tuple[str, ...] = ()
+    torch: str = ""
+    thunder: str = ""
+    device: str = ""
+    source: str = field(default="", compare=False)
+
+    @property
+    def link(self) -> str:
+        return self.links[0] if self.links else ""
+
+    def matches(self, signature: Signature, provenance: dict[str, Any]) -> bool:
+        """Does a finding with this signature, found with these versions and device, fall under this issue?"""
+        if self.targets and not any(fnmatchcase(signature.target, p) for p in self.targets):
+            return False
+        if any(fnmatchcase(signature.target, p) for p in self.not_targets):
+            return False
+        if self.causes and signature.cause not in self.causes:
+            return False
+        if self.ops and not set(signature.ops) & set(self.ops):
+            return False
+        if self.dtypes and signature.dtype not in self.dtypes:
+            return False
+        if self.device and not str(provenance.get("device", "")).startswith(self.device):
+            return False
+        return _version_in(provenance.get("torch"), self.torch) and _version_in(provenance.get("thunder"), self.thunder)
+
+
+def _version_in(version: Any, spec: str) -> bool:
+    if not spec:
+        return True
+    try:
+        return Version(str(version)) in SpecifierSet(spec, prereleases=True)
+    except InvalidVersion:  # unknown or absent: a versioned rule cannot claim the finding
+        return False
+
+
+def _entry(data: Any, where: str) -> KnownIssue:
+    if not isinstance(data, dict):
+        raise KnownIssuesError(f"{where}: an [[issue]] must be a table")
+    unknown = sorted(set(data) - set(_TEXT) - set(_LISTS))
+    if unknown:
+        raise KnownIssuesError(f"{where}: unknown key(s) {', '.join(unknown)}; known: {', '.join(_TEXT + _LISTS)}")
+    for key in ("id", "title", "status"):
+        if not isinstance(data.get(key), str) or not data[key].strip():
+            raise KnownIssuesError(f"{where}: '{key}' must be a non-empty string")
+    values: dict[str, Any] = {}
+    for key in _TEXT:
+        if key in data and not isinstance(data[key], str):
+            raise KnownIssuesError(f"{where}: '{key}' must be a string")
+        values[key] = data.get(key, "")
+    for key in _LISTS:
+        items = data.get(key, [])
+        if not isinstance(items, list) or not all(isinstance(x, str) for x in items):
+            raise KnownIssuesError(f"{where}: '{key}' must be a list of strings")
+        values[key] = tuple(items)
+    for key in ("torch", "thunder"):
+        try:
+            SpecifierSet(values[key])
+        except InvalidSpecifier:
+            raise KnownIssuesError(f"{where}: '{key}' is not a version specifier: {values[key]!r}") from None
+    return KnownIssue(**values, source=where)
+
+
+def parse_known(text: str, name: str) -> list[KnownIssue]:
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise KnownIssuesError(f"{name}: not valid TOML: {exc}") from None
+    entries = data.get("issue", [])
+    if set(data) - {"issue"} or not isinstance(entries, list):
+        raise KnownIssuesError(f"{name}: expected only [[issue]] tables")
+    issues = [_entry(entry, f"{name}: issue {i + 1}") for i, entry in enumerate(entries)]
+    ids = [issue.id for issue in issues]
+    if len(ids) != len(set(ids)):
+        raise KnownIssuesError(f"{name}: issue ids repeat: {sorted({i for i in ids if ids.count(i) > 1})}")
+    return issues
+
+
+def load_known(extra: Sequence[Path | str] = (), builtin: bool = True) -> list[KnownIssue]:
+    """The shipped known issues, then each user file's (a user entry with a shipped id replaces it)."""
+    issues: dict[str, KnownIssue] = {}
+    if builtin:
+        text = resources.files("numfuzz.data").joinpath(BUILTIN).read_text()
+        issues.update({i.id: i for i in parse_known(text, f"numfuzz/data/{BUILTIN}")})
+    for path in extra:
+        try:
+            text = Path(path).read_text()
+        except (OSError, UnicodeDecodeError) as exc:
+            raise KnownIssuesError(f"{path}: cannot read: {exc}") from None
+        issues.update({i.id: i for i in parse_known(text, str(path))})
+    return list(issues.values())
+
+
+def match_known(issues: Sequence[KnownIssue], signature: Signature, provenance: dict[str, Any]) -> KnownIssue | None:
+    return next((issue for issue in issues if issue.matches(signature, provenance)), None)

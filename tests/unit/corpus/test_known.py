@@ -1,0 +1,59 @@
+"""Known upstream issues: the shipped file parses, rules match as documented, bad files fail in one line."""
+
+from __future__ import annotations
+
+import pytest
+
+from numfuzz.corpus.known import KnownIssuesError, load_known, match_known, parse_known
+from numfuzz.judge.signature import Signature
+
+CPU_29 = {"torch": "2.9.1+cu128", "device": "cpu", "thunder": "0.2.6"}
+CPU_214 = {"torch": "2.14.1+cu130", "device": "cpu", "thunder": "absent"}
+
+
+def test_cast_elision_is_known_by_default_and_new_with_the_opt_out_where_it_works():
+    known = load_known()
+    dropped = Signature("inductor", "less_accurate", ("cast",), "bf16", "cast_dropped")
+    assert match_known(known, dropped, CPU_29).id == "inductor-cast-elision"
+    assert match_known(known, Signature("thunder:torchcompile", "less_accurate", ("cast",), "fp16", "cast_dropped"), CPU_29).id == "inductor-cast-elision"
+    opted_out = Signature("inductor:emulate_precision_casts=1", "less_accurate", ("cast",), "bf16", "cast_dropped")
+    assert match_known(known, opted_out, CPU_29).id == "inductor-emulate-precision-casts-cpu"  # the flag did nothing on CPU then
+    assert match_known(known, opted_out, CPU_214) is None  # it works there: a dropped cast is new
+    assert match_known(known, dropped, {"torch": "2.9.1", "device": "cpu"}).status.startswith("intended by default")
+
+
+def test_version_and_op_rules():
+    known = load_known()
+    expm1 = Signature("inductor", "less_accurate", ("expm1",), "fp32", "cancellation")
+    assert match_known(known, expm1, CPU_29).id == "inductor-cpu-vectorized-expm1"
+    assert match_known(known, expm1, CPU_214) is None  # fixed there
+    assert match_known(known, expm1, {**CPU_29, "device": "cuda"}) is None
+    assert match_known(known, Signature("inductor", "less_accurate", ("erf",), "fp32", "cancellation"), CPU_214).id == "inductor-cpu-vectorized-erf"
+    assert match_known(known, Signature("inductor", "nonfinite", ("softmax",), "fp32", "nonfinite_intermediate"), CPU_214) is None
+    assert match_known(known, Signature("thunder:bug_expm1", "less_accurate", ("expm1",), "fp32", "cancellation"), CPU_29) is None
+
+
+def test_a_user_file_adds_and_replaces_entries(tmp_path):
+    mine = tmp_path / "mine.toml"
+    mine.write_text('[[issue]]\nid = "my-softmax"\ntitle = "t"\nstatus = "filed as #1"\ntargets = ["inductor*"]\nops = ["softmax"]\n')
+    known = load_known([mine])
+    assert match_known(known, Signature("inductor", "nonfinite", ("softmax",), "fp32", "nonfinite_intermediate"), CPU_214).id == "my-softmax"
+    assert len(known) == len(load_known()) + 1
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("[[issue]\nid=", "not valid TOML"),
+        ('[[issue]]\nid = "x"\ntitle = "t"\n', "'status' must be a non-empty string"),
+        ('[[issue]]\nid = "x"\ntitle = "t"\nstatus = "s"\nops = "exp"\n', "'ops' must be a list of strings"),
+        ('[[issue]]\nid = "x"\ntitle = "t"\nstatus = "s"\ntorch = "newest"\n', "not a version specifier"),
+        ('[[issue]]\nid = "x"\ntitle = "t"\nstatus = "s"\nop = ["exp"]\n', "unknown key(s) op"),
+        ('[[issue]]\nid = "x"\ntitle = "t"\nstatus = "s"\n[[issue]]\nid = "x"\ntitle = "t"\nstatus = "s"\n', "ids repeat"),
+        ("[other]\nx = 1\n", "expected only [[issue]] tables"),
+    ],
+)
+def test_a_malformed_file_is_one_line(text, message):
+    with pytest.raises(KnownIssuesError) as caught:
+        parse_known(text, "bad.toml")
+    assert message in str(caught.value) and "\n" not in str(caught.value) and str(caught.value).startswith("bad.toml")
