@@ -1,4 +1,4 @@
-"""What this run happens on: the default device, package versions, the device's name."""
+"""What this run happens on: the default device, package versions, the device's name and vector ISA."""
 
 from __future__ import annotations
 
@@ -21,6 +21,26 @@ def versions() -> dict[str, str]:
     except Exception:
         thunder_version = "absent"
     return {"numfuzz": numfuzz.__version__, "torch": torch.__version__, "thunder": thunder_version, "python": platform.python_version()}
+
+
+def vector_isa(device: str) -> str:
+    """What the compilers generate code for: the CPU's vector ISA as torch picks it (AVX512, AVX2, ...), or the GPU's architecture.
+
+    Inductor's CPU code (vector width, scalar tail) depends on it, so a finding can reproduce on
+    one machine and not on another of the same kind.
+    """
+    if device.startswith("cuda") and torch.cuda.is_available():
+        major, minor = torch.cuda.get_device_capability(torch.device(device))
+        return f"sm_{major}{minor}"
+    try:
+        return str(torch.backends.cpu.get_cpu_capability())
+    except Exception:  # older or unusual builds: say so rather than fail a case
+        return "unknown"
+
+
+def provenance(device: str) -> dict[str, str]:
+    """Versions, device and vector ISA, as a case records them."""
+    return {**versions(), "device": device, "isa": vector_isa(device)}
 
 
 def device_name(device: str) -> str:

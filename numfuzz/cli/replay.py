@@ -41,15 +41,16 @@ def replay(case_path, target_spec, as_json, device, imports, isolated) -> None:
         import_user_code(spec)
     from numfuzz.cli.tables import outcome_table
     from numfuzz.corpus.make import run_case
-    from numfuzz.environment import default_device
+    from numfuzz.environment import default_device, provenance
 
     device = device or default_device()
     (target,) = resolve_targets((target_spec or case.target,), device)
     with isolated_runner(case, target.name, device, recorded_imports(case, imports), isolated) as runner:
         outcome = run_case(case, target, device) if runner is None else runner.evaluate(case.graph, case.tensors())
     if as_json:
-        click.echo(json.dumps({"case": str(case_path), "target": target.name, **outcome.to_json()}, indent=1))
+        click.echo(json.dumps({"case": str(case_path), "target": target.name, "versions": provenance(device), **outcome.to_json()}, indent=1))
     else:
-        click.echo(f"case {case_path} on {target.name} ({device})")
+        here = provenance(device)
+        click.echo(f"case {case_path} on {target.name} ({device}, {here['isa']}; torch {here['torch']}, thunder {here['thunder']}, python {here['python']})")
         click.echo(outcome_table(outcome))
     sys.exit(1 if outcome.verdict.is_finding else 0)

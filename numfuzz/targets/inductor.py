@@ -13,6 +13,16 @@ class Inductor:
         self.name = "inductor" + (f":{arg}" if arg else "")
 
     def available(self) -> tuple[bool, str]:
+        """Every option must exist in this torch's Inductor config (some exist only in some versions)."""
+        import torch
+        import torch._inductor.config as config
+
+        for key in self.options:
+            node = config
+            for part in key.split("."):
+                if not hasattr(node, part):
+                    return False, f"torch {torch.__version__}'s Inductor has no option {key!r}"
+                node = getattr(node, part)
         return True, ""
 
     def prepare(self, fn: Callable, device: str) -> Callable:

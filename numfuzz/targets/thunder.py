@@ -3,12 +3,32 @@
 from __future__ import annotations
 
 import importlib.util
+from importlib import metadata
 from typing import Callable
 
 from numfuzz.targets.options import parse_options, reset_dynamo
 from numfuzz.targets.protocol import TargetError
 
 NVFUSER_WHY = "nvFuser needs CUDA and the nvfuser package (pip install 'numfuzz[nvfuser]')"
+
+
+def thunder_import_error() -> str:
+    """Why thunder does not import here ("" when it does): each release supports a range of torch versions."""
+    try:
+        import thunder  # noqa: F401
+    except Exception as exc:  # an incompatible torch breaks thunder's import in many ways
+        import torch
+
+        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:200]
+        return f"lightning-thunder {_installed('lightning-thunder')} does not import with torch {torch.__version__} ({type(exc).__name__}: {first})"
+    return ""
+
+
+def _installed(distribution: str) -> str:
+    try:
+        return metadata.version(distribution)
+    except metadata.PackageNotFoundError:
+        return "?"
 
 
 class Thunder:
@@ -23,7 +43,10 @@ class Thunder:
 
     def available(self) -> tuple[bool, str]:
         if importlib.util.find_spec("thunder") is None:
-            return False, "lightning-thunder is not installed"
+            return False, "lightning-thunder is not installed (pip install 'numfuzz[thunder]')"
+        why = thunder_import_error()
+        if why:
+            return False, why
         try:
             self._executor_objects()
         except TargetError as exc:

@@ -3,30 +3,57 @@
 import json
 
 import pytest
-from helpers import SEEDS
+from helpers import FINDINGS, SEEDS
 
 from numfuzz.corpus.case import SCHEMA_VERSION, CaseError
 from numfuzz.corpus.make import make_case, run_case
+from numfuzz.corpus.regression import statement
 from numfuzz.corpus.store import load_case, save_case
+from numfuzz.environment import provenance
 from numfuzz.judge.verdicts import Verdict
 from numfuzz.program.ir import Graph, Node
 from numfuzz.targets import resolve
 
 SEED_FILES = sorted(SEEDS.glob("*.json"))
-# Every committed case: the seeds, and real findings kept as regression cases.
-COMMITTED = sorted(SEEDS.parent.rglob("*.json"))
+FINDING_FILES = sorted(FINDINGS.glob("*.json"))  # real findings kept as regression cases
+
+
+def _target_or_skip(spec: str):
+    target = resolve(spec)
+    ok, why = target.available()
+    if not ok:
+        pytest.skip(f"{spec} is unavailable here: {why}")
+    return target
 
 
 def test_seed_corpus_is_complete():
     assert {p.stem for p in SEED_FILES} == {"qwen2-mlp-bf16", "silu-mul-bf16", "rope-fp32", "rope-bf16"}
-    assert len(COMMITTED) > len(SEED_FILES)
+    assert FINDING_FILES
 
 
-@pytest.mark.parametrize("path", COMMITTED, ids=lambda p: f"{p.parent.name}/{p.stem}")
-def test_committed_case_replays_with_recorded_verdict(path):
+@pytest.mark.parametrize("path", SEED_FILES, ids=lambda p: p.stem)
+def test_seed_replays_with_recorded_verdict(path):
     case = load_case(path)
-    outcome = run_case(case, resolve(case.target), "cpu")
+    outcome = run_case(case, _target_or_skip(case.target), "cpu")
     assert outcome.verdict.value == case.result["verdict"]
+
+
+@pytest.mark.parametrize("path", FINDING_FILES, ids=lambda p: p.stem)
+def test_committed_finding_reproduces_where_it_states(path):
+    """Each committed finding states where it reproduces; the statement must hold on this machine."""
+    case = load_case(path)
+    stated = statement(case)
+    assert stated is not None, f"{path.name} states no versions where it reproduces"
+    target = _target_or_skip(case.target)
+    here = provenance("cpu")
+    expected = stated.holds_here(here)
+    if expected is None:
+        pytest.skip(f"{path.name} was checked on {'/'.join(stated.isa)}; this CPU is {here['isa']}")
+    outcome = run_case(case, target, "cpu")
+    assert outcome.verdict.is_finding == expected, f"{path.name} on torch {here['torch']}: {outcome.verdict.value}, stated: {stated.text()}"
+    if expected:
+        assert outcome.verdict.value == case.result["verdict"]
+        assert outcome.analysis["cause"] == case.result["analysis"]["cause"]
 
 
 @pytest.mark.parametrize("path", SEED_FILES, ids=lambda p: p.stem)

@@ -1,0 +1,75 @@
+#!/usr/bin/env python3
+"""Rebuild the analysis and the `reproduces` statements of corpus/findings/, and the expm1 regression case.
+
+Each committed finding states where it reproduces (numfuzz.corpus.regression). The statements
+below were measured: torch 2.9.1 and 2.14.1 on CPU, with the vector ISA forced to AVX2 as well
+(ATEN_CPU_CAPABILITY=avx2, each with its own Inductor cache folder). Run from the repository root
+on a torch where the case reproduces; it rewrites the files in place (names stay: they are
+content hashes of graph, inputs and target, or chosen names).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from numfuzz.corpus.case import Case
+from numfuzz.corpus.make import run_case
+from numfuzz.corpus.store import load_case, save_case
+from numfuzz.environment import provenance
+from numfuzz.judge.signature import signature_of
+from numfuzz.program.ir import Graph, Node, TensorSpec
+from numfuzz.program.values import round_to
+from numfuzz.targets import resolve
+
+FINDINGS = Path("corpus/findings")
+BOTH_ISAS = ["AVX512", "AVX2"]
+STATEMENTS = {
+    "inductor-softmax-nonfinite": {
+        "torch": ">=2.9",
+        "device": "cpu",
+        "isa": BOTH_ISAS,
+        "why": "no upstream report; the fused kernel takes each element from the vectorised pow and the row max from scalar std::pow",
+    },
+    "torchcompile-drops-bf16-round-trip": {
+        "thunder": "==0.2.6",
+        "device": "cpu",
+        "why": "Inductor elides the round trip by default (pytorch#183761); thunder 0.2.6 imports on torch 2.9 to 2.11",
+    },
+    "inductor-expm1-fp32-cancels": {
+        "torch": "<2.14.1",
+        "device": "cpu",
+        "isa": BOTH_ISAS,
+        "why": "vectorised expm1 as exp(x) - 1 (pytorch#189803), fixed by PR #190533; 64 elements keep the vectorised path on any ISA",
+    },
+}
+
+
+def expm1_case() -> Case:
+    """expm1 on 64 fp32 values from 1e-7 to 1e-5: the vectorised loop, at least one full AVX-512 vector wide."""
+    spec = TensorSpec((64,), "fp32")
+    graph = Graph((spec,), (Node.make("expm1", [0]),), (1,))
+    values = round_to(np.geomspace(1e-7, 1e-5, 64), spec)
+    return Case.from_tensors(graph, [[values]], "inductor", provenance={"seed": None, "source": "scripts/make_regressions.py"})
+
+
+def refresh(case: Case, stem: str) -> None:
+    outcome = run_case(case, resolve(case.target), "cpu")
+    if not outcome.verdict.is_finding:
+        sys.exit(f"{stem}: {case.target} gives {outcome.verdict.value} here; run this where it reproduces")
+    case.result = outcome.to_json()
+    case.provenance = {**case.provenance, **provenance("cpu")}
+    case.extra = {**case.extra, "signature": signature_of(case.target, outcome).to_json(), "reproduces": STATEMENTS[stem]}
+    print(f"{stem}: {outcome.verdict.value}, {outcome.analysis.get('cause') if outcome.analysis else '-'} -> {save_case(case, FINDINGS, stem)}")
+
+
+def main() -> None:
+    for stem in STATEMENTS:
+        path = FINDINGS / f"{stem}.json"
+        refresh(load_case(path) if path.exists() else expm1_case(), stem)
+
+
+if __name__ == "__main__":
+    main()
