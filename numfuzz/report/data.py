@@ -8,13 +8,17 @@ from dataclasses import dataclass, field
 
 @dataclass
 class SweepPoint:
-    """One scaled copy of the worst sample: every input multiplied by 2**exponent."""
+    """One scaled copy of the worst sample: every input multiplied by 2**exponent, rounded to its dtype."""
 
-    exponent: int
+    exponent: float  # whole numbers: an exact copy of the case, scaled; others: between octaves
     input_magnitude: float  # the largest |x| over the scaled sample's inputs
     reference: float  # float64 reference of the flagged element
     eager_ulp: float  # inf where the result is non-finite
     target_ulp: float
+
+    @property
+    def exact(self) -> bool:
+        return float(self.exponent).is_integer()
 
     def to_json(self) -> dict:
         return {k: _finite_or_text(v) for k, v in vars(self).items()}

@@ -44,47 +44,53 @@ def _floored(values: list[float]) -> list[float]:
 
 
 def sweep_svg(sweep: Sweep, title: str = "") -> str:
-    """Per-point error (ULPs, log) of eager and of the target, against input magnitude and against |reference|."""
+    """Per-point error (ULPs, log) of eager and of the target, against input magnitude and against |reference|.
+
+    Exact copies of the case (whole exponents) are joined by lines; steps between octaves are faint
+    dots, a cloud whose upper edge shows the error an ordinary input would get.
+    """
     points = sweep.points
-    fmt = check_dtype(sweep.dtype)
+    subnormal = 2.0 ** check_dtype(sweep.dtype).min_exponent
+    finite = [v for p in points for v in (p.eager_ulp, p.target_ulp) if math.isfinite(v)]
+    top = 10 ** math.ceil(math.log10(max(finite + [1.0])) + 0.5)
     with matplotlib.rc_context(RC):
-        fig = _figure(8.4, 3.2)
+        fig = _figure(8.4, 3.3)
         axes = fig.subplots(1, 2, sharey=True)
-        xs = {
-            "input magnitude  max |x| over the inputs": [p.input_magnitude for p in points],
-            f"|reference| of output {sweep.output}": [abs(p.reference) for p in points],
-        }
-        eager, target = [p.eager_ulp for p in points], [p.target_ulp for p in points]
-        finite_top = max([v for v in eager + target if math.isfinite(v)] + [1.0])
-        top = 10 ** math.ceil(math.log10(max(finite_top, 1.0)) + 0.5)
-        for ax, (label, x) in zip(axes, xs.items()):
-            keep = [i for i, v in enumerate(x) if v > 0]
-            xk = [x[i] for i in keep]
-            ax.plot(xk, _floored([eager[i] for i in keep]), "o-", color=EAGER, ms=3.5, lw=1, label="eager")
-            ax.plot(xk, _floored([target[i] for i in keep]), "s-", color=TARGET, ms=3.5, lw=1, label=f"target ({_short(title)})")
-            tiny = [i for i in keep if abs(points[i].reference) < 2.0**fmt.min_exponent]  # ULPs are fixed-size there
-            for values, color, marker in ((eager, EAGER, "o"), (target, TARGET, "s")):
-                ax.plot([x[i] for i in tiny], _floored([values[i] for i in tiny]), marker, color=color, mfc="white", ms=3.5)
-            blown = [x[i] for i in keep if not math.isfinite(target[i])]
+        panels = (
+            (axes[0], lambda p: p.input_magnitude, "input magnitude: max |x| over the inputs"),
+            (axes[1], lambda p: abs(p.reference), f"|reference| of output {sweep.output}"),
+        )
+        for ax, x_of, label in panels:
+            shown = [p for p in points if x_of(p) > 0]  # log axes: a zero has no place
+            exact = [p for p in shown if p.exact]
+            between = [p for p in shown if not p.exact]
+            for who, color, marker in (("eager", EAGER, "o"), ("target", TARGET, "s")):
+                name = "eager" if who == "eager" else f"target ({_short(title)})"
+                ax.plot([x_of(p) for p in between], _floored([getattr(p, f"{who}_ulp") for p in between]), marker, color=color, ms=3, mew=0, alpha=0.5)
+                ax.plot([x_of(p) for p in exact], _floored([getattr(p, f"{who}_ulp") for p in exact]), f"{marker}-", color=color, ms=3.5, lw=1, label=name)
+                tiny = [p for p in exact if abs(p.reference) < subnormal]  # ULPs are fixed-size there
+                ax.plot([x_of(p) for p in tiny], _floored([getattr(p, f"{who}_ulp") for p in tiny]), marker, color=color, mfc="white", ms=3.5)
+            blown = [x_of(p) for p in shown if not math.isfinite(p.target_ulp)]
             if blown:
-                ax.plot(blown, [top] * len(blown), "x", color=TARGET, ms=7, mew=1.5, label="target non-finite")
-            swept = [x[i] for i in keep if points[i].exponent == 0]
-            for value in swept:
-                ax.axvline(value, color="0.4", ls=":", lw=1)
+                ax.plot(blown, [top] * len(blown), "x", color=TARGET, ms=6, mew=1.3, label="target non-finite")
+            for p in exact:
+                if p.exponent == 0:
+                    ax.axvline(x_of(p), color="0.4", ls=":", lw=1)
             ax.set_xscale("log", base=2)
             ax.set_yscale("log")
             ax.yaxis.set_minor_locator(NullLocator())  # a tick per decade reads well; minor ones double the SVG
             ax.set_xlabel(label)
             ax.set_ylim(ULP_FLOOR / 2, top * 2)
-        axes[1].axvspan(2.0**-60, 2.0**fmt.min_exponent, color="0.85", alpha=0.5, lw=0, label=f"{sweep.dtype} subnormal")
-        lows = [abs(p.reference) for p in points if p.reference]
-        if lows:
-            axes[1].set_xlim(min(lows) / 2, max(lows) * 2)
+        axes[1].axvspan(2.0**-200, subnormal, color="0.85", alpha=0.5, lw=0)
+        references = [abs(p.reference) for p in points if p.reference]
+        if references:
+            axes[1].set_xlim(min(references) / 2, max(references) * 2)
         axes[0].set_ylabel(f"error (ULPs of {sweep.dtype}), log")
-        axes[0].legend(loc="best", fontsize=8, framealpha=0.8)
+        axes[0].legend(loc="best", fontsize=7.5, framealpha=0.8)
         fig.suptitle(
-            f"output {sweep.output}, element {sweep.element} of sample {sweep.sample}, inputs scaled by $2^k$ (dotted: the case as found; hollow: output subnormal)",
-            fontsize=9,
+            f"output {sweep.output}, element {sweep.element}: inputs times $2^k$; lines: whole k (dotted: k = 0, the case), "
+            f"dots: steps between; hollow, grey: {sweep.dtype} output subnormal",
+            fontsize=8.5,
         )
         return to_svg(fig)
 

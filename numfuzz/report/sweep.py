@@ -3,8 +3,12 @@
 The sample holding the flagged output's worst element is scaled as a whole by 2**k (exact in
 binary floating point until it under- or overflows), so that the same computation is seen
 at every magnitude: a cancellation shows as an error that grows as |x| -> 0, a kernel
-difference as a flat few ULP, a dropped cast as a jump. The target is compiled once, and every
-scaled sample runs through that one compiled function, eager and the float64 reference.
+difference as a flat few ULP, a dropped cast as a jump. The minimiser leaves values such as
+0.03125, and a power of two times a power of two is a lucky input (expm1(2**-k) as exp - 1 is
+exact to first order); so the sweep also takes steps between octaves, 2**(k + j/4), whose
+inputs are rounded to their dtype and have ordinary significands. The target is compiled
+once, and every scaled sample runs through that one compiled function, eager and the float64
+reference.
 """
 
 from __future__ import annotations
@@ -24,7 +28,9 @@ from numfuzz.program.values import round_to
 from numfuzz.report.data import Sweep, SweepPoint
 from numfuzz.targets import Target
 
-EXPONENTS = range(-40, 9)  # 2**-40 reaches bf16/fp32 subnormals; 2**8 the top of fp16's range
+STEPS_PER_OCTAVE = 4
+# 2**-40 reaches deep into fp16's subnormals; 2**8 takes a value near 1 to the top of fp16's range.
+EXPONENTS = tuple(k + j / STEPS_PER_OCTAVE for k in range(-40, 8) for j in range(STEPS_PER_OCTAVE)) + (8.0,)
 
 
 class SweepError(RuntimeError):
@@ -91,8 +97,8 @@ def _worst(runner: _Runner, samples: list[list[torch.Tensor]], output: int | Non
     return best[1], best[2], best[3]
 
 
-def sweep_case(case: Case, target: Target, device: str, exponents: Sequence[int] = EXPONENTS) -> Sweep:
-    """Scale the worst sample by 2**k for each k and record the flagged element's errors; one compile.
+def sweep_case(case: Case, target: Target, device: str, exponents: Sequence[float] = EXPONENTS) -> Sweep:
+    """Scale the worst sample by 2**k for each k in `exponents` and record the flagged element's errors; one compile.
 
     Raises SweepError when the case cannot be swept at all; single scales that overflow the
     input dtype, lose the reference or make a run raise are skipped and counted.
@@ -116,7 +122,7 @@ def sweep_case(case: Case, target: Target, device: str, exponents: Sequence[int]
     return sweep
 
 
-def _point(runner: _Runner, case: Case, base: list[np.ndarray], k: int, output: int, element: int, dtype: str) -> SweepPoint | None:
+def _point(runner: _Runner, case: Case, base: list[np.ndarray], k: float, output: int, element: int, dtype: str) -> SweepPoint | None:
     scaled = [values * 2.0**k for values in base]
     if any(np.abs(v).max(initial=0.0) > check_dtype(spec.dtype).max_value for v, spec in zip(scaled, case.graph.inputs)):
         return None  # overflows the input dtype: not the same computation any more
