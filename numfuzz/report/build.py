@@ -84,8 +84,9 @@ def build_report(corpus: Path, out_dir: Path, device: str, imports: Sequence[str
         numfuzz_errors=error_files(corpus, out_dir),
     )
     data.versions = _distinct([g.versions for g in data.groups])
-    devices = list(dict.fromkeys([c.device for c in data.campaigns if c.device] + [g.versions.get("device", "") for g in data.groups]))
-    data.device = ", ".join(d for d in devices if d) + (f"; swept here on {device}" if sweep and data.findings else "")
+    found_on = [c.device for c in data.campaigns] + [g.versions.get("device", "") for g in data.groups]
+    parts = [", ".join(dict.fromkeys(d for d in found_on if d))] + ([f"swept here on {device}"] if sweep and data.findings else [])
+    data.device = "; ".join(p for p in parts if p)
     if not sweep:
         data.notes.append("Made with --no-sweep: no error plots.")
     targets = _Targets()
