@@ -54,7 +54,7 @@ def group_view(group: Group, case: Case, path: Path, page_dir: Path) -> GroupVie
     signature = group.signature
     outcome = recorded_outcome(case)
     cause, evidence = _analysis(case)
-    view = GroupView(
+    return GroupView(
         anchor="g-" + hashlib.sha256(signature.text().encode()).hexdigest()[:10],
         signature=signature.text(),
         target=signature.target,
@@ -72,7 +72,6 @@ def group_view(group: Group, case: Case, path: Path, page_dir: Path) -> GroupVie
         traceback=_traceback(case),
         versions={k: str(case.provenance[k]) for k in ("numfuzz", "torch", "thunder", "python", "device") if k in case.provenance},
     )
-    return view
 
 
 def relative_link(path: Path, page_dir: Path) -> Link:
