@@ -9,6 +9,7 @@ from numfuzz.cli.corpus import corpus
 from numfuzz.cli.fuzz import fuzz
 from numfuzz.cli.minimize import minimize
 from numfuzz.cli.replay import replay
+from numfuzz.cli.report import report
 from numfuzz.cli.repro import repro
 from numfuzz.cli.targets import targets
 
@@ -21,5 +22,5 @@ def main(verbose: bool) -> None:
     quiet_libraries(verbose)
 
 
-for _command in (targets, fuzz, replay, minimize, repro, corpus):
+for _command in (targets, fuzz, replay, minimize, repro, corpus, report):
     main.add_command(_command)
