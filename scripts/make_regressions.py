@@ -44,15 +44,24 @@ STATEMENTS = {
         "isa": BOTH_ISAS,
         "why": "vectorised expm1 as exp(x) - 1 (pytorch#189803), fixed by PR #190533; 64 elements keep the vectorised path on any ISA",
     },
+    "inductor-erf-fp32-absolute-error": {
+        "torch": ">=2.9",
+        "device": "cpu",
+        "isa": BOTH_ISAS,
+        "why": "vectorised erf is an absolute-error approximation (pytorch#198183, open)",
+    },
 }
 
 
-def expm1_case() -> Case:
-    """expm1 on 64 fp32 values from 1e-7 to 1e-5: the vectorised loop, at least one full AVX-512 vector wide."""
+def unary_case(op: str, low: float, high: float) -> Case:
+    """`op` on 64 fp32 values from `low` to `high`: the vectorised loop, at least one full AVX-512 vector wide."""
     spec = TensorSpec((64,), "fp32")
-    graph = Graph((spec,), (Node.make("expm1", [0]),), (1,))
-    values = round_to(np.geomspace(1e-7, 1e-5, 64), spec)
+    graph = Graph((spec,), (Node.make(op, [0]),), (1,))
+    values = round_to(np.geomspace(low, high, 64), spec)
     return Case.from_tensors(graph, [[values]], "inductor", provenance={"seed": None, "source": "scripts/make_regressions.py"})
+
+
+BUILT = {"inductor-expm1-fp32-cancels": ("expm1", 1e-7, 1e-5), "inductor-erf-fp32-absolute-error": ("erf", 1e-9, 1e-6)}
 
 
 def refresh(case: Case, stem: str) -> None:
@@ -68,7 +77,7 @@ def refresh(case: Case, stem: str) -> None:
 def main() -> None:
     for stem in STATEMENTS:
         path = FINDINGS / f"{stem}.json"
-        refresh(load_case(path) if path.exists() else expm1_case(), stem)
+        refresh(load_case(path) if path.exists() else unary_case(*BUILT[stem]), stem)
 
 
 if __name__ == "__main__":

@@ -22,6 +22,7 @@ CAUSES = {
 }
 
 
+@pytest.mark.thunder
 @pytest.mark.parametrize("executor", sorted(PLANTED))
 def test_each_planted_bug_is_found_at_its_op_with_its_cause(executor):
     op, _ = PLANTED[executor]
@@ -32,6 +33,7 @@ def test_each_planted_bug_is_found_at_its_op_with_its_cause(executor):
     assert analysis["evidence"] and all(isinstance(line, str) for line in analysis["evidence"])
 
 
+@pytest.mark.thunder
 @pytest.mark.parametrize("executor", sorted(PLANTED))
 def test_the_minimised_case_keeps_the_cause(executor):
     result = minimized(executor)

@@ -19,6 +19,8 @@ from numfuzz.corpus.make import make_case
 from numfuzz.corpus.store import iter_cases, load_case
 from numfuzz.program.generator import GenConfig, case_seed
 
+pytestmark = pytest.mark.thunder  # the planted bugs are Thunder executors
+
 TANH_ONLY = GenConfig(max_nodes=3, max_dim=4, ops=("tanh",))
 NAN = "thunder:crash_nan"  # every case is a finding: nothing can hide a lost one
 

@@ -1,3 +1,4 @@
+import pytest
 from helpers import SEEDS
 
 
@@ -7,14 +8,16 @@ def test_missing_file_unknown_target_and_bad_import_exit_2(cli, tmp_path):
         (("replay", SEEDS / "silu-mul-bf16.json", "--target", "tvm"), "unknown target"),
         (("replay", SEEDS / "silu-mul-bf16.json", "--import", tmp_path / "missing.py"), "no such file"),
         (("replay", SEEDS / "silu-mul-bf16.json", "--import", "no_such_module_xyz"), "No module named"),
-        (("fuzz", "--target", "thunder:torch"), "budget"),
+        (("fuzz", "--target", "inductor"), "budget"),
         (("fuzz", "--target", "thunder:nope", "--graphs", "1"), "unavailable"),
+        (("fuzz", "--target", "inductor:no_such_option=1", "--graphs", "1"), "no option"),
     ]:
         result = cli(*args)
         assert result.exit_code == 2, (args, result.output)
         assert message in result.output and "Traceback" not in result.output
 
 
+@pytest.mark.thunder
 def test_replay_of_a_benign_seed_exits_0(cli):
     result = cli("replay", SEEDS / "silu-mul-bf16.json", "--target", "thunder:torch")
     assert result.exit_code == 0

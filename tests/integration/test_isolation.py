@@ -12,6 +12,7 @@ import signal
 import subprocess
 import sys
 
+import pytest
 from helpers import PLANTED_CRASHES
 
 from numfuzz.campaign.isolation import IsolatedRunner
@@ -24,6 +25,8 @@ from numfuzz.judge.verdicts import Verdict
 from numfuzz.program.generator import GenConfig
 from numfuzz.program.ir import Graph, Node, TensorSpec
 from numfuzz.program.values import round_to
+
+pytestmark = pytest.mark.thunder  # the planted bugs are Thunder executors
 
 X = TensorSpec((2, 3), "fp32")
 

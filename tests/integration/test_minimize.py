@@ -13,6 +13,8 @@ from numfuzz.corpus.store import load_case
 from numfuzz.reduce.minimize import minimize_case
 from numfuzz.reduce.order import size_key
 
+pytestmark = pytest.mark.thunder  # the planted bugs are Thunder executors
+
 
 @pytest.mark.parametrize("executor", sorted(PLANTED))
 def test_planted_bug_is_minimised_to_the_op_it_breaks(executor):

@@ -5,6 +5,8 @@ import json
 import pytest
 from helpers import read_json
 
+pytestmark = pytest.mark.thunder  # the planted bugs are Thunder executors
+
 
 @pytest.mark.parametrize(
     "executor, symptom, graphs",

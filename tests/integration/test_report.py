@@ -16,6 +16,8 @@ from helpers import PLANTED_BUGS
 
 from numfuzz.corpus.grouping import group_corpus
 
+pytestmark = pytest.mark.thunder  # the planted bugs are Thunder executors
+
 ACCURACY = ("less_accurate", "nonfinite")
 
 

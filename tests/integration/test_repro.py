@@ -17,6 +17,8 @@ from numfuzz.repro.script import script_source, tensor_literal
 from numfuzz.repro.writer import write_repro
 from numfuzz.targets import resolve
 
+pytestmark = pytest.mark.thunder  # the planted bugs are Thunder executors
+
 CORRECT = "correct"  # the expm1 finding, on an executor that is bit-identical to eager
 
 

@@ -17,6 +17,8 @@ from numfuzz.judge.signature import Signature, flagged_output, same_finding, sev
 from numfuzz.judge.verdicts import Verdict
 from numfuzz.program.ir import Graph, Node, TensorSpec
 
+pytestmark = pytest.mark.thunder  # the planted bugs are Thunder executors
+
 
 def errors(index: int, verdict: str, eager: float = 0.5, target: float = 0.5, dtype: str = "fp32") -> OutputErrors:
     return OutputErrors(index, dtype, 8, eager, 0.2, target, 0.3, 0, 0, 0, 0, 3, 0, 0, 1, verdict)

@@ -15,6 +15,7 @@ def test_unknown_family_is_an_error():
         resolve("tvm")
 
 
+@pytest.mark.thunder
 def test_unknown_thunder_executor_is_unavailable_with_a_reason():
     ok, why = resolve("thunder:no_such_executor").available()
     assert not ok and "no_such_executor" in why
@@ -26,10 +27,23 @@ def test_options_parse():
         parse_options("novalue")
 
 
+@pytest.mark.thunder
 @pytest.mark.skipif(torch.cuda.is_available(), reason="CUDA is present: nvFuser may be available")
 def test_nvfuser_says_why_it_is_unavailable_without_cuda():
     ok, why = resolve("thunder:nvfuser").available()
     assert not ok and "CUDA" in why
+
+
+def test_every_target_works_or_says_why():
+    """On any supported torch, with or without thunder: available, or unavailable with a reason; never a traceback."""
+    from numfuzz.targets import families
+
+    for family in families():
+        for spec in family.examples + (f"{family.prefix}:bogus_option=1" if family.prefix == "inductor" else family.prefix,):
+            ok, why = resolve(spec).available()
+            assert ok or (why and "\n" not in why), (spec, why)
+    ok, why = resolve("inductor:no_such_option=1").available()
+    assert not ok and "no option 'no_such_option'" in why
 
 
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="nvFuser needs CUDA")
@@ -42,6 +56,7 @@ def test_nvfuser_runs_a_seed_case():
     assert outcome.verdict in (Verdict.MORE_ACCURATE, Verdict.EQUAL)
 
 
+@pytest.mark.thunder
 def test_thunder_torch_executor_finds_nothing():
     # thunder with the torch executor calls the same kernels as eager: bit-identical.
     summary = run_campaign(CampaignConfig(targets=[resolve("thunder:torch")], graphs=36, seed=3, samples=4))
@@ -50,9 +65,19 @@ def test_thunder_torch_executor_finds_nothing():
     assert counts["equal"] > 20
 
 
-@pytest.mark.parametrize("spec", ["thunder:torchcompile", "inductor", "thunderfx"])
+@pytest.mark.parametrize(
+    "spec", [pytest.param("thunder:torchcompile", marks=pytest.mark.thunder), "inductor", pytest.param("thunderfx", marks=pytest.mark.thunder)]
+)
 def test_compilers_run_a_case_and_keep_the_verdict_benign(spec):
     outcome = run_case(load_case(SEEDS / "silu-mul-bf16.json"), resolve(spec), "cpu", want_trace=True)
     assert outcome.verdict in (Verdict.MORE_ACCURATE, Verdict.EQUAL), outcome.detail
     if spec.startswith("thunder:"):
         assert "def computation" in outcome.trace
+
+
+def test_an_inductor_campaign_runs_in_workers(tmp_path):
+    """The campaign path on whatever torch is installed, Thunder or not."""
+    config = CampaignConfig(targets=["inductor"], graphs=4, seed=1, samples=8, corpus=tmp_path, workers=1, progress=False, minimize=False)
+    summary = run_campaign(config)
+    assert summary.graphs_done == 4 and summary.stats.errors == 0, summary.table()
+    assert (tmp_path / "campaign").is_dir()

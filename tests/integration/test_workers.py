@@ -19,6 +19,8 @@ from numfuzz.corpus.store import iter_cases, load_case
 from numfuzz.judge.verdicts import Verdict
 from numfuzz.program.generator import GenConfig
 
+pytestmark = pytest.mark.thunder  # the planted bugs are Thunder executors
+
 TANH_ONLY = GenConfig(max_nodes=3, max_dim=4, ops=("tanh",))
 EXPECTED = {
     "thunder:crash_segv": Verdict.SEGFAULT,
