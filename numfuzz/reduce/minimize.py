@@ -24,6 +24,7 @@ from numfuzz.judge.execute import Outcome, evaluate
 from numfuzz.judge.localize import flagged_index
 from numfuzz.judge.signature import Signature, same_finding, signature_of
 from numfuzz.program.ir import Graph
+from numfuzz.program.ops import infer_specs
 from numfuzz.reduce.order import SIZE_FIELDS, size_key
 from numfuzz.reduce.schedule import SCHEDULE
 from numfuzz.reduce.shrinker import Check, Exhausted, ShrinkPass, Step, shrink
@@ -122,10 +123,19 @@ def minimize_case(
             raise Exhausted
         before = counting.compiles
         rows = candidate.tensors()
+        if not wide_enough(candidate.graph):
+            return Check(False, None, 0)
         got = run(candidate.graph, rows)
         return Check(
             same_finding(signature, candidate.graph, got) and still_dropped(signature, candidate.graph, rows, got), got.to_json(), counting.compiles - before
         )
+
+    floor = _vector_floor(target, case, outcome, device)
+
+    def wide_enough(graph: Graph) -> bool:
+        """Every output keeps at least `floor` elements: the vectorised path the finding was seen on stays taken."""
+        specs = infer_specs(graph)
+        return all(specs[o].numel >= floor for o in graph.outputs)
 
     def still_dropped(signature: Signature, graph: Graph, rows, got: Outcome) -> bool:
         """A dropped cast stays a dropped cast (its test runs in float64 only, no compile)."""
@@ -164,6 +174,16 @@ def minimize_case(
     final.provenance = dict(case.provenance)
     final.recipes = []
     return MinimizeResult(case, final, True, counting.compiles, signature, Outcome.from_json(final.result), shrunk.steps, shrunk.exhausted)
+
+
+def _vector_floor(target: Target, case: Case, outcome: Outcome, device: str) -> int:
+    """Fewest output elements a candidate may keep: one full vector of the flagged output's dtype, if the original had that."""
+    index = flagged_index(outcome)
+    min_elements = getattr(target, "min_elements", None)
+    if index is None or not callable(min_elements):
+        return 1
+    spec = infer_specs(case.graph)[case.graph.outputs[index]]
+    return min(min_elements(spec.dtype, device), spec.numel)
 
 
 def save_minimized(result: MinimizeResult, out: Path) -> Path:

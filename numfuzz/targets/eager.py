@@ -28,6 +28,9 @@ class Eager:
     def repro_guard(self) -> str:
         return ""
 
+    def min_elements(self, dtype: str, device: str) -> int:
+        return 1
+
 
 def make_eager(arg: str | None) -> Eager:
     if arg:

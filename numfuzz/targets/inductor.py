@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from numfuzz.targets.options import parse_options, reset_dynamo
+from numfuzz.targets.options import parse_options, reset_dynamo, vector_elements
 
 
 class Inductor:
@@ -41,3 +41,6 @@ class Inductor:
 
     def repro_guard(self) -> str:
         return ""
+
+    def min_elements(self, dtype: str, device: str) -> int:
+        return vector_elements(dtype, device)

@@ -29,6 +29,18 @@ def parse_options(text: str) -> dict[str, Any]:
     return options
 
 
+# The widest CPU vector register Inductor targets (AVX-512): a finding in its vectorised loop keeps at
+# least this many bytes of output, so that it reproduces on machines with narrower vectors too.
+CPU_VECTOR_BYTES = 64
+
+
+def vector_elements(dtype: str, device: str) -> int:
+    """Elements in one full CPU vector of `dtype`; 1 off the CPU."""
+    from numfuzz.program.dtypes import check_dtype
+
+    return CPU_VECTOR_BYTES * 8 // check_dtype(dtype).storage_bits if device.startswith("cpu") else 1
+
+
 def reset_dynamo() -> None:
     import torch
 

@@ -31,3 +31,6 @@ class Target(Protocol):
 
     def repro_guard(self) -> str:
         """Script lines run before compiling, that fail clearly when the target cannot exist there ("" for none)."""
+
+    def min_elements(self, dtype: str, device: str) -> int:
+        """The fewest output elements that keep the code path a finding was seen on (a vectorised loop): minimisation stops there."""

@@ -6,7 +6,7 @@ import importlib.util
 from importlib import metadata
 from typing import Callable
 
-from numfuzz.targets.options import parse_options, reset_dynamo
+from numfuzz.targets.options import parse_options, reset_dynamo, vector_elements
 from numfuzz.targets.protocol import TargetError
 
 NVFUSER_WHY = "nvFuser needs CUDA and the nvfuser package (pip install 'numfuzz[nvfuser]')"
@@ -100,6 +100,10 @@ class Thunder:
             args = f", executors={executors}" if self.executors else ""
             return ["from thunder.dynamo import thunderfx", "from thunder.extend import get_executor"], f"thunderfx(fn{args}{options})"
         return ["import thunder", "from thunder.extend import get_executor"], f"thunder.jit(fn, executors={executors}{options})"
+
+    def min_elements(self, dtype: str, device: str) -> int:
+        """thunderfx and the torchcompile executor generate Inductor code; other executors call kernels as they are."""
+        return vector_elements(dtype, device) if self.fx or "torchcompile" in self.executors else 1
 
     def repro_guard(self) -> str:
         if not self.executors:

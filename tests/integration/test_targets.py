@@ -1,11 +1,13 @@
 import pytest
 import torch
-from helpers import SEEDS
+from helpers import FINDINGS, SEEDS
 
 from numfuzz.campaign.loop import CampaignConfig, run_campaign
 from numfuzz.corpus.make import run_case
 from numfuzz.corpus.store import load_case
 from numfuzz.judge.verdicts import Verdict
+from numfuzz.program.ops import infer_specs
+from numfuzz.reduce.minimize import minimize_case
 from numfuzz.targets import TargetError, resolve
 from numfuzz.targets.options import parse_options
 
@@ -81,3 +83,12 @@ def test_an_inductor_campaign_runs_in_workers(tmp_path):
     summary = run_campaign(config)
     assert summary.graphs_done == 4 and summary.stats.errors == 0, summary.table()
     assert (tmp_path / "campaign").is_dir()
+
+
+def test_an_inductor_finding_keeps_one_full_vector_when_minimised():
+    """Inductor's vectorised erf differs from its scalar tail: a 2-element case would not reproduce on every CPU."""
+    case = load_case(FINDINGS / "inductor-erf-fp32-absolute-error.json")
+    result = minimize_case(case, resolve("inductor"), "cpu", max_compiles=40)
+    assert result.reproduced
+    (out,) = result.case.graph.outputs
+    assert infer_specs(result.case.graph)[out].numel >= 16  # 64 bytes of fp32
