@@ -15,12 +15,11 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from numfuzz.corpus.case import Case
+from numfuzz.corpus.grouping import NOTES, is_minor, minimize_notes
 from numfuzz.corpus.known import KnownIssue, match_known
 from numfuzz.corpus.store import write_atomic
 from numfuzz.judge.execute import Outcome
 from numfuzz.judge.signature import Signature, signature_of
-
-NOTES = "minimize_notes.json"
 
 
 def dedupe_key(signature: Signature) -> str:
@@ -31,15 +30,6 @@ def known_key(issue: KnownIssue, target: str) -> str:
     return f"known:{issue.id}|{target}"
 
 
-def read_notes(corpus: Path) -> dict[str, str]:
-    """finding file stem -> why it was not minimised."""
-    try:
-        data = json.loads((Path(corpus) / NOTES).read_text())
-    except (OSError, ValueError):
-        return {}
-    return {str(k): str(v) for k, v in data.items()} if isinstance(data, dict) else {}
-
-
 class Dedupe:
     """Decides, per finding, whether to minimise it; remembers the keys it has handed out."""
 
@@ -47,12 +37,10 @@ class Dedupe:
         self.keys = keys  # the journal's set: it persists with the campaign
         self.known = known
         self.corpus = corpus
-        self.notes = read_notes(corpus) if corpus is not None else {}
+        self.notes = minimize_notes(corpus) if corpus is not None else {}
 
     def decide(self, case: Case, outcome: dict[str, Any], finding: str) -> str | None:
         """The key to minimise this finding under, or None (with a note saying why not)."""
-        from numfuzz.corpus.grouping import is_minor
-
         parsed = Outcome.from_json(outcome)
         signature = signature_of(case.target, parsed)
         if is_minor(parsed):

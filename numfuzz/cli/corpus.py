@@ -29,7 +29,7 @@ def _severity_text(value: float | None) -> str:
 def _status(group) -> str:
     if group.known is not None:
         return f"known: {group.known.id}"
-    return "new" if group.minimized else "new (not minimised)"
+    return "new" if group.minimized else "new, not minimised"
 
 
 def group_rows(groups: list) -> list[dict]:
@@ -46,6 +46,7 @@ def group_rows(groups: list) -> list[dict]:
             "known": None if g.known is None else {"id": g.known.id, "title": g.known.title, "links": list(g.known.links), "status": g.known.status},
             "minor": g.minor,
             "minimized": g.minimized,
+            "not_minimized_because": g.note,
             "smallest": str(g.smallest),
         }
         for g in groups
@@ -98,6 +99,8 @@ def corpus(
     click.echo(f"{'count':>5}  {'bits lost':>9}  {'group (target | op | dtype | cause)':<{width}}  {'status':<{status_width}}  smallest case")
     for g in shown:
         click.echo(f"{g.count:>5}  {_severity_text(g.severity):>9}  {g.signature.group_text():<{width}}  {_status(g):<{status_width}}  {g.smallest}")
+        if g.note and g.known is None:
+            click.echo(f"{'':>18}not minimised: {g.note}")
     new = sum(1 for g in shown if g.known is None)
     click.echo(f"{sum(g.count for g in shown)} findings in {len(shown)} groups: {new} new, {len(shown) - new} known{note}")
 

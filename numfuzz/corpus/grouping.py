@@ -7,6 +7,7 @@ kernel libraries) is not listed unless asked for.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
@@ -32,6 +33,7 @@ class Group:
     analysis: dict = field(default_factory=dict)  # the smallest case's: culprit, cause, evidence
     minimized: bool = False  # the smallest case is a minimised one
     members: dict[str, Path] = field(default_factory=dict)  # finding id -> its smallest version
+    note: str = ""  # why its smallest case is not minimised, as the campaign noted it
 
     @property
     def count(self) -> int:
@@ -56,7 +58,17 @@ def finding_id(case: Case) -> str:
     return case.content_hash()
 
 
+NOTES = "minimize_notes.json"  # in a campaign corpus: finding stem -> why it is not minimised
 CASE_FOLDERS = ("findings", "minimized")  # in a campaign's corpus; elsewhere every *.json counts
+
+
+def minimize_notes(root: Path) -> dict[str, str]:
+    """finding stem -> why a campaign left it unminimised (`numfuzz.campaign.dedupe` writes them)."""
+    try:
+        data = json.loads((root / NOTES).read_text())
+    except (OSError, ValueError):
+        return {}
+    return {str(k): str(v) for k, v in data.items()} if isinstance(data, dict) else {}
 
 
 def group_corpus(directory: Path, known: Sequence[KnownIssue] | None = None) -> tuple[list[Group], list[str]]:
@@ -110,5 +122,9 @@ def group_corpus(directory: Path, known: Sequence[KnownIssue] | None = None) -> 
             group.smallest, group.smallest_key = path, key
             group.analysis = outcome.analysis or {}
             group.minimized = isinstance(case.extra.get("minimize"), dict)
+    notes = minimize_notes(root)
+    for group in groups.values():
+        if not group.minimized and group.smallest is not None:
+            group.note = notes.get(group.smallest.stem, "queued or not yet run: run the campaign again to finish it")
     order = sorted(groups.values(), key=lambda g: (g.known is not None, -(g.severity if g.severity is not None else -1.0), -g.count, g.signature.text()))
     return order, problems

@@ -1,0 +1,43 @@
+"""What a campaign minimises: one finding per root cause, a known issue once, no minor finding; each skip noted."""
+
+from __future__ import annotations
+
+import json
+
+import torch
+
+from numfuzz.campaign.dedupe import Dedupe
+from numfuzz.corpus.case import Case
+from numfuzz.corpus.grouping import NOTES
+from numfuzz.corpus.known import load_known
+from numfuzz.judge.execute import Outcome
+from numfuzz.judge.oracle import OutputErrors
+from numfuzz.judge.verdicts import Verdict
+from numfuzz.program.ir import Graph, Node, TensorSpec
+
+GRAPH = Graph((TensorSpec((4,), "fp32"),), (Node.make("cast", [0], dtype="bf16"), Node.make("cast", [1], dtype="fp32"), Node.make("exp", [2])), (3,))
+
+
+def outcome(target_ulp: float, op: str, cause: str, dtype: str = "fp32") -> dict:
+    errors = OutputErrors(0, dtype, 4, 0.5, 0.3, target_ulp, target_ulp, 0, 0, 0, 0, 4, 0, 0, 0, Verdict.LESS_ACCURATE.value)
+    analysis = {"output": 0, "culprit": None, "cause": cause, "evidence": ["..."], "op": op, "dtype": dtype}
+    return Outcome(Verdict.LESS_ACCURATE, outputs=[errors], analysis=analysis).to_json()
+
+
+def case(target: str, torch_version: str = "2.9.1") -> Case:
+    return Case.from_tensors(GRAPH, [[torch.ones(4)]], target, provenance={"torch": torch_version, "device": "cpu"})
+
+
+def test_one_minimisation_per_root_cause_known_issue_and_none_for_minor(tmp_path):
+    dedupe = Dedupe(set(), load_known(), tmp_path)
+    assert dedupe.decide(case("inductor"), outcome(3e4, "cast", "cast_dropped", "bf16"), "a") is not None
+    # the same dropped cast under another consumer, and an fp16 one: the same root cause
+    assert dedupe.decide(case("inductor"), outcome(1e3, "cast", "cast_dropped", "fp16"), "b") is None
+    assert dedupe.decide(case("thunder:bug_expm1"), outcome(1e6, "expm1", "cancellation"), "c") is not None
+    assert dedupe.decide(case("thunder:bug_expm1"), outcome(1.5, "cos", "kernel_accuracy"), "d") is None  # minor
+    notes = json.loads((tmp_path / NOTES).read_text())
+    assert set(notes) == {"b", "d"}
+    assert "minimised from another finding" in notes["b"] and notes["d"].startswith("minor")
+    again = Dedupe(dedupe.keys, load_known(), tmp_path)  # resumed: the journal's keys and the notes persist
+    assert again.decide(case("inductor"), outcome(3e4, "cast", "cast_dropped", "bf16"), "e") is None
+    assert set(json.loads((tmp_path / NOTES).read_text())) == {"b", "d", "e"}
