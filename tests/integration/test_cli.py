@@ -1,5 +1,7 @@
+import shutil
+
 import pytest
-from helpers import SEEDS
+from helpers import FINDINGS, SEEDS
 
 
 def test_missing_file_unknown_target_and_bad_import_exit_2(cli, tmp_path):
@@ -37,3 +39,23 @@ def test_import_registers_executor_as_target(cli, planted_bugs):
     result = cli("fuzz", "--import", planted_bugs, "--target", "thunder:bug_expm1", "--graphs", "2")
     assert result.exit_code == 0, result.output
     assert "thunder:bug_expm1" in result.output
+
+
+def test_a_malformed_known_issues_file_is_one_line_and_touches_nothing(cli, tmp_path):
+    corpus = tmp_path / "corpus" / "findings"
+    corpus.mkdir(parents=True)
+    for path in FINDINGS.glob("*.json"):
+        shutil.copy(path, corpus)
+    before = {p: p.read_bytes() for p in corpus.iterdir()}
+    bad = tmp_path / "known.toml"
+    bad.write_text('[[issue]]\nid = "mine"\ntitle = "t"\n')  # no status
+    for args in (
+        ("corpus", tmp_path / "corpus", "--known", bad),
+        ("fuzz", "--target", "inductor", "--graphs", "1", "--corpus", tmp_path / "corpus", "--known", bad),
+    ):
+        result = cli(*args)
+        assert result.exit_code == 2, result.output
+        lines = result.output.strip().splitlines()
+        assert len(lines) == 1 and "known.toml: issue 1: 'status'" in lines[0] and "Traceback" not in result.output
+    assert {p: p.read_bytes() for p in corpus.iterdir()} == before
+    assert not (tmp_path / "corpus" / "campaign").exists()
