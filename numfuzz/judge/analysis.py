@@ -17,7 +17,7 @@ import torch
 
 from numfuzz.judge.causes import Diagnosis, Evidence, cast_dropped, diagnose
 from numfuzz.judge.execute import Outcome
-from numfuzz.judge.localize import Probe, flagged_index, locate_culprit, probe_reproduces, run_probe, single_op_culprit
+from numfuzz.judge.localize import Probe, flagged_index, locate_by_cutting, locate_culprit, probe_reproduces, run_probe, single_op_culprit
 from numfuzz.judge.verdicts import Verdict
 from numfuzz.program.graph_edit import cone
 from numfuzz.program.ir import Graph
@@ -50,9 +50,9 @@ def analyse(graph: Graph, samples: list[list[torch.Tensor]], target: Target, dev
                 outcome.detail = "the target parts from eager only where it is as accurate or more; an op downstream amplifies that"
                 outcome.analysis = {"output": output, "culprit": None, "cause": "amplified", "evidence": [outcome.detail], "op": "", "dtype": ""}
                 return outcome
-        elif isinstance(probe, Probe):  # exposing the values changed what the compiler fused: no verdict from them
+        elif isinstance(probe, Probe):  # exposing the values changed what the compiler fused: cut the fused program instead
             ev.probe = probe
-            ev.culprit = single_op_culprit(graph, outcome, output, "fallback (with its values exposed the program no longer shows the finding)")
+            ev.culprit, ev.suffix = locate_by_cutting(graph, samples, target, device, outcome, output)
         else:
             ev.culprit = single_op_culprit(graph, outcome, output, f"fallback (the probe gave {probe.verdict.value})")
     return _store(outcome, output, ev.culprit, diagnose(ev))

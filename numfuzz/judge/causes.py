@@ -24,7 +24,7 @@ import numpy as np
 import torch
 
 from numfuzz.judge.execute import Outcome
-from numfuzz.judge.localize import Culprit, Probe
+from numfuzz.judge.localize import Culprit, Probe, Suffix
 from numfuzz.judge.oracle import OutputErrors, _worse_than, compare_output, noise_floor, ulp_error
 from numfuzz.judge.sweep import sweep
 from numfuzz.program.dtypes import check_dtype
@@ -66,6 +66,7 @@ class Evidence:
     output: int
     culprit: Culprit | None = None
     probe: Probe | None = None
+    suffix: Suffix | None = None  # located by cutting: the culprit's tests run on this suffix as one op
 
 
 def _name(graph: Graph, k: int) -> str:
@@ -83,12 +84,15 @@ def _arg(graph: Graph, value: int) -> str:
 
 
 def narrowing_casts(graph: Graph, value: int) -> list[int]:
-    """Casts in `value`'s cone to a dtype with fewer significand bits than their input's."""
+    """Casts in `value`'s cone that can change a value: to fewer significand bits or a narrower range (bf16 -> fp16 too)."""
     specs = infer_specs(graph)
     found = []
     for k in cone(graph, value):
         node = graph.nodes[k]
-        if node.op == "cast" and check_dtype(node.attr("dtype")).mantissa_bits < check_dtype(specs[node.args[0]].dtype).mantissa_bits:
+        if node.op != "cast":
+            continue
+        to, source = check_dtype(node.attr("dtype")), check_dtype(specs[node.args[0]].dtype)
+        if to.mantissa_bits < source.mantissa_bits or to.max_value < source.max_value or to.min_exponent > source.min_exponent:
             found.append(k)
     return found
 
@@ -135,6 +139,8 @@ def cast_dropped(ev: Evidence) -> Diagnosis | None:
 
 def _culprit_io(ev: Evidence, who: str) -> tuple[list[list[torch.Tensor]], list[torch.Tensor]]:
     """Per sample: `who`'s inputs of the culprit op and its value there."""
+    if ev.suffix is not None:  # fed eager's values on both sides; its output stands for the culprit's value
+        return ev.suffix.samples, [run[ev.suffix.output] for run in getattr(ev.suffix.outcome.runs, who)]
     k = ev.culprit.node
     n_in = len(ev.graph.inputs)
 
@@ -149,7 +155,13 @@ def _culprit_io(ev: Evidence, who: str) -> tuple[list[list[torch.Tensor]], list[
     return [[arg[s] for arg in args] for s in range(len(ev.samples))], value(n_in + k)
 
 
+def _alone_output(ev: Evidence) -> int:
+    return ev.suffix.output if ev.suffix is not None else 0
+
+
 def _alone(ev: Evidence) -> Graph:
+    if ev.suffix is not None:
+        return ev.suffix.graph
     node, specs = ev.graph.nodes[ev.culprit.node], infer_specs(ev.graph)
     return Graph(tuple(specs[a] for a in node.args), (Node(node.op, tuple(range(len(node.args))), node.attrs),), (len(node.args),))
 
@@ -180,7 +192,7 @@ def cancellation(ev: Evidence) -> Diagnosis | None:
         return None
     inputs, values = _culprit_io(ev, "target")
     worst = max(range(len(ev.samples)), key=lambda s: float(values[s].abs().double().min()) * -1.0)  # the smallest result
-    result = sweep(_alone(ev), inputs[worst], ev.target, ev.device)
+    result = sweep(_alone(ev), inputs[worst], ev.target, ev.device, output=_alone_output(ev))
     if result.empty:
         return None
     ref, t_rel, e_rel = result.reference, result.target_rel, result.eager_rel
@@ -218,7 +230,7 @@ def low_precision(ev: Evidence, local_max: float, eager_max: float, above_half: 
         return None
     fmt = check_dtype(c.dtype)
     node = ev.graph.nodes[c.node]
-    if node.op in ACCUMULATING:
+    if node.op in ACCUMULATING and ev.suffix is None:
         inputs, values = _culprit_io(ev, "target")
         dim = node.attr("dim")
         errs = []
@@ -291,7 +303,7 @@ def culprit_local_errors(ev: Evidence) -> OutputErrors:
     with torch.no_grad():
         for who in ("target", "eager"):
             inputs, values = _culprit_io(ev, who)
-            refs = [reference_fn(*[a.to("cpu", torch.float64) for a in args])[0].reshape(-1).numpy() for args in inputs]
+            refs = [reference_fn(*[a.to("cpu", torch.float64) for a in args])[_alone_output(ev)].reshape(-1).numpy() for args in inputs]
             flat[who] = (np.concatenate(refs), np.concatenate([v.detach().to("cpu", torch.float64).reshape(-1).numpy() for v in values]))
     return compare_output(0, ev.culprit.dtype, flat["target"][0], flat["eager"][1], flat["target"][1], eager_reference=flat["eager"][0])
 
@@ -304,7 +316,7 @@ def _target_local_ulp(ev: Evidence) -> np.ndarray:
     errs = []
     with torch.no_grad():
         for args, got in zip(inputs, values):
-            ref = reference_fn(*[a.to("cpu", torch.float64) for a in args])[0].reshape(-1).numpy()
+            ref = reference_fn(*[a.to("cpu", torch.float64) for a in args])[_alone_output(ev)].reshape(-1).numpy()
             keep = np.isfinite(ref) & (np.abs(ref) <= fmt.max_value)
             errs.append(ulp_error(got.to("cpu", torch.float64).reshape(-1).numpy()[keep], ref[keep], fmt))
     return np.concatenate(errs) if errs else np.zeros(0)

@@ -16,7 +16,10 @@ down (a log near 1, a pow of 0) amplifies that: the case is `amplified`, not a f
 
 Where it cannot say: exposing a value as an output can change what a compiler fuses, so the
 probe sees each op's value as stored in its dtype; a fused op that consumed a wider value is then
-judged on the stored one. When the probe itself fails, the flagged output's own op is named.
+judged on the stored one. When the probe no longer shows the finding at all, the cone is cut
+instead (`locate_by_cutting`): the ops before op k are replaced by inputs holding eager's values,
+and the culprit is the last k whose suffix still shows the finding (one compile per op tried,
+from the output back). When that fails too, the flagged output's own op is named.
 """
 
 from __future__ import annotations
@@ -29,7 +32,7 @@ import torch
 from numfuzz.judge.execute import Outcome, Runs, evaluate
 from numfuzz.judge.oracle import OutputErrors, compare_output
 from numfuzz.judge.verdicts import Verdict
-from numfuzz.program.graph_edit import cone, with_outputs
+from numfuzz.program.graph_edit import cone, cut, with_outputs
 from numfuzz.program.ir import Graph, Node
 from numfuzz.program.lowering import compile_source, lower
 from numfuzz.program.ops import infer_specs
@@ -133,3 +136,47 @@ def single_op_culprit(graph: Graph, outcome: Outcome, output: int, located: str)
     k = graph.outputs[output] - n_in
     dtype = infer_specs(graph)[graph.outputs[output]].dtype
     return Culprit(k, graph.nodes[k].op, dtype, outcome.verdict.value, located)
+
+
+@dataclass
+class Suffix:
+    """What cutting found: the program with the cone's ops before the culprit fed eager's values, and its outcome (with runs)."""
+
+    graph: Graph
+    samples: list[list[torch.Tensor]]
+    outcome: Outcome
+    output: int  # the flagged output's position in `graph.outputs`
+
+
+def locate_by_cutting(graph: Graph, samples: list[list[torch.Tensor]], target: Target, device: str, outcome: Outcome, output: int) -> tuple[Culprit, Suffix]:
+    """The op where the finding starts, found on the fused program itself: cut the cone from the front.
+
+    Cut k replaces the cone's ops before its k-th by inputs holding eager's values (the rest of
+    the program stays: another output can change what is fused). The culprit is the last k whose
+    program still shows the finding; each cut tried costs one compile, from the output's op back.
+    Cut 0 is the program itself, which shows it.
+    """
+    n_in, specs = len(graph.inputs), infer_specs(graph)
+    positions = cone(graph, graph.outputs[output])
+    everything = compile_source(lower(Graph(graph.inputs, graph.nodes, tuple(range(n_in, graph.n_values)))))
+    with torch.no_grad():
+        values = [list(sample) + [v.detach().clone() for v in everything(*sample)] for sample in samples]
+    for k in range(len(positions) - 1, 0, -1):
+        before = sorted(positions[:k])
+        cut_graph = cut(graph, specs, set(before))
+        rows = [row[:n_in] + [row[n_in + j] for j in before] for row in values]
+        position = cut_graph.outputs.index(_new_index(graph, before, graph.outputs[output]))
+        got = evaluate(cut_graph, rows, target, device)
+        flagged = next((o for o in got.outputs if o.index == position), None)
+        if flagged is not None and flagged.verdict == outcome.verdict.value and got.runs is not None:
+            node = positions[k]
+            return Culprit(node, graph.nodes[node].op, specs[n_in + node].dtype, flagged.verdict, "cutting"), Suffix(cut_graph, rows, got, position)
+    node = positions[0]
+    return Culprit(node, graph.nodes[node].op, specs[n_in + node].dtype, outcome.verdict.value, "cutting"), Suffix(graph, samples, outcome, output)
+
+
+def _new_index(graph: Graph, cut_nodes: list[int], value: int) -> int:
+    """Where `value` (a node not cut) lands in `graph_edit.cut`'s numbering."""
+    n_in = len(graph.inputs)
+    kept = [k for k in range(len(graph.nodes)) if k not in set(cut_nodes)]
+    return n_in + len(cut_nodes) + kept.index(value - n_in)

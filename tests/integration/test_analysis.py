@@ -9,6 +9,8 @@ from planted_findings import PLANTED, found, minimized, planted_target
 
 from numfuzz.corpus.case import Case
 from numfuzz.corpus.make import run_case
+from numfuzz.judge.execute import evaluate
+from numfuzz.judge.localize import locate_by_cutting
 from numfuzz.judge.verdicts import Verdict
 from numfuzz.program.ir import Graph, Node, TensorSpec
 from numfuzz.targets import resolve
@@ -82,3 +84,16 @@ def test_a_dropped_cast_is_one_group_whatever_consumes_it(planted_bugs):
 
         keys.add(signature_of("thunder:bug_cast", outcome).group_key())
     assert len(keys) == 1
+
+
+def test_cutting_the_cone_finds_the_op_where_the_error_starts(planted_bugs):
+    """Cutting the cone from the front (used where exposing values changes the fusion) ends at expm1:
+    fed eager's expm1, relu is exact; the program with expm1 shows the finding."""
+    x = torch.full((16,), 0.015625, dtype=torch.float32)
+    graph = Graph((TensorSpec((16,), "fp32"),), (Node.make("sigmoid", [0]), Node.make("expm1", [0]), Node.make("relu", [2])), (1, 3))
+    target = resolve("thunder:bug_expm1")
+    outcome = evaluate(graph, [[x]], target, "cpu")
+    assert outcome.verdict is Verdict.LESS_ACCURATE
+    culprit, suffix = locate_by_cutting(graph, [[x]], target, "cpu", outcome, 1)
+    assert culprit.op == "expm1" and culprit.located == "cutting"
+    assert suffix.graph.outputs[suffix.output] == suffix.graph.outputs[-1]
