@@ -31,6 +31,7 @@ import torch
 
 from numfuzz.judge.execute import Outcome, Runs, evaluate
 from numfuzz.judge.oracle import OutputErrors, compare_output
+from numfuzz.judge.signature import flagged_output
 from numfuzz.judge.verdicts import Verdict
 from numfuzz.program.graph_edit import cone, cut, with_outputs
 from numfuzz.program.ir import Graph, Node
@@ -47,7 +48,7 @@ class Culprit:
     op: str
     dtype: str
     verdict: str  # at that op, locally: less_accurate or nonfinite
-    located: str  # how it was found: "probe", "single op" or "fallback"
+    located: str  # how it was found: "probe", "single op", "cutting" or "fallback (why)"
 
     def to_json(self) -> dict:
         return {"node": self.node, "op": self.op, "dtype": self.dtype, "verdict": self.verdict, "located": self.located}
@@ -62,8 +63,9 @@ class Probe:
 
 
 def flagged_index(outcome: Outcome) -> int | None:
-    flagged = [o for o in outcome.outputs if o.verdict == outcome.verdict.value and o.elements]
-    return max(flagged, key=lambda o: o.target_max_ulp).index if flagged else None
+    """The position of the output that carries the case's verdict and loses the most bits."""
+    flagged = flagged_output(outcome)
+    return None if flagged is None else flagged.index
 
 
 def run_probe(graph: Graph, samples: list[list[torch.Tensor]], target: Target, device: str, output: int) -> Probe | Outcome:
