@@ -187,12 +187,23 @@ def nonfinite_intermediate(ev: Evidence) -> Diagnosis | None:
 
 
 def cancellation(ev: Evidence) -> Diagnosis | None:
+    """Sweep the culprit op alone; where that compiles to other code than the fused program, sweep the program."""
     c = ev.culprit
     if c is None:
         return None
     inputs, values = _culprit_io(ev, "target")
-    worst = max(range(len(ev.samples)), key=lambda s: float(values[s].abs().double().min()) * -1.0)  # the smallest result
-    result = sweep(_alone(ev), inputs[worst], ev.target, ev.device, output=_alone_output(ev))
+    smallest = min(range(len(ev.samples)), key=lambda s: float(values[s].abs().double().min()))  # the smallest result
+    found = _cancels(sweep(_alone(ev), inputs[smallest], ev.target, ev.device, output=_alone_output(ev)), f"`{_name(ev.graph, c.node)}`'s inputs")
+    if found is None and ev.suffix is None and len(ev.graph.nodes) > 1:
+        whole = sweep(ev.graph, ev.samples[smallest], ev.target, ev.device, output=ev.output)
+        found = _cancels(whole, "the whole program's inputs (the op alone compiles to other code)")
+    if found is None:
+        return None
+    return Diagnosis("cancellation", [found], c.node, c.op, c.dtype)
+
+
+def _cancels(result, what: str) -> str | None:
+    """The evidence line when the sweep shows a cancellation: a large relative error where the result is small."""
     if result.empty:
         return None
     ref, t_rel, e_rel = result.reference, result.target_rel, result.eager_rel
@@ -201,19 +212,11 @@ def cancellation(ev: Evidence) -> Diagnosis | None:
         return None
     mags, rels = np.abs(ref[usable]), t_rel[usable]
     worst, largest = int(np.argmax(rels)), float(mags.max())
-    # cancellation: a result much smaller than its terms, computed with a large relative error
     if rels[worst] < CANCELLATION_REL or mags[worst] > largest * SMALL_RESULT:
         return None
-    return Diagnosis(
-        "cancellation",
-        [
-            f"sweeping `{_name(ev.graph, c.node)}`'s inputs by powers of two: where the result is small "
-            f"(|result| {float(mags[worst]):.2g}, against up to {largest:.2g} on the sweep) the target's relative error is "
-            f"{float(rels[worst]):.2g}; eager's stays at or below {float(e_rel[usable].max()):.2g}"
-        ],
-        c.node,
-        c.op,
-        c.dtype,
+    return (
+        f"sweeping {what} by powers of two: where the result is small (|result| {float(mags[worst]):.2g}, against up to "
+        f"{largest:.2g} on the sweep) the target's relative error is {float(rels[worst]):.2g}; eager's stays at or below {float(e_rel[usable].max()):.2g}"
     )
 
 
