@@ -16,6 +16,17 @@ DEFAULT_SAMPLES = 64
 DEFAULT_CASE_TIMEOUT_S = 120.0  # compiles on CPU take seconds; tens of seconds on a loaded machine
 FIRST_CASE_GRACE_S = 30.0  # a fresh worker's first compile also loads the compiler's code generator (~7 s)
 DEFAULT_MINIMIZE_TIMEOUT_S = 900.0  # the minimiser's compile budget, at a few seconds a compile
+# After a --graphs campaign's last case, minimisation goes on for at most this long; what is left
+# (the smallest case so far included) waits in the journal for the next run. Measured on 2 cores:
+# a hang found by a 12-graph campaign was minimised to its op in 70 s, its tail.
+DEFAULT_MINIMIZE_TAIL_S = 300.0
+CANCEL_GRACE_S = 20.0  # a minimiser asked to stop hands back its smallest case within this
+# An isolated candidate counts as hung past HANG_FACTOR times the median time of the target's
+# finished runs, and never before HANG_FLOOR_S: 4x leaves room for a graph slower than the median
+# (a slow one is then misjudged as hung and the final confirmation at the full --case-timeout
+# rejects the result); the floor covers tiny medians on a loaded machine.
+HANG_FACTOR = 4.0
+HANG_FLOOR_S = 5.0
 # A worker is replaced once its RSS grew this much past its warm level: it bounds the slow
 # growth of compiler state (~0.4 MiB a case under torch.compile) at a restart every ~600 cases.
 RECYCLE_GROWTH = 256 * 2**20
