@@ -20,8 +20,10 @@ from typing import Any, Iterator
 from loguru import logger
 from tqdm import tqdm
 
+from numfuzz.campaign.candidate_clock import CandidateClock
 from numfuzz.campaign.defaults import (
     DEFAULT_CASE_TIMEOUT_S,
+    DEFAULT_MINIMIZE_TAIL_S,
     DEFAULT_MINIMIZE_TIMEOUT_S,
     DEFAULT_SAMPLES,
     FIRST_CASE_GRACE_S,
@@ -29,8 +31,10 @@ from numfuzz.campaign.defaults import (
     default_memory_limit,
 )
 from numfuzz.campaign.journal import Journal, campaign_identity, shard_index
+from numfuzz.campaign.minimize_board import MinimizeBoard
 from numfuzz.campaign.pool import Event, Lost, Pool, Task
 from numfuzz.campaign.stats import CampaignStats
+from numfuzz.campaign.tail import MinimizeTail
 from numfuzz.campaign.worker import serve
 from numfuzz.corpus.case import Case, CaseError
 from numfuzz.corpus.store import load_case, save_case, write_atomic
@@ -60,6 +64,7 @@ class CampaignConfig:
     imports: tuple[str, ...] = ()  # --import modules and files, imported in every worker
     minimize: bool = True
     minimize_timeout: float = DEFAULT_MINIMIZE_TIMEOUT_S
+    minimize_tail: float = DEFAULT_MINIMIZE_TAIL_S  # after the last case; the rest waits for the next run
     progress: bool = True
     stats_interval: float = STATS_INTERVAL_S
 
@@ -107,7 +112,7 @@ def dedupe_key(case: Case, outcome: dict[str, Any]) -> str:
     return f"{case.target}|{symptom}|{where}"
 
 
-class Campaign:
+class Campaign(MinimizeTail):
     def __init__(self, config: CampaignConfig):
         if config.graphs is None and config.seconds is None:
             raise ValueError("a campaign needs a budget: graphs or seconds")
@@ -126,13 +131,18 @@ class Campaign:
         self.to_minimize: deque[Task] = deque()
         self.exhausted = False  # every case within the graph budget has been handed out
         self.minimizing = 0
+        self.board = MinimizeBoard()
+        self.cancelled: set[str] = set()  # findings whose minimisation was asked to stop
+        self.tail_deadline: float | None = None  # set when the last case is done
+        self.clocks: dict[str, CandidateClock] = {}  # per target: how long its finished cases took
 
     # --- tasks ---------------------------------------------------------------------------------
 
     def _next_task(self, issue_cases: bool) -> Task | None:
-        if self.to_minimize and self.minimizing == 0 and issue_cases:  # one minimisation at a time
-            self.minimizing += 1
-            return self.to_minimize.popleft()
+        tail_over = self.tail_deadline is not None and time.monotonic() >= self.tail_deadline
+        # one minimisation at a time while there are cases to run; after them, on every idle worker
+        if self.to_minimize and issue_cases and not tail_over and (self.minimizing == 0 or self.exhausted):
+            return self._start_minimize(self.to_minimize.popleft())
         if not issue_cases:
             return None
         ordinal_target = next(self.pending, None)
@@ -162,10 +172,12 @@ class Campaign:
         self.to_minimize.append(Task("minimize", entry["index"], 0, entry["target"], timeout, case.to_json(), entry["finding"], entry["key"]))
 
     def _requeue_minimizations(self) -> None:
-        """Findings that were waiting for the minimiser when the last run stopped."""
+        """Findings that were waiting for the minimiser when the last run stopped (from their smallest case so far)."""
         for entry in list(self.journal.minimize_queue):
             try:
-                self._enqueue_minimize(entry, load_case(self.findings_dir / f"{entry['finding']}.json"))
+                partial = self.config.corpus / "minimized" / f"{entry.get('partial')}.json"
+                start = partial if entry.get("partial") and partial.exists() else self.findings_dir / f"{entry['finding']}.json"
+                self._enqueue_minimize(entry, load_case(start))
             except (CaseError, TypeError):
                 logger.warning("finding {} is gone; not minimising it", entry["finding"])
                 self.journal.minimize_queue.remove(entry)
@@ -214,8 +226,9 @@ class Campaign:
         """A worker died or was killed holding this task. A case becomes a finding of that symptom."""
         task = lost.task
         if task.kind == "minimize":
-            logger.warning("minimising {} failed: {} ({})", task.finding, lost.verdict.value, lost.detail)
-            return self._on_minimized(task, {"case": None, "summary": f"{lost.verdict.value}: {lost.detail}"})
+            stopped = task.finding in self.cancelled  # killed after it was asked to stop: not a failure
+            (logger.info if stopped else logger.warning)("minimising {} ended: {} ({})", task.finding, lost.verdict.value, lost.detail)
+            return self._on_minimized(task, {"case": None, "summary": f"{lost.verdict.value}: {lost.detail}", "cancelled": stopped})
         from numfuzz.corpus.make import make_case
         from numfuzz.judge.execute import Outcome
 
@@ -237,6 +250,13 @@ class Campaign:
 
     def _on_minimized(self, task: Task, reply: dict[str, Any]) -> None:
         self.minimizing -= 1
+        self.board.finish(task.finding)
+        if reply.get("candidate_s"):
+            spent = reply["candidate_s"]
+            logger.info("minimising {}: {} isolated runs, {:.1f} s each on average", task.finding, len(spent), sum(spent) / len(spent))
+        if reply.get("cancelled") and (reply.get("exhausted") or not reply.get("case")):
+            return self._keep_for_next_run(task, reply)
+        entry = next((e for e in self.journal.minimize_queue if e["finding"] == task.finding), {})
         self.journal.minimize_queue = [e for e in self.journal.minimize_queue if e["finding"] != task.finding]
         if reply.get("case"):
             case = Case.from_json(reply["case"])
@@ -248,12 +268,31 @@ class Campaign:
             self.stats.minimized += 1
             if path is not None:
                 self.summary.minimized.append(path)
+                self._drop_superseded(entry.get("partial"), path)
             logger.info("minimised {}: {} -> {}", task.finding, reply.get("summary", ""), path)
         else:
             self.stats.minimize_failed += 1
             logger.warning("minimising {} gave nothing: {}", task.finding, reply.get("summary", ""))
             if reply.get("error"):
                 logger.debug("minimiser traceback:\n{}", reply["error"])
+
+    def _on_event(self, pool: Pool, event: Event) -> None:
+        if event.kind == "reply":
+            worker = pool.workers[event.slot]
+            self.stats.record_memory(event.slot, worker.tasks_served, event.reply.get("rss"))
+            if event.task.kind == "case" and event.reply.get("kind") == "result":  # how long this target's cases take
+                clock = self.clocks.setdefault(event.task.target, CandidateClock(self.config.case_timeout))
+                clock.observe(float(event.reply.get("wall", 0.0)), fresh=worker.tasks_served == 1)
+            self.on_reply(event)
+        elif event.kind == "lost":
+            self.on_lost(event.lost)
+        elif event.kind == "progress":
+            self._on_progress(event)
+        else:
+            why, rss = event.reply["why"], event.reply.get("rss")
+            self.stats.restarts[why] += 1
+            at = f" at {rss / 2**20:.0f} MiB RSS" if rss else ""
+            logger.info("worker {} restarted ({}) after {} tasks{}", event.slot, why, event.reply.get("served", 0), at)
 
     # --- the loop ------------------------------------------------------------------------------
 
@@ -276,11 +315,13 @@ class Campaign:
     def checkpoint(self) -> None:
         self.journal.save()
         if self.journal.directory is not None:
-            header = {**self.journal.header(), "workers": self.config.workers}
+            header = {**self.journal.header(), "workers": self.config.workers, "minimizing": self.minimizing, "minimize_waiting": len(self.to_minimize)}
+            if self.tail_deadline is not None:
+                header["minimize_tail_left"] = round(max(self.tail_deadline - time.monotonic(), 0.0), 1)
             write_atomic(self.journal.directory / "fuzzer_stats", self.stats.fuzzer_stats(header))
             coverage = {t: dict(sorted(c.items())) for t, c in self.stats.coverage.items()}
             write_atomic(self.journal.directory / "coverage.json", json.dumps(coverage, indent=1) + "\n")
-        self.bar.set_postfix_str(self.stats.postfix(), refresh=True)
+        self.bar.set_postfix_str(self._postfix(), refresh=True)
 
     def run(self) -> CampaignSummary:
         config = self.config
@@ -314,27 +355,26 @@ class Campaign:
                         break
                     pool.dispatch(worker, task)
                 if not any(w.task is not None and w.task.kind == "case" for w in pool.workers):
-                    if not issue:
-                        break  # time is up; a minimisation in flight stays queued for the next run
-                    if self.exhausted and not self.to_minimize and self.minimizing == 0:
+                    if self.exhausted and self.tail_deadline is None:
+                        self._start_tail()
+                    tail_over = self.tail_deadline is not None and time.monotonic() >= self.tail_deadline
+                    if not issue or tail_over:  # what is left of the minimisations waits for the next run
+                        if self.minimizing == 0:
+                            break
+                        self._cancel_minimizations(pool, "time is up" if not issue else "the --minimize-tail budget is spent")
+                    elif self.exhausted and not self.to_minimize and self.minimizing == 0:
                         break
+                self._cancel_minimizations(pool, "its budget is spent", due_only=True)
                 for event in pool.poll(POLL_S):
-                    if event.kind == "reply":
-                        self.stats.record_memory(event.slot, pool.workers[event.slot].tasks_served, event.reply.get("rss"))
-                        self.on_reply(event)
-                    elif event.kind == "lost":
-                        self.on_lost(event.lost)
-                    else:
-                        why, rss = event.reply["why"], event.reply.get("rss")
-                        self.stats.restarts[why] += 1
-                        at = f" at {rss / 2**20:.0f} MiB RSS" if rss else ""
-                        logger.info("worker {} restarted ({}) after {} tasks{}", event.slot, why, event.reply.get("served", 0), at)
+                    self._on_event(pool, event)
                 if time.monotonic() - last_checkpoint >= config.stats_interval:
                     self.checkpoint()
                     last_checkpoint = time.monotonic()
         except KeyboardInterrupt:
             self.summary.interrupted = True
             logger.warning("interrupted; the cases in flight run again on resume")
+            if pool is not None:
+                self._wind_down(pool)
         finally:
             if pool is not None:
                 pool.close()

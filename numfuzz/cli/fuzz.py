@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from numfuzz.campaign.defaults import DEFAULT_CASE_TIMEOUT_S, DEFAULT_MINIMIZE_TIMEOUT_S, DEFAULT_SAMPLES
+from numfuzz.campaign.defaults import DEFAULT_CASE_TIMEOUT_S, DEFAULT_MINIMIZE_TAIL_S, DEFAULT_MINIMIZE_TIMEOUT_S, DEFAULT_SAMPLES
 from numfuzz.cli.common import (
     device_option,
     fail,
@@ -52,6 +52,13 @@ from numfuzz.cli.common import (
     show_default=True,
     help="Seconds one minimisation may take.",
 )
+@click.option(
+    "--minimize-tail",
+    type=click.FloatRange(min=0),
+    default=DEFAULT_MINIMIZE_TAIL_S,
+    show_default=True,
+    help="Seconds the campaign goes on minimising after its last case; what is left resumes next run.",
+)
 @device_option
 @import_option
 def fuzz(
@@ -70,6 +77,7 @@ def fuzz(
     memory_limit,
     minimize,
     minimize_timeout,
+    minimize_tail,
     device,
     imports,
 ) -> None:
@@ -116,6 +124,7 @@ def fuzz(
         imports=tuple(imports),
         minimize=minimize,
         minimize_timeout=minimize_timeout,
+        minimize_tail=minimize_tail,
     )
     previous = signal.signal(signal.SIGTERM, _stop_gracefully)
     try:
