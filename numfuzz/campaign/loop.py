@@ -9,7 +9,6 @@ a SIGKILL at any moment loses no finding; the cases in flight run again on resum
 from __future__ import annotations
 
 import json
-import os
 import tempfile
 import time
 from collections import Counter, deque
@@ -28,6 +27,7 @@ from numfuzz.campaign.defaults import (
     DEFAULT_SAMPLES,
     FIRST_CASE_GRACE_S,
     RECYCLE_GROWTH,
+    available_cores,
     default_memory_limit,
 )
 from numfuzz.campaign.journal import Journal, campaign_identity, shard_index
@@ -309,7 +309,7 @@ class Campaign(MinimizeTail):
             "case_timeout": config.case_timeout,
             "recycle_bytes": int(0.75 * limit) if limit else None,  # leave before the watchdog must kill
             "recycle_growth_bytes": config.recycle_growth,
-            "threads": max(1, (os.cpu_count() or 1) // config.workers),
+            "threads": max(1, available_cores() // config.workers),
         }
 
     def checkpoint(self) -> None:

@@ -28,7 +28,12 @@ from numfuzz.cli.common import (
 @click.option("--max-nodes", type=click.IntRange(min=1), default=8, show_default=True)
 @click.option("--max-dim", type=click.IntRange(min=1), default=8, show_default=True)
 @click.option("--ops", default=None, metavar="OP,OP", help="Draw only these ops (default: all).")
-@click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True, help="Worker processes, each kept warm.")
+@click.option(
+    "--workers",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Worker processes, each kept warm (default: one per available core, or per GPU on CUDA, as memory allows).",
+)
 @click.option("--shard", default="0/1", show_default=True, metavar="K/N", help="Run shard K of N: disjoint cases, mergeable corpora.")
 @click.option(
     "--case-timeout",
@@ -103,6 +108,11 @@ def fuzz(
     from numfuzz.program.generator import GenConfig
 
     device = device or default_device()
+    memory_bytes = None if memory_limit is None else memory_limit * 2**20
+    if workers is None:
+        from numfuzz.campaign.defaults import default_workers
+
+        workers = default_workers(device, memory_bytes or None)
     op_names = tuple(o.strip() for o in ops.split(",") if o.strip()) if ops else ()
     try:
         gen = GenConfig(max_nodes=max_nodes, max_dim=max_dim, **({"ops": op_names} if op_names else {}))
@@ -120,7 +130,7 @@ def fuzz(
         workers=workers,
         shard=shard_k_n,
         case_timeout=case_timeout,
-        memory_limit=None if memory_limit is None else memory_limit * 2**20,
+        memory_limit=memory_bytes,
         imports=tuple(imports),
         minimize=minimize,
         minimize_timeout=minimize_timeout,
