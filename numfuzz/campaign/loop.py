@@ -30,7 +30,8 @@ from numfuzz.campaign.defaults import (
     available_cores,
     default_memory_limit,
 )
-from numfuzz.campaign.journal import Journal, campaign_identity, shard_index
+from numfuzz.campaign.feed import CaseFeed, batch_sizes
+from numfuzz.campaign.journal import Journal, campaign_identity
 from numfuzz.campaign.minimize_board import MinimizeBoard
 from numfuzz.campaign.pool import Event, Lost, Pool, Task
 from numfuzz.campaign.stats import CampaignStats
@@ -39,7 +40,7 @@ from numfuzz.campaign.worker import serve
 from numfuzz.corpus.case import Case, CaseError
 from numfuzz.corpus.store import load_case, save_case, write_atomic
 from numfuzz.judge.verdicts import Verdict
-from numfuzz.program.generator import GenConfig, case_seed
+from numfuzz.program.generator import GenConfig
 
 STATS_INTERVAL_S = 2.0  # journal, stats file and coverage; a killed run redoes at most this much
 POLL_S = 0.5
@@ -65,6 +66,7 @@ class CampaignConfig:
     minimize: bool = True
     minimize_timeout: float = DEFAULT_MINIMIZE_TIMEOUT_S
     minimize_tail: float = DEFAULT_MINIMIZE_TAIL_S  # after the last case; the rest waits for the next run
+    batch: int | None = None  # cases compiled together; None: each target's own default (numfuzz.campaign.feed)
     progress: bool = True
     stats_interval: float = STATS_INTERVAL_S
 
@@ -112,7 +114,7 @@ def dedupe_key(case: Case, outcome: dict[str, Any]) -> str:
     return f"{case.target}|{symptom}|{where}"
 
 
-class Campaign(MinimizeTail):
+class Campaign(MinimizeTail, CaseFeed):
     def __init__(self, config: CampaignConfig):
         if config.graphs is None and config.seconds is None:
             raise ValueError("a campaign needs a budget: graphs or seconds")
@@ -135,6 +137,7 @@ class Campaign(MinimizeTail):
         self.cancelled: set[str] = set()  # findings whose minimisation was asked to stop
         self.tail_deadline: float | None = None  # set when the last case is done
         self.clocks: dict[str, CandidateClock] = {}  # per target: how long its finished cases took
+        self._init_feed(batch_sizes(config.targets, config.batch))
 
     # --- tasks ---------------------------------------------------------------------------------
 
@@ -145,13 +148,9 @@ class Campaign(MinimizeTail):
             return self._start_minimize(self.to_minimize.popleft())
         if not issue_cases:
             return None
-        ordinal_target = next(self.pending, None)
-        if ordinal_target is None:
-            self.exhausted = True
-            return None
-        ordinal, target = ordinal_target
-        index = shard_index(self.config.shard, ordinal)
-        return Task("case", index, case_seed(self.config.seed, index), target, self.config.case_timeout)
+        task = self._case_task()
+        self.exhausted = task is None
+        return task
 
     def _ordinal(self, index: int) -> int:
         return (index - self.config.shard[0]) // self.config.shard[1]
@@ -192,6 +191,7 @@ class Campaign(MinimizeTail):
     def _finish_case(self, task: Task, verdict: Verdict | None, ops: list[str], samples: int, reply: dict[str, Any]) -> None:
         """Count the case and mark it done; `verdict` None: numfuzz itself failed on it."""
         self.stats.record(task.target, verdict, ops, samples, reply.get("cpu"), float(reply.get("wall", 0.0)))
+        self.stats.batched += "batched" in reply
         if self.journal.mark_done(self._ordinal(task.index), task.target):
             self.stats.run_graphs += 1
             self.bar.update(1)
@@ -280,10 +280,13 @@ class Campaign(MinimizeTail):
         if event.kind == "reply":
             worker = pool.workers[event.slot]
             self.stats.record_memory(event.slot, worker.tasks_served, event.reply.get("rss"))
-            if event.task.kind == "case" and event.reply.get("kind") == "result":  # how long this target's cases take
-                clock = self.clocks.setdefault(event.task.target, CandidateClock(self.config.case_timeout))
-                clock.observe(float(event.reply.get("wall", 0.0)), fresh=worker.tasks_served == 1)
-            self.on_reply(event)
+            for one in self._split_batch(event) if event.task.kind == "batch" else [event]:
+                if one.task.kind == "case" and one.reply.get("kind") == "result":  # how long this target's cases take
+                    clock = self.clocks.setdefault(one.task.target, CandidateClock(self.config.case_timeout))
+                    clock.observe(float(one.reply.get("wall", 0.0)), fresh=worker.tasks_served == 1)
+                self.on_reply(one)
+        elif event.kind == "lost" and event.lost.task.kind == "batch":
+            self._batch_lost(event.lost)
         elif event.kind == "lost":
             self.on_lost(event.lost)
         elif event.kind == "progress":
@@ -354,7 +357,7 @@ class Campaign(MinimizeTail):
                     if task is None:
                         break
                     pool.dispatch(worker, task)
-                if not any(w.task is not None and w.task.kind == "case" for w in pool.workers):
+                if not any(w.task is not None and w.task.kind in ("case", "batch") for w in pool.workers) and not self.alone:
                     if self.exhausted and self.tail_deadline is None:
                         self._start_tail()
                     tail_over = self.tail_deadline is not None and time.monotonic() >= self.tail_deadline

@@ -42,7 +42,7 @@ class WorkerStartError(RuntimeError):
 
 @dataclass
 class Task:
-    kind: str  # "case" (generate and run), "evaluate" (run the given case) or "minimize"
+    kind: str  # "case" (generate and run), "batch" (several, compiled together), "evaluate" (run the given case) or "minimize"
     index: int  # the campaign's case index
     seed: int
     target: str
@@ -51,11 +51,14 @@ class Task:
     finding: str = ""  # minimize: the file stem of the saved finding
     key: str = ""  # minimize: its dedupe key
     extra: dict[str, Any] = field(default_factory=dict)  # minimize: more for the worker (the candidate clock)
+    items: list[tuple[int, int]] = field(default_factory=list)  # batch: (index, seed) of each case
 
     def message(self) -> dict[str, Any]:
         msg = {"kind": self.kind, "index": self.index, "seed": self.seed, "target": self.target}
         if self.kind == "evaluate":
             msg.update(case=self.case)
+        if self.kind == "batch":
+            msg.update(items=[{"index": index, "seed": seed} for index, seed in self.items])
         if self.kind == "minimize":
             msg.update(case=self.case, finding=self.finding, key=self.key, timeout=self.timeout, **self.extra)
         return msg

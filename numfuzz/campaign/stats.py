@@ -26,6 +26,7 @@ class CampaignStats:
     verdicts: dict[str, Counter] = field(default_factory=dict)  # target -> verdict -> cases
     coverage: dict[str, Counter] = field(default_factory=dict)  # target -> op -> cases that used it
     cases: int = 0  # one case = one graph on one target
+    batched: int = 0  # cases whose verdict came from a batch compiled together (numfuzz.campaign.batch)
     samples: int = 0  # input samples evaluated
     findings: int = 0
     errors: int = 0  # numfuzz's own failures (saved under errors/)
@@ -122,6 +123,7 @@ class CampaignStats:
             "verdicts": {t: dict(c) for t, c in self.verdicts.items()},
             "coverage": {t: dict(sorted(c.items())) for t, c in self.coverage.items()},
             "cases": self.cases,
+            "batched": self.batched,
             "samples": self.samples,
             "findings": self.findings,
             "errors": self.errors,
@@ -140,7 +142,7 @@ class CampaignStats:
         stats = CampaignStats()
         stats.verdicts = {t: Counter(c) for t, c in data.get("verdicts", {}).items()}
         stats.coverage = {t: Counter(c) for t, c in data.get("coverage", {}).items()}
-        for name in ("cases", "samples", "findings", "errors", "minimized", "minimize_failed", "minimize_partial", "minimize_candidates"):
+        for name in ("cases", "batched", "samples", "findings", "errors", "minimized", "minimize_failed", "minimize_partial", "minimize_candidates"):
             setattr(stats, name, int(data.get(name, 0)))
         stats.restarts = Counter(data.get("restarts", {}))
         stats.cpu.update({k: float(v) for k, v in data.get("cpu", {}).items()})
@@ -172,6 +174,7 @@ class CampaignStats:
             "graphs_this_run": self.run_graphs,
             "cases_done": self.cases,
             "cases_this_run": self.run_cases,
+            "cases_batched": self.batched,
             "samples_done": self.samples,
             "graphs_per_min": round(self.graphs_per_minute(), 2),
             "samples_per_sec": round(self.samples_per_second(), 1),

@@ -106,7 +106,7 @@ def serve(conn: Any, settings: dict[str, Any]) -> None:
         if msg["kind"] == "cancel":  # came after the task it meant had ended
             continue
         cancel.asked = False
-        handler = {"case": worker.run_case, "evaluate": worker.evaluate, "minimize": worker.minimize}[msg["kind"]]
+        handler = {"case": worker.run_case, "batch": worker.run_batch, "evaluate": worker.evaluate, "minimize": worker.minimize}[msg["kind"]]
         reply = handler(msg)
         conn.send(reply)
         if reply.get("recycle"):

@@ -112,6 +112,12 @@ class WorkerTasks:
         )
         return reply
 
+    def run_batch(self, msg: dict[str, Any]) -> dict[str, Any]:
+        """Several generated cases compiled as one program (`numfuzz.campaign.batch`); one reply each."""
+        from numfuzz.campaign.batch import run_batch
+
+        return run_batch(self, msg)
+
     def evaluate(self, msg: dict[str, Any]) -> dict[str, Any]:
         """Run a given case (for an isolated runner): its outcome, or numfuzz's own error."""
         from numfuzz.corpus.case import Case

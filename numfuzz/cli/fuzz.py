@@ -64,6 +64,13 @@ from numfuzz.cli.common import (
     show_default=True,
     help="Seconds the campaign goes on minimising after its last case; what is left resumes next run.",
 )
+@click.option(
+    "--batch",
+    type=click.IntRange(min=1),
+    default=None,
+    metavar="K",
+    help="Compile K graphs as one program (default: per target, where measured to pay: inductor 8, others 1).",
+)
 @device_option
 @import_option
 def fuzz(
@@ -83,6 +90,7 @@ def fuzz(
     minimize,
     minimize_timeout,
     minimize_tail,
+    batch,
     device,
     imports,
 ) -> None:
@@ -135,6 +143,7 @@ def fuzz(
         minimize=minimize,
         minimize_timeout=minimize_timeout,
         minimize_tail=minimize_tail,
+        batch=batch,
     )
     previous = signal.signal(signal.SIGTERM, _stop_gracefully)
     try:
