@@ -281,7 +281,7 @@ class Campaign(MinimizeTail, CaseFeed):
             worker = pool.workers[event.slot]
             self.stats.record_memory(event.slot, worker.tasks_served, event.reply.get("rss"))
             for one in self._split_batch(event) if event.task.kind == "batch" else [event]:
-                if one.task.kind == "case" and one.reply.get("kind") == "result":  # how long this target's cases take
+                if one.reply.get("kind") == "result" and "batched" not in one.reply:  # how long this target's cases take alone
                     clock = self.clocks.setdefault(one.task.target, CandidateClock(self.config.case_timeout))
                     clock.observe(float(one.reply.get("wall", 0.0)), fresh=worker.tasks_served == 1)
                 self.on_reply(one)
