@@ -67,8 +67,8 @@ class MinimizeTail:
         self.bar.set_postfix_str(self._postfix(), refresh=True)
 
     def _postfix(self) -> str:
-        board = self.board.text()
-        return self.stats.postfix() + (f" | {board}" if board else "")
+        board = self.board.text()  # first: a narrow terminal cuts the end of the line
+        return f"{board} | {self.stats.postfix()}" if board else self.stats.postfix()
 
     def _cancel_minimizations(self, pool: Pool, why: str, due_only: bool = False) -> None:
         """Ask running minimisations (all, or those past their budget) for their smallest case so far."""
