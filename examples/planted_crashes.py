@@ -1,9 +1,10 @@
 """Deliberately broken Thunder executors that crash, hang or blow up, for testing numfuzz campaigns.
 
 Import this file (`numfuzz fuzz --import examples/planted_crashes.py --target thunder:crash_segv
---ops tanh`) and select an executor by name. Each claims `torch.tanh` and misbehaves when a
-compiled program runs it; `--ops tanh` makes every generated graph call it. Needs only torch and
-thunder. The memory hog must only be run with a worker memory limit (`--memory-limit`).
+--ops tanh`) and select an executor by name. Each claims `torch.tanh` (crash_hang_exp claims
+`torch.exp`, crash_segv_rare `torch.where`) and misbehaves when a compiled program runs it;
+`--ops tanh` makes every generated graph call it. Needs only torch and thunder. The memory hog
+must only be run with a worker memory limit (`--memory-limit`).
 """
 
 import ctypes
@@ -63,6 +64,10 @@ crash_hang = _executor("crash_hang", ltorch.tanh, _hang)
 crash_raise = _executor("crash_raise", ltorch.tanh, _raise)
 crash_nan = _executor("crash_nan", ltorch.tanh, _nan)
 crash_oom = _executor("crash_oom", ltorch.tanh, _exhaust_memory)
+
+# Hangs on `exp` only, in graphs of every op: a campaign without `--ops` finds it in a few graphs
+# of ten, and the rest of each graph runs on Thunder's torch executor. For minimising hangs.
+crash_hang_exp = _executor("crash_hang_exp", ltorch.exp, _hang)
 
 
 # A rare crash for long campaigns, where workers must also live long enough to show their memory

@@ -16,6 +16,17 @@ DEFAULT_SAMPLES = 64
 DEFAULT_CASE_TIMEOUT_S = 120.0  # compiles on CPU take seconds; tens of seconds on a loaded machine
 FIRST_CASE_GRACE_S = 30.0  # a fresh worker's first compile also loads the compiler's code generator (~7 s)
 DEFAULT_MINIMIZE_TIMEOUT_S = 900.0  # the minimiser's compile budget, at a few seconds a compile
+# After a --graphs campaign's last case, minimisation goes on for at most this long; what is left
+# (the smallest case so far included) waits in the journal for the next run. Measured on 2 cores:
+# a hang found by a 12-graph campaign was minimised to its op in 70 s, its tail.
+DEFAULT_MINIMIZE_TAIL_S = 300.0
+CANCEL_GRACE_S = 20.0  # a minimiser asked to stop hands back its smallest case within this
+# An isolated candidate counts as hung past HANG_FACTOR times the median time of the target's
+# finished runs, and never before HANG_FLOOR_S: 4x leaves room for a graph slower than the median
+# (a slow one is then misjudged as hung and the final confirmation at the full --case-timeout
+# rejects the result); the floor covers tiny medians on a loaded machine.
+HANG_FACTOR = 4.0
+HANG_FLOOR_S = 5.0
 # A worker is replaced once its RSS grew this much past its warm level: it bounds the slow
 # growth of compiler state (~0.4 MiB a case under torch.compile) at a restart every ~600 cases.
 RECYCLE_GROWTH = 256 * 2**20
@@ -24,12 +35,46 @@ RECYCLE_GROWTH = 256 * 2**20
 # executor), so the first case alone would count that loading as growth.
 WARMUP_CASES = 10
 MEMORY_SHARE = 0.8  # of physical memory, split evenly between the workers
+# The least memory a worker gets by default: a warm worker holds 0.9 GiB (torch, thunder and the
+# compilers loaded) and the hour-long run's two workers peaked at 1.8 GiB together.
+MIN_WORKER_MEMORY = 2 * 2**30
+
+
+def physical_memory() -> int | None:
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        return None
+
+
+def available_cores() -> int:
+    """The cores this process may run on (its affinity, as taskset or a container sets it)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def default_workers(device: str, memory_limit: int | None = None) -> int:
+    """One worker per available core, or per GPU for CUDA targets, as memory allows.
+
+    Compiling is nearly all of a campaign's CPU time and a worker compiles on one thread, so each
+    core keeps one worker busy. Each worker needs `memory_limit` bytes (default MIN_WORKER_MEMORY)
+    out of MEMORY_SHARE of physical memory.
+    """
+    if device.startswith("cuda"):
+        import torch
+
+        units = max(torch.cuda.device_count(), 1)
+    else:
+        units = available_cores()
+    total = physical_memory()
+    if total:
+        units = min(units, max(int(MEMORY_SHARE * total // (memory_limit or MIN_WORKER_MEMORY)), 1))
+    return units
 
 
 def default_memory_limit(workers: int) -> int | None:
     """Bytes one worker may use: an even share of 80% of physical memory (None where unknown)."""
-    try:
-        total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-    except (ValueError, OSError, AttributeError):
-        return None
-    return int(MEMORY_SHARE * total / max(workers, 1))
+    total = physical_memory()
+    return int(MEMORY_SHARE * total / max(workers, 1)) if total else None

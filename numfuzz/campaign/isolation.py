@@ -2,18 +2,21 @@
 
 A segfault, an abort, a hang or an exhausted memory can only be seen from outside the process
 that ran the case. `numfuzz replay` and the minimiser use this for such findings: the worker
-stays warm across cases that do not crash, and a crash costs a cold start of a fresh one.
+stays warm across cases that do not crash. A crash costs a cold start of a fresh one, unless a
+spare was started beforehand: then the spare takes the next case while the dead one restarts.
 """
 
 from __future__ import annotations
 
 import tempfile
+import time
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import torch
 
-from numfuzz.campaign.defaults import DEFAULT_CASE_TIMEOUT_S, FIRST_CASE_GRACE_S
+from numfuzz.campaign.candidate_clock import CandidateClock
+from numfuzz.campaign.defaults import DEFAULT_CASE_TIMEOUT_S
 from numfuzz.campaign.pool import Entry, Pool, Task
 from numfuzz.corpus.case import Case
 from numfuzz.judge.execute import Outcome
@@ -26,11 +29,17 @@ class IsolationError(RuntimeError):
     """numfuzz itself failed inside the isolated worker; the message is the error's last line."""
 
 
+class Cancelled(Exception):
+    """`should_stop` said stop while a case was running; the worker running it was killed."""
+
+
 class IsolatedRunner:
-    """One warm worker for `target`; `evaluate` has the signature of the in-process path.
+    """One warm worker for `target` (two with `spare`); `evaluate` has the signature of the in-process path.
 
     `entry` is the worker process's main, `numfuzz.campaign.worker.serve`; it is passed in because
-    that worker itself runs isolated workers when it minimises a crash.
+    that worker itself runs isolated workers when it minimises a crash. Each case gets the time
+    `clock` allows (by default the full `case_timeout`, with a fresh worker's grace on its first
+    case) and teaches the clock how long finished cases take.
 
     Use as a context manager, or call `close`: the worker must not outlive its user.
     """
@@ -46,11 +55,16 @@ class IsolatedRunner:
         log_name: str = "isolated",
         *,
         entry: Entry,
+        spare: bool = False,
+        clock: CandidateClock | None = None,
     ):
         self.target = target
         self.case_timeout = case_timeout
+        self.clock = clock or CandidateClock(case_timeout)
+        self.should_stop: Callable[[], bool] = lambda: False  # polled while a case runs
         self.cases = 0
         self.crashes = 0  # cases that took their worker down
+        self.seconds: list[float] = []  # wall time of each case, hung or not: what a candidate costs
         self._scratch = tempfile.TemporaryDirectory(prefix="numfuzz-isolated-") if log_dir is None else None
         settings: dict[str, Any] = {
             "targets": [target],
@@ -60,27 +74,43 @@ class IsolatedRunner:
             "threads": torch.get_num_threads(),
         }
         folder = Path(self._scratch.name) if self._scratch is not None else Path(log_dir)
-        self.pool = Pool(1, settings, folder, memory_limit, FIRST_CASE_GRACE_S, log_name=log_name, entry=entry)
+        # no pool grace: the clock gives a fresh worker's first case its own time
+        self.pool = Pool(2 if spare else 1, settings, folder, memory_limit, 0.0, log_name=log_name, entry=entry)
 
-    def evaluate(self, graph: Graph, samples: list[list[torch.Tensor]]) -> Outcome:
-        """Run `graph` on these samples in the worker; the outcome, or the verdict of its death."""
+    def evaluate(self, graph: Graph, samples: list[list[torch.Tensor]], timeout: float | None = None) -> Outcome:
+        """Run `graph` on these samples in the worker; the outcome, or the verdict of its death.
+
+        `timeout` overrides the clock (a fresh worker gets the clock's extra on top). Raises Cancelled
+        when `should_stop` turns true meanwhile.
+        """
         case = Case.from_tensors(graph, samples, self.target)
         task: Task | None = Task("evaluate", self.cases, 0, self.target, self.case_timeout, case.to_json())
         self.cases += 1
-        while True:
-            idle = self.pool.idle()
-            if task is not None and idle:
-                self.pool.dispatch(idle[0], task)
-                task = None
-            for event in self.pool.poll(POLL_S):
-                if event.kind == "lost" and event.lost is not None:
-                    self.crashes += 1
-                    return Outcome(event.lost.verdict, event.lost.detail)
-                if event.kind == "reply":
-                    reply = event.reply
-                    if reply.get("kind") == "error":
-                        raise IsolationError(reply.get("error", "unknown error").strip().splitlines()[-1])
-                    return Outcome.from_json(reply["outcome"])
+        fresh, begun = False, time.monotonic()
+        started = begun
+        try:
+            while True:
+                if self.should_stop():
+                    raise Cancelled  # the case in flight dies with the pool, on close
+                idle = self.pool.idle()
+                if task is not None and idle:
+                    worker = max(idle, key=lambda w: w.tasks_served)  # a warm one before the spare
+                    fresh = worker.tasks_served == 0
+                    task.timeout = self.clock.timeout(fresh) if timeout is None else timeout + self.clock.fresh_extra() * fresh
+                    self.pool.dispatch(worker, task)
+                    task, started = None, time.monotonic()
+                for event in self.pool.poll(POLL_S):
+                    if event.kind == "lost" and event.lost is not None:
+                        self.crashes += 1
+                        return Outcome(event.lost.verdict, event.lost.detail)
+                    if event.kind == "reply":
+                        reply = event.reply
+                        if reply.get("kind") == "error":
+                            raise IsolationError(reply.get("error", "unknown error").strip().splitlines()[-1])
+                        self.clock.observe(time.monotonic() - started, fresh)
+                        return Outcome.from_json(reply["outcome"])
+        finally:
+            self.seconds.append(time.monotonic() - begun)  # waiting for a ready worker included
 
     def close(self) -> None:
         self.pool.close()

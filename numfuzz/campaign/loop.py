@@ -9,7 +9,6 @@ a SIGKILL at any moment loses no finding; the cases in flight run again on resum
 from __future__ import annotations
 
 import json
-import os
 import tempfile
 import time
 from collections import Counter, deque
@@ -20,24 +19,30 @@ from typing import Any, Iterator
 from loguru import logger
 from tqdm import tqdm
 
+from numfuzz.campaign.candidate_clock import CandidateClock
 from numfuzz.campaign.dedupe import Dedupe
 from numfuzz.campaign.defaults import (
     DEFAULT_CASE_TIMEOUT_S,
+    DEFAULT_MINIMIZE_TAIL_S,
     DEFAULT_MINIMIZE_TIMEOUT_S,
     DEFAULT_SAMPLES,
     FIRST_CASE_GRACE_S,
     RECYCLE_GROWTH,
+    available_cores,
     default_memory_limit,
 )
-from numfuzz.campaign.journal import Journal, campaign_identity, shard_index
+from numfuzz.campaign.feed import CaseFeed, batch_sizes
+from numfuzz.campaign.journal import Journal, campaign_identity
+from numfuzz.campaign.minimize_board import MinimizeBoard
 from numfuzz.campaign.pool import Event, Lost, Pool, Task
 from numfuzz.campaign.stats import CampaignStats
+from numfuzz.campaign.tail import MinimizeTail
 from numfuzz.campaign.worker import serve
 from numfuzz.corpus.case import Case, CaseError
 from numfuzz.corpus.known import load_known
 from numfuzz.corpus.store import load_case, save_case, write_atomic
 from numfuzz.judge.verdicts import Verdict
-from numfuzz.program.generator import GenConfig, case_seed
+from numfuzz.program.generator import GenConfig
 
 STATS_INTERVAL_S = 2.0  # journal, stats file and coverage; a killed run redoes at most this much
 POLL_S = 0.5
@@ -63,6 +68,8 @@ class CampaignConfig:
     minimize: bool = True
     minimize_timeout: float = DEFAULT_MINIMIZE_TIMEOUT_S
     known_files: tuple[str, ...] = ()  # known-issues files besides the shipped one
+    minimize_tail: float = DEFAULT_MINIMIZE_TAIL_S  # after the last case; the rest waits for the next run
+    batch: int | None = None  # cases compiled together; None: each target's own default (numfuzz.campaign.feed)
     progress: bool = True
     stats_interval: float = STATS_INTERVAL_S
 
@@ -94,7 +101,7 @@ class CampaignSummary:
         return "\n".join(lines)
 
 
-class Campaign:
+class Campaign(MinimizeTail, CaseFeed):
     def __init__(self, config: CampaignConfig):
         if config.graphs is None and config.seconds is None:
             raise ValueError("a campaign needs a budget: graphs or seconds")
@@ -114,22 +121,24 @@ class Campaign:
         self.exhausted = False  # every case within the graph budget has been handed out
         self.minimizing = 0
         self.dedupe = Dedupe(self.journal.minimize_keys, load_known(config.known_files), config.corpus)
+        self.board = MinimizeBoard()
+        self.cancelled: set[str] = set()  # findings whose minimisation was asked to stop
+        self.tail_deadline: float | None = None  # set when the last case is done
+        self.clocks: dict[str, CandidateClock] = {}  # per target: how long its finished cases took
+        self._init_feed(batch_sizes(config.targets, config.batch))
 
     # --- tasks ---------------------------------------------------------------------------------
 
     def _next_task(self, issue_cases: bool) -> Task | None:
-        if self.to_minimize and self.minimizing == 0 and issue_cases:  # one minimisation at a time
-            self.minimizing += 1
-            return self.to_minimize.popleft()
+        tail_over = self.tail_deadline is not None and time.monotonic() >= self.tail_deadline
+        # one minimisation at a time while there are cases to run; after them, on every idle worker
+        if self.to_minimize and issue_cases and not tail_over and (self.minimizing == 0 or self.exhausted):
+            return self._start_minimize(self.to_minimize.popleft())
         if not issue_cases:
             return None
-        ordinal_target = next(self.pending, None)
-        if ordinal_target is None:
-            self.exhausted = True
-            return None
-        ordinal, target = ordinal_target
-        index = shard_index(self.config.shard, ordinal)
-        return Task("case", index, case_seed(self.config.seed, index), target, self.config.case_timeout)
+        task = self._case_task()
+        self.exhausted = task is None
+        return task
 
     def _ordinal(self, index: int) -> int:
         return (index - self.config.shard[0]) // self.config.shard[1]
@@ -149,10 +158,12 @@ class Campaign:
         self.to_minimize.append(Task("minimize", entry["index"], 0, entry["target"], timeout, case.to_json(), entry["finding"], entry["key"]))
 
     def _requeue_minimizations(self) -> None:
-        """Findings that were waiting for the minimiser when the last run stopped."""
+        """Findings that were waiting for the minimiser when the last run stopped (from their smallest case so far)."""
         for entry in list(self.journal.minimize_queue):
             try:
-                self._enqueue_minimize(entry, load_case(self.findings_dir / f"{entry['finding']}.json"))
+                partial = self.config.corpus / "minimized" / f"{entry.get('partial')}.json"
+                start = partial if entry.get("partial") and partial.exists() else self.findings_dir / f"{entry['finding']}.json"
+                self._enqueue_minimize(entry, load_case(start))
             except (CaseError, TypeError):
                 logger.warning("finding {} is gone; not minimising it", entry["finding"])
                 self.journal.minimize_queue.remove(entry)
@@ -167,6 +178,7 @@ class Campaign:
     def _finish_case(self, task: Task, verdict: Verdict | None, ops: list[str], samples: int, reply: dict[str, Any]) -> None:
         """Count the case and mark it done; `verdict` None: numfuzz itself failed on it."""
         self.stats.record(task.target, verdict, ops, samples, reply.get("cpu"), float(reply.get("wall", 0.0)))
+        self.stats.batched += "batched" in reply
         if self.journal.mark_done(self._ordinal(task.index), task.target):
             self.stats.run_graphs += 1
             self.bar.update(1)
@@ -201,8 +213,9 @@ class Campaign:
         """A worker died or was killed holding this task. A case becomes a finding of that symptom."""
         task = lost.task
         if task.kind == "minimize":
-            logger.warning("minimising {} failed: {} ({})", task.finding, lost.verdict.value, lost.detail)
-            return self._on_minimized(task, {"case": None, "summary": f"{lost.verdict.value}: {lost.detail}"})
+            stopped = task.finding in self.cancelled  # killed after it was asked to stop: not a failure
+            (logger.info if stopped else logger.warning)("minimising {} ended: {} ({})", task.finding, lost.verdict.value, lost.detail)
+            return self._on_minimized(task, {"case": None, "summary": f"{lost.verdict.value}: {lost.detail}", "cancelled": stopped})
         from numfuzz.corpus.make import make_case
         from numfuzz.judge.execute import Outcome
 
@@ -224,6 +237,13 @@ class Campaign:
 
     def _on_minimized(self, task: Task, reply: dict[str, Any]) -> None:
         self.minimizing -= 1
+        self.board.finish(task.finding)
+        if reply.get("candidate_s"):
+            spent = reply["candidate_s"]
+            logger.info("minimising {}: {} isolated runs, {:.1f} s each on average", task.finding, len(spent), sum(spent) / len(spent))
+        if reply.get("cancelled") and (reply.get("exhausted") or not reply.get("case")):
+            return self._keep_for_next_run(task, reply)
+        entry = next((e for e in self.journal.minimize_queue if e["finding"] == task.finding), {})
         self.journal.minimize_queue = [e for e in self.journal.minimize_queue if e["finding"] != task.finding]
         if reply.get("case"):
             case = Case.from_json(reply["case"])
@@ -232,6 +252,7 @@ class Campaign:
             self.stats.minimized += 1
             if path is not None:
                 self.summary.minimized.append(path)
+                self._drop_superseded(entry.get("partial"), path)
             logger.info("minimised {}: {} -> {}", task.finding, reply.get("summary", ""), path)
         else:
             self.stats.minimize_failed += 1
@@ -239,6 +260,27 @@ class Campaign:
             logger.warning("minimising {} gave nothing: {}", task.finding, reply.get("summary", ""))
             if reply.get("error"):
                 logger.debug("minimiser traceback:\n{}", reply["error"])
+
+    def _on_event(self, pool: Pool, event: Event) -> None:
+        if event.kind == "reply":
+            worker = pool.workers[event.slot]
+            self.stats.record_memory(event.slot, worker.tasks_served, event.reply.get("rss"))
+            for one in self._split_batch(event) if event.task.kind == "batch" else [event]:
+                if one.reply.get("kind") == "result" and "batched" not in one.reply:  # how long this target's cases take alone
+                    clock = self.clocks.setdefault(one.task.target, CandidateClock(self.config.case_timeout))
+                    clock.observe(float(one.reply.get("wall", 0.0)), fresh=worker.tasks_served == 1)
+                self.on_reply(one)
+        elif event.kind == "lost" and event.lost.task.kind == "batch":
+            self._batch_lost(event.lost)
+        elif event.kind == "lost":
+            self.on_lost(event.lost)
+        elif event.kind == "progress":
+            self._on_progress(event)
+        else:
+            why, rss = event.reply["why"], event.reply.get("rss")
+            self.stats.restarts[why] += 1
+            at = f" at {rss / 2**20:.0f} MiB RSS" if rss else ""
+            logger.info("worker {} restarted ({}) after {} tasks{}", event.slot, why, event.reply.get("served", 0), at)
 
     # --- the loop ------------------------------------------------------------------------------
 
@@ -255,17 +297,19 @@ class Campaign:
             "case_timeout": config.case_timeout,
             "recycle_bytes": int(0.75 * limit) if limit else None,  # leave before the watchdog must kill
             "recycle_growth_bytes": config.recycle_growth,
-            "threads": max(1, (os.cpu_count() or 1) // config.workers),
+            "threads": max(1, available_cores() // config.workers),
         }
 
     def checkpoint(self) -> None:
         self.journal.save()
         if self.journal.directory is not None:
-            header = {**self.journal.header(), "workers": self.config.workers}
+            header = {**self.journal.header(), "workers": self.config.workers, "minimizing": self.minimizing, "minimize_waiting": len(self.to_minimize)}
+            if self.tail_deadline is not None:
+                header["minimize_tail_left"] = round(max(self.tail_deadline - time.monotonic(), 0.0), 1)
             write_atomic(self.journal.directory / "fuzzer_stats", self.stats.fuzzer_stats(header))
             coverage = {t: dict(sorted(c.items())) for t, c in self.stats.coverage.items()}
             write_atomic(self.journal.directory / "coverage.json", json.dumps(coverage, indent=1) + "\n")
-        self.bar.set_postfix_str(self.stats.postfix(), refresh=True)
+        self.bar.set_postfix_str(self._postfix(), refresh=True)
 
     def run(self) -> CampaignSummary:
         config = self.config
@@ -298,28 +342,27 @@ class Campaign:
                     if task is None:
                         break
                     pool.dispatch(worker, task)
-                if not any(w.task is not None and w.task.kind == "case" for w in pool.workers):
-                    if not issue:
-                        break  # time is up; a minimisation in flight stays queued for the next run
-                    if self.exhausted and not self.to_minimize and self.minimizing == 0:
+                if not any(w.task is not None and w.task.kind in ("case", "batch") for w in pool.workers) and not self.alone:
+                    if self.exhausted and self.tail_deadline is None:
+                        self._start_tail()
+                    tail_over = self.tail_deadline is not None and time.monotonic() >= self.tail_deadline
+                    if not issue or tail_over:  # what is left of the minimisations waits for the next run
+                        if self.minimizing == 0:
+                            break
+                        self._cancel_minimizations(pool, "time is up" if not issue else "the --minimize-tail budget is spent")
+                    elif self.exhausted and not self.to_minimize and self.minimizing == 0:
                         break
+                self._cancel_minimizations(pool, "its budget is spent", due_only=True)
                 for event in pool.poll(POLL_S):
-                    if event.kind == "reply":
-                        self.stats.record_memory(event.slot, pool.workers[event.slot].tasks_served, event.reply.get("rss"))
-                        self.on_reply(event)
-                    elif event.kind == "lost":
-                        self.on_lost(event.lost)
-                    else:
-                        why, rss = event.reply["why"], event.reply.get("rss")
-                        self.stats.restarts[why] += 1
-                        at = f" at {rss / 2**20:.0f} MiB RSS" if rss else ""
-                        logger.info("worker {} restarted ({}) after {} tasks{}", event.slot, why, event.reply.get("served", 0), at)
+                    self._on_event(pool, event)
                 if time.monotonic() - last_checkpoint >= config.stats_interval:
                     self.checkpoint()
                     last_checkpoint = time.monotonic()
         except KeyboardInterrupt:
             self.summary.interrupted = True
             logger.warning("interrupted; the cases in flight run again on resume")
+            if pool is not None:
+                self._wind_down(pool)
         finally:
             if pool is not None:
                 pool.close()

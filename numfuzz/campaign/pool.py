@@ -42,7 +42,7 @@ class WorkerStartError(RuntimeError):
 
 @dataclass
 class Task:
-    kind: str  # "case" (generate and run), "evaluate" (run the given case) or "minimize"
+    kind: str  # "case" (generate and run), "batch" (several, compiled together), "evaluate" (run the given case) or "minimize"
     index: int  # the campaign's case index
     seed: int
     target: str
@@ -50,13 +50,17 @@ class Task:
     case: dict | None = None  # evaluate: the case to run; minimize: the finding to shrink
     finding: str = ""  # minimize: the file stem of the saved finding
     key: str = ""  # minimize: its dedupe key
+    extra: dict[str, Any] = field(default_factory=dict)  # minimize: more for the worker (the candidate clock)
+    items: list[tuple[int, int]] = field(default_factory=list)  # batch: (index, seed) of each case
 
     def message(self) -> dict[str, Any]:
         msg = {"kind": self.kind, "index": self.index, "seed": self.seed, "target": self.target}
         if self.kind == "evaluate":
             msg.update(case=self.case)
+        if self.kind == "batch":
+            msg.update(items=[{"index": index, "seed": seed} for index, seed in self.items])
         if self.kind == "minimize":
-            msg.update(case=self.case, finding=self.finding, key=self.key, timeout=self.timeout)
+            msg.update(case=self.case, finding=self.finding, key=self.key, timeout=self.timeout, **self.extra)
         return msg
 
 
@@ -73,7 +77,7 @@ class Lost:
 
 @dataclass
 class Event:
-    kind: str  # "reply", "lost" or "restarted"
+    kind: str  # "reply", "lost", "restarted", or "progress" (the task goes on)
     slot: int
     reply: dict[str, Any] = field(default_factory=dict)
     lost: Lost | None = None
@@ -191,6 +195,16 @@ class Pool:
     def dispatch(self, worker: Worker, task: Task) -> None:
         worker.assign(task, self.first_case_grace if worker.tasks_served == 0 else 0.0)
 
+    def cancel(self, worker: Worker, grace: float) -> None:
+        """Ask the worker to stop its task early and reply; killed if no reply comes within `grace` s."""
+        if worker.task is None or worker.proc is None:
+            return
+        try:
+            worker.conn.send({"kind": "cancel"})
+        except OSError:
+            pass
+        worker.deadline = min(worker.deadline, time.monotonic() + grace)
+
     def poll(self, timeout: float) -> list[Event]:
         """Wait up to `timeout` s; return replies, lost tasks and restarts. May raise WorkerStartError."""
         live = [w for w in self.workers if w.proc is not None]
@@ -247,6 +261,8 @@ class Pool:
             lines = msg["error"].strip().splitlines()
             worker.start_error = lines[-1] if lines else "unknown error"
             return None
+        if kind == "progress":  # from the middle of a task, which goes on
+            return Event("progress", worker.slot, reply=msg, task=worker.task)
         task, worker.task, worker.deadline = worker.task, None, float("inf")
         worker.tasks_served += 1
         worker.rss = msg.get("rss") or worker.rss

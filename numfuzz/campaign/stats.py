@@ -26,11 +26,14 @@ class CampaignStats:
     verdicts: dict[str, Counter] = field(default_factory=dict)  # target -> verdict -> cases
     coverage: dict[str, Counter] = field(default_factory=dict)  # target -> op -> cases that used it
     cases: int = 0  # one case = one graph on one target
+    batched: int = 0  # cases whose verdict came from a batch compiled together (numfuzz.campaign.batch)
     samples: int = 0  # input samples evaluated
     findings: int = 0
     errors: int = 0  # numfuzz's own failures (saved under errors/)
     minimized: int = 0
     minimize_failed: int = 0
+    minimize_partial: int = 0  # stopped early (tail spent, interrupted): smallest so far saved, resumed next run
+    minimize_candidates: int = 0  # candidates the minimiser judged
     restarts: Counter = field(default_factory=Counter)  # why a worker was replaced -> count
     cpu: dict[str, float] = field(default_factory=lambda: dict.fromkeys(CPU_PHASES, 0.0))  # worker CPU s
     busy_s: float = 0.0  # worker wall time spent on cases
@@ -120,11 +123,14 @@ class CampaignStats:
             "verdicts": {t: dict(c) for t, c in self.verdicts.items()},
             "coverage": {t: dict(sorted(c.items())) for t, c in self.coverage.items()},
             "cases": self.cases,
+            "batched": self.batched,
             "samples": self.samples,
             "findings": self.findings,
             "errors": self.errors,
             "minimized": self.minimized,
             "minimize_failed": self.minimize_failed,
+            "minimize_partial": self.minimize_partial,
+            "minimize_candidates": self.minimize_candidates,
             "restarts": dict(self.restarts),
             "cpu": {k: round(v, 3) for k, v in self.cpu.items()},
             "busy_s": round(self.busy_s, 3),
@@ -136,7 +142,7 @@ class CampaignStats:
         stats = CampaignStats()
         stats.verdicts = {t: Counter(c) for t, c in data.get("verdicts", {}).items()}
         stats.coverage = {t: Counter(c) for t, c in data.get("coverage", {}).items()}
-        for name in ("cases", "samples", "findings", "errors", "minimized", "minimize_failed"):
+        for name in ("cases", "batched", "samples", "findings", "errors", "minimized", "minimize_failed", "minimize_partial", "minimize_candidates"):
             setattr(stats, name, int(data.get(name, 0)))
         stats.restarts = Counter(data.get("restarts", {}))
         stats.cpu.update({k: float(v) for k, v in data.get("cpu", {}).items()})
@@ -168,6 +174,7 @@ class CampaignStats:
             "graphs_this_run": self.run_graphs,
             "cases_done": self.cases,
             "cases_this_run": self.run_cases,
+            "cases_batched": self.batched,
             "samples_done": self.samples,
             "graphs_per_min": round(self.graphs_per_minute(), 2),
             "samples_per_sec": round(self.samples_per_second(), 1),
@@ -176,6 +183,8 @@ class CampaignStats:
             "errors": self.errors,
             "minimized": self.minimized,
             "minimize_failed": self.minimize_failed,
+            "minimize_partial": self.minimize_partial,
+            "minimize_candidates": self.minimize_candidates,
             "worker_restarts": sum(self.restarts.values()),
             **{f"restarts_{k.replace(' ', '_')}": n for k, n in sorted(self.restarts.items())},
             **{f"cpu_share_{k}": round(v, 4) for k, v in self.cpu_shares().items()},
@@ -201,7 +210,9 @@ class CampaignStats:
         restarts = ", ".join(f"{k} {n}" for k, n in self.restarts.most_common())
         lines.append(
             f"campaign: {self.cases} cases, {self.findings} findings, {self.errors} numfuzz errors, "
-            f"{self.minimized} minimised ({self.minimize_failed} failed), worker restarts: {restarts or 'none'}"
+            f"{self.minimized} minimised ({self.minimize_failed} failed"
+            + (f", {self.minimize_partial} stopped early" if self.minimize_partial else "")
+            + f"), worker restarts: {restarts or 'none'}"
         )
         shares = self.cpu_shares()
         if any(shares.values()):

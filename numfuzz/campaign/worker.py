@@ -52,6 +52,22 @@ def _die_with_parent() -> None:
     threading.Thread(target=watch, name="numfuzz-parent-watch", daemon=True).start()
 
 
+class _Cancel:
+    """Did the campaign ask the task in hand to stop? Only `cancel` comes while a task runs."""
+
+    def __init__(self, conn: Any):
+        self.conn = conn
+        self.asked = False
+
+    def __call__(self) -> bool:
+        try:
+            while not self.asked and self.conn.poll():
+                self.asked = self.conn.recv().get("kind") == "cancel"
+        except (EOFError, OSError):
+            self.asked = True  # the campaign is gone: stop too
+        return self.asked
+
+
 def serve(conn: Any, settings: dict[str, Any]) -> None:
     """Entry point of a worker process."""
     os.setsid()  # its own process group: a kill reaches compiler subprocesses, Ctrl-C does not
@@ -78,6 +94,8 @@ def serve(conn: Any, settings: dict[str, Any]) -> None:
         conn.send({"kind": "failed", "error": traceback.format_exc(limit=20)})
         os._exit(1)
     conn.send({"kind": "ready", "pid": os.getpid(), "startup_s": time.perf_counter() - started, "rss": rss_bytes()})
+    cancel = _Cancel(conn)
+    worker.notify, worker.cancelled = conn.send, cancel
     while True:
         try:
             msg = conn.recv()
@@ -85,7 +103,10 @@ def serve(conn: Any, settings: dict[str, Any]) -> None:
             break
         if msg["kind"] == "stop":
             break
-        handler = {"case": worker.run_case, "evaluate": worker.evaluate, "minimize": worker.minimize}[msg["kind"]]
+        if msg["kind"] == "cancel":  # came after the task it meant had ended
+            continue
+        cancel.asked = False
+        handler = {"case": worker.run_case, "batch": worker.run_batch, "evaluate": worker.evaluate, "minimize": worker.minimize}[msg["kind"]]
         reply = handler(msg)
         conn.send(reply)
         if reply.get("recycle"):

@@ -9,7 +9,7 @@ import traceback
 from pathlib import Path
 from typing import Any, Callable
 
-from numfuzz.campaign.defaults import DEFAULT_CASE_TIMEOUT_S, DEFAULT_SAMPLES, FIRST_CASE_GRACE_S
+from numfuzz.campaign.defaults import DEFAULT_CASE_TIMEOUT_S, DEFAULT_SAMPLES
 from numfuzz.campaign.process_metrics import _proc_status, cpu_seconds, peak_rss_bytes, rss_bytes
 from numfuzz.campaign.recycle import RecyclePolicy
 from numfuzz.campaign.timed_target import TimedTarget
@@ -20,7 +20,12 @@ class WorkerTasks:
     """What a worker does with each message: run a generated case, evaluate a given one, minimise a finding.
 
     `entry` is the worker's own main, for the isolated workers that minimising a crash needs.
+    `notify` sends a message to the campaign in the middle of a task (progress); `cancelled` says
+    whether the campaign asked the task in hand to stop. The worker's main sets both.
     """
+
+    notify: Callable[[dict[str, Any]], None] = staticmethod(lambda msg: None)
+    cancelled: Callable[[], bool] = staticmethod(lambda: False)
 
     def __init__(self, settings: dict[str, Any], entry: Callable[[Any, dict[str, Any]], None]):
         self.entry = entry
@@ -107,6 +112,12 @@ class WorkerTasks:
         )
         return reply
 
+    def run_batch(self, msg: dict[str, Any]) -> dict[str, Any]:
+        """Several generated cases compiled as one program (`numfuzz.campaign.batch`); one reply each."""
+        from numfuzz.campaign.batch import run_batch
+
+        return run_batch(self, msg)
+
     def evaluate(self, msg: dict[str, Any]) -> dict[str, Any]:
         """Run a given case (for an isolated runner): its outcome, or numfuzz's own error."""
         from numfuzz.corpus.case import Case
@@ -124,42 +135,16 @@ class WorkerTasks:
 
     def minimize(self, msg: dict[str, Any]) -> dict[str, Any]:
         """The campaign's one call site of the minimiser; whatever it does, the worker reports back."""
-        from numfuzz.corpus.case import Case
+        from numfuzz.campaign.minimize_task import minimize_finding
 
-        reply: dict[str, Any] = {"kind": "minimized", "finding": msg["finding"], "key": msg["key"], "case": None}
-        try:
-            from numfuzz.corpus.case import recorded_outcome
-            from numfuzz.reduce.minimize import minimize_case
-
-            case = Case.from_json(msg["case"])
-            # stop before the campaign's deadline, leaving room for one more candidate (a hang, a
-            # cold start), to hand back the smallest case so far instead of being killed
-            limit = msg.get("timeout")
-            seconds = max(limit - self.case_timeout - FIRST_CASE_GRACE_S, limit / 2) if limit else None
-            target = self.targets[msg["target"]]
-            if recorded_outcome(case).verdict.kills_process:  # each candidate must run in a process it may kill
-                from numfuzz.campaign.isolation import IsolatedRunner
-
-                isolated = IsolatedRunner(
-                    msg["target"],
-                    self.device,
-                    self.imports,
-                    self.case_timeout,
-                    self.memory_limit,
-                    self.log_path.parent,
-                    f"{self.log_path.stem}-isolated",
-                    entry=self.entry,
-                )
-                with isolated as runner:
-                    result = minimize_case(case, target, self.device, max_seconds=seconds, runner=runner.evaluate)
-            else:
-                result = minimize_case(case, target, self.device, max_seconds=seconds)
-            reply["summary"] = result.summary()
-            if result.reproduced:
-                reply["case"] = result.case.to_json()
-        except Exception:
-            reply["summary"] = "minimiser failed: " + traceback.format_exc(limit=8).strip().splitlines()[-1]
-            reply["error"] = traceback.format_exc(limit=20)
+        settings = {
+            "device": self.device,
+            "imports": self.imports,
+            "case_timeout": self.case_timeout,
+            "memory_limit": self.memory_limit,
+            "log_path": str(self.log_path),
+        }
+        reply = minimize_finding(msg, self.targets[msg["target"]], settings, self.entry, self.notify, self.cancelled)
         linecache.clearcache()
         rss = rss_bytes()
         reply.update(rss=rss, recycle=self.recycle.should_leave(rss))

@@ -75,8 +75,10 @@ def recorded_imports(case: Any, imports: tuple[str, ...]) -> list[str]:
 
 
 @contextmanager
-def isolated_runner(case: Any, target: str, device: str, imports: list[str], isolated: bool) -> Iterator[Any]:
-    """An IsolatedRunner when asked for or when the case's finding killed its process, else None."""
+def isolated_runner(case: Any, target: str, device: str, imports: list[str], isolated: bool, spare: bool = False) -> Iterator[Any]:
+    """An IsolatedRunner when asked for or when the case's finding killed its process, else None.
+
+    `spare`: keep a second worker started, for many cases that may each kill one (minimising)."""
     from numfuzz.corpus.case import recorded_outcome
 
     if not (isolated or recorded_outcome(case).verdict.kills_process):
@@ -86,7 +88,7 @@ def isolated_runner(case: Any, target: str, device: str, imports: list[str], iso
     from numfuzz.campaign.pool import WorkerStartError
     from numfuzz.campaign.worker import serve
 
-    with IsolatedRunner(target, device, imports, entry=serve) as runner:
+    with IsolatedRunner(target, device, imports, entry=serve, spare=spare) as runner:
         try:
             yield runner
         except (WorkerStartError, IsolationError) as exc:

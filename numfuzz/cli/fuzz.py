@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from numfuzz.campaign.defaults import DEFAULT_CASE_TIMEOUT_S, DEFAULT_MINIMIZE_TIMEOUT_S, DEFAULT_SAMPLES
+from numfuzz.campaign.defaults import DEFAULT_CASE_TIMEOUT_S, DEFAULT_MINIMIZE_TAIL_S, DEFAULT_MINIMIZE_TIMEOUT_S, DEFAULT_SAMPLES
 from numfuzz.cli.common import (
     device_option,
     fail,
@@ -30,7 +30,12 @@ from numfuzz.cli.common import (
 @click.option("--max-nodes", type=click.IntRange(min=1), default=8, show_default=True)
 @click.option("--max-dim", type=click.IntRange(min=1), default=8, show_default=True)
 @click.option("--ops", default=None, metavar="OP,OP", help="Draw only these ops (default: all).")
-@click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True, help="Worker processes, each kept warm.")
+@click.option(
+    "--workers",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Worker processes, each kept warm (default: one per available core, or per GPU on CUDA, as memory allows).",
+)
 @click.option("--shard", default="0/1", show_default=True, metavar="K/N", help="Run shard K of N: disjoint cases, mergeable corpora.")
 @click.option(
     "--case-timeout",
@@ -54,6 +59,20 @@ from numfuzz.cli.common import (
     show_default=True,
     help="Seconds one minimisation may take.",
 )
+@click.option(
+    "--minimize-tail",
+    type=click.FloatRange(min=0),
+    default=DEFAULT_MINIMIZE_TAIL_S,
+    show_default=True,
+    help="Seconds the campaign goes on minimising after its last case; what is left resumes next run.",
+)
+@click.option(
+    "--batch",
+    type=click.IntRange(min=1),
+    default=None,
+    metavar="K",
+    help="Compile K graphs as one program (default: per target, where measured to pay: inductor 8, others 1).",
+)
 @device_option
 @import_option
 @known_option
@@ -73,6 +92,8 @@ def fuzz(
     memory_limit,
     minimize,
     minimize_timeout,
+    minimize_tail,
+    batch,
     device,
     imports,
     known_files,
@@ -100,6 +121,11 @@ def fuzz(
     from numfuzz.program.generator import GenConfig
 
     device = device or default_device()
+    memory_bytes = None if memory_limit is None else memory_limit * 2**20
+    if workers is None:
+        from numfuzz.campaign.defaults import default_workers
+
+        workers = default_workers(device, memory_bytes or None)
     op_names = tuple(o.strip() for o in ops.split(",") if o.strip()) if ops else ()
     try:
         gen = GenConfig(max_nodes=max_nodes, max_dim=max_dim, **({"ops": op_names} if op_names else {}))
@@ -117,11 +143,13 @@ def fuzz(
         workers=workers,
         shard=shard_k_n,
         case_timeout=case_timeout,
-        memory_limit=None if memory_limit is None else memory_limit * 2**20,
+        memory_limit=memory_bytes,
         imports=tuple(imports),
         minimize=minimize,
         minimize_timeout=minimize_timeout,
         known_files=tuple(str(f) for f in known_files),
+        minimize_tail=minimize_tail,
+        batch=batch,
     )
     previous = signal.signal(signal.SIGTERM, _stop_gracefully)
     try:

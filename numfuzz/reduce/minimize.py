@@ -4,6 +4,8 @@ candidate and keeps it only when it shows the same finding (same signature).
 Costs, in compiles: one to confirm the finding here and at most two to analyse it (its culprit
 op and cause), one per candidate the predicate judges (rejected candidates are remembered, not
 re-run), and one to three to analyse the minimised case, whose culprit and cause are stored.
+A finding that kills its process (segfault, abort, timeout, oom) pays a worker's death for each
+candidate that still shows it, so its minimisation stops once the program is down to one op.
 """
 
 from __future__ import annotations
@@ -80,6 +82,11 @@ class MinimizeResult:
 
 
 Runner = Callable[[Graph, list], Outcome]  # evaluates a graph on samples, as `execute.evaluate` does
+Progress = Callable[[dict], None]  # told before the first run and after each candidate
+
+
+def one_op(case: Case) -> bool:
+    return len(case.graph.nodes) <= 1
 
 
 def minimize_case(
@@ -90,16 +97,30 @@ def minimize_case(
     schedule: Iterable[ShrinkPass] = SCHEDULE,
     max_seconds: float | None = None,
     runner: Runner | None = None,
+    progress: Progress | None = None,
+    stop: Callable[[], bool] | None = None,
 ) -> MinimizeResult:
     """Shrink `case` on `target` to the smallest case that shows the same finding.
 
     Each candidate runs in this process, or through `runner` (an isolated worker, for findings
     that kill their process). Past `max_seconds` the smallest case so far is the result. Never
-    raises for what the target does; the original case is not modified.
+    raises for what the target does (a runner may raise `Exhausted` to stop early: the smallest
+    case so far is the result); the original case is not modified. `progress` gets a dict:
+    stage, candidates judged, the smallest size so far in ops, runs (compiles) and seconds.
+    Once `stop()` is true, no further candidate runs.
     """
     counting = CountingTarget(target)
     samples = case.tensors()
-    deadline = time.monotonic() + max_seconds if max_seconds is not None else math.inf
+    started = time.monotonic()
+    deadline = started + max_seconds if max_seconds is not None else math.inf
+    smallest = [len(case.graph.nodes)]
+    judged = [0]
+
+    def tell(stage: str, verdict: str = "", kept: bool = False) -> None:
+        if progress is not None:
+            info = {"stage": stage, "candidates": judged[0], "nodes": smallest[0], "from_nodes": len(case.graph.nodes)}
+            info.update(runs=counting.compiles, seconds=round(time.monotonic() - started, 2), verdict=verdict, kept=kept)
+            progress(info)
 
     def run(graph: Graph, rows=samples) -> Outcome:
         if runner is None:
@@ -111,6 +132,7 @@ def minimize_case(
         got = run(graph, rows)
         return analyse(graph, rows, counting, device, got) if runner is None else got
 
+    tell("confirm")
     outcome = analysed(case.graph, samples)
     if not outcome.verdict.is_finding:
         why = f"{target.name} on {device} gives {outcome.verdict.value}" + (f" ({outcome.detail})" if outcome.detail else "")
@@ -119,16 +141,19 @@ def minimize_case(
     work = Case(case.graph, case.samples, target.name, [], dict(case.provenance), outcome.to_json(), {**case.extra, "signature": signature.to_json()})
 
     def predicate(candidate: Case) -> Check:
-        if time.monotonic() > deadline:
+        if time.monotonic() > deadline or (stop is not None and stop()):
             raise Exhausted
         before = counting.compiles
         rows = candidate.tensors()
         if not wide_enough(candidate.graph):
             return Check(False, None, 0)
         got = run(candidate.graph, rows)
-        return Check(
-            same_finding(signature, candidate.graph, got) and still_dropped(signature, candidate.graph, rows, got), got.to_json(), counting.compiles - before
-        )
+        keep = same_finding(signature, candidate.graph, got) and still_dropped(signature, candidate.graph, rows, got)
+        judged[0] += 1
+        if keep:
+            smallest[0] = len(candidate.graph.nodes)
+        tell("shrink", got.verdict.value, keep)
+        return Check(keep, got.to_json(), counting.compiles - before)
 
     floor = _vector_floor(target, case, outcome, device)
 
@@ -145,7 +170,8 @@ def minimize_case(
         return output is not None and cast_dropped(Evidence(graph, rows, counting, device, got, output)) is not None
 
     budget = max(max_compiles - counting.compiles - FINAL_ANALYSIS_COMPILES, 0)  # room left to analyse the result
-    shrunk = shrink(work, predicate, schedule, max_cost=budget)
+    tell("shrink", outcome.verdict.value, True)
+    shrunk = shrink(work, predicate, schedule, max_cost=budget, enough=one_op if outcome.verdict.kills_process else None)
     final = shrunk.case
     if shrunk.steps and signature.symptom in ANALYSED_SYMPTOMS and runner is None:  # the final case's own culprit and cause
         again = analysed(final.graph, final.tensors())

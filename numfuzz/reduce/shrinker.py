@@ -77,14 +77,26 @@ class ShrinkResult:
     spent: dict[str, int] = field(default_factory=dict)  # budget units by pass name
 
 
-def shrink(case: Case, predicate: Predicate, schedule: Iterable[ShrinkPass], max_cost: float = math.inf) -> ShrinkResult:
-    """Greedy shrinking to a fixpoint of `schedule`, or until `max_cost` is spent.
+class _Enough(Exception):
+    """The current case is small enough; not a budget that ran out."""
+
+
+def shrink(
+    case: Case,
+    predicate: Predicate,
+    schedule: Iterable[ShrinkPass],
+    max_cost: float = math.inf,
+    enough: Callable[[Case], bool] | None = None,
+) -> ShrinkResult:
+    """Greedy shrinking to a fixpoint of `schedule`, until `max_cost` is spent, or until `enough(case)`.
 
     `case` is assumed to satisfy the predicate; it is never re-checked.
     """
     schedule = list(schedule)
     result = ShrinkResult(case, 0)
     rejected: set[str] = set()
+    if enough is not None and enough(case):
+        return result
 
     def consider(candidate: Case, pass_name: str) -> bool:
         digest = candidate.content_hash()
@@ -97,6 +109,10 @@ def shrink(case: Case, predicate: Predicate, schedule: Iterable[ShrinkPass], max
         result.spent[pass_name] = result.spent.get(pass_name, 0) + check.cost
         if check.keep:
             candidate.result = check.result
+            if enough is not None and enough(candidate):
+                result.case = candidate
+                result.steps.append(Step(pass_name, size_key(candidate)))
+                raise _Enough
         else:
             rejected.add(digest)
         return check.keep
@@ -110,6 +126,8 @@ def shrink(case: Case, predicate: Predicate, schedule: Iterable[ShrinkPass], max
                     progress = True
     except Exhausted:
         result.exhausted = True
+    except _Enough:
+        pass
     return result
 
 

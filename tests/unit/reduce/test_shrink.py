@@ -193,3 +193,22 @@ def test_cut_nodes_replaces_a_node_by_its_eager_values():
     cut = cut_nodes(case, all_values(case), {0})
     assert [n.op for n in cut.graph.nodes] == ["neg"]
     assert torch.equal(cut.tensors()[0][0], torch.exp(torch.tensor([0.0, 1.0, 2.0])))
+
+
+@SETTINGS
+@given(st.data())
+def test_shrinking_stops_as_soon_as_the_case_is_small_enough(data):
+    case = as_case(data.draw(programs(max_nodes=5, max_dim=4, samples=2)))
+    op = data.draw(st.sampled_from(sorted({n.op for n in case.graph.nodes})))
+    judged = []
+
+    def predicate(candidate: Case) -> Check:
+        judged.append(len(candidate.graph.nodes))
+        return has_op(op)(candidate)
+
+    result = shrink(case, predicate, SCHEDULE, enough=lambda c: len(c.graph.nodes) <= 1)
+    assert not result.exhausted and len(result.case.graph.nodes) >= 1
+    if len(case.graph.nodes) == 1:
+        assert judged == [] and result.case is case
+    elif len(result.case.graph.nodes) == 1:  # nothing was judged after the first one-op case was kept
+        assert judged[-1] == 1 and result.steps[-1].size[0] == 1

@@ -1,0 +1,161 @@
+"""Several generated cases compiled as one program, for targets whose compiles cost less together.
+
+One compile of K independent graphs costs Inductor fewer seconds per graph than K compiles: its
+fixed cost per compile is shared. The batch is a wrapper that calls each graph's lowered function
+on its own inputs and returns every output in one tuple. Each case is then judged by the usual
+`evaluate`, with a stand-in target that hands back what the batch computed for it, so the oracle
+is exactly the one a case alone gets. Only a clean verdict (equal or more_accurate) is taken
+from a batch: any other verdict, and every case of a batch that fails to compile or run, is run
+again alone, so that a finding reproduces on its own and no verdict depends on batching. A batch
+that kills its worker (segfault, hang) comes back to the campaign, which runs its cases alone.
+"""
+
+from __future__ import annotations
+
+import linecache
+import time
+from typing import Any, Callable
+
+import torch
+
+from numfuzz.campaign.process_metrics import cpu_seconds, rss_bytes
+from numfuzz.campaign.timed_target import TimedTarget
+from numfuzz.corpus.case import Case
+from numfuzz.judge.execute import Outcome, evaluate
+from numfuzz.judge.verdicts import Verdict
+from numfuzz.program.lowering import compile_source, lower
+from numfuzz.program.ops import infer_specs
+
+CLEAN = (Verdict.EQUAL, Verdict.MORE_ACCURATE)
+
+
+class Replay:
+    """A stand-in target: `prepare` gives a function that returns, call by call, what the batch computed."""
+
+    def __init__(self, name: str, results: list[tuple]):
+        self.name = name
+        self.results = results
+
+    def available(self) -> tuple[bool, str]:
+        return True, ""
+
+    def reset(self) -> None:
+        pass
+
+    def prepare(self, fn: Callable, device: str) -> Callable:
+        calls = iter(self.results)
+        return lambda *args: next(calls)
+
+    def final_trace(self, compiled: Callable) -> str | None:
+        return None
+
+
+def batch_source(cases: list[Case]) -> str:
+    """`def batch(*args)`: each case's inputs in turn; returns each case's outputs in turn."""
+    parts, lines, at = [], ["def batch(*args):", "    out = ()"], 0
+    for k, case in enumerate(cases):
+        parts.append(lower(case.graph, fn_name=f"g{k}"))
+        n = len(case.graph.inputs)
+        lines.append(f"    out += g{k}(*args[{at}:{at + n}])")
+        at += n
+    lines.append("    return out")
+    return "\n".join(parts + lines) + "\n"
+
+
+def _eager_runs(case: Case, device: str) -> bool:
+    """Well typed and eager runs on every sample: else the case, alone, says invalid without the target."""
+    try:
+        infer_specs(case.graph)
+        fn = compile_source(lower(case.graph))
+        with torch.no_grad():
+            for sample in case.tensors():
+                fn(*[x.to(device) for x in sample])
+    except Exception:
+        return False
+    return True
+
+
+def evaluate_batch(cases: list[Case], target: Any, device: str) -> list[Outcome | None]:
+    """Per case: its outcome when the batch judged it clean, None when it must run alone."""
+    batched = [k for k, case in enumerate(cases) if _eager_runs(case, device) and len(case.samples) == len(cases[0].samples)]
+    outcomes: list[Outcome | None] = [None] * len(cases)
+    if len(batched) < 2:
+        return outcomes
+    members = [cases[k] for k in batched]
+    samples = [[[x.to(device) for x in sample] for sample in case.tensors()] for case in members]
+    rows = len(samples[0])
+    wrapper = compile_source(batch_source(members), "batch")
+    target.reset()
+    results: list[list[tuple]] = [[] for _ in members]
+    started = time.perf_counter()
+    compile_s = 0.0
+    try:
+        compiled = target.prepare(wrapper, device)
+        with torch.no_grad():
+            for i in list(range(rows)) + [0]:  # the first sample twice, as `evaluate` checks determinism
+                got = compiled(*[x for sample in samples for x in sample[i]])
+                got = tuple(got) if isinstance(got, (tuple, list)) else (got,)
+                if not compile_s:
+                    compile_s = time.perf_counter() - started
+                at = 0
+                for m, case in enumerate(members):
+                    n = len(case.graph.outputs)
+                    results[m].append(got[at : at + n])
+                    at += n
+    except Exception:  # a compile or run failure: each case alone shows whose it is
+        return outcomes
+    run_s = time.perf_counter() - started - compile_s
+    for m, k in enumerate(batched):
+        case = members[m]
+        outcome = evaluate(case.graph, case.tensors(), Replay(target.name, results[m]), device)
+        if outcome.verdict in CLEAN:
+            outcome.compile_s, outcome.run_s = compile_s / len(members), run_s / len(members)
+            outcomes[k] = outcome
+    return outcomes
+
+
+def run_batch(worker: Any, msg: dict[str, Any]) -> dict[str, Any]:
+    """A worker's reply to a `batch` message: one `result` reply per case, as `run_case` gives alone.
+
+    `worker` is the worker's WorkerTasks (targets, samples, generator settings, run_case).
+    """
+    from numfuzz.corpus.make import make_case
+
+    target, items = msg["target"], msg["items"]
+    start_cpu, start_wall = cpu_seconds(), time.perf_counter()
+    cases: list[Case | None] = []
+    for item in items:
+        try:
+            cases.append(make_case(item["seed"], target, worker.samples, worker.gen, worker.device, worker.imports))
+        except Exception:  # run alone, it reports numfuzz's own error as usual
+            cases.append(None)
+    generated = cpu_seconds()
+    timed = TimedTarget(worker.targets[target])
+    made = [k for k, case in enumerate(cases) if case is not None]
+    try:
+        judged = evaluate_batch([cases[k] for k in made], timed, worker.device)
+    except Exception:  # numfuzz's own failure while batching: alone, each case reports it
+        judged = [None] * len(made)
+    outcomes: dict[int, Outcome] = {k: outcome for k, outcome in zip(made, judged) if outcome is not None}
+    clean = max(len(outcomes), 1)
+    shared_cpu, shared_wall = cpu_seconds() - generated, time.perf_counter() - start_wall
+    target_cpu = timed.compile_cpu + timed.run_cpu
+    replies, recycle = [], False
+    for k, item in enumerate(items):
+        if k not in outcomes:
+            reply = worker.run_case({"index": item["index"], "seed": item["seed"], "target": target})
+            recycle = recycle or reply.pop("recycle", False)
+            replies.append(reply)
+            continue
+        case = cases[k]
+        replies.append({
+            "kind": "result", "index": item["index"], "target": target, "outcome": outcomes[k].to_json(), "batched": len(judged),
+            "ops": sorted({node.op for node in case.graph.nodes}), "samples": len(case.samples), "wall": shared_wall / clean,
+            "cpu": {
+                "generate": (generated - start_cpu) / len(items), "target_compile": timed.compile_cpu / clean,
+                "target_run": timed.run_cpu / clean, "eval": max(shared_cpu - target_cpu, 0.0) / clean, "housekeeping": 0.0,
+            },
+        })  # fmt: skip
+    linecache.clearcache()
+    rss = rss_bytes()
+    return {"kind": "batch", "target": target, "replies": replies, "rss": rss, "recycle": recycle or worker.recycle.should_leave(rss)}

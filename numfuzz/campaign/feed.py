@@ -1,0 +1,89 @@
+"""Which cases go to a worker next: one at a time, or K of one target as a batch compiled together.
+
+A batch's reply holds one reply per case, which the campaign records one by one as if they had
+come alone. A batch that killed its worker (a crash, a hang) is not recorded at all: each of
+its cases goes back to the front of the queue, to run alone.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+
+from loguru import logger
+
+from numfuzz.campaign.journal import shard_index
+from numfuzz.campaign.pool import Event, Lost, Task
+from numfuzz.program.generator import case_seed
+
+
+def batch_sizes(targets: list[str], batch: int | None) -> dict[str, int]:
+    """Cases per compile for each target: `batch` for all, or each target's `batch_default` (1 if it has none)."""
+    from numfuzz.targets import resolve
+
+    sizes = {}
+    for spec in targets:
+        try:
+            default = int(getattr(resolve(spec), "batch_default", 1))
+        except Exception:  # resolved for real in the workers, which report what is wrong
+            default = 1
+        sizes[spec] = max(batch if batch is not None else default, 1)
+    return sizes
+
+
+class CaseFeed:
+    """Part of `numfuzz.campaign.loop.Campaign`: hands out case and batch tasks, splits batch replies."""
+
+    def _init_feed(self, batch: dict[str, int]) -> None:
+        self.batch = batch
+        self.held: deque[tuple[int, str]] = deque()  # pending cases of other targets, passed over to fill a batch
+        self.alone: deque[Task] = deque()  # cases of a lost batch, each to run by itself
+
+    def _pull(self, target: str | None = None) -> tuple[int, str] | None:
+        """The next pending (ordinal, target); of `target` only when given (the others are held)."""
+        for k, item in enumerate(self.held):
+            if target is None or item[1] == target:
+                del self.held[k]
+                return item
+        for item in self.pending:
+            if target is None or item[1] == target:
+                return item
+            self.held.append(item)
+        return None
+
+    def _case_task(self) -> Task | None:
+        """A case or batch task, or None when every case within the budget is handed out."""
+        if self.alone:
+            return self.alone.popleft()
+        first = self._pull()
+        if first is None:
+            return None
+        items = [first]
+        while len(items) < self.batch.get(first[1], 1):
+            item = self._pull(first[1])
+            if item is None:
+                break
+            items.append(item)
+        tasks = [self._single(ordinal, target) for ordinal, target in items]
+        if len(tasks) == 1:
+            return tasks[0]
+        batch = Task("batch", tasks[0].index, tasks[0].seed, first[1], self.config.case_timeout * len(tasks))
+        batch.items = [(t.index, t.seed) for t in tasks]
+        return batch
+
+    def _single(self, ordinal: int, target: str) -> Task:
+        index = shard_index(self.config.shard, ordinal)
+        return Task("case", index, case_seed(self.config.seed, index), target, self.config.case_timeout)
+
+    def _split_batch(self, event: Event) -> list[Event]:
+        """A batch's reply as one reply event per case."""
+        seeds = dict(event.task.items)
+        events = []
+        for reply in event.reply.get("replies", []):
+            task = Task("case", reply["index"], seeds.get(reply["index"], 0), event.task.target, self.config.case_timeout)
+            events.append(Event("reply", event.slot, reply=reply, task=task))
+        return events
+
+    def _batch_lost(self, lost: Lost) -> None:
+        task = lost.task
+        self.alone.extendleft(Task("case", index, seed, task.target, self.config.case_timeout) for index, seed in reversed(task.items))
+        logger.info("a batch of {} cases on {} ended in {} ({}); each runs again alone", len(task.items), task.target, lost.verdict.value, lost.detail)
