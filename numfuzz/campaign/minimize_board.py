@@ -24,8 +24,7 @@ class MinimizeBoard:
     def __init__(self) -> None:
         self.running: dict[str, Running] = {}
 
-    def start(self, finding: str, key: str, deadline: float) -> None:
-        symptom = key.split("|")[1] if key.count("|") >= 2 else "?"
+    def start(self, finding: str, symptom: str, deadline: float) -> None:
         self.running[finding] = Running(finding, symptom, deadline)
 
     def shorten(self, finding: str, deadline: float) -> None:

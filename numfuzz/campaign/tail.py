@@ -36,8 +36,9 @@ class MinimizeTail:
             entry["clock"] = clock.to_json()
         task.extra = {"budget": budget, **({"clock": entry["clock"]} if entry.get("clock") else {})}
         task.timeout = budget + CANCEL_GRACE_S
-        self.board.start(task.finding, task.key, now + budget)
-        logger.info("minimising {} ({}), at most {:.0f} s", task.finding, task.key, budget)
+        symptom = str(((task.case or {}).get("result") or {}).get("verdict", "?"))
+        self.board.start(task.finding, symptom, now + budget)
+        logger.info("minimising {} ({}), at most {:.0f} s", task.finding, symptom, budget)
         return task
 
     def _keep_for_next_run(self, task: Task, reply: dict[str, Any]) -> None:
