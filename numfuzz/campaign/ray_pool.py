@@ -3,8 +3,10 @@
 Each actor is a thin host: it starts one ordinary worker process on its node (a `Pool` of one)
 and relays tasks to it, so a segfault, abort, hang or OOM is caught exactly as on one machine and
 comes back as a lost task with that verdict. The actor itself never runs compiled code. An actor
-that dies (its node is lost, it is killed) costs only its task, which runs again on a replacement
-actor; only a task that takes down MAX_HOST_LOSSES hosts in a row is recorded as a crash.
+that dies (its node is lost, it is killed) costs only the tasks sent to it, which run again on a
+replacement actor or a free one; only a task that takes down MAX_HOST_LOSSES hosts in a row is
+recorded, as a crash. Each actor may hold a second case behind the one it runs, so that its worker
+does not wait for the round trip to the driver between cases.
 
 Ray is optional: it is imported here only, when a pool is made.
 """
@@ -13,7 +15,11 @@ from __future__ import annotations
 
 import logging
 import os
+import signal
+import socket
+import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -28,8 +34,8 @@ MAX_HOST_LOSSES = 3  # hosts lost in a row while holding one task: it is the tas
 QUEUE_DEPTH = 2  # tasks sent to one actor at a time: the next case waits there, not on the driver
 RELAY_POLL_S = 0.5
 STOP_WAIT_S = 10.0
+CONNECT_TIMEOUT_S = 10.0
 OBJECT_STORE_BYTES = 128 * 2**20  # tasks and replies are small JSON; Ray's default takes 30% of RAM
-INSTALL_HINT = "--ray needs Ray: pip install 'numfuzz[ray]'"
 
 
 class WorkerHost:
@@ -47,6 +53,11 @@ class WorkerHost:
             recycle_bytes=int(0.75 * memory_limit) if memory_limit else None,  # as Campaign._worker_settings
             threads=1 if resource == "CPU" else max(1, _node_resource("CPU") // max(here, 1)),
         )
+        # multiprocessing's spawn runs the parent's main script again in the child, here Ray's worker
+        # script: it would import Ray into every worker process, seconds of a start for nothing.
+        main = sys.modules.get("__main__")
+        if main is not None and getattr(main, "__spec__", None) is None and str(getattr(main, "__file__", "")).endswith("default_worker.py"):
+            del main.__file__
         folder = Path(log_dir)
         try:
             folder.mkdir(parents=True, exist_ok=True)
@@ -124,14 +135,28 @@ class RayWorker:
 def connect(address: str, runtime_env: dict[str, Any]) -> bool:
     """ray.init for `address` ('local': a new instance on loopback); True when this call started Ray."""
     import ray
-    import ray._private.ray_constants as ray_constants
 
     if ray.is_initialized():
         return False
+    # Ray's own handlers would abort the driver on SIGTERM; the campaign's stop it gracefully.
+    handlers = {sig: signal.getsignal(sig) for sig in (signal.SIGTERM, signal.SIGINT)}
+    try:
+        _init(ray, address, runtime_env)
+    finally:
+        for sig, handler in handlers.items():
+            if handler is not None and threading.current_thread() is threading.main_thread():
+                signal.signal(sig, handler)
+    return True
+
+
+def _init(ray: Any, address: str, runtime_env: dict[str, Any]) -> None:
+    import ray._private.ray_constants as ray_constants
+
     quiet = {"log_to_driver": False, "logging_level": logging.ERROR, "runtime_env": runtime_env, "namespace": "numfuzz"}
     if address != LOCAL:
+        _check_reachable(address)
         ray.init(address=address, **quiet)
-        return True
+        return
     # Ray swaps 127.0.0.1 for the machine's public address unless clusters are off; with it kept,
     # the GCS, raylet and workers listen on the loopback interface only.
     clusters = ray_constants.ENABLE_RAY_CLUSTER
@@ -142,11 +167,22 @@ def connect(address: str, runtime_env: dict[str, Any]) -> bool:
             include_dashboard=False,
             _node_ip_address="127.0.0.1",
             object_store_memory=OBJECT_STORE_BYTES,
+            _system_config={"worker_niceness": 0},  # Ray's default, 15, yields the workers' CPU to anything else here
             **quiet,
         )
     finally:
         ray_constants.ENABLE_RAY_CLUSTER = clusters
-    return True
+
+
+def _check_reachable(address: str) -> None:
+    """Fail fast on a HOST:PORT nobody listens on: ray.init would retry it for minutes."""
+    host, sep, port = address.rpartition(":")
+    if not sep or not port.isdigit() or "://" in address:
+        return  # auto, ray://...: Ray's own business
+    try:
+        socket.create_connection((host, int(port)), timeout=CONNECT_TIMEOUT_S).close()
+    except OSError as exc:
+        raise ConnectionError(f"nothing answers there ({exc.strerror or exc})") from None
 
 
 class RayPool:

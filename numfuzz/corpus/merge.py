@@ -18,6 +18,7 @@ from typing import Any, Callable
 
 from numfuzz.campaign.stats import CampaignStats
 from numfuzz.corpus.case import Case, CaseError
+from numfuzz.corpus.grouping import CASE_FOLDERS as GROUPED_FOLDERS
 from numfuzz.corpus.grouping import Group, finding_id, group_corpus
 from numfuzz.corpus.store import iter_cases, load_case, write_atomic
 
@@ -71,8 +72,9 @@ def merge_corpora(sources: list[Path], out: Path) -> MergeReport:
                 _copy(path, out / folder / path.name, report, _case_problem)
         _merge_campaigns(Path(source) / CAMPAIGN_FOLDER, out / CAMPAIGN_FOLDER, report)
     _write_stats(out, report)
-    report.groups, problems = group_corpus(out)
-    report.corrupt += [p for p in problems if p not in report.corrupt]
+    if any((out / name).is_dir() for name in GROUPED_FOLDERS):  # else group_corpus would take every JSON file for a case
+        report.groups, problems = group_corpus(out)
+        report.corrupt += [p for p in problems if p not in report.corrupt]
     minimized = _minimized_findings(out / "minimized")
     report.unminimized = [g for g in report.groups if not g.findings & minimized]
     return report

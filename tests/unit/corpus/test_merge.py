@@ -115,3 +115,9 @@ def test_bad_inputs_fail_in_one_line(tmp_path, cli):
         result = cli("merge", source, "-o", tmp_path / "out")
         assert result.exit_code == 2 and message in result.output and "Traceback" not in result.output
     assert not (tmp_path / "out").exists()
+
+
+def test_corpora_without_findings_merge_cleanly(tmp_path, cli):
+    shard(tmp_path / "a", 0, [])
+    result = cli("merge", tmp_path / "a", "-o", tmp_path / "out")
+    assert result.exit_code == 0 and "0 corrupt" in result.output, result.output
