@@ -67,7 +67,7 @@ def _left_behind(tag: str, limit_s: float = 20.0, ignore: tuple[str, ...] = ()) 
                 name = Path(f"/proc/{pid}/cmdline").read_bytes()[:120].decode(errors="replace")
             except OSError:
                 continue  # gone meanwhile
-            if not name.startswith(ignore) if ignore else True:
+            if not (ignore and name.startswith(ignore)):
                 left.append(name)
         if not left or time.monotonic() > deadline:
             return left
