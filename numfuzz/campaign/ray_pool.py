@@ -1,12 +1,13 @@
 """The worker pool on a Ray cluster: the same events as `pool.Pool`, with each worker hosted by a Ray actor.
 
 Each actor is a thin host: it starts one ordinary worker process on its node (a `Pool` of one)
-and relays tasks to it, so a segfault, abort, hang or OOM is caught exactly as on one machine and
-comes back as a lost task with that verdict. The actor itself never runs compiled code. An actor
-that dies (its node is lost, it is killed) costs only the tasks sent to it, which run again on a
-replacement actor or a free one; only a task that takes down MAX_HOST_LOSSES hosts in a row is
-recorded, as a crash. Each actor may hold a second case behind the one it runs, so that its worker
-does not wait for the round trip to the driver between cases.
+and relays to it, so a segfault, abort, hang or OOM is caught exactly as on one machine and comes
+back as a lost task with that verdict. The actor itself never runs compiled code. The driver keeps
+one `poll` call waiting on each actor, which returns as soon as anything happens there (a reply,
+a minimisation's progress, a restart); tasks and cancellations are calls of their own. An actor
+that dies (its node is lost, it is killed) costs only its task, which runs again on a replacement
+actor or a free one; only a task that takes down MAX_HOST_LOSSES hosts in a row is recorded, as a
+crash.
 
 Ray is optional: it is imported here only, when a pool is made.
 """
@@ -26,12 +27,12 @@ from typing import Any
 
 import numfuzz
 from numfuzz.campaign.defaults import default_memory_limit
-from numfuzz.campaign.pool import MAX_FAILED_STARTS, STARTUP_TIMEOUT_S, Entry, Event, Lost, Pool, Task, WorkerStartError
+from numfuzz.campaign.pool import MAX_FAILED_STARTS, Entry, Event, Lost, Pool, Task, WorkerStartError
 from numfuzz.judge.verdicts import Verdict
 
 LOCAL = "local"  # --ray local: start a Ray instance on this machine, bound to the loopback interface
 MAX_HOST_LOSSES = 3  # hosts lost in a row while holding one task: it is the task, not the cluster
-QUEUE_DEPTH = 2  # tasks sent to one actor at a time: the next case waits there, not on the driver
+NODE_SILENCE_S = 120.0  # a poll returns within RELAY_POLL_S; this long without one, the node is gone
 RELAY_POLL_S = 0.5
 STOP_WAIT_S = 10.0
 CONNECT_TIMEOUT_S = 10.0
@@ -64,22 +65,39 @@ class WorkerHost:
         except OSError:  # another node without the driver's file system: logs stay on this node
             folder = Path(tempfile.mkdtemp(prefix="numfuzz-ray-"))
         self.pool = Pool(1, settings, folder, memory_limit, first_case_grace, log_name=f"ray-worker-{slot}", entry=entry)
+        self.pending: Task | None = None
+        self.cancel_grace: float | None = None
 
     def info(self) -> dict[str, Any]:
         return {"pid": os.getpid(), "node": _node_id()}
 
-    def run(self, task: Task) -> list[Event]:
-        """Hand `task` to the worker and wait for its answer: a reply, or a lost task (and restarts)."""
-        events: list[Event] = []
-        pending: Task | None = task
-        while True:
-            if pending is not None and self.pool.idle():
-                self.pool.dispatch(self.pool.workers[0], pending)
-                pending = None
-            for event in self.pool.poll(RELAY_POLL_S):
-                events.append(event)
-            if pending is None and any(e.kind in ("reply", "lost") for e in events):
-                return events
+    def send(self, task: Task) -> None:
+        """Take a task; it starts as soon as the worker is ready (at once, unless it is restarting)."""
+        self.pending = task
+        self._start_pending()
+
+    def cancel(self, grace: float) -> None:
+        """Ask the task for its result so far (a minimisation's smallest case); killed after `grace` s."""
+        if self.pending is not None:
+            self.cancel_grace = grace  # not started yet: cancelled as it starts
+        else:
+            self.pool.cancel(self.pool.workers[0], grace)
+
+    def poll(self, timeout: float) -> list[Event]:
+        """What happened within `timeout` s: replies, progress, lost tasks, restarts."""
+        self._start_pending()
+        events = self.pool.poll(timeout)
+        self._start_pending()
+        return events
+
+    def _start_pending(self) -> None:
+        if self.pending is not None and self.pool.idle():
+            worker = self.pool.workers[0]
+            self.pool.dispatch(worker, self.pending)
+            self.pending = None
+            if self.cancel_grace is not None:
+                self.pool.cancel(worker, self.cancel_grace)
+                self.cancel_grace = None
 
     def stop(self) -> None:
         self.pool.close()
@@ -102,34 +120,24 @@ def _node_resource(name: str) -> int:
 
 
 class RayWorker:
-    """The driver's view of one worker slot: its actor, and the tasks sent to it, in order."""
+    """The driver's view of one worker slot: its actor, the task it holds, the poll call waiting on it."""
 
     def __init__(self, slot: int):
         self.slot = slot
         self.actor: Any = None
-        self.up: Any = None  # the actor's info() call: ready once the actor is constructed
+        self.up: Any = None  # the actor's info() call: done once the actor is constructed
         self.node = ""
         self.pid = 0
-        self.queue: list[Task] = []  # the first runs, the others wait on the actor
-        self.calls: list[Any] = []  # their run() calls; empty until the actor is up
-        self.deadline = float("inf")  # for the first call
+        self.task: Task | None = None
+        self.sent = False  # the task went to this actor (not yet, while a replacement starts)
+        self.listening: Any = None  # the poll() call waiting on the actor
+        self.heard = float("inf")  # when that call was made
         self.tasks_served = 0  # since its worker process started
         self.starts = 0
 
     @property
     def ready(self) -> bool:
         return self.up is None and self.actor is not None
-
-    @property
-    def task(self) -> Task | None:
-        """A case it holds, else whatever it holds: the campaign waits for cases in flight."""
-        return next((t for t in self.queue if t.kind == "case"), self.queue[0] if self.queue else None)
-
-    @property
-    def room(self) -> bool:
-        # A case may wait behind a case (that hides the round trip to the driver), never behind a
-        # minimisation, which may take many minutes.
-        return self.ready and (not self.queue or (len(self.queue) < QUEUE_DEPTH and all(t.kind == "case" for t in self.queue)))
 
 
 def connect(address: str, runtime_env: dict[str, Any]) -> bool:
@@ -227,50 +235,59 @@ class RayPool:
     # --- the Pool interface -----------------------------------------------------------------------
 
     def idle(self) -> list[RayWorker]:
-        free = [w for w in self.workers if w.ready and not w.queue]
-        # Tasks whose host was lost wait for its replacement, unless a worker is free now (the
+        free = [w for w in self.workers if w.ready and w.task is None]
+        # A task whose host was lost waits for the replacement, unless a worker is free now (the
         # replacement may wait long for room on a cluster that lost a node).
-        for stuck in [w for w in self.workers if w.queue and not w.ready]:
-            while stuck.queue and free:
-                self._send(free.pop(0), stuck.queue.pop(0))
-        return free + [w for w in self.workers if w.queue and w.room]  # empty ones first
+        for stuck in [w for w in self.workers if w.task is not None and not w.ready]:
+            if free:
+                taker = free.pop(0)
+                taker.task, stuck.task = stuck.task, None
+                self._send(taker)
+        return free
 
     def dispatch(self, worker: RayWorker, task: Task) -> None:
         self.losses.pop(id(task), None)
-        self._send(worker, task)
+        worker.task = task
+        self._send(worker)
+
+    def cancel(self, worker: RayWorker, grace: float) -> None:
+        """As `Pool.cancel`: the task is asked to stop early and reply, and killed after `grace` s."""
+        if worker.task is not None and worker.sent and worker.actor is not None:
+            worker.actor.cancel.remote(grace)
 
     def poll(self, timeout: float) -> list[Event]:
-        """Wait up to `timeout` s; return replies, lost tasks and restarts. May raise WorkerStartError."""
-        refs = [w.up for w in self.workers if w.up is not None] + [c for w in self.workers for c in w.calls]
+        """Wait up to `timeout` s; return replies, progress, lost tasks and restarts. May raise WorkerStartError."""
+        for worker in self.workers:  # after this round's dispatches, so that a task goes before the wait
+            if worker.ready and worker.listening is None:
+                worker.listening, worker.heard = worker.actor.poll.remote(RELAY_POLL_S), time.monotonic()
+        calls = {w.up: w for w in self.workers if w.up is not None}
+        calls.update({w.listening: w for w in self.workers if w.listening is not None})
         events: list[Event] = []
-        if not refs:
+        if not calls:
             time.sleep(timeout)
             return events
-        done, _ = self.ray.wait(refs, num_returns=1, timeout=timeout)
+        done, _ = self.ray.wait(list(calls), num_returns=1, timeout=timeout)
         if done:  # and whatever else is done by now
-            done, _ = self.ray.wait(refs, num_returns=len(refs), timeout=0)
-        done_set = set(done)
-        for worker in self.workers:
-            if worker.up is not None and worker.up in done_set:
-                events += self._started(worker)
-            while worker.calls and worker.calls[0] in done_set:  # an actor runs its calls in order
-                events += self._answered(worker)
+            done, _ = self.ray.wait(list(calls), num_returns=len(calls), timeout=0)
+        for ref in done:
+            worker = calls[ref]
+            events += self._started(worker) if ref == worker.up else self._heard(worker)
         now = time.monotonic()
         for worker in self.workers:
-            if worker.calls and now > worker.deadline:  # the relay itself is stuck: a frozen node
-                events += self._lost_host(worker, f"no answer from its node {worker.node or '?'} in time")
+            if worker.listening is not None and now - worker.heard > NODE_SILENCE_S:  # a frozen or cut-off node
+                events += self._lost_host(worker, f"no word from its node {worker.node or '?'} in {NODE_SILENCE_S:.0f} s")
         return events
 
     def close(self) -> None:
         """Stop every worker and its actor; shut Ray down if this pool started it."""
         try:  # idle workers stop politely; a busy one goes down with its actor, as the local pool kills it
-            stops = [w.actor.stop.remote() for w in getattr(self, "workers", []) if w.ready and not w.queue]
+            stops = [w.actor.stop.remote() for w in getattr(self, "workers", []) if w.ready and w.task is None]
             if stops:
                 self.ray.wait(stops, num_returns=len(stops), timeout=STOP_WAIT_S)
             for worker in getattr(self, "workers", []):
                 if worker.actor is not None:
                     self.ray.kill(worker.actor, no_restart=True)
-                    worker.actor, worker.up, worker.calls = None, None, []
+                    worker.actor = worker.up = worker.listening = None
         finally:
             if self.started:
                 self.ray.shutdown()
@@ -281,26 +298,13 @@ class RayPool:
     def _start(self, worker: RayWorker) -> None:
         worker.actor = self.host.remote(worker.slot, *self.args)
         worker.up = worker.actor.info.remote()
-        worker.calls, worker.deadline, worker.tasks_served = [], float("inf"), 0
+        worker.listening, worker.sent, worker.tasks_served = None, False, 0
         worker.starts += 1
 
-    def _send(self, worker: RayWorker, task: Task) -> None:
-        worker.queue.append(task)
-        self._submit(worker)
-
-    def _submit(self, worker: RayWorker) -> None:
-        """Send the queued tasks that are not yet sent, once the actor is up."""
-        if not worker.ready:
-            return
-        for task in worker.queue[len(worker.calls) :]:
-            worker.calls.append(worker.actor.run.remote(task))
-        if worker.deadline == float("inf"):  # a task queued behind the first leaves its deadline alone
-            self._arm(worker)
-
-    def _arm(self, worker: RayWorker) -> None:
-        # the worker's own deadline is kept on its node; this one only catches a node that froze
-        head = worker.queue[0] if worker.calls else None
-        worker.deadline = time.monotonic() + head.timeout + self.first_case_grace + STARTUP_TIMEOUT_S if head else float("inf")
+    def _send(self, worker: RayWorker) -> None:
+        if worker.task is not None and worker.ready and not worker.sent:
+            worker.actor.send.remote(worker.task)
+            worker.sent = True
 
     def _started(self, worker: RayWorker) -> list[Event]:
         try:
@@ -308,7 +312,7 @@ class RayPool:
         except self.ray.exceptions.RayError as exc:
             return self._failed_start(worker, exc)
         worker.up, worker.node, worker.pid = None, info["node"], info["pid"]
-        self._submit(worker)  # tasks that waited for this replacement
+        self._send(worker)  # a task that waited for this replacement
         return []
 
     def _failed_start(self, worker: RayWorker, exc: Exception) -> list[Event]:
@@ -316,47 +320,52 @@ class RayPool:
         if self.failed_starts >= MAX_FAILED_STARTS:
             self.close()
             raise WorkerStartError(f"Ray workers cannot start: {_one_line(exc)}")
+        task = worker.task
         self._restart(worker)
+        worker.task = task
         return [Event("restarted", worker.slot, reply={"why": "failed start", "served": 0, "rss": None})]
 
-    def _answered(self, worker: RayWorker) -> list[Event]:
-        """The first call came back: relay its events, or the news that its host is gone."""
+    def _heard(self, worker: RayWorker) -> list[Event]:
+        """The poll call came back: relay its events, or the news that the host is gone."""
         try:
-            relayed = self.ray.get(worker.calls[0])
+            relayed = self.ray.get(worker.listening)
         except self.ray.exceptions.RayTaskError as exc:  # the host raised: its worker cannot start
             cause = getattr(exc, "cause", None)
             self.close()
             raise WorkerStartError(str(cause) if isinstance(cause, WorkerStartError) else f"Ray worker host failed: {_one_line(exc)}") from None
         except self.ray.exceptions.RayError as exc:  # the actor died or is unreachable: its node is lost
             return self._lost_host(worker, _one_line(exc))
-        self.failed_starts = 0
-        task = worker.queue.pop(0)
-        worker.calls.pop(0)
-        self.losses.pop(id(task), None)
-        self._arm(worker)
+        worker.listening = None
+        held = worker.task  # the driver's own object for the task the events are about
         for event in relayed:
             event.slot = worker.slot
+            if held is not None and event.task is not None:
+                event.task = held
             if event.lost is not None:
                 event.lost.slot = worker.slot
+                event.lost.task = held or event.lost.task
             if event.kind == "restarted":
                 worker.tasks_served = 0
-            elif event.kind == "reply":
-                worker.tasks_served += 1
+            elif event.kind in ("reply", "lost"):
+                self.failed_starts = 0
+                self.losses.pop(id(held), None)
+                worker.task, worker.sent = None, False
+                worker.tasks_served += event.kind == "reply"
         return relayed
 
     def _lost_host(self, worker: RayWorker, detail: str) -> list[Event]:
-        """The actor is gone with its tasks: they run again on a replacement, unless the first keeps killing hosts."""
-        queue, served = worker.queue, worker.tasks_served
+        """The actor is gone with its task: the task runs again on a replacement, unless it keeps killing hosts."""
+        task, served = worker.task, worker.tasks_served
         self._restart(worker)
         events = [Event("restarted", worker.slot, reply={"why": "host lost", "served": served, "rss": None})]
-        if queue:
-            head = queue[0]  # the one that was running
-            self.losses[id(head)] = losses = self.losses.get(id(head), 0) + 1
+        if task is not None:
+            self.losses[id(task)] = losses = self.losses.get(id(task), 0) + 1
             if losses >= MAX_HOST_LOSSES:
                 why = f"{losses} Ray worker hosts were lost while running it; the last: {detail}"
-                events.append(Event("lost", worker.slot, lost=Lost(queue.pop(0), Verdict.CRASH_RUN, why, "", worker.slot)))
-                self.losses.pop(id(head), None)
-        worker.queue = queue  # sent as soon as the replacement is up, or taken by a free worker
+                events.append(Event("lost", worker.slot, lost=Lost(task, Verdict.CRASH_RUN, why, "", worker.slot)))
+                self.losses.pop(id(task), None)
+            else:
+                worker.task = task  # sent as soon as the replacement is up, or taken by a free worker
         return events
 
     def _restart(self, worker: RayWorker) -> None:
@@ -365,7 +374,8 @@ class RayPool:
                 self.ray.kill(worker.actor, no_restart=True)
             except Exception:  # already gone with its node
                 pass
-        worker.actor, worker.up, worker.queue = None, None, []
+        worker.actor = worker.up = worker.listening = None
+        worker.task = None
         self._start(worker)
 
 

@@ -137,7 +137,7 @@ def test_a_host_killed_mid_case_loses_no_case(tmp_path, ray_tag):
 
 
 def test_the_driver_stopped_or_killed_then_resumed_loses_nothing(tmp_path, ray_tag):
-    corpus, graphs = tmp_path / "corpus", 200  # enough that each run is stopped well before the end
+    corpus, graphs = tmp_path / "corpus", 120  # enough that each run is stopped well before the end
     command = _fuzz(corpus, graphs, 8)
     stopped = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
     _wait_for(corpus, 3, stopped)
