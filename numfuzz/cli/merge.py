@@ -34,6 +34,8 @@ def merge(sources: tuple[Path, ...], out: Path) -> None:
         f"merged {len(sources)} corpora into {out}: {len(report.copied)} files copied, {report.unchanged} already there, "
         f"{len(report.conflicts)} conflicts, {len(report.corrupt)} corrupt"
     )
+    if report.same_case:
+        click.echo(f"{len(report.same_case)} minimised cases were reached from findings of more than one shard; one file of each kept")
     if report.campaigns:
         stats = report.stats
         click.echo(

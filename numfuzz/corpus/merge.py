@@ -37,6 +37,7 @@ class MergeError(ValueError):
 class MergeReport:
     copied: list[Path] = field(default_factory=list)  # files written to the output
     unchanged: int = 0  # files already there with the same bytes
+    same_case: list[Path] = field(default_factory=list)  # minimised cases another shard reached too: one file kept
     conflicts: list[str] = field(default_factory=list)  # one line each; the output's copy was kept
     corrupt: list[str] = field(default_factory=list)  # one line each; never copied
     campaigns: dict[str, dict[str, Any]] = field(default_factory=dict)  # the output's journals: name -> seed, shard, graphs done
@@ -69,7 +70,7 @@ def merge_corpora(sources: list[Path], out: Path) -> MergeReport:
     for source in sources:
         for folder in CASE_FOLDERS:
             for path in iter_cases(Path(source) / folder):
-                _copy(path, out / folder / path.name, report, _case_problem)
+                _copy(path, out / folder / path.name, report, _case_problem, same_case_ok=folder == "minimized")
         _merge_campaigns(Path(source) / CAMPAIGN_FOLDER, out / CAMPAIGN_FOLDER, report)
     _write_stats(out, report)
     if any((out / name).is_dir() for name in GROUPED_FOLDERS):  # else group_corpus would take every JSON file for a case
@@ -101,8 +102,12 @@ def _json_problem(path: Path, data: bytes) -> str | None:
     return None
 
 
-def _copy(source: Path, dest: Path, report: MergeReport, problem_of: Callable[[Path, bytes], str | None] | None) -> None:
-    """Copy one file unless it is corrupt, or the output already has that name (same bytes: fine)."""
+def _copy(source: Path, dest: Path, report: MergeReport, problem_of: Callable[[Path, bytes], str | None] | None, same_case_ok: bool = False) -> None:
+    """Copy one file unless it is corrupt, or the output already has that name (same bytes: fine).
+
+    `same_case_ok`: other bytes for the same case are no conflict. Shards that minimise findings of
+    one signature often reach the same smallest case, each file embedding its own original.
+    """
     try:
         data = source.read_bytes()
     except OSError as exc:
@@ -119,11 +124,20 @@ def _copy(source: Path, dest: Path, report: MergeReport, problem_of: Callable[[P
             same = False
         if same:
             report.unchanged += 1
+        elif same_case_ok and _same_case(source, dest):
+            report.same_case.append(dest)
         else:
             report.conflicts.append(f"{dest}: differs from {source}; kept the output's copy")
         return
     write_atomic(dest, data)
     report.copied.append(dest)
+
+
+def _same_case(a: Path, b: Path) -> bool:
+    try:
+        return load_case(a).content_hash() == load_case(b).content_hash()
+    except CaseError:
+        return False
 
 
 # --- campaign folders and stats ------------------------------------------------------------------

@@ -121,3 +121,12 @@ def test_corpora_without_findings_merge_cleanly(tmp_path, cli):
     shard(tmp_path / "a", 0, [])
     result = cli("merge", tmp_path / "a", "-o", tmp_path / "out")
     assert result.exit_code == 0 and "0 corrupt" in result.output, result.output
+
+
+def test_shards_that_reach_the_same_minimised_case_are_no_conflict(tmp_path, cli):
+    shard(tmp_path / "a", 0, [1], minimize_seed=10)
+    shard(tmp_path / "b", 1, [2], minimize_seed=10)  # another finding, the same smallest case
+    result = cli("merge", tmp_path / "a", tmp_path / "b", "-o", tmp_path / "out")
+    assert result.exit_code == 0 and "0 conflicts" in result.output, result.output
+    assert "1 minimised cases were reached from findings of more than one shard" in result.output
+    assert len(list((tmp_path / "out" / "minimized").glob("*.json"))) == 1 and len(list((tmp_path / "out" / "findings").glob("*.json"))) == 2
