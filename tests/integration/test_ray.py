@@ -25,6 +25,7 @@ from numfuzz.program.generator import GenConfig, case_seed
 
 TANH_ONLY = GenConfig(max_nodes=3, max_dim=4, ops=("tanh",))
 NAN = "thunder:crash_nan"  # every case a finding: a lost case would show
+RAY_AGENTS = ("ray::DashboardAgent", "ray::RuntimeEnvAgent")  # Ray's own helpers, which may take a minute to leave
 
 
 @pytest.fixture
@@ -144,7 +145,7 @@ def test_the_driver_stopped_or_killed_then_resumed_loses_nothing(tmp_path, ray_t
     stopped.send_signal(signal.SIGTERM)  # as Slurm does at the time limit: a graceful stop, Ray's handlers notwithstanding
     out, err = stopped.communicate(timeout=60)
     assert stopped.returncode == 130 and "(interrupted)" in out, err[-2000:]
-    assert _left_behind(ray_tag) == []
+    assert _left_behind(ray_tag, ignore=RAY_AGENTS) == []
 
     victim = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=ROOT)
     _wait_for(corpus, _journal(corpus)["graphs_done"] + 3, victim)
@@ -154,7 +155,7 @@ def test_the_driver_stopped_or_killed_then_resumed_loses_nothing(tmp_path, ray_t
     assert at_kill < graphs
     # Ray's processes, its actors and their workers share the driver's fate. Ray's agents may take a
     # minute to notice on a loaded machine; they run nothing of ours, and the fixture ends them.
-    assert _left_behind(ray_tag, 30, ignore=("ray::DashboardAgent", "ray::RuntimeEnvAgent")) == []
+    assert _left_behind(ray_tag, 30, ignore=RAY_AGENTS) == []
 
     resumed = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, timeout=100)
     assert resumed.returncode == 0, resumed.stderr[-2000:]
