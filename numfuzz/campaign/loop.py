@@ -58,7 +58,8 @@ class CampaignConfig:
     samples: int = DEFAULT_SAMPLES
     device: str = "cpu"
     gen: GenConfig = field(default_factory=GenConfig)
-    workers: int = 1
+    workers: int = 1  # with `ray`: at most this many (0: one per CPU of the cluster, or per GPU on CUDA)
+    ray: str | None = None  # a Ray cluster's address ("local": start one here); its actors host the workers
     shard: tuple[int, int] = (0, 1)
     case_timeout: float = DEFAULT_CASE_TIMEOUT_S
     first_case_grace: float = FIRST_CASE_GRACE_S
@@ -297,8 +298,21 @@ class Campaign(MinimizeTail, CaseFeed):
             "case_timeout": config.case_timeout,
             "recycle_bytes": int(0.75 * limit) if limit else None,  # leave before the watchdog must kill
             "recycle_growth_bytes": config.recycle_growth,
-            "threads": max(1, available_cores() // config.workers),
+            "threads": max(1, available_cores() // max(config.workers, 1)),
         }
+
+    def _make_pool(self, log_dir: Path) -> Any:
+        """Worker processes on this machine, or with `ray` set, hosted by actors on a Ray cluster (same events)."""
+        config = self.config
+        if config.ray is None:
+            return Pool(config.workers, self._worker_settings(), log_dir, self.memory_limit, config.first_case_grace, entry=serve)
+        from numfuzz.campaign.ray_pool import RayPool
+
+        # each node sets its workers' memory share and threads; None asks for an even share there
+        pool = RayPool(config.ray, config.workers or None, self._worker_settings(), log_dir, config.memory_limit, config.first_case_grace, entry=serve)
+        config.workers = len(pool.workers)
+        logger.info("{} workers on the Ray cluster at {}: {}", config.workers, config.ray, pool.ray.cluster_resources())
+        return pool
 
     def checkpoint(self) -> None:
         self.journal.save()
@@ -333,7 +347,7 @@ class Campaign(MinimizeTail, CaseFeed):
         try:
             if nothing_left:
                 return self.summary  # a finished campaign starts no worker
-            pool = Pool(config.workers, self._worker_settings(), log_dir or Path(scratch.name), self.memory_limit, config.first_case_grace, entry=serve)
+            pool = self._make_pool(log_dir or Path(scratch.name))
             last_checkpoint = time.monotonic()
             while True:
                 issue = time.monotonic() < deadline

@@ -7,6 +7,7 @@ import click
 from numfuzz.cli.common import quiet_libraries
 from numfuzz.cli.corpus import corpus
 from numfuzz.cli.fuzz import fuzz
+from numfuzz.cli.merge import merge
 from numfuzz.cli.minimize import minimize
 from numfuzz.cli.replay import replay
 from numfuzz.cli.report import report
@@ -22,5 +23,5 @@ def main(verbose: bool) -> None:
     quiet_libraries(verbose)
 
 
-for _command in (targets, fuzz, replay, minimize, repro, corpus, report):
+for _command in (targets, fuzz, replay, minimize, repro, corpus, report, merge):
     main.add_command(_command)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import signal
 import sys
 from pathlib import Path
@@ -34,7 +35,14 @@ from numfuzz.cli.common import (
     "--workers",
     type=click.IntRange(min=1),
     default=None,
-    help="Worker processes, each kept warm (default: one per available core, or per GPU on CUDA, as memory allows).",
+    help="Worker processes, each kept warm (default: one per available core, or per GPU on CUDA, as memory allows; with --ray, one per CPU of the cluster, or per GPU on CUDA, and this caps them).",
+)
+@click.option(
+    "--ray",
+    "ray_address",
+    default=None,
+    metavar="ADDRESS",
+    help="Run the workers as Ray actors on the cluster at ADDRESS (auto: the one this node belongs to; local: start one here).",
 )
 @click.option("--shard", default="0/1", show_default=True, metavar="K/N", help="Run shard K of N: disjoint cases, mergeable corpora.")
 @click.option(
@@ -87,6 +95,7 @@ def fuzz(
     max_dim,
     ops,
     workers,
+    ray_address,
     shard,
     case_timeout,
     memory_limit,
@@ -106,6 +115,8 @@ def fuzz(
     if graphs is None and seconds is None:
         fail("give a budget: --graphs N or --time SECONDS")
     load_known_or_fail(known_files)  # a malformed file stops the campaign before it starts
+    if ray_address is not None and importlib.util.find_spec("ray") is None:
+        fail("--ray needs Ray: pip install 'numfuzz[ray]'")
     from numfuzz.campaign.journal import parse_shard
 
     try:
@@ -122,7 +133,7 @@ def fuzz(
 
     device = device or default_device()
     memory_bytes = None if memory_limit is None else memory_limit * 2**20
-    if workers is None:
+    if workers is None and ray_address is None:  # with --ray the cluster's size decides
         from numfuzz.campaign.defaults import default_workers
 
         workers = default_workers(device, memory_bytes or None)
@@ -140,7 +151,8 @@ def fuzz(
         samples=samples,
         device=device,
         gen=gen,
-        workers=workers,
+        workers=workers or 0,
+        ray=ray_address,
         shard=shard_k_n,
         case_timeout=case_timeout,
         memory_limit=memory_bytes,
