@@ -6,10 +6,13 @@ the planted executors are Thunder's and their compiles are cheap.
 
 from __future__ import annotations
 
+import pytest
 from helpers import PLANTED_BUGS, PLANTED_CRASHES
 
 from numfuzz.campaign.loop import CampaignConfig, run_campaign
 from numfuzz.program.generator import GenConfig
+
+pytestmark = pytest.mark.thunder  # the planted bugs are Thunder executors
 
 BUGS = ["thunder:bug_expm1", "thunder:bug_cast"]
 AROUND_BUGS = GenConfig(max_nodes=4, max_dim=4, ops=("expm1", "cast", "add", "mul"))

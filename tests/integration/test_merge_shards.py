@@ -5,12 +5,15 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from helpers import PLANTED_CRASHES
 
 from numfuzz.campaign.loop import CampaignConfig, run_campaign
 from numfuzz.corpus.grouping import group_corpus
 from numfuzz.corpus.store import iter_cases
 from numfuzz.program.generator import GenConfig
+
+pytestmark = pytest.mark.thunder  # the planted bugs are Thunder executors
 
 TANH_ONLY = GenConfig(max_nodes=3, max_dim=4, ops=("tanh",))
 TARGETS = ["thunder:crash_nan", "thunder:torch"]  # every case a finding on one, none on the other

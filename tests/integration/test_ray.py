@@ -23,6 +23,8 @@ from numfuzz.corpus.make import make_case
 from numfuzz.corpus.store import iter_cases
 from numfuzz.program.generator import GenConfig, case_seed
 
+pytestmark = pytest.mark.thunder  # the planted bugs are Thunder executors
+
 TANH_ONLY = GenConfig(max_nodes=3, max_dim=4, ops=("tanh",))
 NAN = "thunder:crash_nan"  # every case a finding: a lost case would show
 RAY_AGENTS = ("ray::DashboardAgent", "ray::RuntimeEnvAgent")  # Ray's own helpers, which may take a minute to leave

@@ -16,6 +16,7 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 from helpers import PLANTED_CRASHES, ROOT
 
 from numfuzz.campaign.loop import CampaignConfig, run_campaign
@@ -24,6 +25,8 @@ from numfuzz.corpus.store import iter_cases, load_case
 from numfuzz.program.generator import GenConfig
 from numfuzz.repro.writer import write_repro
 from numfuzz.targets import resolve
+
+pytestmark = pytest.mark.thunder  # the planted bugs are Thunder executors
 
 HANG = "thunder:crash_hang_exp"
 GEN = GenConfig(max_nodes=4, max_dim=4, ops=("exp", "tanh", "add", "mul"))
