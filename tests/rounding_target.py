@@ -14,6 +14,7 @@ from torch.overrides import TorchFunctionMode
 
 from numfuzz.program.lowering import ROUND_TO_SOURCE
 from numfuzz.targets import register
+from numfuzz.targets.eager import Eager
 
 _namespace: dict = {"torch": torch}
 exec(ROUND_TO_SOURCE, _namespace)
@@ -35,11 +36,10 @@ class PerOpRounding(TorchFunctionMode):
             return round_to(exact, out.dtype) if isinstance(exact, torch.Tensor) and exact.dtype == torch.float64 else out
 
 
-class CorrectlyRounded:
-    name = "rounded"
+class CorrectlyRounded(Eager):
+    """Eager's protocol (no trace, nothing to reset, `fn` in repros), with every op rounded once."""
 
-    def available(self) -> tuple[bool, str]:
-        return True, ""
+    name = "rounded"
 
     def prepare(self, fn: Callable, device: str) -> Callable:
         def run(*args):
@@ -47,18 +47,6 @@ class CorrectlyRounded:
                 return fn(*args)
 
         return run
-
-    def final_trace(self, compiled: Callable) -> str | None:
-        return None
-
-    def reset(self) -> None:
-        pass
-
-    def repro_source(self) -> tuple[list[str], str]:
-        return [], "fn"
-
-    def repro_guard(self) -> str:
-        return ""
 
 
 register("rounded", lambda arg: CorrectlyRounded(), "every op in float64, rounded once (tests only)")
