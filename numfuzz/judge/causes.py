@@ -32,6 +32,7 @@ from numfuzz.program.graph_edit import cone
 from numfuzz.program.ir import Graph, Node
 from numfuzz.program.lowering import compile_source, lower
 from numfuzz.program.ops import infer_specs
+from numfuzz.program.values import round_significand
 from numfuzz.targets import Target
 
 CAUSES = ("cast_dropped", "nonfinite_intermediate", "low_precision", "cancellation", "kernel_accuracy", "unexplained")
@@ -220,13 +221,6 @@ def _cancels(result, what: str) -> str | None:
     )
 
 
-def _round_to(x: np.ndarray, dtype: str) -> np.ndarray:
-    """Round to nearest even in `dtype`'s significand (range aside): float64 emulation of that dtype."""
-    bits = check_dtype(dtype).mantissa_bits + 1
-    mant, exp = np.frexp(x)
-    return np.ldexp(np.round(mant * 2.0**bits) / 2.0**bits, exp)
-
-
 def low_precision(ev: Evidence, local_max: float, eager_max: float, above_half: float) -> Diagnosis | None:
     c = ev.culprit
     if c is None:
@@ -241,9 +235,9 @@ def low_precision(ev: Evidence, local_max: float, eager_max: float, above_half: 
             x64 = x[0].to(torch.float64).numpy()
             acc = np.take(x64, 0, axis=dim)
             for i in range(1, x64.shape[dim]):
-                acc = _round_to(acc + np.take(x64, i, axis=dim), c.dtype)
+                acc = round_significand(acc + np.take(x64, i, axis=dim), fmt.mantissa_bits + 1)
             if node.op == "mean":
-                acc = _round_to(acc / x64.shape[dim], c.dtype)
+                acc = round_significand(acc / x64.shape[dim], fmt.mantissa_bits + 1)
             errs.append(ulp_error(got.to(torch.float64).reshape(-1).numpy(), acc.reshape(-1), fmt))
         err = np.concatenate(errs)
         if err.size and float(err.max()) <= 0.5:

@@ -95,3 +95,9 @@ def dtype_name(dtype: torch.dtype) -> str:
 def bit_view(name: str) -> torch.dtype:
     """The integer dtype that holds a value's bits."""
     return getattr(torch, f"int{check_dtype(name).storage_bits}")
+
+
+def round_significand(x: np.ndarray | float, bits: int) -> np.ndarray:
+    """Round float64 values to `bits` significant bits, to nearest even (exponent range aside)."""
+    mant, exp = np.frexp(np.asarray(x, dtype=np.float64))
+    return np.ldexp(np.round(mant * 2.0**bits) / 2.0**bits, exp)

@@ -8,15 +8,10 @@ from typing import Generator
 import numpy as np
 
 from numfuzz.corpus.case import Case
+from numfuzz.program.values import round_significand
 from numfuzz.reduce.case_edit import map_inputs
 from numfuzz.reduce.order import input_values, smaller, value_cost
 from numfuzz.reduce.shrinker import Candidates
-
-
-def _round_sig(x: np.ndarray | float, bits: int) -> np.ndarray:
-    """Round to `bits` significant bits (to nearest even)."""
-    mant, exp = np.frexp(np.asarray(x, dtype=np.float64))
-    return np.ldexp(np.round(mant * 2.0**bits) / 2.0**bits, exp)
 
 
 def _sig_bits(v: float) -> int:
@@ -52,7 +47,7 @@ class SimplifyValues:
     def candidates(self, case: Case) -> Candidates:
         current = case
         for bits in (1, 2, 3):
-            candidate = smaller(map_inputs(current, lambda i, x, spec, b=bits: _round_sig(x, b)), current)
+            candidate = smaller(map_inputs(current, lambda i, x, spec, b=bits: round_significand(x, b)), current)
             if candidate is not None and (yield candidate):
                 current = candidate
                 break
@@ -74,7 +69,7 @@ class SimplifyValues:
         lo, hi = 1, _sig_bits(v)  # bisect: fewest significant bits that keep the finding
         while lo < hi:
             mid = (lo + hi) // 2
-            new = float(_round_sig(v, mid))
+            new = float(round_significand(v, mid))
             candidate = attempt(current, v, new)
             if candidate is not None and (yield candidate):
                 current, v, hi = candidate, new, mid
