@@ -11,6 +11,7 @@ import numpy as np
 from numfuzz.program.dtypes import PROGRAM_DTYPES
 from numfuzz.program.ir import Graph, GraphError, Node, TensorSpec
 from numfuzz.program.ops import OPS, OpSpec, infer_node
+from numfuzz.program.seams import CONSUMERS, RECOMPUTED, mirror_rows_and_tails, seam_shape
 from numfuzz.program.values import RECIPE_KINDS, Recipe, draw_values
 
 RECIPE_WEIGHTS = (0.4, 0.2, 0.15, 0.1, 0.15)
@@ -25,10 +26,24 @@ class GenConfig:
     max_dim: int = 8
     mix_dtypes: float = 0.15  # chance that a new input takes another dtype than its partner
     ops: tuple[str, ...] = field(default_factory=lambda: tuple(OPS))
+    # Chance that a graph seeks a seam (numfuzz.program.seams): its first input's last dim straddles
+    # a vector width or block size (past max_dim), a reduction may consume a pointwise op it can
+    # recompute, and every fourth sample repeats its first row at the end and its heads in its tails.
+    seams: float = 0.0
+    device: str = "cpu"  # whose widths the seam sizes straddle: "cpu" or "cuda"
+    # Extra runs of each compiled graph spent searching for inputs where the target's error grows
+    # against eager's, as a share of `samples` (numfuzz.search); 0: off.
+    search: float = 0.0
 
     def __post_init__(self) -> None:
         if not 1 <= self.min_nodes <= self.max_nodes:
             raise ValueError("need 1 <= min_nodes <= max_nodes")
+        if not 0.0 <= self.seams <= 1.0:
+            raise ValueError("seams is a chance, between 0 and 1")
+        if not 0.0 <= self.search <= 16.0:
+            raise ValueError("search is a share of the samples, between 0 and 16")
+        if self.device not in ("cpu", "cuda"):
+            raise ValueError(f"seam widths are known for cpu and cuda, not {self.device!r}")
         unknown = set(self.ops) - set(OPS)
         if unknown:
             raise ValueError(f"unknown ops: {', '.join(sorted(unknown))}")
@@ -172,15 +187,37 @@ class _Builder:
             return {"dim": dim, "chunks": chunks, "index": rng.randrange(-(-shape[dim] // size))}
         raise GraphError(f"unknown op family {fam!r}")
 
-    def grow(self, op: OpSpec) -> None:
-        first = self.pick_value()
+    def grow(self, op: OpSpec, first: int | None = None, last_dim: bool = False) -> int:
+        first = self.pick_value() if first is None else first
         if op.domain(0) == "positive":
             first = self.ensure_positive(first)
         args, attrs = self.args_for(op, first)
         for i in range(1, len(args)):
             if op.domain(i) == "positive":
                 args[i] = self.ensure_positive(args[i])
-        self.add_node(Node.make(op.name, args, **attrs))
+        if last_dim and "dim" in attrs:
+            attrs["dim"] = -1
+        return self.add_node(Node.make(op.name, args, **attrs))
+
+    def seam_motif(self, dtype: str) -> None:
+        """A seam-sized input, and where the ops allow, a reduction along its rows of a pointwise op it may recompute."""
+        x = self.new_input(seam_shape(self.rng, self.config.max_rank, self.config.device), dtype)
+        pointwise = [OPS[n] for n in RECOMPUTED if n in self.config.ops]
+        consumers = [OPS[n] for n in CONSUMERS if n in self.config.ops]
+        if not pointwise or not consumers or self.rng.random() < 0.2:
+            return
+        saved = self.snapshot()
+        try:
+            inner = self.grow(self.rng.choice(pointwise), first=x)
+            self.grow(self.rng.choice(consumers), first=inner, last_dim=True)
+        except GraphError:
+            self.restore(saved)
+
+    def snapshot(self) -> tuple:
+        return list(self.inputs), list(self.recipes), list(self.specs), list(self.nodes), list(self.is_input), set(self.used)
+
+    def restore(self, saved: tuple) -> None:
+        self.inputs, self.recipes, self.specs, self.nodes, self.is_input, self.used = (type(x)(x) for x in saved)
 
 
 def generate(seed: int, config: GenConfig | None = None) -> tuple[Graph, list[Recipe]]:
@@ -193,18 +230,21 @@ def generate_from(rng: random.Random, config: GenConfig | None = None) -> tuple[
     config = config or GenConfig()
     b = _Builder(rng, config)
     dtype = rng.choices(PROGRAM_DTYPES, DTYPE_WEIGHTS)[0]
-    b.new_input(b.random_shape(), dtype)
+    if config.seams and rng.random() < config.seams:
+        b.seam_motif(dtype)
+    else:
+        b.new_input(b.random_shape(), dtype)
     target = rng.randint(config.min_nodes, config.max_nodes)
     ops = [OPS[name] for name in config.ops]
     weights = [op.weight for op in ops]
     for _attempt in range(target * 20):
         if len(b.nodes) >= target:
             break
-        snapshot = (list(b.inputs), list(b.recipes), list(b.specs), list(b.nodes), list(b.is_input), set(b.used))
+        saved = b.snapshot()
         try:
             b.grow(rng.choices(ops, weights)[0])
         except GraphError:
-            b.inputs, b.recipes, b.specs, b.nodes, b.is_input, b.used = snapshot
+            b.restore(saved)
     if not b.nodes:
         b.add_node(Node.make("neg", [0]))
     return _renumber(b), b.recipes
@@ -220,7 +260,14 @@ def _renumber(b: _Builder) -> Graph:
     return Graph(tuple(b.inputs), nodes, outputs)
 
 
-def draw_samples(graph: Graph, recipes: list[Recipe], seed: int, count: int) -> list[list[np.ndarray]]:
-    """`count` float64 samples for every input, before rounding to the inputs' dtypes."""
+def draw_samples(graph: Graph, recipes: list[Recipe], seed: int, count: int, mirror_every: int = 0) -> list[list[np.ndarray]]:
+    """`count` float64 samples for every input, before rounding to the inputs' dtypes.
+
+    With `mirror_every` k > 0, every k-th sample repeats values across a seam (`seams.mirror_rows_and_tails`).
+    """
     rng = np.random.Generator(np.random.PCG64(seed))
-    return [[draw_values(r, s, rng) for r, s in zip(recipes, graph.inputs)] for _ in range(count)]
+    samples = [[draw_values(r, s, rng) for r, s in zip(recipes, graph.inputs)] for _ in range(count)]
+    if mirror_every:
+        for i in range(mirror_every - 1, count, mirror_every):
+            samples[i] = mirror_rows_and_tails(samples[i], rng)
+    return samples
