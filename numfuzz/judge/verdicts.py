@@ -8,6 +8,7 @@ from enum import Enum
 class Verdict(str, Enum):
     LESS_ACCURATE = "less_accurate"  # further from float64 than eager: the main finding
     NONFINITE = "nonfinite"  # inf/nan where eager and the reference are finite
+    POSITION_DEPENDENT = "position_dependent"  # the same values at two positions give different results (judge.position)
     CRASH_COMPILE = "crash_compile"  # raised while compiling (the first call)
     CRASH_RUN = "crash_run"  # raised on a later call
     MISMATCH = "mismatch"  # output shape, dtype or count differs from eager
