@@ -55,6 +55,13 @@ def _softplus_naive(a, beta=1.0, threshold=20.0):
     return torch.log(1 + torch.exp(a * beta)) / beta
 
 
+# A needle: sin flushes inputs below 2**-30 in magnitude to zero, as an approximation with an
+# absolute error bound does near zero. Random inputs almost never come that close to zero; a
+# search across exponents does.
+def _sin_flushing_tiny(a):
+    return torch.where(a.abs() < 2.0**-30, torch.zeros_like(a), torch.sin(a))
+
+
 # Cast elision: a downcast remembers its source, and the next upcast returns it unrounded,
 # so `x.to(torch.bfloat16).float()` silently becomes `x`.
 _downcast_sources: dict = {}  # id(downcast result) -> (weak ref to it, its unrounded source)
@@ -78,6 +85,7 @@ bug_expm1 = _executor("bug_expm1", ltorch.expm1, _expm1_by_exp)
 bug_sum = _executor("bug_sum", ltorch.sum, _sum_in_input_dtype)
 bug_silu = _executor("bug_silu", ltorch.silu, _silu_rounded_sigmoid)
 bug_softplus = _executor("bug_softplus", ltorch.softplus, _softplus_naive)
+bug_sin_tiny = _executor("bug_sin_tiny", ltorch.sin, _sin_flushing_tiny)
 
 
 def _to_eliding_round_trips(a, *args, dtype=None, **kwargs):

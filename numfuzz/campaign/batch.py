@@ -8,12 +8,15 @@ is exactly the one a case alone gets. Only a clean verdict (equal or more_accura
 from a batch: any other verdict, and every case of a batch that fails to compile or run, is run
 again alone, so that a finding reproduces on its own and no verdict depends on batching. A batch
 that kills its worker (segfault, hang) comes back to the campaign, which runs its cases alone.
+The input search (`numfuzz.search`) of a case runs on the batch's compile; what it finds is
+judged alone, with the samples it found.
 """
 
 from __future__ import annotations
 
 import linecache
 import time
+from functools import partial
 from typing import Any, Callable
 
 import torch
@@ -21,12 +24,10 @@ import torch
 from numfuzz.campaign.process_metrics import cpu_seconds, rss_bytes
 from numfuzz.campaign.timed_target import TimedTarget
 from numfuzz.corpus.case import Case
-from numfuzz.judge.execute import Outcome, evaluate
-from numfuzz.judge.verdicts import Verdict
+from numfuzz.corpus.make import explorer, with_searched
+from numfuzz.judge.execute import CLEAN, Outcome, evaluate
 from numfuzz.program.lowering import compile_source, lower
 from numfuzz.program.ops import infer_specs
-
-CLEAN = (Verdict.EQUAL, Verdict.MORE_ACCURATE)
 
 
 class Replay:
@@ -75,12 +76,29 @@ def _eager_runs(case: Case, device: str) -> bool:
     return True
 
 
-def evaluate_batch(cases: list[Case], target: Any, device: str) -> list[Outcome | None]:
-    """Per case: its outcome when the batch judged it clean, None when it must run alone."""
+def _member(compiled: Callable, samples: list[list[list[torch.Tensor]]], members: list[Case], m: int) -> Callable:
+    """Run the batch on new inputs for member `m` (the others on their first sample); `m`'s outputs come back."""
+    start = sum(len(case.graph.outputs) for case in members[:m])
+    stop = start + len(members[m].graph.outputs)
+
+    def run(sample: list[torch.Tensor]) -> tuple:
+        got = compiled(*[x for j, others in enumerate(samples) for x in (sample if j == m else others[0])])
+        return (tuple(got) if isinstance(got, (tuple, list)) else (got,))[start:stop]
+
+    return run
+
+
+def evaluate_batch(cases: list[Case], target: Any, device: str, search: float = 0.0) -> tuple[list[Outcome | None], dict[int, Case]]:
+    """Per case: its outcome when the batch judged it clean, None when it must run alone.
+
+    With `search` on, each case's input search runs on the batch's compile; a case where it finds
+    a difference comes back in the dict, with the samples it found, to be judged alone.
+    """
     batched = [k for k, case in enumerate(cases) if _eager_runs(case, device) and len(case.samples) == len(cases[0].samples)]
     outcomes: list[Outcome | None] = [None] * len(cases)
+    alone: dict[int, Case] = {}
     if len(batched) < 2:
-        return outcomes
+        return outcomes, alone
     members = [cases[k] for k in batched]
     samples = [[[x.to(device) for x in sample] for sample in case.tensors()] for case in members]
     rows = len(samples[0])
@@ -103,15 +121,28 @@ def evaluate_batch(cases: list[Case], target: Any, device: str) -> list[Outcome 
                     results[m].append(got[at : at + n])
                     at += n
     except Exception:  # a compile or run failure: each case alone shows whose it is
-        return outcomes
+        return outcomes, alone
     run_s = time.perf_counter() - started - compile_s
     for m, k in enumerate(batched):
         case = members[m]
-        outcome = evaluate(case.graph, case.tensors(), Replay(target.name, results[m]), device)
+        base = explorer(case, search)
+        explore = None if base is None else partial(_on_batch, base, _member(compiled, samples, members, m))
+        try:
+            with torch.no_grad():
+                outcome = evaluate(case.graph, case.tensors(), Replay(target.name, results[m]), device, explore=explore)
+        except Exception:  # the search's run of the batch failed: alone, the case shows why
+            continue
         if outcome.verdict in CLEAN:
             outcome.compile_s, outcome.run_s = compile_s / len(members), run_s / len(members)
             outcomes[k] = outcome
-    return outcomes
+        elif outcome.searched:
+            alone[k] = with_searched(case, outcome)
+    return outcomes, alone
+
+
+def _on_batch(explore: Callable, run_member: Callable, run_target: Callable, *rest: Any) -> Any:
+    """The search of one member, run on the batch's compile instead of the stand-in target."""
+    return explore(run_member, *rest)
 
 
 def run_batch(worker: Any, msg: dict[str, Any]) -> dict[str, Any]:
@@ -133,9 +164,9 @@ def run_batch(worker: Any, msg: dict[str, Any]) -> dict[str, Any]:
     timed = TimedTarget(worker.targets[target])
     made = [k for k, case in enumerate(cases) if case is not None]
     try:
-        judged = evaluate_batch([cases[k] for k in made], timed, worker.device)
+        judged, searched = evaluate_batch([cases[k] for k in made], timed, worker.device, worker.gen.search)
     except Exception:  # numfuzz's own failure while batching: alone, each case reports it
-        judged = [None] * len(made)
+        judged, searched = [None] * len(made), {}
     outcomes: dict[int, Outcome] = {k: outcome for k, outcome in zip(made, judged) if outcome is not None}
     clean = max(len(outcomes), 1)
     shared_cpu, shared_wall = cpu_seconds() - generated, time.perf_counter() - start_wall
@@ -143,7 +174,8 @@ def run_batch(worker: Any, msg: dict[str, Any]) -> dict[str, Any]:
     replies, recycle = [], False
     for k, item in enumerate(items):
         if k not in outcomes:
-            reply = worker.run_case({"index": item["index"], "seed": item["seed"], "target": target})
+            found = searched.get(made.index(k)) if k in made else None
+            reply = worker.run_case({"index": item["index"], "seed": item["seed"], "target": target}, made=found)
             recycle = recycle or reply.pop("recycle", False)
             replies.append(reply)
             continue

@@ -13,6 +13,10 @@ import os
 # 12%. Of 200 graphs around the five planted bugs, 1/4/16/64/256 samples found 29/38/45/47/46.
 # 64 is the knee; 256 would also make every stored case four times larger.
 DEFAULT_SAMPLES = 64
+# The seam-seeking graphs and the input search (numfuzz.program.seams, numfuzz.search): on by
+# default at the shares measured to pay (scripts/bench_search).
+DEFAULT_SEAMS = 0.25
+DEFAULT_SEARCH = 0.5
 DEFAULT_CASE_TIMEOUT_S = 120.0  # compiles on CPU take seconds; tens of seconds on a loaded machine
 FIRST_CASE_GRACE_S = 30.0  # a fresh worker's first compile also loads the compiler's code generator (~7 s)
 DEFAULT_MINIMIZE_TIMEOUT_S = 900.0  # the minimiser's compile budget, at a few seconds a compile

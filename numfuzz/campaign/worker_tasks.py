@@ -69,8 +69,9 @@ class WorkerTasks:
             soft = min(soft, hard)
         resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
 
-    def run_case(self, msg: dict[str, Any]) -> dict[str, Any]:
-        from numfuzz.corpus.make import make_case, run_case
+    def run_case(self, msg: dict[str, Any], made: Any = None) -> dict[str, Any]:
+        """A generated case, judged alone; `made`: the case already made (with what a batch's search added)."""
+        from numfuzz.corpus.make import make_case, search_case
         from numfuzz.judge.execute import Outcome
         from numfuzz.judge.verdicts import Verdict
 
@@ -80,9 +81,9 @@ class WorkerTasks:
         timed = TimedTarget(self.targets[msg["target"]])
         generated = start_cpu
         try:
-            case = make_case(msg["seed"], msg["target"], self.samples, self.gen, self.device, self.imports)
+            case = made or make_case(msg["seed"], msg["target"], self.samples, self.gen, self.device, self.imports)
             generated = cpu_seconds()
-            outcome = run_case(case, timed, self.device)
+            case, outcome = search_case(case, timed, self.device, self.gen.search)
         except Exception:  # numfuzz's own bug, not the target's: the campaign keeps the case
             reply.update(kind="error", error=traceback.format_exc(limit=20))
         except BaseException as exc:  # a target that calls sys.exit and the like

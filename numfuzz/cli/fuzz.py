@@ -9,7 +9,7 @@ from pathlib import Path
 
 import click
 
-from numfuzz.campaign.defaults import DEFAULT_CASE_TIMEOUT_S, DEFAULT_MINIMIZE_TAIL_S, DEFAULT_MINIMIZE_TIMEOUT_S, DEFAULT_SAMPLES
+from numfuzz.campaign.defaults import DEFAULT_CASE_TIMEOUT_S, DEFAULT_MINIMIZE_TAIL_S, DEFAULT_MINIMIZE_TIMEOUT_S, DEFAULT_SAMPLES, DEFAULT_SEAMS, DEFAULT_SEARCH
 from numfuzz.cli.common import (
     device_option,
     fail,
@@ -31,6 +31,20 @@ from numfuzz.cli.common import (
 @click.option("--max-nodes", type=click.IntRange(min=1), default=8, show_default=True)
 @click.option("--max-dim", type=click.IntRange(min=1), default=8, show_default=True)
 @click.option("--ops", default=None, metavar="OP,OP", help="Draw only these ops (default: all).")
+@click.option(
+    "--seams",
+    type=click.FloatRange(0, 1),
+    default=DEFAULT_SEAMS,
+    show_default=True,
+    help="Chance that a graph seeks a seam: sizes straddling vector widths, a reduction over a recomputed op, values repeated across the seam.",
+)
+@click.option(
+    "--search",
+    type=click.FloatRange(0, 16),
+    default=DEFAULT_SEARCH,
+    show_default=True,
+    help="Extra runs per compiled graph, as a share of --samples, searching for inputs where the target's error grows against eager's (0: off).",
+)
 @click.option(
     "--workers",
     type=click.IntRange(min=1),
@@ -94,6 +108,8 @@ def fuzz(
     max_nodes,
     max_dim,
     ops,
+    seams,
+    search,
     workers,
     ray_address,
     shard,
@@ -139,7 +155,9 @@ def fuzz(
         workers = default_workers(device, memory_bytes or None)
     op_names = tuple(o.strip() for o in ops.split(",") if o.strip()) if ops else ()
     try:
-        gen = GenConfig(max_nodes=max_nodes, max_dim=max_dim, **({"ops": op_names} if op_names else {}))
+        gen = GenConfig(
+            max_nodes=max_nodes, max_dim=max_dim, seams=seams, search=search, device="cuda" if device.startswith("cuda") else "cpu", **({"ops": op_names} if op_names else {})
+        )
     except ValueError as exc:
         fail(str(exc))
     config = CampaignConfig(

@@ -7,12 +7,13 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Any, Callable
 
 import numpy as np
 import torch
 
 from numfuzz.judge.oracle import OutputErrors, combine, compare_output
+from numfuzz.judge.position import position_dependence
 from numfuzz.judge.verdicts import Verdict
 from numfuzz.program.ir import Graph, GraphError
 from numfuzz.program.lowering import compile_source, lower
@@ -44,6 +45,8 @@ class Outcome:
     trace: str | None = None
     analysis: dict | None = None  # where the difference starts and why (numfuzz.judge.analysis)
     runs: Runs | None = field(default=None, repr=False, compare=False)
+    # samples an input search added (on CPU, in the inputs' dtypes): the case must store them to reproduce
+    searched: list[list[torch.Tensor]] = field(default_factory=list, repr=False, compare=False)
 
     def to_json(self) -> dict:
         data = {
@@ -94,8 +97,19 @@ def _same_bits(a: tuple, b: tuple) -> bool:
                bool((x.isnan() == y.isnan()).all()) for x, y in zip(a, b))  # fmt: skip
 
 
-def evaluate(graph: Graph, samples: list[list[torch.Tensor]], target: Target, device: str, want_trace: bool = False) -> Outcome:
-    """Compile `graph` once with `target`, run every sample, and judge against float64."""
+# explore(run_target, eager_fn, reference_fn, samples on the device, output dtypes) -> a Found
+# (numfuzz.search.worst_inputs): more inputs to try on the same compile, proposed by a search.
+Explore = Callable[[Callable, Callable, Callable, list, list], Any]
+CLEAN = (Verdict.EQUAL, Verdict.MORE_ACCURATE)
+
+
+def evaluate(graph: Graph, samples: list[list[torch.Tensor]], target: Target, device: str, want_trace: bool = False, explore: Explore | None = None) -> Outcome:
+    """Compile `graph` once with `target`, run every sample, and judge against float64.
+
+    A clean verdict then gets two more looks on the same compile: `explore`, when given, proposes
+    samples, which are kept (in `Outcome.searched`) only if with them the usual rule finds a
+    difference; and the position check (`judge.position`) runs on every sample.
+    """
     try:
         specs = infer_specs(graph)
     except GraphError as exc:
@@ -144,7 +158,26 @@ def evaluate(graph: Graph, samples: list[list[torch.Tensor]], target: Target, de
         return Outcome(Verdict.NONDETERMINISTIC, "two runs on the first sample differ", compile_s=compile_s, run_s=run_s, trace=trace)
 
     runs = Runs(eager_runs, ref_runs, target_runs[: len(samples)])
-    outputs = [compare_output(k, out_specs[k].dtype, runs.flat("reference", k), runs.flat("eager", k), runs.flat("target", k)) for k in range(len(out_specs))]
+    outputs = _judge(runs, out_specs)
     verdict = combine(outputs)
+    searched: list[list[torch.Tensor]] = []
+    if explore is not None and verdict in CLEAN:
+        start = time.perf_counter()
+        found = explore(lambda sample: _as_tuple(compiled(*sample)), fn, ref_fn, on_device, [s.dtype for s in out_specs])
+        run_s += time.perf_counter() - start
+        if found.samples:
+            more = Runs(runs.eager + found.eager, runs.reference + found.reference, runs.target + found.target)
+            more_outputs = _judge(more, out_specs)
+            if combine(more_outputs).is_finding:
+                runs, outputs, verdict, searched = more, more_outputs, combine(more_outputs), found.samples
     detail = "no element has a finite reference" if verdict is Verdict.INVALID else ""
-    return Outcome(verdict, detail, outputs, compile_s, run_s, trace, runs=runs)
+    if verdict in CLEAN:
+        every = [[x.cpu() for x in sample] for sample in samples] + searched
+        moved = position_dependence(every, runs.eager, runs.reference, runs.target, [s.dtype for s in out_specs])
+        if moved is not None:
+            verdict, detail = Verdict.POSITION_DEPENDENT, moved
+    return Outcome(verdict, detail, outputs, compile_s, run_s, trace, runs=runs, searched=searched)
+
+
+def _judge(runs: Runs, out_specs: list) -> list[OutputErrors]:
+    return [compare_output(k, out_specs[k].dtype, runs.flat("reference", k), runs.flat("eager", k), runs.flat("target", k)) for k in range(len(out_specs))]

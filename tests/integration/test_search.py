@@ -1,0 +1,50 @@
+"""The search toward the worst error, in a campaign: it finds a needle random inputs miss, and raises no false alarm."""
+
+from __future__ import annotations
+
+import pytest
+from helpers import PLANTED_BUGS, SEEDS, read_json
+from planted_findings import planted_target
+
+from numfuzz.campaign.loop import CampaignConfig, run_campaign
+from numfuzz.corpus.make import run_case, search_case
+from numfuzz.corpus.store import load_case
+from numfuzz.program.generator import GenConfig
+from numfuzz.targets import resolve
+
+AROUND_SIN = dict(max_nodes=3, max_dim=4, ops=("sin", "add", "mul", "neg"))
+
+
+def _campaign(tmp_path, search: float, minimize: bool):
+    config = CampaignConfig(
+        targets=["thunder:bug_sin_tiny"], graphs=12, seed=5, corpus=tmp_path, samples=16, workers=1, batch=1,
+        gen=GenConfig(**AROUND_SIN, search=search), imports=(str(PLANTED_BUGS),), minimize=minimize, progress=False,
+    )  # fmt: skip
+    return run_campaign(config)
+
+
+@pytest.mark.thunder
+def test_the_search_finds_and_minimises_a_needle_the_random_samples_miss(tmp_path):
+    without = _campaign(tmp_path / "random", 0.0, minimize=False)
+    assert not without.findings, "random samples should not come within 2**-30 of zero"
+    found = _campaign(tmp_path / "search", 0.5, minimize=True)
+    assert found.findings and found.minimized
+    case = read_json(found.findings[0])
+    assert case["result"]["verdict"] == "less_accurate" and case["provenance"]["searched_samples"] >= 1
+    assert len(case["samples"]) == 16 + case["provenance"]["searched_samples"]
+    minimized = load_case(found.minimized[0])
+    assert [n.op for n in minimized.graph.nodes] == ["sin"]
+    # the stored samples reproduce it bit for bit, without a search
+    assert run_case(load_case(found.findings[0]), planted_target("bug_sin_tiny"), "cpu").verdict.value == "less_accurate"
+
+
+@pytest.mark.parametrize("path", sorted(SEEDS.glob("*.json")), ids=lambda p: p.stem)
+def test_the_search_raises_no_false_alarm_on_the_seed_cases(path):
+    """The seed report's 'more accurate than eager' must stay clean however hard the search looks."""
+    case = load_case(path)
+    target = resolve(case.target)
+    ok, why = target.available()
+    if not ok:
+        pytest.skip(f"{case.target} is unavailable here: {why}")
+    _, outcome = search_case(case, target, "cpu", share=2.0)
+    assert not outcome.verdict.is_finding, (outcome.verdict, outcome.detail)
