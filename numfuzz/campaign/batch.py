@@ -8,7 +8,8 @@ is exactly the one a case alone gets. Only a clean verdict (equal or more_accura
 from a batch: any other verdict, and every case of a batch that fails to compile or run, is run
 again alone, so that a finding reproduces on its own and no verdict depends on batching. A batch
 that kills its worker (segfault, hang) comes back to the campaign, which runs its cases alone.
-The input search (`numfuzz.search`) of a case runs on the batch's compile; what it finds is
+The input search (`numfuzz.search`) of the cases the batch judged clean runs on the batch's
+compile, one run of the batch a round for all of them; a case where it finds a difference is
 judged alone, with the samples it found.
 """
 
@@ -24,10 +25,11 @@ import torch
 from numfuzz.campaign.process_metrics import cpu_seconds, rss_bytes
 from numfuzz.campaign.timed_target import TimedTarget
 from numfuzz.corpus.case import Case
-from numfuzz.corpus.make import explorer, with_searched
+from numfuzz.corpus.make import search_rng, with_searched
 from numfuzz.judge.execute import CLEAN, Outcome, evaluate
 from numfuzz.program.lowering import compile_source, lower
 from numfuzz.program.ops import infer_specs
+from numfuzz.search.worst_inputs import Found, GraphSearch, search_budget, search_together
 
 
 class Replay:
@@ -76,16 +78,34 @@ def _eager_runs(case: Case, device: str) -> bool:
     return True
 
 
-def _member(compiled: Callable, samples: list[list[list[torch.Tensor]]], members: list[Case], m: int) -> Callable:
-    """Run the batch on new inputs for member `m` (the others on their first sample); `m`'s outputs come back."""
-    start = sum(len(case.graph.outputs) for case in members[:m])
-    stop = start + len(members[m].graph.outputs)
+def _run_members(compiled: Callable, samples: list[list[list[torch.Tensor]]], members: list[Case], searched: list[int]) -> Callable:
+    """Run the batch on one new sample for each member in `searched` (the others on their first); their outputs come back."""
+    bounds, at = [], 0
+    for case in members:
+        bounds.append((at, at + len(case.graph.outputs)))
+        at += len(case.graph.outputs)
 
-    def run(sample: list[torch.Tensor]) -> tuple:
-        got = compiled(*[x for j, others in enumerate(samples) for x in (sample if j == m else others[0])])
-        return (tuple(got) if isinstance(got, (tuple, list)) else (got,))[start:stop]
+    def run(new: list[list[torch.Tensor]]) -> list[tuple]:
+        chosen = dict(zip(searched, new))
+        got = compiled(*[x for j, own in enumerate(samples) for x in chosen.get(j, own[0])])
+        got = tuple(got) if isinstance(got, (tuple, list)) else (got,)
+        return [got[bounds[j][0] : bounds[j][1]] for j in searched]
 
     return run
+
+
+def _search_clean(compiled: Callable, samples: list, members: list[Case], clean: list[int], share: float) -> dict[int, Found]:
+    """The input search of every clean member at once, one batch run a round; member -> what its search found."""
+    searches = []
+    for m in clean:
+        graph = members[m].graph
+        specs = infer_specs(graph)
+        searches.append(GraphSearch(
+            compile_source(lower(graph)), compile_source(lower(graph, reference=True)), samples[m], [specs[o].dtype for o in graph.outputs],
+            search_budget(share, len(samples[m])), search_rng(members[m]),
+        ))  # fmt: skip
+    found = search_together(_run_members(compiled, samples, members, clean), searches)
+    return {m: f for m, f in zip(clean, found) if f.samples}
 
 
 def evaluate_batch(cases: list[Case], target: Any, device: str, search: float = 0.0) -> tuple[list[Outcome | None], dict[int, Case]]:
@@ -123,26 +143,32 @@ def evaluate_batch(cases: list[Case], target: Any, device: str, search: float = 
     except Exception:  # a compile or run failure: each case alone shows whose it is
         return outcomes, alone
     run_s = time.perf_counter() - started - compile_s
-    for m, k in enumerate(batched):
-        case = members[m]
-        base = explorer(case, search)
-        explore = None if base is None else partial(_on_batch, base, _member(compiled, samples, members, m))
-        try:
-            with torch.no_grad():
-                outcome = evaluate(case.graph, case.tensors(), Replay(target.name, results[m]), device, explore=explore)
-        except Exception:  # the search's run of the batch failed: alone, the case shows why
-            continue
+    clean: dict[int, Outcome] = {}
+    for m in range(len(members)):
+        outcome = evaluate(members[m].graph, members[m].tensors(), Replay(target.name, results[m]), device)
         if outcome.verdict in CLEAN:
             outcome.compile_s, outcome.run_s = compile_s / len(members), run_s / len(members)
-            outcomes[k] = outcome
-        elif outcome.searched:
-            alone[k] = with_searched(case, outcome)
+            clean[m] = outcome
+    found: dict[int, Found] = {}
+    if search and clean:
+        try:
+            found = _search_clean(compiled, samples, members, sorted(clean), search)
+        except Exception:  # numfuzz's own failure while searching: the batch's verdicts stand
+            found = {}
+    for m, outcome in clean.items():
+        k = batched[m]
+        if m in found:  # judged again with what the search found, by the usual rule
+            again = evaluate(members[m].graph, members[m].tensors(), Replay(target.name, results[m]), device, explore=partial(_given, found[m]))
+            if again.verdict not in CLEAN:
+                alone[k] = with_searched(members[m], again)
+                continue
+        outcomes[k] = outcome
     return outcomes, alone
 
 
-def _on_batch(explore: Callable, run_member: Callable, run_target: Callable, *rest: Any) -> Any:
-    """The search of one member, run on the batch's compile instead of the stand-in target."""
-    return explore(run_member, *rest)
+def _given(found: Found, *args: Any) -> Found:
+    """An explore hook that hands back what a search already found."""
+    return found
 
 
 def run_batch(worker: Any, msg: dict[str, Any]) -> dict[str, Any]:

@@ -39,13 +39,18 @@ def run_case(case: Case, target: Target, device: str, want_trace: bool = False) 
     return analyse(case.graph, samples, target, device, evaluate(case.graph, samples, target, device, want_trace))
 
 
+def search_rng(case: Case) -> np.random.Generator:
+    """The input search's draws for `case`: seeded by the case, so a campaign's search is reproducible."""
+    seed = int(case.provenance["seed"]) if str(case.provenance.get("seed", "")).isdigit() else int(case.content_hash()[:15], 16)
+    return np.random.Generator(np.random.PCG64(seed ^ 0x5EA4C4))
+
+
 def explorer(case: Case, share: float) -> Explore | None:
-    """The input search for `case` (None when off): its budget a share of the samples, its draws seeded by the case."""
+    """The input search for `case` (None when off), its budget a share of the samples."""
     budget = search_budget(share, len(case.samples))
     if not budget:
         return None
-    seed = int(case.provenance.get("seed", 0)) if str(case.provenance.get("seed", "")).isdigit() else int(case.content_hash()[:15], 16)
-    rng = np.random.Generator(np.random.PCG64(seed ^ 0x5EA4C4))
+    rng = search_rng(case)
 
     def explore(run_target, eager_fn, reference_fn, samples, out_dtypes):
         return search_worst(run_target, eager_fn, reference_fn, samples, out_dtypes, budget, rng)

@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Callable
+from functools import partial
+from typing import Any, Callable
 
 import numpy as np
 import torch
@@ -67,6 +68,60 @@ def sample_score(out_dtypes: list[str], reference: tuple, eager: tuple, target: 
     return best
 
 
+class GraphSearch:
+    """The search on one graph, one candidate at a time: `propose` one, run it, `record` what the target gave."""
+
+    def __init__(self, eager_fn: Callable, reference_fn: Callable, samples: list[Sample], out_dtypes: list[str], budget: int, rng: np.random.Generator):
+        self.eager_fn, self.reference_fn, self.samples, self.out_dtypes = eager_fn, reference_fn, samples, out_dtypes
+        self.budget, self.rng, self.runs = budget, rng, 0
+        self.positive = [bool(all((s[i] > 0).all() for s in samples)) for i in range(len(samples[0]))]
+        self.best: tuple[float, Sample] | None = None
+        self.kept: list[tuple[float, Sample, tuple, tuple, tuple]] = []
+
+    @property
+    def done(self) -> bool:
+        return self.runs >= self.budget or (self.best is not None and self.best[0] == math.inf)
+
+    def propose(self) -> Sample | None:
+        """The next candidate, or None when the budget is spent or a non-finite result ended the search."""
+        if self.done:
+            return None
+        self.runs += 1
+        best = self.best
+        if self.runs <= self.budget // 2 or best is None or best[0] <= 0:  # nothing to narrow around yet: keep sampling
+            return explore(self.samples[int(self.rng.integers(len(self.samples)))], self.positive, self.rng)
+        return move(best[1], self.positive, self.rng)
+
+    def record(self, candidate: Sample, target: tuple | None) -> None:
+        """Score a candidate by what the target gave (None: it raised: a candidate lost, not a finding)."""
+        if target is None:
+            return
+        with torch.no_grad():
+            try:
+                eager = _as_tuple(self.eager_fn(*candidate))
+                reference = _as_tuple(self.reference_fn(*[x.to("cpu", torch.float64) for x in candidate]))
+            except Exception:  # eager refuses these values
+                return
+        if len(target) != len(eager) or any(t.shape != e.shape or t.dtype != e.dtype for t, e in zip(target, eager)):
+            return
+        score = sample_score(self.out_dtypes, reference, eager, target)
+        if self.best is None or score >= self.best[0]:
+            self.best = (score, candidate)
+        if score > KEEP_BITS:
+            self.kept.append((score, candidate, eager, reference, target))
+
+    def found(self) -> Found:
+        """The best candidates (up to KEEP, each losing more than KEEP_BITS to eager), best first."""
+        found = Found(runs=self.runs)
+        for score, candidate, eager, reference, target in sorted(self.kept, key=lambda item: -item[0])[:KEEP]:
+            found.samples.append([x.to("cpu") for x in candidate])
+            found.eager.append(eager)
+            found.reference.append(reference)
+            found.target.append(target)
+            found.scores.append(score)
+        return found
+
+
 def search_worst(
     run_target: Callable[[Sample], tuple],
     eager_fn: Callable,
@@ -76,42 +131,36 @@ def search_worst(
     budget: int,
     rng: np.random.Generator,
 ) -> Found:
-    """Spend at most `budget` target runs on new inputs; the best (up to KEEP, each losing > KEEP_BITS) come back."""
-    positive = [bool(all((s[i] > 0).all() for s in samples)) for i in range(len(samples[0]))]
-    tried: list[tuple[float, Sample, tuple, tuple, tuple]] = []
-    best: tuple[float, Sample] | None = None
-    runs = 0
-    while runs < budget:
-        if runs < budget // 2 or best is None or best[0] <= 0:  # nothing to narrow around yet: keep sampling
-            candidate = explore(samples[int(rng.integers(len(samples)))], positive, rng)
-        else:
-            candidate = move(best[1], positive, rng)
-        runs += 1
-        with torch.no_grad():
-            try:
-                eager = _as_tuple(eager_fn(*candidate))
-                reference = _as_tuple(reference_fn(*[x.to("cpu", torch.float64) for x in candidate]))
-                target = _as_tuple(run_target(candidate))
-            except Exception:  # eager or the target refuses these values: a candidate lost, not a finding
-                continue
-        if len(target) != len(eager) or any(t.shape != e.shape or t.dtype != e.dtype for t, e in zip(target, eager)):
-            continue
-        score = sample_score(out_dtypes, reference, eager, target)
-        if best is None or score >= best[0]:
-            best = (score, candidate)
-        if score > KEEP_BITS:
-            tried.append((score, candidate, eager, reference, target))
-        if score == math.inf:
-            break
-    tried.sort(key=lambda item: -item[0])
-    found = Found(runs=runs)
-    for score, candidate, eager, reference, target in tried[:KEEP]:
-        found.samples.append([x.to("cpu") for x in candidate])
-        found.eager.append(eager)
-        found.reference.append(reference)
-        found.target.append(target)
-        found.scores.append(score)
-    return found
+    """Spend at most `budget` target runs on new inputs of one compiled graph; the best come back."""
+    search = GraphSearch(eager_fn, reference_fn, samples, out_dtypes, budget, rng)
+    while (candidate := search.propose()) is not None:
+        search.record(candidate, _run(partial(run_target, candidate)))
+    return search.found()
+
+
+def search_together(run_all: Callable[[list[Sample]], list[tuple]], searches: list[GraphSearch]) -> list[Found]:
+    """Search several graphs compiled as one program: each round runs the program once, on one candidate per graph.
+
+    A graph whose search is over runs on its first sample meanwhile; `run_all` gets one sample per
+    graph and gives back each graph's outputs.
+    """
+    while True:
+        proposed = [search.propose() for search in searches]
+        if all(c is None for c in proposed):
+            return [search.found() for search in searches]
+        inputs = [c if c is not None else search.samples[0] for c, search in zip(proposed, searches)]
+        outputs = _run(partial(run_all, inputs)) or [None] * len(searches)
+        for search, candidate, got in zip(searches, proposed, outputs):
+            if candidate is not None:
+                search.record(candidate, got)
+
+
+def _run(call: Callable) -> Any:
+    with torch.no_grad():
+        try:
+            return _as_tuple(call())
+        except Exception:  # the target refuses these values: candidates lost, not a finding
+            return None
 
 
 def _as_tuple(result: object) -> tuple:
