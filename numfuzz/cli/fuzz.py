@@ -9,7 +9,14 @@ from pathlib import Path
 
 import click
 
-from numfuzz.campaign.defaults import DEFAULT_CASE_TIMEOUT_S, DEFAULT_MINIMIZE_TAIL_S, DEFAULT_MINIMIZE_TIMEOUT_S, DEFAULT_SAMPLES, DEFAULT_SEAMS, DEFAULT_SEARCH
+from numfuzz.campaign.defaults import (
+    DEFAULT_CASE_TIMEOUT_S,
+    DEFAULT_MINIMIZE_TAIL_S,
+    DEFAULT_MINIMIZE_TIMEOUT_S,
+    DEFAULT_SAMPLES,
+    DEFAULT_SEAMS,
+    DEFAULT_SEARCH,
+)
 from numfuzz.cli.common import (
     device_option,
     fail,
@@ -156,7 +163,12 @@ def fuzz(
     op_names = tuple(o.strip() for o in ops.split(",") if o.strip()) if ops else ()
     try:
         gen = GenConfig(
-            max_nodes=max_nodes, max_dim=max_dim, seams=seams, search=search, device="cuda" if device.startswith("cuda") else "cpu", **({"ops": op_names} if op_names else {})
+            max_nodes=max_nodes,
+            max_dim=max_dim,
+            seams=seams,
+            search=search,
+            device="cuda" if device.startswith("cuda") else "cpu",
+            **({"ops": op_names} if op_names else {}),
         )
     except ValueError as exc:
         fail(str(exc))

@@ -74,6 +74,7 @@ _PHRASES = {
     Verdict.CRASH_RUN: "raises when run again",
     Verdict.MISMATCH: "returns another shape or dtype than eager",
     Verdict.NONDETERMINISTIC: "gives different results on the same inputs",
+    Verdict.POSITION_DEPENDENT: "gives different results for the same values at two positions",
     Verdict.TIMEOUT: "hangs",
     Verdict.OOM: "runs out of memory",
     Verdict.SEGFAULT: "kills the process (SIGSEGV)",

@@ -18,7 +18,7 @@ from typing import Sequence
 import torch
 
 from numfuzz.corpus.case import Case
-from numfuzz.judge import oracle
+from numfuzz.judge import oracle, position
 from numfuzz.program import dtypes
 from numfuzz.program.dtypes import TORCH_DTYPES
 from numfuzz.program.lowering import lower
@@ -114,6 +114,15 @@ def _rule_source() -> str:
     return "\n\n".join(p.strip() + "\n" for p in parts)
 
 
+def _position_source() -> str:
+    """The position check (`numfuzz.judge.position`), as the script runs it."""
+    parts = [
+        "def check_dtype(name):\n    return next(fmt for fmt in FORMATS.values() if fmt.name == name)",
+        *(inspect.getsource(f) for f in (position.repeated_block, position._ends, position._same, position.position_dependence)),
+    ]
+    return "\n\n".join(p.strip() + "\n" for p in parts)
+
+
 def script_source(case: Case, target: Target, device: str, imports: Sequence[str] = (), title: str = "") -> str:
     """The standalone repro script for `case` compiled by `target` on `device`."""
     compile_imports, compile_expr = compile_call(target)
@@ -123,7 +132,8 @@ def script_source(case: Case, target: Target, device: str, imports: Sequence[str
 Standalone repro written by numfuzz. It runs `fn` in eager PyTorch and compiled with
 `{compile_expr}`,
 compares both with a float64 reference element by element, in ULPs of the output dtype,
-and fails with an AssertionError while the compiled result is less accurate than eager.
+and fails with an AssertionError while the compiled result is less accurate than eager, or
+while the same input values at two positions give the compiled program different results.
 """
 
 import math
@@ -151,6 +161,9 @@ samples = [
 
 # ---- numfuzz's verdict rule, copied from numfuzz/oracle.py when this file was written ----
 {_rule_source()}
+
+# ---- numfuzz's position check, copied from numfuzz/judge/position.py ----
+{_position_source()}
 
 {TABLE_SOURCE}
 
@@ -187,5 +200,7 @@ for k in range(len(eager[0])):
         less_accurate.append(k)
 
 assert not less_accurate, f"the compiled result is less accurate than eager on output(s) {{less_accurate}}"
+moved = position_dependence([list(s) for s in samples], eager, reference, got, [FORMATS[x.dtype].name for x in eager[0]])
+assert moved is None, f"the compiled result depends on where a value sits: {{moved}}"
 print("OK: the compiled result is at least as accurate as eager")
 '''

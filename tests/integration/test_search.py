@@ -15,9 +15,9 @@ from numfuzz.targets import resolve
 AROUND_SIN = dict(max_nodes=3, max_dim=4, ops=("sin", "add", "mul", "neg"))
 
 
-def _campaign(tmp_path, search: float, minimize: bool):
+def _campaign(tmp_path, search: float, minimize: bool, batch: int = 1):
     config = CampaignConfig(
-        targets=["thunder:bug_sin_tiny"], graphs=12, seed=5, corpus=tmp_path, samples=16, workers=1, batch=1,
+        targets=["thunder:bug_sin_tiny"], graphs=12, seed=5, corpus=tmp_path, samples=16, workers=1, batch=batch,
         gen=GenConfig(**AROUND_SIN, search=search), imports=(str(PLANTED_BUGS),), minimize=minimize, progress=False,
     )  # fmt: skip
     return run_campaign(config)
@@ -36,6 +36,17 @@ def test_the_search_finds_and_minimises_a_needle_the_random_samples_miss(tmp_pat
     assert [n.op for n in minimized.graph.nodes] == ["sin"]
     # the stored samples reproduce it bit for bit, without a search
     assert run_case(load_case(found.findings[0]), planted_target("bug_sin_tiny"), "cpu").verdict.value == "less_accurate"
+
+
+@pytest.mark.thunder
+def test_batched_graphs_search_on_the_batch_compile_and_the_finding_is_judged_alone(tmp_path):
+    alone = _campaign(tmp_path / "alone", 0.5, minimize=False)
+    batched = _campaign(tmp_path / "batched", 0.5, minimize=False, batch=4)
+    assert batched.stats.batched > 0 and batched.findings
+    for path in batched.findings:  # each was judged alone, with the samples the batch's search found
+        case = read_json(path)
+        assert case["result"]["verdict"] == "less_accurate" and case["provenance"]["searched_samples"] >= 1
+    assert len(batched.findings) >= len(alone.findings) // 2
 
 
 @pytest.mark.parametrize("path", sorted(SEEDS.glob("*.json")), ids=lambda p: p.stem)
