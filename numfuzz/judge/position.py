@@ -46,7 +46,9 @@ def _same(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return (a == b) | (np.isnan(a) & np.isnan(b))
 
 
-def position_dependence(samples: list[list[torch.Tensor]], eager: list[tuple], reference: list[tuple], target: list[tuple], out_dtypes: list[str]) -> str | None:
+def position_dependence(
+    samples: list[list[torch.Tensor]], eager: list[tuple], reference: list[tuple], target: list[tuple], out_dtypes: list[str]
+) -> str | None:
     """A one-line description of the first position-dependent result, or None."""
     for i, sample in enumerate(samples):
         arrays = [x.detach().to("cpu", torch.float64).numpy() for x in sample]
