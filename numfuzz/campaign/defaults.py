@@ -13,10 +13,12 @@ import os
 # 12%. Of 200 graphs around the five planted bugs, 1/4/16/64/256 samples found 29/38/45/47/46.
 # 64 is the knee; 256 would also make every stored case four times larger.
 DEFAULT_SAMPLES = 64
-# The seam-seeking graphs and the input search (numfuzz.program.seams, numfuzz.search): on by
-# default at the shares measured to pay (scripts/bench_search).
-DEFAULT_SEAMS = 0.25
-DEFAULT_SEARCH = 0.5
+# The seam-seeking graphs and the input search (numfuzz.program.seams, numfuzz.search), at the
+# shares that keep their cost within 10% of graphs/min. Measured on 2 cores, torch 2.14.1, batched
+# Inductor: seams 0.25 with search 0.5 cost 25% (a search candidate runs eager and float64 too,
+# about 8 ms, against about 1.4 s of compile a graph); see scripts/bench_search for these shares.
+DEFAULT_SEAMS = 0.1
+DEFAULT_SEARCH = 0.125
 DEFAULT_CASE_TIMEOUT_S = 120.0  # compiles on CPU take seconds; tens of seconds on a loaded machine
 FIRST_CASE_GRACE_S = 30.0  # a fresh worker's first compile also loads the compiler's code generator (~7 s)
 DEFAULT_MINIMIZE_TIMEOUT_S = 900.0  # the minimiser's compile budget, at a few seconds a compile

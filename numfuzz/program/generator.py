@@ -202,14 +202,14 @@ class _Builder:
     def seam_motif(self, dtype: str) -> None:
         """A seam-sized input, and where the ops allow, a reduction along its rows of a pointwise op it may recompute."""
         x = self.new_input(seam_shape(self.rng, self.config.max_rank, self.config.device), dtype)
-        pointwise = [OPS[n] for n in RECOMPUTED if n in self.config.ops]
-        consumers = [OPS[n] for n in CONSUMERS if n in self.config.ops]
+        pointwise = [n for n in RECOMPUTED if n in self.config.ops]
+        consumers = [n for n in CONSUMERS if n in self.config.ops]
         if not pointwise or not consumers or self.rng.random() < 0.2:
             return
         saved = self.snapshot()
         try:
-            inner = self.grow(self.rng.choice(pointwise), first=x)
-            self.grow(self.rng.choice(consumers), first=inner, last_dim=True)
+            inner = self.grow(OPS[self.rng.choices(pointwise, [RECOMPUTED[n] for n in pointwise])[0]], first=x)
+            self.grow(OPS[self.rng.choices(consumers, [CONSUMERS[n] for n in consumers])[0]], first=inner, last_dim=True)
         except GraphError:
             self.restore(saved)
 
