@@ -7,13 +7,16 @@ import resource
 import time
 import traceback
 from pathlib import Path
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from numfuzz.campaign.defaults import DEFAULT_CASE_TIMEOUT_S, DEFAULT_SAMPLES
 from numfuzz.campaign.process_metrics import _proc_status, cpu_seconds, peak_rss_bytes, rss_bytes
 from numfuzz.campaign.recycle import RecyclePolicy
 from numfuzz.campaign.timed_target import TimedTarget
 from numfuzz.user_code import load_user_code
+
+if TYPE_CHECKING:
+    from numfuzz.corpus.case import Case
 
 
 class WorkerTasks:
@@ -69,7 +72,7 @@ class WorkerTasks:
             soft = min(soft, hard)
         resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
 
-    def run_case(self, msg: dict[str, Any], made: Any = None) -> dict[str, Any]:
+    def run_case(self, msg: dict[str, Any], made: Case | None = None) -> dict[str, Any]:
         """A generated case, judged alone; `made`: the case already made (with what a batch's search added)."""
         from numfuzz.corpus.make import make_case, search_case
         from numfuzz.judge.execute import Outcome

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from datetime import datetime, timezone
+from typing import Sequence
 
 import numpy as np
-from typing import Sequence
 
 from numfuzz.corpus.case import Case
 from numfuzz.environment import provenance as environment_provenance
