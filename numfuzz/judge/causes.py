@@ -175,7 +175,13 @@ def nonfinite_intermediate(ev: Evidence) -> Diagnosis | None:
     _, eager = _culprit_io(ev, "eager")
     bad = sum(int((~torch.isfinite(t) & torch.isfinite(e)).sum()) for t, e in zip(values, eager))
     kinds = sorted({"nan" if bool(t.isnan().any()) else "inf" for t in values if not bool(torch.isfinite(t).all())})
-    evidence = [f"`{_name(ev.graph, c.node)}` is the first value the target makes {'/'.join(kinds) or 'non-finite'} ({bad} elements) where eager's is finite"]
+    made = f"{'/'.join(kinds) or 'non-finite'} ({bad} elements) where eager's is finite"
+    if ev.suffix is not None:  # located by cutting: the culprit's own value may be finite; the fused rest from it is not
+        evidence = [
+            f"the program from `{_name(ev.graph, c.node)}` on, compiled from eager's values before it, makes {made}; from the op after it on, it does not"
+        ]
+    else:
+        evidence = [f"`{_name(ev.graph, c.node)}` is the first value the target makes {made}"]
     if c.op in ("softmax", "log_softmax"):
         dim = ev.graph.nodes[c.node].attr("dim")
         rows = sum(int((torch.isfinite(x[0]).all(dim=dim) & ~torch.isfinite(y).all(dim=dim)).sum()) for x, y in zip(inputs, values))
