@@ -15,8 +15,9 @@ import os
 DEFAULT_SAMPLES = 64
 # The seam-seeking graphs and the input search (numfuzz.program.seams, numfuzz.search), at the
 # shares that keep their cost within 10% of graphs/min. Measured on 2 cores, torch 2.14.1, batched
-# Inductor: seams 0.25 with search 0.5 cost 25% (a search candidate runs eager and float64 too,
-# about 8 ms, against about 1.4 s of compile a graph); see scripts/bench_search for these shares.
+# Inductor: seams 0.25 with search 0.5 cost 23% (a search candidate runs eager and float64 too,
+# about 8 ms, against about 1.4 s of compile a graph); these shares cost 5.0% over an hour
+# (scripts/bench_search, README "Where compilers break").
 DEFAULT_SEAMS = 0.1
 DEFAULT_SEARCH = 0.125
 DEFAULT_CASE_TIMEOUT_S = 120.0  # compiles on CPU take seconds; tens of seconds on a loaded machine
