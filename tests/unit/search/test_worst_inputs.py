@@ -5,7 +5,7 @@ import math
 import numpy as np
 import torch
 
-from numfuzz.search.worst_inputs import KEEP, search_budget, search_worst, sample_score
+from numfuzz.search.worst_inputs import KEEP, sample_score, search_budget, search_worst
 
 
 def _sin(x):
@@ -46,7 +46,9 @@ def test_a_correct_target_gives_the_search_nothing():
 
 
 def test_non_finite_where_eager_is_finite_ends_the_search():
-    found = search_worst(lambda s: (_exp_overflowing_early(*s),), torch.exp, torch.exp, _normal_samples(), ["fp32"], 200, np.random.Generator(np.random.PCG64(1)))
+    found = search_worst(
+        lambda s: (_exp_overflowing_early(*s),), torch.exp, torch.exp, _normal_samples(), ["fp32"], 200, np.random.Generator(np.random.PCG64(1))
+    )
     assert found.scores and found.scores[0] == math.inf and found.runs < 200
 
 
