@@ -8,11 +8,13 @@ import signal
 import subprocess
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 from helpers import PLANTED_CRASHES, ROOT
 
+from numfuzz.campaign.defaults import DEFAULT_SEAMS, DEFAULT_SEARCH
 from numfuzz.campaign.journal import Journal, JournalError, campaign_identity, parse_shard, shard_index
 from numfuzz.campaign.loop import CampaignConfig, run_campaign
 from numfuzz.corpus.make import make_case
@@ -25,9 +27,9 @@ TANH_ONLY = GenConfig(max_nodes=3, max_dim=4, ops=("tanh",))
 NAN = "thunder:crash_nan"  # every case is a finding: nothing can hide a lost one
 
 
-def expected_names(seed: int, indices: list[int], samples: int) -> set[str]:
+def expected_names(seed: int, indices: list[int], samples: int, config: GenConfig = TANH_ONLY) -> set[str]:
     """File names of the findings these case indices must produce (content hashes)."""
-    return {make_case(case_seed(seed, i), NAN, samples, TANH_ONLY).content_hash()[:16] + ".json" for i in indices}
+    return {make_case(case_seed(seed, i), NAN, samples, config).content_hash()[:16] + ".json" for i in indices}
 
 
 def every_file_parses(corpus: Path) -> None:
@@ -119,7 +121,8 @@ def test_sigkill_mid_campaign_then_resume_loses_nothing(tmp_path):
     assert resumed.returncode == 0, resumed.stderr[-2000:]
     assert f"this run: {graphs - journal_at_kill['graphs_done']} graphs" in resumed.stdout  # resumed, not restarted
     every_file_parses(corpus)
-    assert {p.name for p in iter_cases(findings)} == expected_names(5, list(range(graphs)), samples)
+    as_the_cli_draws = replace(TANH_ONLY, seams=DEFAULT_SEAMS, search=DEFAULT_SEARCH)
+    assert {p.name for p in iter_cases(findings)} == expected_names(5, list(range(graphs)), samples, as_the_cli_draws)
     (state_file,) = corpus.glob("campaign/*/state.json")
     state = json.loads(state_file.read_text())
     assert state["frontier"] == graphs and state["runs"] == 2
