@@ -200,8 +200,8 @@ def run_batch(worker: Any, msg: dict[str, Any]) -> dict[str, Any]:
     replies, recycle = [], False
     for k, item in enumerate(items):
         if k not in outcomes:
-            found = searched.get(made.index(k)) if k in made else None
-            reply = worker.run_case({"index": item["index"], "seed": item["seed"], "target": target}, made=found)
+            with_found = searched.get(made.index(k)) if k in made else None  # the case with what its search found
+            reply = worker.run_case({"index": item["index"], "seed": item["seed"], "target": target}, made=with_found)
             recycle = recycle or reply.pop("recycle", False)
             replies.append(reply)
             continue
