@@ -12,7 +12,7 @@ from numfuzz.environment import provenance as environment_provenance
 from numfuzz.judge.analysis import analyse
 from numfuzz.judge.execute import Explore, Outcome, evaluate
 from numfuzz.program.generator import GenConfig, draw_samples, generate
-from numfuzz.program.values import round_to
+from numfuzz.program.values import encode, round_to
 from numfuzz.search.worst_inputs import search_budget, search_worst
 from numfuzz.targets import Target
 
@@ -62,9 +62,9 @@ def with_searched(case: Case, outcome: Outcome) -> Case:
     """The case with the samples its search added, bit for bit, and a note of them in its provenance."""
     if not outcome.searched:
         return case
-    extended = Case.from_tensors(case.graph, case.tensors() + outcome.searched, case.target, recipes=case.recipes, provenance=dict(case.provenance))
-    extended.provenance["searched_samples"] = len(outcome.searched)
-    return extended
+    added = [[encode(t) for t in sample] for sample in outcome.searched]  # the case's own samples stay as stored
+    provenance = {**case.provenance, "searched_samples": len(outcome.searched)}
+    return Case(case.graph, case.samples + added, case.target, recipes=case.recipes, provenance=provenance)
 
 
 def search_case(case: Case, target: Target, device: str, share: float) -> tuple[Case, Outcome]:

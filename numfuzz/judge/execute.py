@@ -168,8 +168,9 @@ def evaluate(graph: Graph, samples: list[list[torch.Tensor]], target: Target, de
         if found.samples:
             more = Runs(runs.eager + found.eager, runs.reference + found.reference, runs.target + found.target)
             more_outputs = _judge(more, out_specs)
-            if combine(more_outputs).is_finding:
-                runs, outputs, verdict, searched = more, more_outputs, combine(more_outputs), found.samples
+            more_verdict = combine(more_outputs)
+            if more_verdict.is_finding:
+                runs, outputs, verdict, searched = more, more_outputs, more_verdict, found.samples
     detail = "no element has a finite reference" if verdict is Verdict.INVALID else ""
     if verdict in CLEAN:
         every = [[x.cpu() for x in sample] for sample in samples] + searched
