@@ -108,10 +108,11 @@ def test_ray_campaign_finds_what_the_local_pool_finds(tmp_path, ray_tag):
 
 
 def _fuzz(corpus: Path, graphs: int, seed: int) -> list[str]:
+    """The CLI's campaign, with no seams or search, so that its graphs are those `_names` draws."""
     return [
         sys.executable, "-m", "numfuzz", "fuzz", "--import", PLANTED_CRASHES, "--target", NAN, "--ops", "tanh", "--max-nodes", "3",
         "--max-dim", "4", "--samples", "4", "--graphs", str(graphs), "--seed", str(seed), "--ray", "local", "--workers", "2",
-        "--no-minimize", "--corpus", str(corpus),
+        "--seams", "0", "--search", "0", "--no-minimize", "--corpus", str(corpus),
     ]  # fmt: skip
 
 
@@ -123,10 +124,19 @@ def _wait_for(corpus: Path, graphs_done: int, proc: subprocess.Popen, limit_s: f
         time.sleep(0.05)
 
 
+def _wait_for_log(corpus: Path, line: str, proc: subprocess.Popen, limit_s: float = 60) -> None:
+    deadline = time.monotonic() + limit_s
+    while not any(line in log.read_text() for log in corpus.glob("campaign/*/numfuzz.log")):
+        assert time.monotonic() < deadline, f"the campaign never logged {line!r}"
+        assert proc.poll() is None, "the campaign ended too early"
+        time.sleep(0.05)
+
+
 def test_a_host_killed_mid_case_loses_no_case(tmp_path, ray_tag):
-    corpus, graphs = tmp_path / "corpus", 40
+    corpus, graphs = tmp_path / "corpus", 160  # enough that the host is killed well before the end
     run = subprocess.Popen(_fuzz(corpus, graphs, 6), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
     _wait_for(corpus, 3, run)
+    _wait_for_log(corpus, "each Ray actor now holds up to 4", run)  # tasks wait behind the running one: they must not be lost either
     hosts = _tagged(ray_tag, "ray::WorkerHost")
     assert len(hosts) == 2, hosts
     os.kill(hosts[0], signal.SIGKILL)  # as when its node goes away, in the middle of a case
