@@ -28,14 +28,14 @@ def slope_mib_per_100(points: dict[int, list[tuple[int, int]]]) -> float:
 def campaign(
     target: str, seconds: float | None, workers: int, samples: int, seed: int, batch: int | None = 1, graphs: int | None = None, gen=None, **extra
 ) -> dict:
-    """One campaign without minimisation; `batch` None: the target's default; `extra`: more CampaignConfig fields."""
+    """One campaign without minimisation; `target`: one or several, comma-separated; `batch` None: the target's default; `extra`: more CampaignConfig fields."""
     from numfuzz.campaign.loop import CampaignConfig, run_campaign
     from numfuzz.program.generator import GenConfig
 
     with tempfile.TemporaryDirectory(prefix="numfuzz-bench-") as corpus:
         own = resource.getrusage(resource.RUSAGE_SELF)
         config = CampaignConfig(
-            targets=[target], seconds=seconds, graphs=graphs, seed=seed, corpus=Path(corpus), samples=samples, workers=workers, batch=batch,
+            targets=target.split(","), seconds=seconds, graphs=graphs, seed=seed, corpus=Path(corpus), samples=samples, workers=workers, batch=batch,
             gen=gen or GenConfig(), imports=(str(ROOT / "examples" / "planted_bugs.py"),), minimize=False, progress=False, **extra,
         )  # fmt: skip
         summary = run_campaign(config)

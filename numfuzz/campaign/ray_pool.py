@@ -3,11 +3,14 @@
 Each actor is a thin host: it starts one ordinary worker process on its node (a `Pool` of one)
 and relays to it, so a segfault, abort, hang or OOM is caught exactly as on one machine and comes
 back as a lost task with that verdict. The actor itself never runs compiled code. The driver keeps
-one `poll` call waiting on each actor, which returns as soon as anything happens there (a reply,
-a minimisation's progress, a restart); tasks and cancellations are calls of their own. An actor
-that dies (its node is lost, it is killed) costs only its task, which runs again on a replacement
-actor or a free one; only a task that takes down MAX_HOST_LOSSES hosts in a row is recorded, as a
-crash.
+one `poll` call waiting on each actor, which returns when something happens there (replies, a
+minimisation's progress, a restart) and carries the tasks the driver gave the actor since the
+last one. Behind a short task the driver queues more on the actor, which starts each the moment
+the one before replies: without that, each case would wait a round trip to the driver and back,
+a tenth of a fast target's case time on a busy machine. Where tasks are very short, an actor
+holds more of them and answers for two at a time (`ray_host`). An actor that dies (its node is
+lost, it is killed) costs only its tasks, which run again on a replacement actor or a free one;
+only a task that takes down MAX_HOST_LOSSES hosts in a row is recorded, as a crash.
 
 Ray is optional: it is imported here only, when a pool is made.
 """
@@ -18,16 +21,18 @@ import logging
 import os
 import signal
 import socket
-import sys
-import tempfile
+import statistics
 import threading
 import time
+from collections import deque
 from pathlib import Path
 from typing import Any
 
+from loguru import logger
+
 import numfuzz
-from numfuzz.campaign.defaults import default_memory_limit
-from numfuzz.campaign.pool import MAX_FAILED_STARTS, Entry, Event, Lost, Pool, Task, WorkerStartError
+from numfuzz.campaign.pool import MAX_FAILED_STARTS, Entry, Event, Lost, Task, WorkerStartError
+from numfuzz.campaign.ray_host import WorkerHost
 from numfuzz.judge.verdicts import Verdict
 
 LOCAL = "local"  # --ray local: start a Ray instance on this machine, bound to the loopback interface
@@ -37,90 +42,14 @@ RELAY_POLL_S = 0.5
 STOP_WAIT_S = 10.0
 CONNECT_TIMEOUT_S = 10.0
 OBJECT_STORE_BYTES = 128 * 2**20  # tasks and replies are small JSON; Ray's default takes 30% of RAM
-
-
-class WorkerHost:
-    """Inside a Ray actor: one ordinary numfuzz worker process on this node, and the relay to it."""
-
-    def __init__(self, slot: int, settings: dict[str, Any], log_dir: str, memory_limit: int | None, first_case_grace: float, workers: int, entry: Entry):
-        settings = dict(settings)
-        resource = "GPU" if str(settings["device"]).startswith("cuda") else "CPU"
-        here = min(_node_resource(resource), workers)  # workers that can share this node
-        if memory_limit is None:  # an even share of this node's memory, as the local pool takes of its machine's
-            memory_limit = default_memory_limit(here)
-        memory_limit = memory_limit or None  # 0: no limit
-        settings.update(
-            memory_limit_bytes=memory_limit,
-            recycle_bytes=int(0.75 * memory_limit) if memory_limit else None,  # as Campaign._worker_settings
-            threads=1 if resource == "CPU" else max(1, _node_resource("CPU") // max(here, 1)),
-        )
-        # multiprocessing's spawn runs the parent's main script again in the child, here Ray's worker
-        # script: it would import Ray into every worker process, seconds of a start for nothing.
-        main = sys.modules.get("__main__")
-        if main is not None and getattr(main, "__spec__", None) is None and str(getattr(main, "__file__", "")).endswith("default_worker.py"):
-            del main.__file__
-        folder = Path(log_dir)
-        try:
-            folder.mkdir(parents=True, exist_ok=True)
-        except OSError:  # another node without the driver's file system: logs stay on this node
-            folder = Path(tempfile.mkdtemp(prefix="numfuzz-ray-"))
-        self.pool = Pool(1, settings, folder, memory_limit, first_case_grace, log_name=f"ray-worker-{slot}", entry=entry)
-        self.pending: Task | None = None
-        self.cancel_grace: float | None = None
-
-    def info(self) -> dict[str, Any]:
-        return {"pid": os.getpid(), "node": _node_id()}
-
-    def send(self, task: Task) -> None:
-        """Take a task; it starts as soon as the worker is ready (at once, unless it is restarting)."""
-        self.pending = task
-        self._start_pending()
-
-    def cancel(self, grace: float) -> None:
-        """Ask the task for its result so far (a minimisation's smallest case); killed after `grace` s."""
-        if self.pending is not None:
-            self.cancel_grace = grace  # not started yet: cancelled as it starts
-        else:
-            self.pool.cancel(self.pool.workers[0], grace)
-
-    def poll(self, timeout: float) -> list[Event]:
-        """What happened within `timeout` s: replies, progress, lost tasks, restarts."""
-        self._start_pending()
-        events = self.pool.poll(timeout)
-        self._start_pending()
-        return events
-
-    def _start_pending(self) -> None:
-        if self.pending is not None and self.pool.idle():
-            worker = self.pool.workers[0]
-            self.pool.dispatch(worker, self.pending)
-            self.pending = None
-            if self.cancel_grace is not None:
-                self.pool.cancel(worker, self.cancel_grace)
-                self.cancel_grace = None
-
-    def stop(self) -> None:
-        self.pool.close()
-
-
-def _node_id() -> str:
-    import ray
-
-    return ray.get_runtime_context().get_node_id()
-
-
-def _node_resource(name: str) -> int:
-    import ray
-
-    me = _node_id()
-    for node in ray.nodes():
-        if node.get("NodeID") == me:
-            return max(int(node.get("Resources", {}).get(name, 1)), 1)
-    return 1
+QUEUED_BEHIND = ("case", "batch", "evaluate")  # short tasks, which others may wait behind on the actor; never a minimisation
+SHORT_TASK_S = 0.3  # below this median time a task costs too little next to a Ray call each: the actor holds more
+DEEP_QUEUE = (4, 1)  # tasks an actor holds, and how few left waiting there make it answer
+SHALLOW_QUEUE = (2, 0)
 
 
 class RayWorker:
-    """The driver's view of one worker slot: its actor, the task it holds, the poll call waiting on it."""
+    """The driver's view of one worker slot: its actor, the tasks it holds, the poll call waiting on it."""
 
     def __init__(self, slot: int):
         self.slot = slot
@@ -128,12 +57,17 @@ class RayWorker:
         self.up: Any = None  # the actor's info() call: done once the actor is constructed
         self.node = ""
         self.pid = 0
-        self.task: Task | None = None
-        self.sent = False  # the task went to this actor (not yet, while a replacement starts)
+        self.tasks: list[Task] = []  # the running one, then those queued behind it
+        self.sent = 0  # how many of them went to this actor (none, while a replacement starts)
         self.listening: Any = None  # the poll() call waiting on the actor
         self.heard = float("inf")  # when that call was made
         self.tasks_served = 0  # since its worker process started
         self.starts = 0
+
+    @property
+    def task(self) -> Task | None:
+        """The task running (or about to run) here; what the campaign cancels and waits for."""
+        return self.tasks[0] if self.tasks else None
 
     @property
     def ready(self) -> bool:
@@ -228,6 +162,8 @@ class RayPool:
         self.first_case_grace = first_case_grace
         self.failed_starts = 0  # in a row, with no task ever answered
         self.losses: dict[int, int] = {}  # id(task) -> hosts lost in a row while running it
+        self.walls: deque[float] = deque(maxlen=32)  # the latest short tasks' times
+        self.queue = SHALLOW_QUEUE  # how many tasks an actor holds, and how few left waiting there make it answer
         self.workers = [RayWorker(slot) for slot in range(count)]
         for worker in self.workers:
             self._start(worker)
@@ -235,31 +171,35 @@ class RayPool:
     # --- the Pool interface -----------------------------------------------------------------------
 
     def idle(self) -> list[RayWorker]:
-        free = [w for w in self.workers if w.ready and w.task is None]
-        # A task whose host was lost waits for the replacement, unless a worker is free now (the
+        """Workers free for a task: first those with none, then those running a short one, to queue it behind."""
+        free = [w for w in self.workers if w.ready and not w.tasks]
+        # Tasks whose host was lost wait for the replacement, unless a worker is free now (the
         # replacement may wait long for room on a cluster that lost a node).
-        for stuck in [w for w in self.workers if w.task is not None and not w.ready]:
+        for stuck in [w for w in self.workers if w.tasks and not w.ready]:
             if free:
                 taker = free.pop(0)
-                taker.task, stuck.task = stuck.task, None
-                self._send(taker)
-        return free
+                taker.tasks, stuck.tasks = stuck.tasks, []
+        depth = self.queue[0]
+        room = {w: depth - len(w.tasks) for w in self.workers if w.ready and w.tasks and all(t.kind in QUEUED_BEHIND for t in w.tasks)}
+        return free + [w for level in range(depth) for w, left in room.items() if left > level]  # round robin
 
     def dispatch(self, worker: RayWorker, task: Task) -> None:
+        """The task goes to the actor with the next poll call (at once, unless one is waiting there)."""
         self.losses.pop(id(task), None)
-        worker.task = task
-        self._send(worker)
+        worker.tasks.append(task)
 
     def cancel(self, worker: RayWorker, grace: float) -> None:
-        """As `Pool.cancel`: the task is asked to stop early and reply, and killed after `grace` s."""
-        if worker.task is not None and worker.sent and worker.actor is not None:
+        """As `Pool.cancel`: the running task is asked to stop early and reply, and killed after `grace` s."""
+        if worker.tasks and worker.ready:
+            self._send(worker)  # the actor runs its calls in order: the task is there before the cancellation
             worker.actor.cancel.remote(grace)
 
     def poll(self, timeout: float) -> list[Event]:
         """Wait up to `timeout` s; return replies, progress, lost tasks and restarts. May raise WorkerStartError."""
         for worker in self.workers:  # after this round's dispatches, so that a task goes before the wait
             if worker.ready and worker.listening is None:
-                worker.listening, worker.heard = worker.actor.poll.remote(RELAY_POLL_S), time.monotonic()
+                unsent, worker.sent = worker.tasks[worker.sent :], len(worker.tasks)
+                worker.listening, worker.heard = worker.actor.poll.remote(RELAY_POLL_S, unsent, self.queue[1]), time.monotonic()
         calls = {w.up: w for w in self.workers if w.up is not None}
         calls.update({w.listening: w for w in self.workers if w.listening is not None})
         events: list[Event] = []
@@ -281,7 +221,7 @@ class RayPool:
     def close(self) -> None:
         """Stop every worker and its actor; shut Ray down if this pool started it."""
         try:  # idle workers stop politely; a busy one goes down with its actor, as the local pool kills it
-            stops = [w.actor.stop.remote() for w in getattr(self, "workers", []) if w.ready and w.task is None]
+            stops = [w.actor.stop.remote() for w in getattr(self, "workers", []) if w.ready and not w.tasks]
             if stops:
                 self.ray.wait(stops, num_returns=len(stops), timeout=STOP_WAIT_S)
             for worker in getattr(self, "workers", []):
@@ -298,13 +238,23 @@ class RayPool:
     def _start(self, worker: RayWorker) -> None:
         worker.actor = self.host.remote(worker.slot, *self.args)
         worker.up = worker.actor.info.remote()
-        worker.listening, worker.sent, worker.tasks_served = None, False, 0
+        worker.listening, worker.sent, worker.tasks_served = None, 0, 0
         worker.starts += 1
 
+    def _timed(self, wall: float) -> None:
+        """A short task took `wall` s: actors hold more tasks while such tasks stay very short."""
+        self.walls.append(wall)
+        short = len(self.walls) >= self.walls.maxlen // 4 and statistics.median(self.walls) < SHORT_TASK_S
+        queue = DEEP_QUEUE if short else SHALLOW_QUEUE
+        if queue != self.queue:
+            logger.debug("tasks take {:.2f} s (median): each Ray actor now holds up to {}", statistics.median(self.walls), queue[0])
+            self.queue = queue
+
     def _send(self, worker: RayWorker) -> None:
-        if worker.task is not None and worker.ready and not worker.sent:
-            worker.actor.send.remote(worker.task)
-            worker.sent = True
+        """Send the actor the tasks it has not had yet, without waiting for the next poll call."""
+        if worker.ready and worker.sent < len(worker.tasks):
+            worker.actor.send.remote(worker.tasks[worker.sent :])
+            worker.sent = len(worker.tasks)
 
     def _started(self, worker: RayWorker) -> list[Event]:
         try:
@@ -312,17 +262,16 @@ class RayPool:
         except self.ray.exceptions.RayError as exc:
             return self._failed_start(worker, exc)
         worker.up, worker.node, worker.pid = None, info["node"], info["pid"]
-        self._send(worker)  # a task that waited for this replacement
-        return []
+        return []  # tasks that waited for this replacement go with its first poll call
 
     def _failed_start(self, worker: RayWorker, exc: Exception) -> list[Event]:
         self.failed_starts += 1
         if self.failed_starts >= MAX_FAILED_STARTS:
             self.close()
             raise WorkerStartError(f"Ray workers cannot start: {_one_line(exc)}")
-        task = worker.task
+        tasks = worker.tasks
         self._restart(worker)
-        worker.task = task
+        worker.tasks = tasks
         return [Event("restarted", worker.slot, reply={"why": "failed start", "served": 0, "rss": None})]
 
     def _heard(self, worker: RayWorker) -> list[Event]:
@@ -336,8 +285,8 @@ class RayPool:
         except self.ray.exceptions.RayError as exc:  # the actor died or is unreachable: its node is lost
             return self._lost_host(worker, _one_line(exc))
         worker.listening = None
-        held = worker.task  # the driver's own object for the task the events are about
-        for event in relayed:
+        for event in relayed:  # the actor runs its tasks in order: the events are about the first one held
+            held = worker.task  # the driver's own object for it
             event.slot = worker.slot
             if held is not None and event.task is not None:
                 event.task = held
@@ -349,23 +298,28 @@ class RayPool:
             elif event.kind in ("reply", "lost"):
                 self.failed_starts = 0
                 self.losses.pop(id(held), None)
-                worker.task, worker.sent = None, False
+                if worker.tasks:
+                    worker.tasks.pop(0)
+                    worker.sent = max(worker.sent - 1, 0)
+                if held is not None and held.kind in QUEUED_BEHIND and isinstance(event.reply.get("wall"), (int, float)):
+                    self._timed(float(event.reply["wall"]))
                 worker.tasks_served += event.kind == "reply"
         return relayed
 
     def _lost_host(self, worker: RayWorker, detail: str) -> list[Event]:
-        """The actor is gone with its task: the task runs again on a replacement, unless it keeps killing hosts."""
-        task, served = worker.task, worker.tasks_served
+        """The actor is gone with its tasks: they run again on a replacement, unless the running one keeps killing hosts."""
+        tasks, served = worker.tasks, worker.tasks_served
         self._restart(worker)
         events = [Event("restarted", worker.slot, reply={"why": "host lost", "served": served, "rss": None})]
-        if task is not None:
+        if tasks:
+            task = tasks[0]
             self.losses[id(task)] = losses = self.losses.get(id(task), 0) + 1
             if losses >= MAX_HOST_LOSSES:
                 why = f"{losses} Ray worker hosts were lost while running it; the last: {detail}"
                 events.append(Event("lost", worker.slot, lost=Lost(task, Verdict.CRASH_RUN, why, "", worker.slot)))
                 self.losses.pop(id(task), None)
-            else:
-                worker.task = task  # sent as soon as the replacement is up, or taken by a free worker
+                tasks = tasks[1:]
+            worker.tasks = tasks  # sent as soon as the replacement is up, or taken by a free worker
         return events
 
     def _restart(self, worker: RayWorker) -> None:
@@ -375,7 +329,7 @@ class RayPool:
             except Exception:  # already gone with its node
                 pass
         worker.actor = worker.up = worker.listening = None
-        worker.task = None
+        worker.tasks = []
         self._start(worker)
 
 
