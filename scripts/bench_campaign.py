@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import resource
 import statistics
 import tempfile
@@ -41,6 +42,7 @@ def campaign(
         summary = run_campaign(config)
         after = resource.getrusage(resource.RUSAGE_SELF)
         findings = sorted(p.name for p in summary.findings)
+        case_seeds = {p.name: json.loads(p.read_text())["provenance"]["seed"] for p in summary.findings}  # which graph each came from
     stats = summary.stats
     cpu = stats.cpu
     target_cpu = cpu["target_compile"] + cpu["target_run"]
@@ -60,6 +62,7 @@ def campaign(
         "campaign_process_cpu_s": round(after.ru_utime + after.ru_stime - own.ru_utime - own.ru_stime, 2),
         "verdicts": {t: dict(c) for t, c in stats.verdicts.items()},
         "findings": findings,
+        "case_seeds": case_seeds,
         "batched": stats.batched,
         "errors": stats.errors,
         "restarts": dict(stats.restarts),
