@@ -14,6 +14,7 @@ import sys
 import time
 import uuid
 from pathlib import Path
+from typing import Callable
 
 import pytest
 from helpers import PLANTED_CRASHES, ROOT
@@ -116,24 +117,27 @@ def _fuzz(corpus: Path, graphs: int, seed: int) -> list[str]:
     ]  # fmt: skip
 
 
-def _wait_for(corpus: Path, graphs_done: int, proc: subprocess.Popen, limit_s: float = 90) -> None:
+def _wait_until(done: Callable[[], bool], proc: subprocess.Popen, what: str, limit_s: float) -> None:
     deadline = time.monotonic() + limit_s
-    while _journal(corpus).get("graphs_done", 0) < graphs_done:
-        assert time.monotonic() < deadline, "the campaign made no progress"
+    while not done():
+        assert time.monotonic() < deadline, what
         assert proc.poll() is None, "the campaign ended too early"
         time.sleep(0.05)
+
+
+def _wait_for(corpus: Path, graphs_done: int, proc: subprocess.Popen, limit_s: float = 90) -> None:
+    _wait_until(lambda: _journal(corpus).get("graphs_done", 0) >= graphs_done, proc, "the campaign made no progress", limit_s)
 
 
 def _wait_for_log(corpus: Path, line: str, proc: subprocess.Popen, limit_s: float = 60) -> None:
-    deadline = time.monotonic() + limit_s
-    while not any(line in log.read_text() for log in corpus.glob("campaign/*/numfuzz.log")):
-        assert time.monotonic() < deadline, f"the campaign never logged {line!r}"
-        assert proc.poll() is None, "the campaign ended too early"
-        time.sleep(0.05)
+    def logged() -> bool:
+        return any(line in log.read_text() for log in corpus.glob("campaign/*/numfuzz.log"))
+
+    _wait_until(logged, proc, f"the campaign never logged {line!r}", limit_s)
 
 
 def test_a_host_killed_mid_case_loses_no_case(tmp_path, ray_tag):
-    corpus, graphs = tmp_path / "corpus", 160  # enough that the host is killed well before the end
+    corpus, graphs = tmp_path / "corpus", 400  # enough that the host is killed well before the end
     run = subprocess.Popen(_fuzz(corpus, graphs, 6), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
     _wait_for(corpus, 3, run)
     _wait_for_log(corpus, "each Ray actor now holds up to 4", run)  # tasks wait behind the running one: they must not be lost either
@@ -150,7 +154,7 @@ def test_a_host_killed_mid_case_loses_no_case(tmp_path, ray_tag):
 
 
 def test_the_driver_stopped_or_killed_then_resumed_loses_nothing(tmp_path, ray_tag):
-    corpus, graphs = tmp_path / "corpus", 120  # enough that each run is stopped well before the end
+    corpus, graphs = tmp_path / "corpus", 400  # enough that each run is stopped well before the end
     command = _fuzz(corpus, graphs, 8)
     stopped = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
     _wait_for(corpus, 3, stopped)
