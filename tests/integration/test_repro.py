@@ -160,20 +160,9 @@ def test_fuzz_to_repro_with_no_hand_work(cli, planted_bugs, tmp_path):
 
     corpus = tmp_path / "corpus"
     result = cli(
-        "fuzz",
-        "--import",
-        planted_bugs,
-        "--target",
-        "thunder:bug_expm1",
-        "--graphs",
-        40,
-        "--samples",
-        8,
-        "--corpus",
-        corpus,
-        "--ops",
-        "expm1,add,mul,neg,tanh,cast",
-    )
+        "fuzz", "--import", planted_bugs, "--target", "thunder:bug_expm1", "--graphs", 40, "--samples", 8, "--corpus", corpus,
+        "--ops", "expm1,add,mul,neg,tanh,cast",
+    )  # fmt: skip
     assert result.exit_code == 0, result.output
     groups, problems = group_corpus(corpus)
     assert groups and not problems
