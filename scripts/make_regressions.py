@@ -16,12 +16,12 @@ from pathlib import Path
 import numpy as np
 
 from numfuzz.corpus.case import Case
-from numfuzz.corpus.make import run_case
 from numfuzz.corpus.store import load_case, save_case
 from numfuzz.environment import provenance
 from numfuzz.judge.signature import signature_of
 from numfuzz.program.ir import Graph, Node, TensorSpec
 from numfuzz.program.values import round_to
+from numfuzz.runner.case_runner import run_case
 from numfuzz.targets import resolve
 
 FINDINGS = Path("corpus/findings")

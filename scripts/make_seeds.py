@@ -14,11 +14,11 @@ from pathlib import Path
 import numpy as np
 
 from numfuzz.corpus.case import Case
-from numfuzz.corpus.make import run_case
 from numfuzz.corpus.store import save_case
 from numfuzz.environment import default_device, versions
 from numfuzz.program.ir import Graph, Node, TensorSpec
 from numfuzz.program.values import round_to
+from numfuzz.runner.case_runner import run_case
 from numfuzz.targets import resolve
 
 

@@ -52,7 +52,7 @@ def cli():
 def planted_bugs() -> Path:
     if THUNDER_MISSING:
         pytest.skip(f"the planted bugs are Thunder executors: {THUNDER_MISSING}")
-    from numfuzz.cli.common import import_user_code
+    from numfuzz.cli.setup import import_user_code
 
     import_user_code(str(PLANTED_BUGS))
     return PLANTED_BUGS

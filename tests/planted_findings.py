@@ -25,7 +25,7 @@ SEARCH = 300  # graphs to try before giving up
 
 
 def planted_target(executor: str):
-    from numfuzz.cli.common import import_user_code
+    from numfuzz.cli.setup import import_user_code
     from numfuzz.targets import resolve
 
     import_user_code(str(PLANTED_BUGS))
@@ -35,14 +35,16 @@ def planted_target(executor: str):
 @cache
 def found(executor: str) -> Case:
     """The first finding of `executor` with its expected symptom, as the campaign would save it."""
-    from numfuzz.corpus.make import make_case, run_case
+    from numfuzz.corpus.make import make_case
     from numfuzz.program.generator import GenConfig, case_seed
+    from numfuzz.run_spec import RunSpec
+    from numfuzz.runner.case_runner import run_case
 
     op, symptom = PLANTED[executor]
     target = planted_target(executor)
     config = GenConfig(max_nodes=6, max_dim=6, ops=tuple(sorted(set(AROUND) | {op})))
     for index in range(SEARCH):
-        case = make_case(case_seed(11, index), target.name, 8, config, "cpu", imports=(str(PLANTED_BUGS),))
+        case = make_case(case_seed(11, index), RunSpec(target.name, "cpu", 8, imports=(str(PLANTED_BUGS),)), config)
         outcome = run_case(case, target, "cpu")
         if outcome.verdict.value == symptom and len(case.graph.nodes) >= 3:
             case.result = outcome.to_json()

@@ -7,19 +7,19 @@ from __future__ import annotations
 
 import os
 
-# Input samples per compiled graph. Measured with `scripts/bench --targets --sweep-graphs 20` on
+from numfuzz.run_spec import DEFAULT_SAMPLES, DEFAULT_SEARCH  # noqa: F401  (their measurements are here)
+
+# Input samples per compiled graph (DEFAULT_SAMPLES). Measured with `scripts/bench --targets --sweep-graphs 20` on
 # 2 CPU cores: a new graph on thunder:torchcompile costs 1.6 s (the compile), each sample 0.76 ms
 # more (eager, float64 reference, compiled rerun, oracle): 64 samples add 3% to a case, 256 add
 # 12%. Of 200 graphs around the five planted bugs, 1/4/16/64/256 samples found 29/38/45/47/46.
 # 64 is the knee; 256 would also make every stored case four times larger.
-DEFAULT_SAMPLES = 64
 # The seam-seeking graphs and the input search (numfuzz.program.seams, numfuzz.search), at the
 # shares that keep their cost within 10% of graphs/min. Measured on 2 cores, torch 2.14.1, batched
 # Inductor: seams 0.25 with search 0.5 cost 23% (a search candidate runs eager and float64 too,
 # about 8 ms, against about 1.4 s of compile a graph); these shares cost 5.0% over an hour
-# (scripts/bench_search, README "Where compilers break").
+# (scripts/bench_search, README "Where compilers break"). DEFAULT_SEARCH is the search's share.
 DEFAULT_SEAMS = 0.1
-DEFAULT_SEARCH = 0.125
 DEFAULT_CASE_TIMEOUT_S = 120.0  # compiles on CPU take seconds; tens of seconds on a loaded machine
 FIRST_CASE_GRACE_S = 30.0  # a fresh worker's first compile also loads the compiler's code generator (~7 s)
 DEFAULT_MINIMIZE_TIMEOUT_S = 900.0  # the minimiser's compile budget, at a few seconds a compile

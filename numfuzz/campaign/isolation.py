@@ -11,16 +11,18 @@ from __future__ import annotations
 import tempfile
 import time
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Callable, Sequence
 
 import torch
 
 from numfuzz.campaign.candidate_clock import CandidateClock
+from numfuzz.campaign.config import WorkerSettings
 from numfuzz.campaign.defaults import DEFAULT_CASE_TIMEOUT_S
 from numfuzz.campaign.pool import Entry, Pool, Task
 from numfuzz.corpus.case import Case
 from numfuzz.judge.execute import Outcome
 from numfuzz.program.ir import Graph
+from numfuzz.run_spec import RunSpec
 
 POLL_S = 0.2
 
@@ -66,13 +68,8 @@ class IsolatedRunner:
         self.crashes = 0  # cases that took their worker down
         self.seconds: list[float] = []  # wall time of each case, hung or not: what a candidate costs
         self._scratch = tempfile.TemporaryDirectory(prefix="numfuzz-isolated-") if log_dir is None else None
-        settings: dict[str, Any] = {
-            "targets": [target],
-            "imports": list(imports),
-            "device": device,
-            "memory_limit_bytes": memory_limit,
-            "threads": torch.get_num_threads(),
-        }
+        run = RunSpec(target, device, imports=tuple(imports))
+        settings = WorkerSettings(runs=(run,), case_timeout=case_timeout, memory_limit=memory_limit, threads=torch.get_num_threads())
         folder = Path(self._scratch.name) if self._scratch is not None else Path(log_dir)
         # no pool grace: the clock gives a fresh worker's first case its own time
         self.pool = Pool(2 if spare else 1, settings, folder, memory_limit, 0.0, log_name=log_name, entry=entry)

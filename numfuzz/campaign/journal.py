@@ -16,13 +16,12 @@ import hashlib
 import json
 import os
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
 
 from numfuzz.campaign.stats import CampaignStats
 from numfuzz.corpus.store import write_atomic
-from numfuzz.program.generator import GenConfig
 
 JOURNAL_VERSION = 1
 STALE_TEMP_S = 60.0  # temporary files older than this belong to a killed run
@@ -47,18 +46,6 @@ def parse_shard(text: str) -> tuple[int, int]:
 def shard_index(shard: tuple[int, int], ordinal: int) -> int:
     """The campaign index of this shard's `ordinal`-th case."""
     return shard[0] + shard[1] * ordinal
-
-
-def campaign_identity(seed: int, shard: tuple[int, int], targets: list[str], samples: int, device: str, gen: GenConfig) -> dict[str, Any]:
-    """What makes two runs the same campaign, so that one may resume the other."""
-    return {
-        "seed": seed,
-        "shard": f"{shard[0]}/{shard[1]}",
-        "targets": sorted(targets),
-        "samples": samples,
-        "device": device,
-        "gen": {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(gen).items()},
-    }
 
 
 @dataclass

@@ -20,19 +20,11 @@ from loguru import logger
 from tqdm import tqdm
 
 from numfuzz.campaign.candidate_clock import CandidateClock
+from numfuzz.campaign.config import CampaignConfig, WorkerSettings
 from numfuzz.campaign.dedupe import Dedupe
-from numfuzz.campaign.defaults import (
-    DEFAULT_CASE_TIMEOUT_S,
-    DEFAULT_MINIMIZE_TAIL_S,
-    DEFAULT_MINIMIZE_TIMEOUT_S,
-    DEFAULT_SAMPLES,
-    FIRST_CASE_GRACE_S,
-    RECYCLE_GROWTH,
-    available_cores,
-    default_memory_limit,
-)
+from numfuzz.campaign.defaults import available_cores, default_memory_limit
 from numfuzz.campaign.feed import CaseFeed, batch_sizes
-from numfuzz.campaign.journal import Journal, campaign_identity
+from numfuzz.campaign.journal import Journal
 from numfuzz.campaign.minimize_board import MinimizeBoard
 from numfuzz.campaign.pool import Event, Lost, Pool, Task
 from numfuzz.campaign.stats import CampaignStats
@@ -42,37 +34,8 @@ from numfuzz.corpus.case import Case, CaseError
 from numfuzz.corpus.known import load_known
 from numfuzz.corpus.store import load_case, save_case, write_atomic
 from numfuzz.judge.verdicts import Verdict
-from numfuzz.program.generator import GenConfig
 
-STATS_INTERVAL_S = 2.0  # journal, stats file and coverage; a killed run redoes at most this much
 POLL_S = 0.5
-
-
-@dataclass
-class CampaignConfig:
-    targets: list[str]  # target specs (or Target objects); workers resolve them, as targets do not pickle
-    graphs: int | None = None  # stop when this shard has this many graphs done, over all runs ...
-    seconds: float | None = None  # ... or after this much wall time in this run
-    seed: int = 0
-    corpus: Path | None = None
-    samples: int = DEFAULT_SAMPLES
-    device: str = "cpu"
-    gen: GenConfig = field(default_factory=GenConfig)
-    workers: int = 1  # with `ray`: at most this many (0: one per CPU of the cluster, or per GPU on CUDA)
-    ray: str | None = None  # a Ray cluster's address ("local": start one here); its actors host the workers
-    shard: tuple[int, int] = (0, 1)
-    case_timeout: float = DEFAULT_CASE_TIMEOUT_S
-    first_case_grace: float = FIRST_CASE_GRACE_S
-    memory_limit: int | None = None  # bytes per worker; None: an even share of 80% of RAM; 0: none
-    recycle_growth: int | None = RECYCLE_GROWTH  # replace a worker whose RSS grew this much past its warm level (0: after every case)
-    imports: tuple[str, ...] = ()  # --import modules and files, imported in every worker
-    minimize: bool = True
-    minimize_timeout: float = DEFAULT_MINIMIZE_TIMEOUT_S
-    known_files: tuple[str, ...] = ()  # known-issues files besides the shipped one
-    minimize_tail: float = DEFAULT_MINIMIZE_TAIL_S  # after the last case; the rest waits for the next run
-    batch: int | None = None  # cases compiled together; None: each target's own default (numfuzz.campaign.feed)
-    progress: bool = True
-    stats_interval: float = STATS_INTERVAL_S
 
 
 @dataclass
@@ -104,16 +67,10 @@ class CampaignSummary:
 
 class Campaign(MinimizeTail, CaseFeed):
     def __init__(self, config: CampaignConfig):
-        if config.graphs is None and config.seconds is None:
-            raise ValueError("a campaign needs a budget: graphs or seconds")
-        # Target objects are accepted too; workers only need their specs.
-        config.targets = [t if isinstance(t, str) else t.name for t in config.targets]
         self.config = config
-        # files as absolute paths: workers import them, and repro scripts recorded with a case too
-        self.imports = [str(Path(s).resolve()) if s.endswith(".py") or Path(s).exists() else s for s in config.imports]
+        self.workers = config.workers  # with Ray, the cluster's size decides once the pool is up
         self.memory_limit = default_memory_limit(config.workers) if config.memory_limit is None else (config.memory_limit or None)
-        identity = campaign_identity(config.seed, config.shard, config.targets, config.samples, config.device, config.gen)
-        self.journal = Journal.open(config.corpus, identity, config.targets)
+        self.journal = Journal.open(config.corpus, config.identity(), list(config.targets))
         self.stats = self.journal.stats
         self.summary = CampaignSummary(self.stats, directory=self.journal.directory)
         self.findings_dir = config.corpus / "findings" if config.corpus else None
@@ -126,7 +83,7 @@ class Campaign(MinimizeTail, CaseFeed):
         self.cancelled: set[str] = set()  # findings whose minimisation was asked to stop
         self.tail_deadline: float | None = None  # set when the last case is done
         self.clocks: dict[str, CandidateClock] = {}  # per target: how long its finished cases took
-        self._init_feed(batch_sizes(config.targets, config.batch))
+        self._init_feed(batch_sizes(list(config.targets), config.batch))
 
     # --- tasks ---------------------------------------------------------------------------------
 
@@ -222,7 +179,7 @@ class Campaign(MinimizeTail, CaseFeed):
 
         # The seed makes the same case again: the parent rebuilds what the worker was running.
         try:
-            case = make_case(task.seed, task.target, self.config.samples, self.config.gen, self.config.device, self.imports)
+            case = make_case(task.seed, self.config.run_for(task.target), self.config.gen)
         except Exception as exc:  # the generator's bug; the worker would have reported it had it lived
             logger.error("case {} ({}) was lost ({}) and cannot be rebuilt: {}", task.index, task.target, lost.verdict.value, exc)
             return self._finish_case(task, None, [], 0, {})
@@ -285,21 +242,8 @@ class Campaign(MinimizeTail, CaseFeed):
 
     # --- the loop ------------------------------------------------------------------------------
 
-    def _worker_settings(self) -> dict[str, Any]:
-        config = self.config
-        limit = self.memory_limit
-        return {
-            "targets": list(config.targets),
-            "imports": self.imports,
-            "device": config.device,
-            "samples": config.samples,
-            "gen": {k: getattr(config.gen, k) for k in config.gen.__dataclass_fields__},
-            "memory_limit_bytes": limit,
-            "case_timeout": config.case_timeout,
-            "recycle_bytes": int(0.75 * limit) if limit else None,  # leave before the watchdog must kill
-            "recycle_growth_bytes": config.recycle_growth,
-            "threads": max(1, available_cores() // max(config.workers, 1)),
-        }
+    def _worker_settings(self) -> WorkerSettings:
+        return self.config.worker_settings(self.memory_limit, max(1, available_cores() // max(self.config.workers, 1)))
 
     def _make_pool(self, log_dir: Path) -> Any:
         """Worker processes on this machine, or with `ray` set, hosted by actors on a Ray cluster (same events)."""
@@ -310,14 +254,14 @@ class Campaign(MinimizeTail, CaseFeed):
 
         # each node sets its workers' memory share and threads; None asks for an even share there
         pool = RayPool(config.ray, config.workers or None, self._worker_settings(), log_dir, config.memory_limit, config.first_case_grace, entry=serve)
-        config.workers = len(pool.workers)
-        logger.info("{} workers on the Ray cluster at {}: {}", config.workers, config.ray, pool.ray.cluster_resources())
+        self.workers = len(pool.workers)
+        logger.info("{} workers on the Ray cluster at {}: {}", self.workers, config.ray, pool.ray.cluster_resources())
         return pool
 
     def checkpoint(self) -> None:
         self.journal.save()
         if self.journal.directory is not None:
-            header = {**self.journal.header(), "workers": self.config.workers, "minimizing": self.minimizing, "minimize_waiting": len(self.to_minimize)}
+            header = {**self.journal.header(), "workers": self.workers, "minimizing": self.minimizing, "minimize_waiting": len(self.to_minimize)}
             if self.tail_deadline is not None:
                 header["minimize_tail_left"] = round(max(self.tail_deadline - time.monotonic(), 0.0), 1)
             write_atomic(self.journal.directory / "fuzzer_stats", self.stats.fuzzer_stats(header))
@@ -336,8 +280,8 @@ class Campaign(MinimizeTail, CaseFeed):
             self.journal.name,
             self.journal.runs,
             self.journal.graphs_done,
-            config.targets,
-            config.workers,
+            list(config.targets),
+            self.workers,
         )
         if self.findings_dir is not None and config.minimize:
             self._requeue_minimizations()

@@ -14,6 +14,7 @@ import traceback
 from pathlib import Path
 from typing import Any, Callable
 
+from numfuzz.campaign.config import WorkerSettings
 from numfuzz.campaign.defaults import FIRST_CASE_GRACE_S
 
 PROGRESS_EVERY_S = 1.0  # progress messages from one minimisation, at most this often (except kept candidates)
@@ -24,12 +25,12 @@ Notify = Callable[[dict[str, Any]], None]
 def minimize_finding(
     msg: dict[str, Any],
     target: Any,
-    settings: dict[str, Any],
-    entry: Callable[[Any, dict[str, Any]], None],
+    settings: WorkerSettings,
+    entry: Callable[[Any, WorkerSettings], None],
     notify: Notify,
     cancelled: Callable[[], bool],
 ) -> dict[str, Any]:
-    """The reply to a `minimize` message. `settings`: device, imports, case_timeout, memory_limit, log_path."""
+    """The reply to a `minimize` message; `settings` are the worker's own."""
     from numfuzz.corpus.case import Case, recorded_outcome
     from numfuzz.judge.verdicts import Verdict
     from numfuzz.reduce.minimize import minimize_case
@@ -37,7 +38,7 @@ def minimize_finding(
 
     reply: dict[str, Any] = {"kind": "minimized", "finding": msg["finding"], "key": msg["key"], "case": None}
     case = Case.from_json(msg["case"])
-    case_timeout = settings["case_timeout"]
+    case_timeout = settings.case_timeout
     kills = recorded_outcome(case).verdict.kills_process
     # Past its budget the campaign asks for the smallest case so far; stopping on our own a little
     # earlier leaves time to confirm a hang at the full --case-timeout.
@@ -55,19 +56,19 @@ def minimize_finding(
     started = time.monotonic()
     try:
         if not kills:
-            result = minimize_case(case, target, settings["device"], max_seconds=seconds, progress=progress, stop=cancelled)
+            result = minimize_case(case, target, settings.device, max_seconds=seconds, progress=progress, stop=cancelled)
         else:  # each candidate must run in a process it may kill
             from numfuzz.campaign.candidate_clock import CandidateClock
             from numfuzz.campaign.isolation import Cancelled, IsolatedRunner
 
-            log_path = Path(settings["log_path"])
+            log_path = Path(settings.log_path)
             clock = CandidateClock.from_json(msg.get("clock"), case_timeout)
             isolated = IsolatedRunner(
                 msg["target"],
-                settings["device"],
-                settings["imports"],
+                settings.device,
+                settings.imports,
                 case_timeout,
-                settings.get("memory_limit"),
+                settings.memory_limit,
                 log_path.parent,
                 f"{log_path.stem}-isolated",
                 entry=entry,
@@ -83,7 +84,7 @@ def minimize_finding(
                     raise Exhausted from None
 
             with isolated:
-                result = minimize_case(case, target, settings["device"], max_seconds=seconds, runner=run, progress=progress, stop=cancelled)
+                result = minimize_case(case, target, settings.device, max_seconds=seconds, runner=run, progress=progress, stop=cancelled)
                 hung = result.reproduced and result.outcome is not None and result.outcome.verdict is Verdict.TIMEOUT
                 if hung and not cancelled() and clock.timeout(False) < case_timeout:
                     # the candidates had shorter limits: a hang is what outlasts the campaign's own

@@ -17,6 +17,7 @@ from multiprocessing.connection import wait
 from pathlib import Path
 from typing import Any, Callable
 
+from numfuzz.campaign.config import WorkerSettings
 from numfuzz.campaign.process_metrics import rss_bytes
 from numfuzz.judge.verdicts import Verdict
 
@@ -33,7 +34,7 @@ SIGNAL_VERDICTS = {
 }
 
 
-Entry = Callable[[Any, dict[str, Any]], None]  # a worker process's main: serve(connection, settings)
+Entry = Callable[[Any, WorkerSettings], None]  # a worker process's main: serve(connection, settings)
 
 
 class WorkerStartError(RuntimeError):
@@ -85,7 +86,7 @@ class Event:
 
 
 class Worker:
-    def __init__(self, slot: int, settings: dict[str, Any], log_dir: Path, context: Any, entry: Entry, log_name: str = "worker"):
+    def __init__(self, slot: int, settings: WorkerSettings, log_dir: Path, context: Any, entry: Entry, log_name: str = "worker"):
         self.slot = slot
         self.entry = entry
         self.settings = settings
@@ -107,7 +108,7 @@ class Worker:
 
     def start(self) -> None:
         parent_end, child_end = self.context.Pipe()
-        settings = {**self.settings, "log_path": str(self.log_path)}
+        settings = self.settings.with_changes(log_path=str(self.log_path))
         self.proc = self.context.Process(target=self.entry, args=(child_end, settings), name=f"numfuzz-worker-{self.slot}")
         self.proc.start()
         child_end.close()
@@ -172,7 +173,7 @@ class Pool:
     def __init__(
         self,
         count: int,
-        settings: dict[str, Any],
+        settings: WorkerSettings,
         log_dir: Path,
         memory_limit: int | None = None,
         first_case_grace: float = 0.0,

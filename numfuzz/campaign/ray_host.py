@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from numfuzz.campaign.config import WorkerSettings
 from numfuzz.campaign.defaults import default_memory_limit
 from numfuzz.campaign.pool import Entry, Event, Pool, Task
 
@@ -23,16 +24,15 @@ from numfuzz.campaign.pool import Entry, Event, Pool, Task
 class WorkerHost:
     """Inside a Ray actor: one ordinary numfuzz worker process on this node, and the relay to it."""
 
-    def __init__(self, slot: int, settings: dict[str, Any], log_dir: str, memory_limit: int | None, first_case_grace: float, workers: int, entry: Entry):
-        settings = dict(settings)
-        resource = "GPU" if str(settings["device"]).startswith("cuda") else "CPU"
+    def __init__(self, slot: int, settings: WorkerSettings, log_dir: str, memory_limit: int | None, first_case_grace: float, workers: int, entry: Entry):
+        resource = "GPU" if settings.device.startswith("cuda") else "CPU"
         here = min(_node_resource(resource), workers)  # workers that can share this node
         if memory_limit is None:  # an even share of this node's memory, as the local pool takes of its machine's
             memory_limit = default_memory_limit(here)
         memory_limit = memory_limit or None  # 0: no limit
-        settings.update(
-            memory_limit_bytes=memory_limit,
-            recycle_bytes=int(0.75 * memory_limit) if memory_limit else None,  # as Campaign._worker_settings
+        settings = settings.with_changes(
+            memory_limit=memory_limit,
+            recycle_bytes=int(0.75 * memory_limit) if memory_limit else None,  # as CampaignConfig.worker_settings
             threads=1 if resource == "CPU" else max(1, _node_resource("CPU") // max(here, 1)),
         )
         # multiprocessing's spawn runs the parent's main script again in the child, here Ray's worker

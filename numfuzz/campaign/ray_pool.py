@@ -31,6 +31,7 @@ from typing import Any
 from loguru import logger
 
 import numfuzz
+from numfuzz.campaign.config import WorkerSettings
 from numfuzz.campaign.pool import MAX_FAILED_STARTS, Entry, Event, Lost, Task, WorkerStartError
 from numfuzz.campaign.ray_host import WorkerHost
 from numfuzz.judge.verdicts import Verdict
@@ -140,7 +141,7 @@ class RayPool:
         self,
         address: str,
         cap: int | None,
-        settings: dict[str, Any],
+        settings: WorkerSettings,
         log_dir: Path,
         memory_limit: int | None,
         first_case_grace: float = 0.0,
@@ -156,7 +157,7 @@ class RayPool:
             self.started = connect(address, {"env_vars": {"PYTHONPATH": path}})
         except Exception as exc:  # ConnectionError, ValueError, RuntimeError: Ray's own words, on one line
             raise WorkerStartError(f"cannot reach the Ray cluster at {address}: {_one_line(exc)}") from None
-        gpu = str(settings["device"]).startswith("cuda")
+        gpu = settings.device.startswith("cuda")
         resource = "GPU" if gpu else "CPU"
         offered = int(ray.cluster_resources().get(resource, 0))
         count = min(offered, cap) if cap else offered

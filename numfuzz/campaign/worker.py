@@ -5,7 +5,7 @@ memory, only this process is lost and the campaign records a finding. Started by
 `numfuzz.campaign.pool`; messages are plain dicts over a multiprocessing Connection.
 
 Nothing heavy is imported at module level: torch comes in only after the worker has chosen
-its compile settings, and the settings arrive as plain data for the same reason.
+its compile settings, and the settings arrive as plain, torch-free data for the same reason.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ import time
 import traceback
 from typing import Any
 
+from numfuzz.campaign.config import WorkerSettings
 from numfuzz.campaign.process_metrics import rss_bytes
 from numfuzz.campaign.worker_tasks import WorkerTasks
 
@@ -68,10 +69,10 @@ class _Cancel:
         return self.asked
 
 
-def serve(conn: Any, settings: dict[str, Any]) -> None:
+def serve(conn: Any, settings: WorkerSettings) -> None:
     """Entry point of a worker process."""
     os.setsid()  # its own process group: a kill reaches compiler subprocesses, Ctrl-C does not
-    _redirect_output(settings["log_path"])
+    _redirect_output(settings.log_path)
     faulthandler.enable()  # a segfault leaves a Python traceback in the worker log
     _die_with_parent()
     # N workers share the cores; a compile pool per worker would oversubscribe them and hide

@@ -9,7 +9,7 @@ import traceback
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
-from numfuzz.campaign.defaults import DEFAULT_CASE_TIMEOUT_S, DEFAULT_SAMPLES
+from numfuzz.campaign.config import WorkerSettings
 from numfuzz.campaign.process_metrics import _proc_status, cpu_seconds, peak_rss_bytes, rss_bytes
 from numfuzz.campaign.recycle import RecyclePolicy
 from numfuzz.campaign.timed_target import TimedTarget
@@ -30,33 +30,27 @@ class WorkerTasks:
     notify: Callable[[dict[str, Any]], None] = staticmethod(lambda msg: None)
     cancelled: Callable[[], bool] = staticmethod(lambda: False)
 
-    def __init__(self, settings: dict[str, Any], entry: Callable[[Any, dict[str, Any]], None]):
+    def __init__(self, settings: WorkerSettings, entry: Callable[[Any, WorkerSettings], None]):
         self.entry = entry
         import torch
 
         from numfuzz.environment import versions
-        from numfuzz.program.generator import GenConfig
         from numfuzz.targets import resolve
 
-        if settings.get("threads"):
-            torch.set_num_threads(settings["threads"])
-        self.imports: list[str] = list(settings["imports"])
-        for spec in self.imports:
+        if settings.threads:
+            torch.set_num_threads(settings.threads)
+        self.settings = settings
+        for spec in settings.imports:
             load_user_code(spec)
-        self.targets = {spec: resolve(spec) for spec in settings["targets"]}
+        self.targets = {run.target: resolve(run.target) for run in settings.runs}  # resolved once, in this process
         for target in self.targets.values():  # warm: pay the compilers' imports before the first case
             target.available()
         versions()
-        self.device: str = settings["device"]
-        self.samples: int = settings.get("samples", DEFAULT_SAMPLES)  # an isolated worker only runs given cases
-        self.gen = GenConfig(**settings.get("gen", {}))
-        self.case_timeout: float = settings.get("case_timeout", DEFAULT_CASE_TIMEOUT_S)
-        self.memory_limit: int | None = settings.get("memory_limit_bytes")
-        self.log_path = Path(settings["log_path"])
-        self.recycle = RecyclePolicy(settings.get("recycle_growth_bytes"), settings.get("recycle_bytes"))
-        limit = settings.get("memory_limit_bytes")
-        if limit and torch.device(self.device).type == "cpu":
-            self._limit_address_space(limit)
+        self.device: str = settings.device
+        self.log_path = Path(settings.log_path)
+        self.recycle = RecyclePolicy(settings.recycle_growth, settings.recycle_bytes)
+        if settings.memory_limit and torch.device(self.device).type == "cpu":
+            self._limit_address_space(settings.memory_limit)
 
     @staticmethod
     def _limit_address_space(limit: int) -> None:
@@ -74,9 +68,10 @@ class WorkerTasks:
 
     def run_case(self, msg: dict[str, Any], made: Case | None = None) -> dict[str, Any]:
         """A generated case, judged alone; `made`: the case already made (with what a batch's search added)."""
-        from numfuzz.corpus.make import make_case, search_case
+        from numfuzz.corpus.make import make_case
         from numfuzz.judge.execute import Outcome
         from numfuzz.judge.verdicts import Verdict
+        from numfuzz.runner.case_runner import search_case
 
         start_cpu, start_wall = cpu_seconds(), time.perf_counter()
         reply: dict[str, Any] = {"kind": "result", "index": msg["index"], "target": msg["target"]}
@@ -84,9 +79,9 @@ class WorkerTasks:
         timed = TimedTarget(self.targets[msg["target"]])
         generated = start_cpu
         try:
-            case = made or make_case(msg["seed"], msg["target"], self.samples, self.gen, self.device, self.imports)
+            case = made or make_case(msg["seed"], self.settings.run_for(msg["target"]), self.settings.programs)
             generated = cpu_seconds()
-            case, outcome = search_case(case, timed, self.device, self.gen.search)
+            case, outcome = search_case(case, timed)
         except Exception:  # numfuzz's own bug, not the target's: the campaign keeps the case
             reply.update(kind="error", error=traceback.format_exc(limit=20))
         except BaseException as exc:  # a target that calls sys.exit and the like
@@ -117,15 +112,15 @@ class WorkerTasks:
         return reply
 
     def run_batch(self, msg: dict[str, Any]) -> dict[str, Any]:
-        """Several generated cases compiled as one program (`numfuzz.campaign.batch`); one reply each."""
-        from numfuzz.campaign.batch import run_batch
+        """Several generated cases compiled as one program (`numfuzz.runner.batch`); one reply each."""
+        from numfuzz.campaign.batch_task import run_batch
 
         return run_batch(self, msg)
 
     def evaluate(self, msg: dict[str, Any]) -> dict[str, Any]:
         """Run a given case (for an isolated runner): its outcome, or numfuzz's own error."""
         from numfuzz.corpus.case import Case
-        from numfuzz.corpus.make import run_case
+        from numfuzz.runner.case_runner import run_case
 
         reply: dict[str, Any] = {"kind": "evaluated", "index": msg["index"]}
         try:
@@ -141,14 +136,7 @@ class WorkerTasks:
         """The campaign's one call site of the minimiser; whatever it does, the worker reports back."""
         from numfuzz.campaign.minimize_task import minimize_finding
 
-        settings = {
-            "device": self.device,
-            "imports": self.imports,
-            "case_timeout": self.case_timeout,
-            "memory_limit": self.memory_limit,
-            "log_path": str(self.log_path),
-        }
-        reply = minimize_finding(msg, self.targets[msg["target"]], settings, self.entry, self.notify, self.cancelled)
+        reply = minimize_finding(msg, self.targets[msg["target"]], self.settings, self.entry, self.notify, self.cancelled)
         linecache.clearcache()
         rss = rss_bytes()
         reply.update(rss=rss, recycle=self.recycle.should_leave(rss))

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import click
 
-from numfuzz.cli.common import quiet_libraries
 from numfuzz.cli.corpus import corpus
 from numfuzz.cli.fuzz import fuzz
 from numfuzz.cli.merge import merge
@@ -12,6 +11,7 @@ from numfuzz.cli.minimize import minimize
 from numfuzz.cli.replay import replay
 from numfuzz.cli.report import report
 from numfuzz.cli.repro import repro
+from numfuzz.cli.setup import quiet_libraries
 from numfuzz.cli.targets import targets
 
 

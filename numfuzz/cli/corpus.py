@@ -8,16 +8,10 @@ from pathlib import Path
 
 import click
 
-from numfuzz.cli.common import (
-    device_option,
-    fail,
-    import_option,
-    import_user_code,
-    isolated_runner,
-    known_option,
-    load_known_or_fail,
-    recorded_imports,
-)
+from numfuzz.cli.cases import isolated_runner, recorded_imports
+from numfuzz.cli.failure import fail
+from numfuzz.cli.options import device_option, import_option, known_option
+from numfuzz.cli.setup import import_user_code, load_known_or_fail
 
 
 def _severity_text(value: float | None) -> str:
@@ -107,7 +101,7 @@ def corpus(
 
 def _runner(imports: tuple[str, ...], device: str):
     """Run one case here: in this process, or isolated when it killed its process; a string says why it cannot run."""
-    from numfuzz.corpus.make import run_case
+    from numfuzz.runner.case_runner import run_case
     from numfuzz.targets import TargetError, resolve
 
     def run(case):
@@ -118,8 +112,9 @@ def _runner(imports: tuple[str, ...], device: str):
         ok, why = target.available()
         if not ok:
             return f"target {case.target} is unavailable here: {why}"
-        with isolated_runner(case, target.name, device, recorded_imports(case, imports), False) as runner:
-            return run_case(case, target, device) if runner is None else runner.evaluate(case.graph, case.tensors())
+        case = case.with_run(case.run.with_changes(device=device, imports=tuple(recorded_imports(case, imports))))
+        with isolated_runner(case, target.name, device, list(case.run.imports), False) as runner:
+            return run_case(case, target) if runner is None else runner.evaluate(case.graph, case.tensors())
 
     return run
 

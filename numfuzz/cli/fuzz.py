@@ -17,15 +17,9 @@ from numfuzz.campaign.defaults import (
     DEFAULT_SEAMS,
     DEFAULT_SEARCH,
 )
-from numfuzz.cli.common import (
-    device_option,
-    fail,
-    import_option,
-    import_user_code,
-    known_option,
-    load_known_or_fail,
-    resolve_targets,
-)
+from numfuzz.cli.failure import fail
+from numfuzz.cli.options import device_option, import_option, known_option
+from numfuzz.cli.setup import import_user_code, load_known_or_fail, resolve_targets
 
 
 @click.command()
@@ -148,8 +142,9 @@ def fuzz(
         fail(str(exc))
     for spec in imports:
         import_user_code(spec)
+    from numfuzz.campaign.config import CampaignConfig
     from numfuzz.campaign.journal import JournalError
-    from numfuzz.campaign.loop import CampaignConfig, run_campaign
+    from numfuzz.campaign.loop import run_campaign
     from numfuzz.campaign.pool import WorkerStartError
     from numfuzz.environment import default_device
     from numfuzz.program.generator import GenConfig
@@ -162,37 +157,31 @@ def fuzz(
         workers = default_workers(device, memory_bytes or None)
     op_names = tuple(o.strip() for o in ops.split(",") if o.strip()) if ops else ()
     try:
-        gen = GenConfig(
-            max_nodes=max_nodes,
-            max_dim=max_dim,
-            seams=seams,
+        gen = GenConfig(max_nodes=max_nodes, max_dim=max_dim, seams=seams, **({"ops": op_names} if op_names else {}))
+        config = CampaignConfig(
+            targets=tuple(t.name for t in resolve_targets(target_specs)),
+            graphs=graphs,
+            seconds=seconds,
+            seed=seed,
+            corpus=corpus,
+            samples=samples,
             search=search,
-            device="cuda" if device.startswith("cuda") else "cpu",
-            **({"ops": op_names} if op_names else {}),
+            device=device,
+            gen=gen,
+            workers=workers or 0,
+            ray=ray_address,
+            shard=shard_k_n,
+            case_timeout=case_timeout,
+            memory_limit=memory_bytes,
+            imports=tuple(imports),
+            minimize=minimize,
+            minimize_timeout=minimize_timeout,
+            known_files=tuple(str(f) for f in known_files),
+            minimize_tail=minimize_tail,
+            batch=batch,
         )
     except ValueError as exc:
         fail(str(exc))
-    config = CampaignConfig(
-        targets=[t.name for t in resolve_targets(target_specs, device)],
-        graphs=graphs,
-        seconds=seconds,
-        seed=seed,
-        corpus=corpus,
-        samples=samples,
-        device=device,
-        gen=gen,
-        workers=workers or 0,
-        ray=ray_address,
-        shard=shard_k_n,
-        case_timeout=case_timeout,
-        memory_limit=memory_bytes,
-        imports=tuple(imports),
-        minimize=minimize,
-        minimize_timeout=minimize_timeout,
-        known_files=tuple(str(f) for f in known_files),
-        minimize_tail=minimize_tail,
-        batch=batch,
-    )
     previous = signal.signal(signal.SIGTERM, _stop_gracefully)
     try:
         summary = run_campaign(config)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from numfuzz.cli.common import fail
+from numfuzz.cli.failure import fail
 
 
 @click.command()
@@ -20,7 +20,7 @@ def merge(sources: tuple[Path, ...], out: Path) -> None:
     bytes) or a corrupt file is reported and skipped, and the exit status is 1; everything else
     is merged. Running the same merge again changes nothing.
     """
-    from numfuzz.corpus.merge import MergeError, merge_corpora
+    from numfuzz.campaign.merge import MergeError, merge_corpora
 
     try:
         report = merge_corpora(list(sources), out)

@@ -7,15 +7,8 @@ from pathlib import Path
 
 import click
 
-from numfuzz.cli.common import (
-    case_argument,
-    device_option,
-    import_option,
-    isolated_option,
-    isolated_runner,
-    prepare_case,
-    target_option,
-)
+from numfuzz.cli.cases import isolated_runner, prepare_case
+from numfuzz.cli.options import case_argument, device_option, import_option, isolated_option, target_option
 
 
 @click.command()
@@ -31,7 +24,7 @@ def minimize(case_path, out, max_compiles, target_spec, device, imports, isolate
     case, target, device = prepare_case(case_path, target_spec, device, imports)
     from numfuzz.reduce.minimize import DEFAULT_MAX_COMPILES, minimize_case, save_minimized
 
-    with isolated_runner(case, target.name, device, case.provenance.get("imports", []), isolated, spare=True) as runner:
+    with isolated_runner(case, target.name, device, list(case.run.imports), isolated, spare=True) as runner:
         evaluate = runner.evaluate if runner is not None else None
         result = minimize_case(case, target, device, max_compiles or DEFAULT_MAX_COMPILES, runner=evaluate)
     if not result.reproduced:

@@ -4,49 +4,29 @@ from __future__ import annotations
 
 import json
 import sys
-from pathlib import Path
 
 import click
 
-from numfuzz.cli.common import (
-    device_option,
-    fail,
-    import_option,
-    import_user_code,
-    isolated_option,
-    isolated_runner,
-    recorded_imports,
-    resolve_targets,
-)
+from numfuzz.cli.cases import isolated_runner, prepare_case
+from numfuzz.cli.options import case_argument, device_option, import_option, isolated_option, target_option
 
 
 @click.command()
-@click.argument("case_path", metavar="CASE", type=click.Path(path_type=Path))
-@click.option("--target", "target_spec", default=None, help="Override the case's target.")
+@case_argument
+@target_option
 @click.option("--json", "as_json", is_flag=True, help="Print the outcome as JSON.")
 @device_option
 @import_option
 @isolated_option
 def replay(case_path, target_spec, as_json, device, imports, isolated) -> None:
     """Re-run a case. Exit 1 when it is still a finding, 0 when not, 2 on bad input."""
-    from numfuzz.corpus.case import CaseError
-    from numfuzz.corpus.store import load_case
-
-    try:
-        case = load_case(case_path)
-        case.tensors()
-    except CaseError as exc:
-        fail(str(exc))
-    for spec in imports:
-        import_user_code(spec)
+    case, target, device = prepare_case(case_path, target_spec, device, imports)
     from numfuzz.cli.tables import outcome_table
-    from numfuzz.corpus.make import run_case
-    from numfuzz.environment import default_device, provenance
+    from numfuzz.environment import provenance
+    from numfuzz.runner.case_runner import run_case
 
-    device = device or default_device()
-    (target,) = resolve_targets((target_spec or case.target,), device)
-    with isolated_runner(case, target.name, device, recorded_imports(case, imports), isolated) as runner:
-        outcome = run_case(case, target, device) if runner is None else runner.evaluate(case.graph, case.tensors())
+    with isolated_runner(case, target.name, device, list(case.run.imports), isolated) as runner:
+        outcome = run_case(case, target) if runner is None else runner.evaluate(case.graph, case.tensors())
     if as_json:
         click.echo(json.dumps({"case": str(case_path), "target": target.name, "versions": provenance(device), **outcome.to_json()}, indent=1))
     else:

@@ -6,7 +6,9 @@ from pathlib import Path
 
 import click
 
-from numfuzz.cli.common import device_option, fail, import_option, import_user_code
+from numfuzz.cli.failure import fail
+from numfuzz.cli.options import device_option, import_option
+from numfuzz.cli.setup import import_user_code
 
 CORPUS_FOLDERS = ("findings", "minimized", "errors", "campaign")  # a report never writes inside these
 

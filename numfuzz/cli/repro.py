@@ -6,16 +6,9 @@ from pathlib import Path
 
 import click
 
-from numfuzz.cli.common import (
-    case_argument,
-    device_option,
-    fail,
-    import_option,
-    isolated_option,
-    isolated_runner,
-    prepare_case,
-    target_option,
-)
+from numfuzz.cli.cases import isolated_runner, prepare_case
+from numfuzz.cli.failure import fail
+from numfuzz.cli.options import case_argument, device_option, import_option, isolated_option, target_option
 
 
 @click.command()
@@ -38,7 +31,7 @@ def repro(case_path, out_dir, target_spec, device, imports, isolated) -> None:
     from numfuzz.repro.script import ReproError
     from numfuzz.repro.writer import write_repro
 
-    recorded = case.provenance.get("imports", [])
+    recorded = list(case.run.imports)
     with isolated_runner(case, target.name, device, recorded, isolated) as runner:
         outcome = runner.evaluate(case.graph, case.tensors()) if runner is not None else None
     try:

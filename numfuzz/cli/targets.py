@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import click
 
-from numfuzz.cli.common import (
-    import_option,
-    import_user_code,
-)
+from numfuzz.cli.options import import_option
+from numfuzz.cli.setup import import_user_code
 
 
 @click.command()

@@ -1,4 +1,4 @@
-"""A case: a graph, its exact input values (bit patterns) and target, with provenance and its recorded result."""
+"""A case: a graph, its exact input values (bit patterns) and its run specification, with provenance and its recorded result."""
 
 from __future__ import annotations
 
@@ -14,8 +14,11 @@ from numfuzz.judge.verdicts import Verdict
 from numfuzz.program.ir import Graph, GraphError, canonical_json
 from numfuzz.program.ops import infer_specs
 from numfuzz.program.values import BitsError, Recipe, decode, encode
+from numfuzz.run_spec import RunSpec, RunSpecError
 
-SCHEMA_VERSION = 1
+# 2: the run specification (`run`) replaces `target`; a schema-1 file loads as a run spec with
+# its target, the machine's default device, its own sample count and no search, as it ran then.
+SCHEMA_VERSION = 2
 
 
 class CaseError(ValueError):
@@ -26,15 +29,27 @@ class CaseError(ValueError):
 class Case:
     graph: Graph
     samples: list[list[str]]  # per sample, per input: base64 of the little-endian bit patterns
-    target: str
+    run: RunSpec  # how it is compiled and run; a bare target spec means that target's default run
     recipes: list[Recipe] = field(default_factory=list)
     provenance: dict[str, Any] = field(default_factory=dict)
     result: dict[str, Any] | None = None  # the Outcome as recorded when the case was saved
     extra: dict[str, Any] = field(default_factory=dict)  # e.g. minimisation notes, signature
 
+    def __post_init__(self) -> None:
+        if isinstance(self.run, str):
+            self.run = RunSpec(self.run)
+
+    @property
+    def target(self) -> str:
+        return self.run.target
+
     @staticmethod
-    def from_tensors(graph: Graph, samples: list[list[torch.Tensor]], target: str, **kwargs: Any) -> Case:
-        return Case(graph, [[encode(t) for t in sample] for sample in samples], target, **kwargs)
+    def from_tensors(graph: Graph, samples: list[list[torch.Tensor]], run: RunSpec | str, **kwargs: Any) -> Case:
+        return Case(graph, [[encode(t) for t in sample] for sample in samples], run, **kwargs)
+
+    def with_run(self, run: RunSpec) -> Case:
+        """The same case under another run specification (a target or device given on the command line)."""
+        return Case(self.graph, self.samples, run, self.recipes, self.provenance, self.result, self.extra)
 
     def tensors(self) -> list[list[torch.Tensor]]:
         try:
@@ -43,7 +58,9 @@ class Case:
             raise CaseError(str(exc)) from None
 
     def content_hash(self) -> str:
-        body = {"graph": self.graph.to_json(), "samples": self.samples, "target": self.target}
+        body: dict[str, Any] = {"graph": self.graph.to_json(), "samples": self.samples, "target": self.target}
+        if self.run.hashed():
+            body["run"] = self.run.hashed()
         return hashlib.sha256(canonical_json(body).encode()).hexdigest()
 
     def to_json(self) -> dict:
@@ -51,7 +68,7 @@ class Case:
             "schema": SCHEMA_VERSION,
             "graph": self.graph.to_json(),
             "samples": self.samples,
-            "target": self.target,
+            "run": self.run.to_json(),
             "recipes": [r.to_json() for r in self.recipes],
             "provenance": self.provenance,
             "result": self.result,
@@ -73,21 +90,34 @@ class Case:
             samples = [[str(x) for x in sample] for sample in data["samples"]]
             if not samples or any(len(s) != len(graph.inputs) for s in samples):
                 raise CaseError(f"samples do not match the graph's {len(graph.inputs)} inputs")
+            provenance = dict(data.get("provenance", {}))
+            run = RunSpec.from_json(data["run"]) if schema >= 2 else _schema1_run(data, provenance, len(samples))
             return Case(
                 graph,
                 samples,
-                str(data["target"]),
+                run,
                 [Recipe.from_json(r) for r in data.get("recipes", [])],
-                dict(data.get("provenance", {})),
+                provenance,
                 data.get("result"),
                 dict(data.get("extra", {})),
             )
+        except RunSpecError as exc:
+            raise CaseError(f"bad run specification: {exc}") from None
         except GraphError as exc:
             raise CaseError(f"bad graph: {exc}") from None
         except (KeyError, TypeError, ValueError) as exc:
             if isinstance(exc, CaseError):
                 raise
             raise CaseError(f"malformed case: {type(exc).__name__} {exc}") from None
+
+
+def _schema1_run(data: dict, provenance: dict[str, Any], samples: int) -> RunSpec:
+    """A schema-1 case as it ran then: its target on the default device, every stored sample, its --import list."""
+    imports = provenance.pop("imports", [])
+    if not isinstance(imports, list):
+        raise CaseError("malformed case: provenance.imports is not a list")
+    drawn = max(samples - int(provenance.get("searched_samples", 0) or 0), 1)
+    return RunSpec(str(data["target"]), samples=drawn, imports=tuple(str(x) for x in imports))
 
 
 def stored_signature(case: Case) -> Signature | None:

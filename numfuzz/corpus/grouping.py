@@ -14,6 +14,7 @@ from typing import Sequence
 
 from numfuzz.corpus.case import Case, CaseError, recorded_outcome, recorded_signature
 from numfuzz.corpus.known import KnownIssue, load_known, match_known
+from numfuzz.corpus.size_order import size_key
 from numfuzz.corpus.store import load_case
 from numfuzz.judge.execute import Outcome
 from numfuzz.judge.signature import Signature, severity
@@ -78,7 +79,6 @@ def group_corpus(directory: Path, known: Sequence[KnownIssue] | None = None) -> 
     `known` defaults to the shipped known issues.
     """
     known = load_known() if known is None else known
-    from numfuzz.reduce.order import size_key
 
     cases: list[tuple[Path, Case]] = []
     problems: list[str] = []

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import random
-from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -12,41 +11,11 @@ from numfuzz.program.dtypes import PROGRAM_DTYPES
 from numfuzz.program.ir import Graph, GraphError, Node, TensorSpec
 from numfuzz.program.ops import OPS, OpSpec, infer_node
 from numfuzz.program.seams import CONSUMERS, RECOMPUTED, mirror_rows_and_tails, seam_shape
+from numfuzz.program.space import GenConfig
 from numfuzz.program.values import RECIPE_KINDS, Recipe, draw_values
 
 RECIPE_WEIGHTS = (0.4, 0.2, 0.15, 0.1, 0.15)
 DTYPE_WEIGHTS = (0.4, 0.25, 0.35)
-
-
-@dataclass(frozen=True)
-class GenConfig:
-    min_nodes: int = 1
-    max_nodes: int = 8
-    max_rank: int = 4
-    max_dim: int = 8
-    mix_dtypes: float = 0.15  # chance that a new input takes another dtype than its partner
-    ops: tuple[str, ...] = field(default_factory=lambda: tuple(OPS))
-    # Chance that a graph seeks a seam (numfuzz.program.seams): its first input's last dim straddles
-    # a vector width or block size (past max_dim), a reduction may consume a pointwise op it can
-    # recompute, and every fourth sample repeats its first row at the end and its heads in its tails.
-    seams: float = 0.0
-    device: str = "cpu"  # whose widths the seam sizes straddle: "cpu" or "cuda"
-    # Extra runs of each compiled graph spent searching for inputs where the target's error grows
-    # against eager's, as a share of `samples` (numfuzz.search); 0: off.
-    search: float = 0.0
-
-    def __post_init__(self) -> None:
-        if not 1 <= self.min_nodes <= self.max_nodes:
-            raise ValueError("need 1 <= min_nodes <= max_nodes")
-        if not 0.0 <= self.seams <= 1.0:
-            raise ValueError("seams is a chance, between 0 and 1")
-        if not 0.0 <= self.search <= 16.0:
-            raise ValueError("search is a share of the samples, between 0 and 16")
-        if self.device not in ("cpu", "cuda"):
-            raise ValueError(f"seam widths are known for cpu and cuda, not {self.device!r}")
-        unknown = set(self.ops) - set(OPS)
-        if unknown:
-            raise ValueError(f"unknown ops: {', '.join(sorted(unknown))}")
 
 
 def case_seed(campaign_seed: int, index: int) -> int:
@@ -56,8 +25,8 @@ def case_seed(campaign_seed: int, index: int) -> int:
 
 
 class _Builder:
-    def __init__(self, rng: random.Random, config: GenConfig):
-        self.rng, self.config = rng, config
+    def __init__(self, rng: random.Random, config: GenConfig, widths: str):
+        self.rng, self.config, self.widths = rng, config, widths
         self.inputs: list[TensorSpec] = []
         self.recipes: list[Recipe] = []
         self.specs: list[TensorSpec] = []  # every value: inputs, then nodes
@@ -201,7 +170,7 @@ class _Builder:
 
     def seam_motif(self, dtype: str) -> None:
         """A seam-sized input, and where the ops allow, a reduction along its rows of a pointwise op it may recompute."""
-        x = self.new_input(seam_shape(self.rng, self.config.max_rank, self.config.device), dtype)
+        x = self.new_input(seam_shape(self.rng, self.config.max_rank, self.widths), dtype)
         pointwise = [n for n in RECOMPUTED if n in self.config.ops]
         consumers = [n for n in CONSUMERS if n in self.config.ops]
         if not pointwise or not consumers or self.rng.random() < 0.2:
@@ -220,15 +189,20 @@ class _Builder:
         self.inputs, self.recipes, self.specs, self.nodes, self.is_input, self.used = (type(x)(x) for x in saved)
 
 
-def generate(seed: int, config: GenConfig | None = None) -> tuple[Graph, list[Recipe]]:
-    """A random well-typed graph and its input recipes; the same seed gives the same result."""
-    return generate_from(random.Random(seed), config)
+def generate(seed: int, config: GenConfig | None = None, widths: str = "cpu") -> tuple[Graph, list[Recipe]]:
+    """A random well-typed graph and its input recipes; the same seed gives the same result.
+
+    `widths`: whose vector widths and block sizes seam sizes straddle, "cpu" or "cuda" (the run's device).
+    """
+    return generate_from(random.Random(seed), config, widths)
 
 
-def generate_from(rng: random.Random, config: GenConfig | None = None) -> tuple[Graph, list[Recipe]]:
+def generate_from(rng: random.Random, config: GenConfig | None = None, widths: str = "cpu") -> tuple[Graph, list[Recipe]]:
     """As `generate`, drawing every choice from `rng` (Hypothesis passes its own)."""
+    if widths not in ("cpu", "cuda"):
+        raise ValueError(f"seam widths are known for cpu and cuda, not {widths!r}")
     config = config or GenConfig()
-    b = _Builder(rng, config)
+    b = _Builder(rng, config, widths)
     dtype = rng.choices(PROGRAM_DTYPES, DTYPE_WEIGHTS)[0]
     if config.seams and rng.random() < config.seams:
         b.seam_motif(dtype)

@@ -86,3 +86,21 @@ def sinks(graph: Graph, among: set[int]) -> list[int]:
     n_in = len(graph.inputs)
     read = {a - n_in for k in among for a in graph.nodes[k].args}
     return sorted(k for k in among if k not in read)
+
+
+def side_by_side(graphs: list[Graph]) -> Graph:
+    """Independent graphs as one: every graph's inputs in turn, then its nodes, then its outputs (a batch)."""
+    n_inputs = sum(len(g.inputs) for g in graphs)
+    inputs, nodes, outputs = [], [], []
+    at_input, at_node = 0, n_inputs
+    for g in graphs:
+        n = len(g.inputs)
+
+        def moved(value: int, n: int = n, at_input: int = at_input, at_node: int = at_node) -> int:
+            return at_input + value if value < n else at_node + value - n
+
+        inputs.extend(g.inputs)
+        nodes.extend(Node(node.op, tuple(moved(a) for a in node.args), node.attrs) for node in g.nodes)
+        outputs.extend(moved(o) for o in g.outputs)
+        at_input, at_node = at_input + n, at_node + len(g.nodes)
+    return Graph(tuple(inputs), tuple(nodes), tuple(outputs))

@@ -36,7 +36,7 @@ def rebuild(case: Case, graph: Graph, samples: Samples) -> Case | None:
                 return None
     if not rows:
         return None
-    return Case.from_tensors(graph, rows, case.target, provenance=case.provenance, extra=case.extra)
+    return Case.from_tensors(graph, rows, case.run, provenance=case.provenance, extra=case.extra)
 
 
 def float64_inputs(case: Case) -> list[list[np.ndarray]]:

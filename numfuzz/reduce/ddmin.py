@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Callable, Generator
 
 from numfuzz.corpus.case import Case
-from numfuzz.reduce.order import smaller
+from numfuzz.corpus.size_order import smaller
 
 
 def chunks(n: int, parts: int) -> list[list[int]]:

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Callable, Iterable
 
 from numfuzz.corpus.case import Case
+from numfuzz.corpus.size_order import SIZE_FIELDS, size_key
 from numfuzz.corpus.store import save_case, write_atomic
 from numfuzz.judge.analysis import ANALYSED, analyse
 from numfuzz.judge.causes import Evidence, cast_dropped
@@ -27,7 +28,6 @@ from numfuzz.judge.localize import flagged_index
 from numfuzz.judge.signature import Signature, same_finding, signature_of
 from numfuzz.program.ir import Graph
 from numfuzz.program.ops import infer_specs
-from numfuzz.reduce.order import SIZE_FIELDS, size_key
 from numfuzz.reduce.schedule import SCHEDULE
 from numfuzz.reduce.shrinker import Check, Exhausted, ShrinkPass, Step, shrink
 from numfuzz.targets import Target
@@ -138,7 +138,15 @@ def minimize_case(
         why = f"{target.name} on {device} gives {outcome.verdict.value}" + (f" ({outcome.detail})" if outcome.detail else "")
         return MinimizeResult(case, case, False, counting.compiles, outcome=outcome, detail=why)
     signature = signature_of(target.name, outcome)
-    work = Case(case.graph, case.samples, target.name, [], dict(case.provenance), outcome.to_json(), {**case.extra, "signature": signature.to_json()})
+    work = Case(
+        case.graph,
+        case.samples,
+        case.run.with_changes(target=target.name),
+        [],
+        dict(case.provenance),
+        outcome.to_json(),
+        {**case.extra, "signature": signature.to_json()},
+    )
 
     def predicate(candidate: Case) -> Check:
         if time.monotonic() > deadline or (stop is not None and stop()):

@@ -1,6 +1,6 @@
 """The generic shrinker: the pass protocol and the driver. Knows nothing of compilers.
 
-A candidate is accepted only when it is strictly smaller under `numfuzz.reduce.order.size_key`
+A candidate is accepted only when it is strictly smaller under `numfuzz.corpus.size_order.size_key`
 and the predicate still holds.
 """
 
@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Generator, Iterable, Protocol
 
 from numfuzz.corpus.case import Case
-from numfuzz.reduce.order import SIZE_FIELDS, SizeKey, size_key
+from numfuzz.corpus.size_order import SIZE_FIELDS, SizeKey, size_key
 
 
 class PassError(RuntimeError):
@@ -41,7 +41,7 @@ class ShrinkPass(Protocol):
     """A shrink pass: a `name` and a generator of candidates. The rules every pass keeps:
 
     1. Each candidate is strictly smaller than the current case under `size_key`; the driver
-       raises PassError otherwise (filter with `numfuzz.reduce.order.smaller`).
+       raises PassError otherwise (filter with `numfuzz.corpus.size_order.smaller`).
     2. Each candidate is a whole, well-typed case with exact input values; an edit that cannot
        make one proposes nothing. The case handed in is never modified.
     3. The driver sends True after it accepted the candidate just yielded: later candidates

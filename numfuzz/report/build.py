@@ -49,7 +49,7 @@ class _Targets:
         if spec not in self._found:
             self._found[spec] = self._resolve(spec)
         target, why = self._found[spec]
-        recorded = [str(x) for x in case.provenance.get("imports", []) if isinstance(x, str)]
+        recorded = list(case.run.imports)
         if target is None and recorded:
             why += f" (the case was found with {' '.join('--import ' + r for r in recorded)}: give numfuzz report the same)"
         return target, why
@@ -139,7 +139,7 @@ def _write_repro(view: GroupView, case: Case, target: Any, why: str, device: str
     if target is None:
         view.repro_note = f"No repro written: {why}."
         return
-    recorded = [str(x) for x in case.provenance.get("imports", []) if isinstance(x, str)]
+    recorded = list(case.run.imports)
     # A finding that killed its process is not run here: the script and issue carry its recorded outcome.
     outcome = recorded_outcome(case) if kills else None
     try:

@@ -7,22 +7,22 @@ difference as a flat few ULP, a dropped cast as a jump. The minimiser leaves val
 0.03125, and a power of two times a power of two is a lucky input (expm1(2**-k) as exp - 1 is
 exact to first order); so the sweep also takes steps between octaves, 2**(k + j/4), whose
 inputs are rounded to their dtype and have ordinary significands. The target is compiled
-once, and every scaled sample runs through that one compiled function, eager and the float64
+once, and every scaled sample runs through that one compiled program, eager and the float64
 reference.
 """
 
 from __future__ import annotations
 
-from typing import Callable, Sequence
+from typing import Sequence
 
 import numpy as np
 import torch
 
 from numfuzz.corpus.case import Case, recorded_outcome
+from numfuzz.judge.compiled import CompiledProgram
 from numfuzz.judge.oracle import ulp_error
 from numfuzz.judge.signature import flagged_output
 from numfuzz.program.dtypes import check_dtype
-from numfuzz.program.lowering import compile_source, lower
 from numfuzz.program.ops import infer_specs
 from numfuzz.program.values import round_to
 from numfuzz.report.data import Sweep, SweepPoint
@@ -42,8 +42,7 @@ def _one_line(exc: BaseException) -> str:
     return lines[0][:300] if lines else type(exc).__name__
 
 
-def _flat(result: object) -> list[np.ndarray]:
-    outs = tuple(result) if isinstance(result, (tuple, list)) else (result,)
+def _flat(outs: tuple) -> list[np.ndarray]:
     return [o.detach().to("cpu", torch.float64).reshape(-1).numpy() for o in outs]
 
 
@@ -51,23 +50,15 @@ class _Runner:
     """Eager, the float64 reference and the compiled target on one sample, as flat float64 arrays per output."""
 
     def __init__(self, case: Case, target: Target, device: str):
-        self.graph = case.graph
-        self.device = device
-        self.fn = compile_source(lower(case.graph))
-        self.ref_fn = compile_source(lower(case.graph, reference=True))
-        target.reset()
+        self.program = CompiledProgram(case.graph, target, device)
         try:
-            self.compiled: Callable = target.prepare(self.fn, device)
+            self.program.prepare()
         except Exception as exc:
             raise SweepError(f"the target failed to compile the case: {_one_line(exc)}") from None
 
     def run(self, sample: list[torch.Tensor]) -> tuple[list[np.ndarray], list[np.ndarray], list[np.ndarray]]:
-        on_device = [x.to(self.device) for x in sample]
-        with torch.no_grad():
-            eager = _flat(self.fn(*on_device))
-            ref = _flat(self.ref_fn(*[x.to("cpu", torch.float64) for x in sample]))
-            got = _flat(self.compiled(*on_device))
-        return eager, ref, got
+        on_device = self.program.on_device(sample)
+        return _flat(self.program.eager(on_device)), _flat(self.program.reference(sample)), _flat(self.program.run(on_device))
 
 
 def _element_errors(ref: np.ndarray, eager: np.ndarray, got: np.ndarray, dtype: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

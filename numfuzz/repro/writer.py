@@ -26,7 +26,7 @@ def write_repro(case: Case, target: Target, device: str, out_dir: Path, imports:
 
     A given `outcome` (from an isolated run of a case that kills its process) skips the run.
     """
-    from numfuzz.corpus.make import run_case
+    from numfuzz.runner.case_runner import run_case
 
     if outcome is None:
         outcome = run_case(case, target, device, want_trace=True)

@@ -24,6 +24,7 @@ from typing import Any, Callable
 import numpy as np
 import torch
 
+from numfuzz.judge.compiled import CompiledProgram, as_tuple
 from numfuzz.judge.oracle import ulp_error
 from numfuzz.program.dtypes import check_dtype
 from numfuzz.search.moves import Sample, explore, move
@@ -71,8 +72,9 @@ def sample_score(out_dtypes: list[str], reference: tuple, eager: tuple, target: 
 class GraphSearch:
     """The search on one graph, one candidate at a time: `propose` one, run it, `record` what the target gave."""
 
-    def __init__(self, eager_fn: Callable, reference_fn: Callable, samples: list[Sample], out_dtypes: list[str], budget: int, rng: np.random.Generator):
-        self.eager_fn, self.reference_fn, self.samples, self.out_dtypes = eager_fn, reference_fn, samples, out_dtypes
+    def __init__(self, program: CompiledProgram, samples: list[Sample], budget: int, rng: np.random.Generator):
+        """`program` gives eager and the float64 reference; the target's runs come from the caller (alone, or a batch's)."""
+        self.program, self.samples, self.out_dtypes = program, samples, program.out_dtypes
         self.budget, self.rng, self.runs = budget, rng, 0
         self.positive = [bool(all((s[i] > 0).all() for s in samples)) for i in range(len(samples[0]))]
         self.best: tuple[float, Sample] | None = None
@@ -96,12 +98,10 @@ class GraphSearch:
         """Score a candidate by what the target gave (None: it raised: a candidate lost, not a finding)."""
         if target is None:
             return
-        with torch.no_grad():
-            try:
-                eager = _as_tuple(self.eager_fn(*candidate))
-                reference = _as_tuple(self.reference_fn(*[x.to("cpu", torch.float64) for x in candidate]))
-            except Exception:  # eager refuses these values
-                return
+        try:
+            eager, reference = self.program.eager(candidate), self.program.reference(candidate)
+        except Exception:  # eager refuses these values
+            return
         if len(target) != len(eager) or any(t.shape != e.shape or t.dtype != e.dtype for t, e in zip(target, eager)):
             return
         score = sample_score(self.out_dtypes, reference, eager, target)
@@ -122,19 +122,11 @@ class GraphSearch:
         return found
 
 
-def search_worst(
-    run_target: Callable[[Sample], tuple],
-    eager_fn: Callable,
-    reference_fn: Callable,
-    samples: list[Sample],
-    out_dtypes: list[str],
-    budget: int,
-    rng: np.random.Generator,
-) -> Found:
-    """Spend at most `budget` target runs on new inputs of one compiled graph; the best come back."""
-    search = GraphSearch(eager_fn, reference_fn, samples, out_dtypes, budget, rng)
+def search_worst(program: CompiledProgram, samples: list[Sample], budget: int, rng: np.random.Generator) -> Found:
+    """Spend at most `budget` runs of the compiled program on new inputs (samples on its device); the best come back."""
+    search = GraphSearch(program, samples, budget, rng)
     while (candidate := search.propose()) is not None:
-        search.record(candidate, _run(partial(run_target, candidate)))
+        search.record(candidate, _run(partial(program.run, candidate)))
     return search.found()
 
 
@@ -158,13 +150,9 @@ def search_together(run_all: Callable[[list[Sample]], list[tuple]], searches: li
 def _run(call: Callable) -> Any:
     with torch.no_grad():
         try:
-            return _as_tuple(call())
+            return as_tuple(call())
         except Exception:  # the target refuses these values: candidates lost, not a finding
             return None
-
-
-def _as_tuple(result: object) -> tuple:
-    return tuple(result) if isinstance(result, (tuple, list)) else (result,)
 
 
 def search_budget(share: float, samples: int) -> int:

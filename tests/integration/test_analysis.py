@@ -8,11 +8,11 @@ import torch
 from planted_findings import PLANTED, found, minimized, planted_target
 
 from numfuzz.corpus.case import Case
-from numfuzz.corpus.make import run_case
 from numfuzz.judge.execute import evaluate
 from numfuzz.judge.localize import locate_by_cutting
 from numfuzz.judge.verdicts import Verdict
 from numfuzz.program.ir import Graph, Node, TensorSpec
+from numfuzz.runner.case_runner import run_case
 from numfuzz.targets import resolve
 
 CAUSES = {

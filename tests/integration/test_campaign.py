@@ -14,12 +14,13 @@ from pathlib import Path
 import pytest
 from helpers import PLANTED_CRASHES, ROOT
 
-from numfuzz.campaign.defaults import DEFAULT_SEAMS, DEFAULT_SEARCH
-from numfuzz.campaign.journal import Journal, JournalError, campaign_identity, parse_shard, shard_index
+from numfuzz.campaign.defaults import DEFAULT_SEAMS
+from numfuzz.campaign.journal import Journal, JournalError, parse_shard, shard_index
 from numfuzz.campaign.loop import CampaignConfig, run_campaign
 from numfuzz.corpus.make import make_case
 from numfuzz.corpus.store import iter_cases, load_case
 from numfuzz.program.generator import GenConfig, case_seed
+from numfuzz.run_spec import RunSpec
 
 pytestmark = pytest.mark.thunder  # the planted bugs are Thunder executors
 
@@ -29,7 +30,7 @@ NAN = "thunder:crash_nan"  # every case is a finding: nothing can hide a lost on
 
 def expected_names(seed: int, indices: list[int], samples: int, config: GenConfig = TANH_ONLY) -> set[str]:
     """File names of the findings these case indices must produce (content hashes)."""
-    return {make_case(case_seed(seed, i), NAN, samples, config).content_hash()[:16] + ".json" for i in indices}
+    return {make_case(case_seed(seed, i), RunSpec(NAN, samples=samples), config).content_hash()[:16] + ".json" for i in indices}
 
 
 def every_file_parses(corpus: Path) -> None:
@@ -53,7 +54,7 @@ def test_shards_draw_disjoint_index_streams_that_cover_the_campaign():
 
 
 def test_journal_frontier_and_out_of_order_completion(tmp_path):
-    identity = campaign_identity(0, (0, 1), ["a", "b"], 4, "cpu", TANH_ONLY)
+    identity = CampaignConfig(targets=("a", "b"), graphs=2, samples=4, gen=TANH_ONLY).identity()
     journal = Journal.open(tmp_path, identity, ["a", "b"])
     assert list(journal.pending(2)) == [(0, "a"), (0, "b"), (1, "a"), (1, "b")]
     assert not journal.mark_done(1, "a")
@@ -121,7 +122,7 @@ def test_sigkill_mid_campaign_then_resume_loses_nothing(tmp_path):
     assert resumed.returncode == 0, resumed.stderr[-2000:]
     assert f"this run: {graphs - journal_at_kill['graphs_done']} graphs" in resumed.stdout  # resumed, not restarted
     every_file_parses(corpus)
-    as_the_cli_draws = replace(TANH_ONLY, seams=DEFAULT_SEAMS, search=DEFAULT_SEARCH)
+    as_the_cli_draws = replace(TANH_ONLY, seams=DEFAULT_SEAMS)  # the search adds nothing to a nonfinite finding
     assert {p.name for p in iter_cases(findings)} == expected_names(5, list(range(graphs)), samples, as_the_cli_draws)
     (state_file,) = corpus.glob("campaign/*/state.json")
     state = json.loads(state_file.read_text())
@@ -174,8 +175,7 @@ def test_fuzz_rejects_bad_input_in_one_line(cli, args, message):
 
 
 def test_new_findings_are_minimised_once_per_key(tmp_path):
-    config = _shard_config(tmp_path, (0, 1), 4)
-    config.minimize = True
+    config = replace(_shard_config(tmp_path, (0, 1), 4), minimize=True)
     summary = run_campaign(config)
     state = json.loads((summary.directory / "state.json").read_text())
     keys = state["minimize_keys"]

@@ -6,12 +6,14 @@ import pytest
 from helpers import FINDINGS, SEEDS
 
 from numfuzz.corpus.case import SCHEMA_VERSION, CaseError
-from numfuzz.corpus.make import make_case, run_case
+from numfuzz.corpus.make import make_case
 from numfuzz.corpus.regression import statement
 from numfuzz.corpus.store import load_case, save_case
 from numfuzz.environment import provenance
 from numfuzz.judge.verdicts import Verdict
 from numfuzz.program.ir import Graph, Node
+from numfuzz.run_spec import RunSpec
+from numfuzz.runner.case_runner import run_case
 from numfuzz.targets import resolve
 
 SEED_FILES = sorted(SEEDS.glob("*.json"))
@@ -63,7 +65,7 @@ def test_fused_upcasts_are_never_flagged_by_inductor(path):
 
 
 def test_save_is_named_by_content_and_leaves_no_temporaries(tmp_path):
-    case = make_case(5, "eager", 2)
+    case = make_case(5, RunSpec("eager", samples=2))
     path = save_case(case, tmp_path)
     assert path.name == case.content_hash()[:16] + ".json"
     assert [p.name for p in tmp_path.iterdir()] == [path.name]
@@ -83,7 +85,7 @@ def test_save_is_named_by_content_and_leaves_no_temporaries(tmp_path):
     ],
 )
 def test_bad_case_files_fail_with_one_line(cli, tmp_path, mutate, message):
-    case = make_case(5, "eager", 1)
+    case = make_case(5, RunSpec("eager", samples=1))
     # Append a neg node so that the unknown-op mutation has something to rename.
     case.graph = Graph(case.graph.inputs, case.graph.nodes + (Node.make("neg", [0]),), case.graph.outputs)
     path = save_case(case, tmp_path)

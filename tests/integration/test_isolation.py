@@ -25,6 +25,7 @@ from numfuzz.judge.verdicts import Verdict
 from numfuzz.program.generator import GenConfig
 from numfuzz.program.ir import Graph, Node, TensorSpec
 from numfuzz.program.values import round_to
+from numfuzz.run_spec import RunSpec
 
 pytestmark = pytest.mark.thunder  # the planted bugs are Thunder executors
 
@@ -37,7 +38,7 @@ def _case(nodes: list[Node], target: str = "thunder:crash_segv") -> Case:
 
     graph = Graph((X,), tuple(nodes), (len(nodes),))
     rows = [[round_to(np.linspace(-1.0, 1.0, 6).reshape(2, 3) * (k + 1), X)] for k in range(2)]
-    return Case.from_tensors(graph, rows, target, provenance={"imports": [PLANTED_CRASHES]})
+    return Case.from_tensors(graph, rows, RunSpec(target, imports=(PLANTED_CRASHES,)))
 
 
 # exp(x) -> tanh -> mul by x: only the tanh crashes

@@ -9,9 +9,9 @@ from helpers import read_json
 from planted_findings import PLANTED, found, minimized, planted_target
 
 from numfuzz.corpus.case import stored_signature
+from numfuzz.corpus.size_order import size_key
 from numfuzz.corpus.store import load_case
 from numfuzz.reduce.minimize import minimize_case
-from numfuzz.reduce.order import size_key
 
 pytestmark = pytest.mark.thunder  # the planted bugs are Thunder executors
 
@@ -35,7 +35,7 @@ def test_planted_bug_is_minimised_to_the_op_it_breaks(executor):
     assert notes["compiles"] == result.compiles <= notes["max_compiles"] and not result.exhausted
     assert result.case.extra["original"]["hash"] == original.content_hash()
     assert result.case.extra["original"]["case"]["graph"] == original.graph.to_json()
-    assert result.case.provenance["imports"] == original.provenance["imports"]
+    assert result.case.run == original.run
 
 
 def test_minimised_case_still_reproduces_and_is_a_fixpoint():
@@ -100,7 +100,7 @@ def test_cli_minimize_exit_1_when_not_reproduced(cli, planted_bugs, tmp_path):
     path = save_case(found("bug_expm1"), tmp_path)
     result = cli("minimize", path, "--target", "thunder:torch")
     assert result.exit_code == 1 and "not reproduced" in result.output
-    assert json.loads(path.read_text())["target"] == "thunder:bug_expm1"
+    assert json.loads(path.read_text())["run"]["target"] == "thunder:bug_expm1"
 
 
 def test_the_time_budget_hands_back_the_case_so_far():

@@ -23,6 +23,7 @@ from numfuzz.campaign.loop import CampaignConfig, run_campaign
 from numfuzz.corpus.make import make_case
 from numfuzz.corpus.store import iter_cases
 from numfuzz.program.generator import GenConfig, case_seed
+from numfuzz.run_spec import RunSpec
 
 pytestmark = pytest.mark.thunder  # the planted bugs are Thunder executors
 
@@ -79,7 +80,7 @@ def _left_behind(tag: str, limit_s: float = 20.0, ignore: tuple[str, ...] = ()) 
 
 
 def _names(seed: int, graphs: int, samples: int) -> set[str]:
-    return {make_case(case_seed(seed, i), NAN, samples, TANH_ONLY).content_hash()[:16] + ".json" for i in range(graphs)}
+    return {make_case(case_seed(seed, i), RunSpec(NAN, samples=samples), TANH_ONLY).content_hash()[:16] + ".json" for i in range(graphs)}
 
 
 def _journal(corpus: Path) -> dict:

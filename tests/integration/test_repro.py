@@ -28,7 +28,7 @@ def ran(tmp_path_factory):
     out = tmp_path_factory.mktemp("repros")
     files, procs = {}, {}
     for executor in sorted(PLANTED):
-        files[executor] = write_repro(minimized(executor).case, planted_target(executor), "cpu", out, minimized(executor).case.provenance["imports"])
+        files[executor] = write_repro(minimized(executor).case, planted_target(executor), "cpu", out, minimized(executor).case.run.imports)
     case = minimized("bug_expm1").case
     correct = Case(case.graph, case.samples, "thunder:torch", provenance={}, extra={})
     files[CORRECT] = write_repro(correct, resolve("thunder:torch"), "cpu", out / "correct")
@@ -71,7 +71,7 @@ def test_script_is_standalone_and_embeds_the_program_as_lowered():
     from numfuzz.program.lowering import lower
 
     case = minimized("bug_cast").case
-    script = script_source(case, planted_target("bug_cast"), "cpu", case.provenance["imports"])
+    script = script_source(case, planted_target("bug_cast"), "cpu", case.run.imports)
     assert "numfuzz" not in [line.split()[1] for line in script.splitlines() if line.startswith(("import ", "from "))]
     assert lower(case.graph) in script and lower(case.graph, "fn_fp64", reference=True) in script
     assert "round_to(" in script  # the reference honours the explicit cast
@@ -111,7 +111,7 @@ def test_issue_text_has_title_versions_snippet_table_and_trace(ran):
 
 def test_issue_snippet_runs(planted_bugs, capsys):
     case = minimized("bug_softplus").case
-    snippet = snippet_source(case, planted_target("bug_softplus"), "cpu", case.provenance["imports"])
+    snippet = snippet_source(case, planted_target("bug_softplus"), "cpu", case.run.imports)
     exec(compile(snippet, "<snippet>", "exec"), {})
     printed = capsys.readouterr().out
     assert "eager: greatest absolute difference" in printed and "compiled:" in printed

@@ -7,9 +7,9 @@ from helpers import PLANTED_BUGS, SEEDS, read_json
 from planted_findings import planted_target
 
 from numfuzz.campaign.loop import CampaignConfig, run_campaign
-from numfuzz.corpus.make import run_case, search_case
 from numfuzz.corpus.store import load_case
 from numfuzz.program.generator import GenConfig
+from numfuzz.runner.case_runner import run_case, search_case
 from numfuzz.targets import resolve
 
 AROUND_SIN = dict(max_nodes=3, max_dim=4, ops=("sin", "add", "mul", "neg"))
@@ -18,7 +18,7 @@ AROUND_SIN = dict(max_nodes=3, max_dim=4, ops=("sin", "add", "mul", "neg"))
 def _campaign(tmp_path, search: float, minimize: bool, batch: int = 1):
     config = CampaignConfig(
         targets=["thunder:bug_sin_tiny"], graphs=12, seed=5, corpus=tmp_path, samples=16, workers=1, batch=batch,
-        gen=GenConfig(**AROUND_SIN, search=search), imports=(str(PLANTED_BUGS),), minimize=minimize, progress=False,
+        gen=GenConfig(**AROUND_SIN), search=search, imports=(str(PLANTED_BUGS),), minimize=minimize, progress=False,
     )  # fmt: skip
     return run_campaign(config)
 
@@ -57,5 +57,5 @@ def test_the_search_raises_no_false_alarm_on_the_seed_cases(path):
     ok, why = target.available()
     if not ok:
         pytest.skip(f"{case.target} is unavailable here: {why}")
-    _, outcome = search_case(case, target, "cpu", share=2.0)
+    _, outcome = search_case(case.with_run(case.run.with_changes(search=2.0)), target, "cpu")
     assert not outcome.verdict.is_finding, (outcome.verdict, outcome.detail)

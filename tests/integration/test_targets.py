@@ -3,11 +3,11 @@ import torch
 from helpers import FINDINGS, SEEDS
 
 from numfuzz.campaign.loop import CampaignConfig, run_campaign
-from numfuzz.corpus.make import run_case
 from numfuzz.corpus.store import load_case
 from numfuzz.judge.verdicts import Verdict
 from numfuzz.program.ops import infer_specs
 from numfuzz.reduce.minimize import minimize_case
+from numfuzz.runner.case_runner import run_case
 from numfuzz.targets import TargetError, resolve
 from numfuzz.targets.options import parse_options
 

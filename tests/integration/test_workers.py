@@ -12,12 +12,14 @@ from pathlib import Path
 import pytest
 from helpers import PLANTED_CRASHES
 
+from numfuzz.campaign.config import WorkerSettings
 from numfuzz.campaign.loop import CampaignConfig, run_campaign
 from numfuzz.campaign.pool import Pool, Task, WorkerStartError
 from numfuzz.campaign.worker import serve
 from numfuzz.corpus.store import iter_cases, load_case
 from numfuzz.judge.verdicts import Verdict
 from numfuzz.program.generator import GenConfig
+from numfuzz.run_spec import RunSpec
 
 pytestmark = pytest.mark.thunder  # the planted bugs are Thunder executors
 
@@ -69,15 +71,9 @@ def test_every_planted_crash_is_a_finding_and_the_campaign_completes(tmp_path):
     assert (summary.directory / "numfuzz.log").read_text().count("finding:") == 12
 
 
-def _settings(tmp_path: Path, targets: list[str], **extra) -> dict:
-    return {
-        "targets": targets,
-        "imports": [PLANTED_CRASHES],
-        "device": "cpu",
-        "samples": 4,
-        "gen": {"max_nodes": 3, "max_dim": 4, "ops": ("tanh",)},
-        **extra,
-    }
+def _settings(tmp_path: Path, targets: list[str], imports: tuple[str, ...] = (PLANTED_CRASHES,)) -> WorkerSettings:
+    runs = tuple(RunSpec(t, "cpu", samples=4, imports=imports) for t in targets)
+    return WorkerSettings(runs, GenConfig(max_nodes=3, max_dim=4, ops=("tanh",)))
 
 
 def _run_one(pool: Pool, task: Task, limit_s: float = 120.0) -> list:
@@ -111,8 +107,7 @@ def test_rss_watchdog_kills_a_memory_hog_without_an_address_space_limit(tmp_path
 
 
 def test_workers_that_cannot_start_stop_the_campaign_with_one_line(tmp_path):
-    settings = _settings(tmp_path, ["thunder:torch"])
-    settings["imports"] = ["numfuzz_no_such_module"]
+    settings = _settings(tmp_path, ["thunder:torch"], imports=("numfuzz_no_such_module",))
     with pytest.raises(WorkerStartError, match="workers cannot start: ModuleNotFoundError"):
         pool = Pool(1, settings, tmp_path, entry=serve)
         try:

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from numfuzz.corpus.case import Case, stored_signature
+from numfuzz.corpus.size_order import smaller
 from numfuzz.program.graph_edit import cone, replace_uses, sinks, with_outputs
 from numfuzz.program.ops import infer_specs
 from numfuzz.reduce.case_edit import all_values, cut_nodes, rebuild
 from numfuzz.reduce.ddmin import ddmin
-from numfuzz.reduce.order import smaller
 from numfuzz.reduce.passes.hints import flagged_element
 from numfuzz.reduce.shrinker import Candidates
 

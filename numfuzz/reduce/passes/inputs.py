@@ -7,11 +7,11 @@ import math
 import numpy as np
 
 from numfuzz.corpus.case import Case, stored_signature
+from numfuzz.corpus.size_order import smaller
 from numfuzz.program.ops import infer_specs
 from numfuzz.program.values import round_to
 from numfuzz.reduce.case_edit import keep_samples, map_inputs, reshape_inputs, select, stack_samples
 from numfuzz.reduce.ddmin import ddmin
-from numfuzz.reduce.order import smaller
 from numfuzz.reduce.passes.hints import flagged_element, worst_sample
 from numfuzz.reduce.shrinker import Candidates
 

@@ -8,9 +8,9 @@ from typing import Generator
 import numpy as np
 
 from numfuzz.corpus.case import Case
+from numfuzz.corpus.size_order import input_values, smaller, value_cost
 from numfuzz.program.values import round_significand
 from numfuzz.reduce.case_edit import map_inputs
-from numfuzz.reduce.order import input_values, smaller, value_cost
 from numfuzz.reduce.shrinker import Candidates
 
 

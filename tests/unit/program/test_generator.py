@@ -7,13 +7,14 @@ from numfuzz.judge.execute import evaluate
 from numfuzz.program.generator import GenConfig, case_seed, generate
 from numfuzz.program.ops import OPS, infer_specs
 from numfuzz.program.values import RECIPE_KINDS
+from numfuzz.run_spec import RunSpec
 from numfuzz.targets import resolve
 
 
 def test_same_seed_same_graph_and_inputs():
-    a, b = make_case(1234, "eager", 4), make_case(1234, "eager", 4)
+    a, b = make_case(1234, RunSpec("eager", samples=4)), make_case(1234, RunSpec("eager", samples=4))
     assert a.graph == b.graph and a.samples == b.samples and a.content_hash() == b.content_hash()
-    assert make_case(1235, "eager", 4).content_hash() != a.content_hash()
+    assert make_case(1235, RunSpec("eager", samples=4)).content_hash() != a.content_hash()
 
 
 def test_case_seeds_are_distinct_and_stable():
@@ -51,7 +52,7 @@ def test_dtypes_mix():
 def test_positive_domains_get_positive_inputs():
     checked = 0
     for seed in range(300):
-        case = make_case(seed, "eager", 2)
+        case = make_case(seed, RunSpec("eager", samples=2))
         for node in case.graph.nodes:
             if node.op in ("log", "sqrt", "rsqrt", "log1p") and node.args[0] < len(case.graph.inputs):
                 for sample in case.tensors():
@@ -64,7 +65,7 @@ def test_generated_programs_run_in_eager():
     eager = resolve("eager")
     reasons = Counter()
     for seed in range(150):
-        case = make_case(seed, "eager", 2)
+        case = make_case(seed, RunSpec("eager", samples=2))
         infer_specs(case.graph)
         outcome = evaluate(case.graph, case.tensors(), eager, "cpu")
         reasons[outcome.detail.split(" ")[0] if outcome.detail else outcome.verdict.value] += 1
@@ -77,7 +78,7 @@ def test_generated_programs_run_in_eager():
 def test_values_vary_in_magnitude():
     mags = []
     for seed in range(100):
-        case = make_case(seed, "eager", 1)
+        case = make_case(seed, RunSpec("eager", samples=1))
         for t in case.tensors()[0]:
             a = t.double().abs()
             mags.extend(a[a > 0].log10().tolist())

@@ -11,11 +11,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from numfuzz.corpus.case import Case
+from numfuzz.corpus.size_order import input_values, size_key, smaller, value_cost
 from numfuzz.program.ir import Graph, Node, TensorSpec
 from numfuzz.program.lowering import compile_source, lower
 from numfuzz.reduce.case_edit import all_values
 from numfuzz.reduce.ddmin import chunks, ddmin
-from numfuzz.reduce.order import input_values, size_key, smaller, value_cost
 from numfuzz.reduce.schedule import SCHEDULE
 from numfuzz.reduce.shrinker import Check, PassError, shrink
 from numfuzz.strategies import programs

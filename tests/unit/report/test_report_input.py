@@ -15,6 +15,7 @@ from numfuzz.judge.verdicts import Verdict
 from numfuzz.program.ir import Graph, Node, TensorSpec
 from numfuzz.report import build, plots
 from numfuzz.report.data import Sweep, SweepPoint
+from numfuzz.run_spec import RunSpec
 
 GRAPH = Graph((TensorSpec((2,), "fp16"),), (Node.make("tanh", [0]),), (1,))
 SEGFAULT_LOG = """\
@@ -34,7 +35,7 @@ Extension modules: numpy, torch
 
 def case(target: str, outcome: Outcome, value: float, **extra) -> Case:
     x = torch.tensor([0.5, value], dtype=torch.float16)
-    return Case.from_tensors(GRAPH, [[x]], target, result=outcome.to_json(), provenance={"imports": ["/plugins/gone.py"]}, extra=extra)
+    return Case.from_tensors(GRAPH, [[x]], RunSpec(target, imports=("/plugins/gone.py",)), result=outcome.to_json(), extra=extra)
 
 
 def accuracy_outcome() -> Outcome:

@@ -1,11 +1,38 @@
-"""The search toward the worst error, on plain functions standing in for a compiled graph."""
+"""The search toward the worst error, on one-op programs whose "compiled" function is a plain stand-in (no compiler)."""
 
 import math
 
 import numpy as np
 import torch
 
+from numfuzz.judge.compiled import CompiledProgram
+from numfuzz.program.ir import Graph, Node, TensorSpec
 from numfuzz.search.worst_inputs import KEEP, sample_score, search_budget, search_worst
+
+
+class StandIn:
+    """A target whose compile of the program is `fn`, whatever the program."""
+
+    name = "stand-in"
+
+    def __init__(self, fn):
+        self.fn = fn
+
+    def available(self):
+        return True, ""
+
+    def reset(self):
+        pass
+
+    def prepare(self, program_fn, device):
+        return lambda x: (self.fn(x),)
+
+    def final_trace(self, compiled):
+        return None
+
+
+def _program(op: str, target) -> CompiledProgram:
+    return CompiledProgram(Graph((TensorSpec((8,), "fp32"),), (Node.make(op, [0]),), (1,)), StandIn(target), "cpu")
 
 
 def _sin(x):
@@ -25,14 +52,14 @@ def _normal_samples(n: int = 16) -> list[list[torch.Tensor]]:
     return [[torch.randn(8, generator=gen)] for _ in range(n)]
 
 
-def _search(target, eager, budget: int, seed: int = 0):
-    return search_worst(lambda s: (target(*s),), eager, lambda x: torch.sin(x), _normal_samples(), ["fp32"], budget, np.random.Generator(np.random.PCG64(seed)))
+def _search(target, budget: int, seed: int = 0):
+    return search_worst(_program("sin", target), _normal_samples(), budget, np.random.Generator(np.random.PCG64(seed)))
 
 
 def test_random_samples_miss_the_needle_the_search_finds_it():
     samples = _normal_samples()
     assert all(sample_score(["fp32"], (torch.sin(s[0].double()),), (torch.sin(s[0]),), (_sin_flushing_tiny(s[0]),)) <= 1 for s in samples)
-    found = _search(_sin_flushing_tiny, _sin, 32)
+    found = _search(_sin_flushing_tiny, 32)
     assert found.samples and len(found.samples) <= KEEP and found.runs <= 32
     assert all(score > 1 for score in found.scores)
     assert all(bool((s[0].abs() < 2.0**-30).any()) for s in found.samples)
@@ -41,14 +68,12 @@ def test_random_samples_miss_the_needle_the_search_finds_it():
 
 def test_a_correct_target_gives_the_search_nothing():
     for seed in range(3):
-        found = _search(_sin, _sin, 32, seed)
+        found = _search(_sin, 32, seed)
         assert found.samples == [] and found.runs == 32
 
 
 def test_non_finite_where_eager_is_finite_ends_the_search():
-    found = search_worst(
-        lambda s: (_exp_overflowing_early(*s),), torch.exp, torch.exp, _normal_samples(), ["fp32"], 200, np.random.Generator(np.random.PCG64(1))
-    )
+    found = search_worst(_program("exp", _exp_overflowing_early), _normal_samples(), 200, np.random.Generator(np.random.PCG64(1)))
     assert found.scores and found.scores[0] == math.inf and found.runs < 200
 
 

@@ -5,14 +5,16 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from numfuzz.campaign.journal import Journal, campaign_identity
+from numfuzz.campaign.config import CampaignConfig
+from numfuzz.campaign.journal import Journal
+from numfuzz.campaign.merge import merge_corpora
 from numfuzz.corpus.make import make_case
-from numfuzz.corpus.merge import merge_corpora
+from numfuzz.corpus.size_order import size_key
 from numfuzz.corpus.store import save_case
 from numfuzz.judge.execute import Outcome
 from numfuzz.judge.verdicts import Verdict
 from numfuzz.program.generator import GenConfig
-from numfuzz.reduce.order import size_key
+from numfuzz.run_spec import RunSpec
 
 TARGET = "thunder:crash_nan"
 TANH = GenConfig(min_nodes=3, max_nodes=3, max_dim=4, ops=("tanh",))
@@ -21,7 +23,7 @@ SIGNATURE = {"target": TARGET, "symptom": "nonfinite", "ops": ["tanh"], "dtype":
 
 
 def finding(seed: int, config: GenConfig = TANH):
-    case = make_case(seed, TARGET, 2, config)
+    case = make_case(seed, RunSpec(TARGET, samples=2), config)
     case.result = Outcome(Verdict.NONFINITE, "planted").to_json()
     return case
 
@@ -39,7 +41,7 @@ def shard(root: Path, k: int, seeds: list[int], minimize_seed: int | None = None
         save_case(case, root / "findings")
     if minimize_seed is not None:
         save_case(minimized(cases[0], minimize_seed), root / "minimized")
-    journal = Journal.open(root, campaign_identity(7, (k, 2), [TARGET], 2, "cpu", TANH), [TARGET])
+    journal = Journal.open(root, CampaignConfig(targets=(TARGET,), graphs=len(seeds), seed=7, shard=(k, 2), samples=2, gen=TANH).identity(), [TARGET])
     for ordinal in range(len(seeds)):
         journal.stats.record(TARGET, Verdict.NONFINITE, ["tanh"], 2)
         journal.mark_done(ordinal, TARGET)

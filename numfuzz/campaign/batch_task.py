@@ -1,0 +1,61 @@
+"""Inside a worker: a batch message, run as one compile (`numfuzz.runner.batch`), answered with one reply per case."""
+
+from __future__ import annotations
+
+import linecache
+import time
+from typing import Any
+
+from numfuzz.campaign.process_metrics import cpu_seconds, rss_bytes
+from numfuzz.campaign.timed_target import TimedTarget
+from numfuzz.corpus.case import Case
+from numfuzz.corpus.make import make_case
+from numfuzz.judge.execute import Outcome
+from numfuzz.runner.batch import evaluate_batch
+
+
+def run_batch(worker: Any, msg: dict[str, Any]) -> dict[str, Any]:
+    """A worker's reply to a `batch` message: one `result` reply per case, as `run_case` gives alone.
+
+    `worker` is the worker's WorkerTasks (targets, settings, run_case).
+    """
+    target, items = msg["target"], msg["items"]
+    run = worker.settings.run_for(target)
+    start_cpu, start_wall = cpu_seconds(), time.perf_counter()
+    cases: list[Case | None] = []
+    for item in items:
+        try:
+            cases.append(make_case(item["seed"], run, worker.settings.programs))
+        except Exception:  # run alone, it reports numfuzz's own error as usual
+            cases.append(None)
+    generated = cpu_seconds()
+    timed = TimedTarget(worker.targets[target])
+    made = [k for k, case in enumerate(cases) if case is not None]
+    try:
+        judged, searched = evaluate_batch([cases[k] for k in made], timed, worker.device, run.search)
+    except Exception:  # numfuzz's own failure while batching: alone, each case reports it
+        judged, searched = [None] * len(made), {}
+    outcomes: dict[int, Outcome] = {k: outcome for k, outcome in zip(made, judged) if outcome is not None}
+    clean = max(len(outcomes), 1)
+    shared_cpu, shared_wall = cpu_seconds() - generated, time.perf_counter() - start_wall
+    target_cpu = timed.compile_cpu + timed.run_cpu
+    replies, recycle = [], False
+    for k, item in enumerate(items):
+        if k not in outcomes:
+            with_found = searched.get(made.index(k)) if k in made else None  # the case with what its search found
+            reply = worker.run_case({"index": item["index"], "seed": item["seed"], "target": target}, made=with_found)
+            recycle = recycle or reply.pop("recycle", False)
+            replies.append(reply)
+            continue
+        case = cases[k]
+        replies.append({
+            "kind": "result", "index": item["index"], "target": target, "outcome": outcomes[k].to_json(), "batched": len(judged),
+            "ops": sorted({node.op for node in case.graph.nodes}), "samples": len(case.samples), "wall": shared_wall / clean,
+            "cpu": {
+                "generate": (generated - start_cpu) / len(items), "target_compile": timed.compile_cpu / clean,
+                "target_run": timed.run_cpu / clean, "eval": max(shared_cpu - target_cpu, 0.0) / clean, "housekeeping": 0.0,
+            },
+        })  # fmt: skip
+    linecache.clearcache()
+    rss = rss_bytes()
+    return {"kind": "batch", "target": target, "replies": replies, "rss": rss, "recycle": recycle or worker.recycle.should_leave(rss)}

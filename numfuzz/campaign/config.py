@@ -1,0 +1,128 @@
+"""A campaign's one typed configuration, and the settings its workers get, both immutable and torch-free.
+
+The campaign's run specifications (one per target: device, samples, search, imports) are made
+here once; a worker receives them whole, so `--samples` goes from the command line to the case
+in one typed value. The journal's identity is derived from this configuration, in the form
+earlier versions wrote, so that a campaign they began still resumes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+
+from numfuzz.campaign.defaults import (
+    DEFAULT_CASE_TIMEOUT_S,
+    DEFAULT_MINIMIZE_TAIL_S,
+    DEFAULT_MINIMIZE_TIMEOUT_S,
+    FIRST_CASE_GRACE_S,
+    RECYCLE_GROWTH,
+)
+from numfuzz.program.space import GenConfig
+from numfuzz.run_spec import DEFAULT_SAMPLES, RunSpec
+
+STATS_INTERVAL_S = 2.0  # journal, stats file and coverage; a killed run redoes at most this much
+
+
+def absolute_imports(imports: tuple[str, ...] | list[str]) -> tuple[str, ...]:
+    """--import files as absolute paths (workers and repro scripts import them from elsewhere); module names as given."""
+    return tuple(str(Path(s).resolve()) if s.endswith(".py") or Path(s).exists() else s for s in imports)
+
+
+@dataclass(frozen=True)
+class WorkerSettings:
+    """What a worker process is started with: plain, typed data, unpickled before torch is imported."""
+
+    runs: tuple[RunSpec, ...]  # one per target the worker serves
+    programs: GenConfig = field(default_factory=GenConfig)
+    case_timeout: float = DEFAULT_CASE_TIMEOUT_S
+    memory_limit: int | None = None  # bytes; an allocation past it fails inside the target (an OOM finding)
+    recycle_bytes: int | None = None  # leave after a reply once RSS passes this
+    recycle_growth: int | None = None  # ... or once it grew this much past its warm level
+    threads: int | None = None  # torch's intra-op threads
+    log_path: str = ""  # set for each worker by its pool
+
+    @property
+    def device(self) -> str:
+        return self.runs[0].device or "cpu"
+
+    @property
+    def imports(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(spec for run in self.runs for spec in run.imports))
+
+    def run_for(self, target: str) -> RunSpec:
+        return next(run for run in self.runs if run.target == target)
+
+    def with_changes(self, **changes: object) -> WorkerSettings:
+        return replace(self, **changes)
+
+
+@dataclass(frozen=True)
+class CampaignConfig:
+    targets: tuple[str, ...]  # target specs (or Target objects, taken by name)
+    graphs: int | None = None  # stop when this shard has this many graphs done, over all runs ...
+    seconds: float | None = None  # ... or after this much wall time in this run
+    seed: int = 0
+    corpus: Path | None = None
+    samples: int = DEFAULT_SAMPLES
+    search: float = 0.0  # the input search's share of the samples (the CLI's default is DEFAULT_SEARCH)
+    device: str = "cpu"
+    gen: GenConfig = field(default_factory=GenConfig)  # the program space
+    workers: int = 1  # with `ray`: at most this many (0: one per CPU of the cluster, or per GPU on CUDA)
+    ray: str | None = None  # a Ray cluster's address ("local": start one here); its actors host the workers
+    shard: tuple[int, int] = (0, 1)
+    case_timeout: float = DEFAULT_CASE_TIMEOUT_S
+    first_case_grace: float = FIRST_CASE_GRACE_S
+    memory_limit: int | None = None  # bytes per worker; None: an even share of 80% of RAM; 0: none
+    recycle_growth: int | None = RECYCLE_GROWTH  # replace a worker whose RSS grew this much past its warm level (0: after every case)
+    imports: tuple[str, ...] = ()  # --import modules and files, imported in every worker
+    minimize: bool = True
+    minimize_timeout: float = DEFAULT_MINIMIZE_TIMEOUT_S
+    known_files: tuple[str, ...] = ()  # known-issues files besides the shipped one
+    minimize_tail: float = DEFAULT_MINIMIZE_TAIL_S  # after the last case; the rest waits for the next run
+    batch: int | None = None  # cases compiled together; None: each target's own default
+    progress: bool = True
+    stats_interval: float = STATS_INTERVAL_S
+
+    def __post_init__(self) -> None:
+        if self.graphs is None and self.seconds is None:
+            raise ValueError("a campaign needs a budget: graphs or seconds")
+        set_ = lambda name, value: object.__setattr__(self, name, value)
+        set_("targets", tuple(t if isinstance(t, str) else t.name for t in self.targets))
+        set_("imports", absolute_imports(self.imports))
+        set_("known_files", tuple(str(f) for f in self.known_files))
+        set_("shard", tuple(self.shard))
+        self.runs()  # a bad sample count or search share fails here, not in a worker
+
+    def runs(self) -> tuple[RunSpec, ...]:
+        """The run specification of each target's cases."""
+        return tuple(RunSpec(t, self.device, self.samples, self.search, self.imports) for t in self.targets)
+
+    def run_for(self, target: str) -> RunSpec:
+        return RunSpec(target, self.device, self.samples, self.search, self.imports)
+
+    def identity(self) -> dict:
+        """What makes two runs the same campaign, so that one may resume the other (the journal's name hashes it)."""
+        gen = {f.name: list(v) if isinstance(v := getattr(self.gen, f.name), tuple) else v for f in fields(self.gen)}
+        # search and the seam widths were generator settings when journals were first written
+        gen.update(device="cuda" if self.device.startswith("cuda") else "cpu", search=self.search)
+        return {
+            "seed": self.seed,
+            "shard": f"{self.shard[0]}/{self.shard[1]}",
+            "targets": sorted(self.targets),
+            "samples": self.samples,
+            "device": self.device,
+            "gen": gen,
+        }
+
+    def worker_settings(self, memory_limit: int | None, threads: int) -> WorkerSettings:
+        """The settings every worker of this campaign starts with; `memory_limit` is each worker's share."""
+        return WorkerSettings(
+            runs=self.runs(),
+            programs=self.gen,
+            case_timeout=self.case_timeout,
+            memory_limit=memory_limit,
+            recycle_bytes=int(0.75 * memory_limit) if memory_limit else None,  # leave before the watchdog must kill
+            recycle_growth=self.recycle_growth,
+            threads=threads,
+        )

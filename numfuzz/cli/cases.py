@@ -1,0 +1,79 @@
+"""A case from the command line: loaded or one line, under the run specification it gets here, isolated when it kills processes."""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Iterator
+
+from numfuzz.cli.failure import fail
+from numfuzz.cli.setup import import_user_code, resolve_target
+
+
+def recorded_imports(case: Any, imports: tuple[str, ...]) -> list[str]:
+    """The case's recorded --import list plus these, files made absolute so that a repro finds them."""
+    from numfuzz.campaign.config import absolute_imports
+
+    return list(dict.fromkeys([*case.run.imports, *absolute_imports(imports)]))
+
+
+@contextmanager
+def isolated_runner(case: Any, target: str, device: str, imports: list[str], isolated: bool, spare: bool = False) -> Iterator[Any]:
+    """An IsolatedRunner when asked for or when the case's finding killed its process, else None.
+
+    `spare`: keep a second worker started, for many cases that may each kill one (minimising)."""
+    from numfuzz.corpus.case import recorded_outcome
+
+    if not (isolated or recorded_outcome(case).verdict.kills_process):
+        yield None
+        return
+    from numfuzz.campaign.isolation import IsolatedRunner, IsolationError
+    from numfuzz.campaign.pool import WorkerStartError
+    from numfuzz.campaign.worker import serve
+
+    with IsolatedRunner(target, device, imports, entry=serve, spare=spare) as runner:
+        try:
+            yield runner
+        except (WorkerStartError, IsolationError) as exc:
+            fail(f"isolated worker: {exc}")
+
+
+def load_case_or_fail(path: Path):
+    from numfuzz.corpus.case import CaseError
+    from numfuzz.corpus.store import load_case
+
+    try:
+        case = load_case(path)
+        case.tensors()
+    except CaseError as exc:
+        fail(str(exc))
+    return case
+
+
+def case_target(spec: str, case):
+    recorded = case.run.imports
+    hint = f" (the case was found with {' '.join('--import ' + str(r) for r in recorded)})" if recorded else ""
+    return resolve_target(spec, hint)
+
+
+def run_device(device: str | None, case) -> str:
+    """--device, else the device the case's run specification names, else this machine's default; one line if it is absent here."""
+    from numfuzz.environment import default_device
+
+    chosen = device or case.run.device or default_device()
+    if chosen.startswith("cuda"):
+        import torch
+
+        if not torch.cuda.is_available():
+            fail(f"the case runs on {chosen}, and this machine has no CUDA device; --device cpu runs it here")
+    return chosen
+
+
+def prepare_case(case_path: Path, target_spec: str | None, device: str | None, imports: tuple[str, ...]):
+    """The case under the run specification it gets here (--target, --device and --import applied), its target and device."""
+    case = load_case_or_fail(case_path)
+    for spec in imports:
+        import_user_code(spec)
+    target = case_target(target_spec or case.target, case)
+    run = case.run.with_changes(target=target.name, device=run_device(device, case), imports=tuple(recorded_imports(case, imports)))
+    return case.with_run(run), target, run.device

@@ -1,0 +1,35 @@
+"""The click options and arguments that several commands share."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+device_option = click.option("--device", default=None, help="Where targets run (default: cuda when present, else cpu).")
+
+
+import_option = click.option(
+    "--import", "imports", multiple=True, metavar="MODULE_OR_FILE", help="Import user code first (may register targets or Thunder executors)."
+)
+
+
+isolated_option = click.option(
+    "--isolated", is_flag=True, help="Run the target in a separate worker process (automatic for findings that killed theirs: segfault, abort, timeout, oom)."
+)
+
+
+case_argument = click.argument("case_path", metavar="CASE", type=click.Path(path_type=Path))
+
+
+target_option = click.option("--target", "target_spec", default=None, help="Override the case's target.")
+
+
+known_option = click.option(
+    "--known",
+    "known_files",
+    multiple=True,
+    type=click.Path(path_type=Path),
+    metavar="FILE",
+    help="A known-issues file (TOML, as numfuzz/data/known_issues.toml) whose matches are marked known, not new.",
+)

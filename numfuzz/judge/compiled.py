@@ -1,0 +1,85 @@
+"""One compiled program: a graph lowered once (eager and its float64 reference) and compiled once by a target.
+
+Everything that runs a graph on a target goes through this object: the judge, the input
+search, the cause sweeps, batches and the report's sweep plots. It is built once per case and
+target; the target compiles on its first call, and every later call reuses that compile.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Callable
+
+import numpy as np
+import torch
+
+from numfuzz.program.ir import Graph
+from numfuzz.program.lowering import compile_source, lower
+from numfuzz.program.ops import infer_specs
+from numfuzz.targets import Target
+
+Sample = list[torch.Tensor]
+
+
+def as_tuple(result: object) -> tuple:
+    return tuple(result) if isinstance(result, (tuple, list)) else (result,)
+
+
+def flat64(tensors: list[torch.Tensor]) -> np.ndarray:
+    """Tensors as one flat float64 array, in order."""
+    return np.concatenate([t.detach().to("cpu", torch.float64).reshape(-1).numpy() for t in tensors])
+
+
+class CompiledProgram:
+    """`graph` as eager runs it, as float64 runs it, and as `target` compiles it on `device`.
+
+    Raises GraphError at construction for an ill-typed graph.
+    """
+
+    def __init__(self, graph: Graph, target: Target, device: str):
+        self.graph, self.target, self.device = graph, target, device
+        self.specs = infer_specs(graph)
+        self.out_specs = [self.specs[o] for o in graph.outputs]
+        self.out_dtypes = [s.dtype for s in self.out_specs]
+        self.fn = compile_source(lower(graph))
+        self.reference_fn = compile_source(lower(graph, reference=True))
+        self._compiled: Callable | None = None
+        self.compile_s = 0.0  # the first target call, which compiles
+        self.run_s = 0.0  # every later target call
+
+    def on_device(self, sample: Sample) -> Sample:
+        return [x.to(self.device) for x in sample]
+
+    def eager(self, sample: Sample) -> tuple:
+        """Eager's outputs on a sample already on the device."""
+        with torch.no_grad():
+            return as_tuple(self.fn(*sample))
+
+    def reference(self, sample: Sample) -> tuple:
+        """The float64 reference's outputs (on the CPU) for a sample anywhere."""
+        with torch.no_grad():
+            return as_tuple(self.reference_fn(*[x.to("cpu", torch.float64) for x in sample]))
+
+    def prepare(self) -> None:
+        """Compile now (the target's `prepare`); raises what the target raises."""
+        if self._compiled is None:
+            self.target.reset()
+            self._compiled = self.target.prepare(self.fn, self.device)
+
+    def run(self, sample: Sample) -> tuple:
+        """The target's outputs on a sample already on the device; raises what the target raises."""
+        self.prepare()
+        start = time.perf_counter()
+        try:
+            with torch.no_grad():
+                return as_tuple(self._compiled(*sample))
+        finally:
+            elapsed = time.perf_counter() - start
+            if self.compile_s == 0.0:
+                self.compile_s = elapsed
+            else:
+                self.run_s += elapsed
+
+    def trace(self) -> str | None:
+        """The target's final trace of what it ran, where it has one."""
+        return self.target.final_trace(self._compiled) if self._compiled is not None else None

@@ -1,0 +1,30 @@
+"""The program space a generator draws from: sizes, ops, dtype mixing, seams. Torch-free, so it travels to workers as plain data."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from numfuzz.program.ops import OPS
+
+
+@dataclass(frozen=True)
+class GenConfig:
+    min_nodes: int = 1
+    max_nodes: int = 8
+    max_rank: int = 4
+    max_dim: int = 8
+    mix_dtypes: float = 0.15  # chance that a new input takes another dtype than its partner
+    ops: tuple[str, ...] = field(default_factory=lambda: tuple(OPS))
+    # Chance that a graph seeks a seam (numfuzz.program.seams): its first input's last dim straddles
+    # a vector width or block size (past max_dim), a reduction may consume a pointwise op it can
+    # recompute, and every fourth sample repeats its first row at the end and its heads in its tails.
+    seams: float = 0.0
+
+    def __post_init__(self) -> None:
+        if not 1 <= self.min_nodes <= self.max_nodes:
+            raise ValueError("need 1 <= min_nodes <= max_nodes")
+        if not 0.0 <= self.seams <= 1.0:
+            raise ValueError("seams is a chance, between 0 and 1")
+        unknown = set(self.ops) - set(OPS)
+        if unknown:
+            raise ValueError(f"unknown ops: {', '.join(sorted(unknown))}")

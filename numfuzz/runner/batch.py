@@ -1,0 +1,122 @@
+"""Several generated cases compiled as one program, for targets whose compiles cost less together.
+
+One compile of K independent graphs costs Inductor fewer seconds per graph than K compiles: its
+fixed cost per compile is shared. The batch is the graphs side by side as one graph (each on its
+own inputs, every output in one tuple), compiled once. Each case is then judged by the usual rule
+(`judge_given`) on what the batch computed for it, so the oracle is exactly the one a case alone
+gets. Only a clean verdict (equal or more_accurate) is taken
+from a batch: any other verdict, and every case of a batch that fails to compile or run, is run
+again alone, so that a finding reproduces on its own and no verdict depends on batching. A batch
+that kills its worker (segfault, hang) comes back to the campaign, which runs its cases alone.
+The input search (`numfuzz.search`) of the cases the batch judged clean runs on the batch's
+compile, one run of the batch a round for all of them; a case where it finds a difference is
+judged alone, with the samples it found.
+"""
+
+from __future__ import annotations
+
+import time
+
+import torch
+
+from numfuzz.corpus.case import Case
+from numfuzz.judge.compiled import CompiledProgram
+from numfuzz.judge.execute import CLEAN, Outcome, judge_given
+from numfuzz.program.graph_edit import side_by_side
+from numfuzz.runner.case_runner import search_rng, with_searched
+from numfuzz.search.phase import with_found
+from numfuzz.search.worst_inputs import Found, GraphSearch, search_budget, search_together
+from numfuzz.targets import Target
+
+Sample = list[torch.Tensor]
+
+
+def _member(case: Case, target: Target, device: str) -> CompiledProgram | None:
+    """The case's own program (for eager and float64) when it is well typed and eager runs on every sample; else it runs alone."""
+    try:
+        program = CompiledProgram(case.graph, target, device)
+        for sample in case.tensors():
+            program.eager(program.on_device(sample))
+    except Exception:
+        return None
+    return program
+
+
+class _Batch:
+    """The members side by side as one compiled program, and how its outputs split back into each member's."""
+
+    def __init__(self, members: list[CompiledProgram], target: Target, device: str):
+        self.program = CompiledProgram(side_by_side([m.graph for m in members]), target, device)
+        self.bounds, at = [], 0
+        for member in members:
+            self.bounds.append((at, at + len(member.graph.outputs)))
+            at += len(member.graph.outputs)
+
+    def run(self, inputs: list[Sample]) -> list[tuple]:
+        """One run on one sample per member; each member's outputs."""
+        got = self.program.run([x for sample in inputs for x in sample])
+        return [got[lo:hi] for lo, hi in self.bounds]
+
+
+def _search_clean(
+    batch: _Batch, members: list[CompiledProgram], cases: list[Case], samples: list[list[Sample]], clean: list[int], share: float
+) -> dict[int, Found]:
+    """The input search of every clean member at once, one batch run a round; member -> what its search found."""
+    searches = [GraphSearch(members[m], samples[m], search_budget(share, len(samples[m])), search_rng(cases[m])) for m in clean]
+
+    def run_all(new: list[Sample]) -> list[tuple]:
+        chosen = dict(zip(clean, new))
+        split = batch.run([chosen.get(m, own[0]) for m, own in enumerate(samples)])
+        return [split[m] for m in clean]
+
+    found = search_together(run_all, searches)
+    return {m: f for m, f in zip(clean, found) if f.samples}
+
+
+def evaluate_batch(cases: list[Case], target: Target, device: str, search: float = 0.0) -> tuple[list[Outcome | None], dict[int, Case]]:
+    """Per case: its outcome when the batch judged it clean, None when it must run alone.
+
+    With `search` on, each case's input search runs on the batch's compile; a case where it finds
+    a difference comes back in the dict, with the samples it found, to be judged alone.
+    """
+    programs = [_member(case, target, device) if len(case.samples) == len(cases[0].samples) else None for case in cases]
+    batched = [k for k, program in enumerate(programs) if program is not None]
+    outcomes: list[Outcome | None] = [None] * len(cases)
+    alone: dict[int, Case] = {}
+    if len(batched) < 2:
+        return outcomes, alone
+    members = [programs[k] for k in batched]
+    member_cases = [cases[k] for k in batched]
+    samples = [[m.on_device(sample) for sample in case.tensors()] for m, case in zip(members, member_cases)]
+    results: list[list[tuple]] = [[] for _ in members]
+    started = time.perf_counter()
+    try:
+        batch = _Batch(members, target, device)
+        for i in list(range(len(samples[0]))) + [0]:  # the first sample twice, as `judge` checks determinism
+            for m, got in enumerate(batch.run([own[i] for own in samples])):
+                results[m].append(got)
+    except Exception:  # a compile or run failure: each case alone shows whose it is
+        return outcomes, alone
+    compile_s = batch.program.compile_s
+    run_s = time.perf_counter() - started - compile_s
+    clean: dict[int, Outcome] = {}
+    for m, member in enumerate(members):
+        outcome = judge_given(member, member_cases[m].tensors(), results[m][:-1], results[m][-1])
+        if outcome.verdict in CLEAN:
+            outcome.compile_s, outcome.run_s = compile_s / len(members), run_s / len(members)
+            clean[m] = outcome
+    found: dict[int, Found] = {}
+    if search and clean:
+        try:
+            found = _search_clean(batch, members, member_cases, samples, sorted(clean), search)
+        except Exception:  # numfuzz's own failure while searching: the batch's verdicts stand
+            found = {}
+    for m, outcome in clean.items():
+        k = batched[m]
+        if m in found:  # judged again with what the search found, by the usual rule
+            again = with_found(members[m], outcome, found[m])
+            if again.verdict not in CLEAN:
+                alone[k] = with_searched(member_cases[m], again)
+                continue
+        outcomes[k] = outcome
+    return outcomes, alone
