@@ -11,8 +11,9 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
+import gated_target
 import pytest
-from helpers import PLANTED_CRASHES, ROOT
+from helpers import GATED_TARGET, PLANTED_CRASHES, ROOT
 
 from numfuzz.campaign.defaults import DEFAULT_SEAMS, DEFAULT_SEARCH
 from numfuzz.campaign.journal import Journal, JournalError, campaign_identity, parse_shard, shard_index
@@ -23,11 +24,12 @@ from numfuzz.program.generator import GenConfig, case_seed
 
 TANH_ONLY = GenConfig(max_nodes=3, max_dim=4, ops=("tanh",))
 NAN = "thunder:crash_nan"  # every case is a finding: nothing can hide a lost one
+GATED = "gated"  # the same without Thunder, and each worker waits at a gate after a few cases: a kill falls mid-case
 
 
-def expected_names(seed: int, indices: list[int], samples: int, config: GenConfig = TANH_ONLY) -> set[str]:
+def expected_names(seed: int, indices: list[int], samples: int, config: GenConfig = TANH_ONLY, target: str = NAN) -> set[str]:
     """File names of the findings these case indices must produce (content hashes)."""
-    return {make_case(case_seed(seed, i), NAN, samples, config).content_hash()[:16] + ".json" for i in indices}
+    return {make_case(case_seed(seed, i), target, samples, config).content_hash()[:16] + ".json" for i in indices}
 
 
 def every_file_parses(corpus: Path) -> None:
@@ -92,20 +94,20 @@ def test_shards_share_a_corpus_without_overlap(tmp_path):
     assert "shard0of2" in first.directory.name and "shard1of2" in second.directory.name
 
 
-@pytest.mark.thunder
-def test_sigkill_mid_campaign_then_resume_loses_nothing(tmp_path):
-    corpus, graphs, samples = tmp_path / "corpus", 200, 4
+def test_sigkill_mid_campaign_then_resume_loses_nothing(tmp_path, monkeypatch):
+    corpus, graphs, samples = tmp_path / "corpus", 40, 4  # more than two workers do before the gate (2 x FREE)
+    gate = tmp_path / "gate"
+    gate.mkdir()
+    monkeypatch.setenv(gated_target.GATE, str(gate))  # each worker waits there, mid-case, after FREE cases
     command = [
-        sys.executable, "-m", "numfuzz", "fuzz", "--import", PLANTED_CRASHES, "--target", NAN, "--ops", "tanh",
+        sys.executable, "-m", "numfuzz", "fuzz", "--import", GATED_TARGET, "--target", GATED, "--ops", "tanh",
         "--max-nodes", "3", "--max-dim", "4", "--samples", str(samples), "--graphs", str(graphs), "--seed", "5",
-        "--workers", "2", "--no-minimize", "--corpus", str(corpus),
+        "--workers", "2", "--no-minimize", "--case-timeout", "3600", "--corpus", str(corpus),
     ]  # fmt: skip
     findings = corpus / "findings"
     victim = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=ROOT)
-    deadline = time.monotonic() + 240
-    while time.monotonic() < deadline and _journal(corpus).get("graphs_done", 0) < 3:  # kill a resumable run
-        time.sleep(0.05)
-        assert victim.poll() is None, "the campaign ended before it could be killed"
+    _wait_until(lambda: _journal(corpus).get("graphs_done", 0) >= 3, victim, "the campaign made no progress")  # a resumable run
+    _wait_until(lambda: len(gated_target.waiting(gate)) == 2, victim, "the workers never reached the gate")
     children = _children(victim.pid)
     kinds = sorted("tracker" if b"resource_tracker" in _cmdline(pid) else "worker" if b"spawn_main" in _cmdline(pid) else "?" for pid in children)
     assert kinds == ["tracker", "worker", "worker"], children  # the two workers and multiprocessing's resource tracker
@@ -113,17 +115,20 @@ def test_sigkill_mid_campaign_then_resume_loses_nothing(tmp_path):
     victim.wait()
     killed_at = len(iter_cases(findings))
     journal_at_kill = _journal(corpus)
-    assert 3 <= journal_at_kill["graphs_done"] <= killed_at < graphs  # the journal never runs ahead of the files
+    assert 3 <= journal_at_kill["graphs_done"] <= killed_at <= 2 * gated_target.FREE  # the journal never runs ahead of the files
     every_file_parses(corpus)
-    time.sleep(3)  # workers notice that their parent is gone
+    deadline = time.monotonic() + 60  # the workers, held at the gate, die with their parent
+    while [pid for pid in children if _alive(pid)] and time.monotonic() < deadline:
+        time.sleep(0.05)
     assert [pid for pid in children if _alive(pid)] == []
 
+    gated_target.open_gate(gate)
     resumed = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, timeout=300)
     assert resumed.returncode == 0, resumed.stderr[-2000:]
     assert f"this run: {graphs - journal_at_kill['graphs_done']} graphs" in resumed.stdout  # resumed, not restarted
     every_file_parses(corpus)
     as_the_cli_draws = replace(TANH_ONLY, seams=DEFAULT_SEAMS, search=DEFAULT_SEARCH)
-    assert {p.name for p in iter_cases(findings)} == expected_names(5, list(range(graphs)), samples, as_the_cli_draws)
+    assert {p.name for p in iter_cases(findings)} == expected_names(5, list(range(graphs)), samples, as_the_cli_draws, GATED)
     (state_file,) = corpus.glob("campaign/*/state.json")
     state = json.loads(state_file.read_text())
     assert state["frontier"] == graphs and state["runs"] == 2
@@ -134,6 +139,15 @@ def test_sigkill_mid_campaign_then_resume_loses_nothing(tmp_path):
     third = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert third.returncode == 0 and "this run: 0 graphs" in third.stdout
     assert len(iter_cases(findings)) == graphs
+
+
+def _wait_until(done, proc: subprocess.Popen, what: str, limit_s: float = 240) -> None:
+    """Waits for what the gate guarantees; the limit only bounds a failing test."""
+    deadline = time.monotonic() + limit_s
+    while not done():
+        assert time.monotonic() < deadline, what
+        assert proc.poll() is None, "the campaign ended before it could be killed"
+        time.sleep(0.05)
 
 
 def _journal(corpus: Path) -> dict:
