@@ -1,4 +1,7 @@
-"""The float64 reference honours explicit casts: they round, then evaluation goes on in float64."""
+"""The float64 reference honours explicit casts: they round, then evaluation goes on in float64.
+
+That a target eliding such casts is judged less accurate needs a compiler: integration/test_planted.py.
+"""
 
 import torch
 
