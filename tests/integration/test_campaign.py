@@ -11,8 +11,9 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
+import gated_target
 import pytest
-from helpers import PLANTED_CRASHES, ROOT
+from helpers import GATED_TARGET, PLANTED_CRASHES, ROOT
 
 from numfuzz.campaign.defaults import DEFAULT_SEAMS
 from numfuzz.campaign.journal import Journal, JournalError, parse_shard, shard_index
@@ -22,15 +23,14 @@ from numfuzz.corpus.store import iter_cases, load_case
 from numfuzz.program.generator import GenConfig, case_seed
 from numfuzz.run_spec import RunSpec
 
-pytestmark = pytest.mark.thunder  # the planted bugs are Thunder executors
-
 TANH_ONLY = GenConfig(max_nodes=3, max_dim=4, ops=("tanh",))
 NAN = "thunder:crash_nan"  # every case is a finding: nothing can hide a lost one
+GATED = "gated"  # the same without Thunder, and each worker waits at a gate after a few cases: a kill falls mid-case
 
 
-def expected_names(seed: int, indices: list[int], samples: int, config: GenConfig = TANH_ONLY) -> set[str]:
+def expected_names(seed: int, indices: list[int], samples: int, config: GenConfig = TANH_ONLY, target: str = NAN) -> set[str]:
     """File names of the findings these case indices must produce (content hashes)."""
-    return {make_case(case_seed(seed, i), RunSpec(NAN, samples=samples), config).content_hash()[:16] + ".json" for i in indices}
+    return {make_case(case_seed(seed, i), RunSpec(target, samples=samples), config).content_hash()[:16] + ".json" for i in indices}
 
 
 def every_file_parses(corpus: Path) -> None:
@@ -84,6 +84,7 @@ def _shard_config(corpus: Path, shard: tuple[int, int], graphs: int) -> Campaign
     )  # fmt: skip
 
 
+@pytest.mark.thunder  # the planted crashes are Thunder executors
 def test_shards_share_a_corpus_without_overlap(tmp_path):
     first = run_campaign(_shard_config(tmp_path, (0, 2), 3))
     second = run_campaign(_shard_config(tmp_path, (1, 2), 3))
@@ -94,36 +95,41 @@ def test_shards_share_a_corpus_without_overlap(tmp_path):
     assert "shard0of2" in first.directory.name and "shard1of2" in second.directory.name
 
 
-def test_sigkill_mid_campaign_then_resume_loses_nothing(tmp_path):
-    corpus, graphs, samples = tmp_path / "corpus", 200, 4
+def test_sigkill_mid_campaign_then_resume_loses_nothing(tmp_path, monkeypatch):
+    corpus, graphs, samples = tmp_path / "corpus", 40, 4  # more than two workers do before the gate (2 x FREE)
+    gate = tmp_path / "gate"
+    gate.mkdir()
+    monkeypatch.setenv(gated_target.GATE, str(gate))  # each worker waits there, mid-case, after FREE cases
     command = [
-        sys.executable, "-m", "numfuzz", "fuzz", "--import", PLANTED_CRASHES, "--target", NAN, "--ops", "tanh",
+        sys.executable, "-m", "numfuzz", "fuzz", "--import", GATED_TARGET, "--target", GATED, "--ops", "tanh",
         "--max-nodes", "3", "--max-dim", "4", "--samples", str(samples), "--graphs", str(graphs), "--seed", "5",
-        "--workers", "2", "--no-minimize", "--corpus", str(corpus),
+        "--workers", "2", "--no-minimize", "--case-timeout", "3600", "--corpus", str(corpus),
     ]  # fmt: skip
     findings = corpus / "findings"
     victim = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=ROOT)
-    deadline = time.monotonic() + 240
-    while time.monotonic() < deadline and _journal(corpus).get("graphs_done", 0) < 3:  # kill a resumable run
-        time.sleep(0.05)
-        assert victim.poll() is None, "the campaign ended before it could be killed"
+    _wait_until(lambda: _journal(corpus).get("graphs_done", 0) >= 3, victim, "the campaign made no progress")  # a resumable run
+    _wait_until(lambda: len(gated_target.waiting(gate)) == 2, victim, "the workers never reached the gate")
     children = _children(victim.pid)
-    assert len(children) >= 2  # the workers (and multiprocessing's resource tracker)
+    kinds = sorted("tracker" if b"resource_tracker" in _cmdline(pid) else "worker" if b"spawn_main" in _cmdline(pid) else "?" for pid in children)
+    assert kinds == ["tracker", "worker", "worker"], children  # the two workers and multiprocessing's resource tracker
     os.kill(victim.pid, signal.SIGKILL)
     victim.wait()
     killed_at = len(iter_cases(findings))
     journal_at_kill = _journal(corpus)
-    assert 3 <= journal_at_kill["graphs_done"] <= killed_at < graphs  # the journal never runs ahead of the files
+    assert 3 <= journal_at_kill["graphs_done"] <= killed_at <= 2 * gated_target.FREE  # the journal never runs ahead of the files
     every_file_parses(corpus)
-    time.sleep(3)  # workers notice that their parent is gone
+    deadline = time.monotonic() + 60  # the workers, held at the gate, die with their parent
+    while [pid for pid in children if _alive(pid)] and time.monotonic() < deadline:
+        time.sleep(0.05)
     assert [pid for pid in children if _alive(pid)] == []
 
+    gated_target.open_gate(gate)
     resumed = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, timeout=300)
     assert resumed.returncode == 0, resumed.stderr[-2000:]
     assert f"this run: {graphs - journal_at_kill['graphs_done']} graphs" in resumed.stdout  # resumed, not restarted
     every_file_parses(corpus)
     as_the_cli_draws = replace(TANH_ONLY, seams=DEFAULT_SEAMS)  # the search adds nothing to a nonfinite finding
-    assert {p.name for p in iter_cases(findings)} == expected_names(5, list(range(graphs)), samples, as_the_cli_draws)
+    assert {p.name for p in iter_cases(findings)} == expected_names(5, list(range(graphs)), samples, as_the_cli_draws, GATED)
     (state_file,) = corpus.glob("campaign/*/state.json")
     state = json.loads(state_file.read_text())
     assert state["frontier"] == graphs and state["runs"] == 2
@@ -134,6 +140,15 @@ def test_sigkill_mid_campaign_then_resume_loses_nothing(tmp_path):
     third = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert third.returncode == 0 and "this run: 0 graphs" in third.stdout
     assert len(iter_cases(findings)) == graphs
+
+
+def _wait_until(done, proc: subprocess.Popen, what: str, limit_s: float = 240) -> None:
+    """Waits for what the gate guarantees; the limit only bounds a failing test."""
+    deadline = time.monotonic() + limit_s
+    while not done():
+        assert time.monotonic() < deadline, what
+        assert proc.poll() is None, "the campaign ended before it could be killed"
+        time.sleep(0.05)
 
 
 def _journal(corpus: Path) -> dict:
@@ -150,6 +165,13 @@ def _children(pid: int) -> list[int]:
         except (OSError, ValueError, IndexError):
             continue
     return found
+
+
+def _cmdline(pid: int) -> bytes:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return b""
 
 
 def _alive(pid: int) -> bool:
@@ -174,14 +196,19 @@ def test_fuzz_rejects_bad_input_in_one_line(cli, args, message):
     assert message in result.output and "Traceback" not in result.output
 
 
+@pytest.mark.thunder
 def test_new_findings_are_minimised_once_per_key(tmp_path):
     config = replace(_shard_config(tmp_path, (0, 1), 4), minimize=True)
     summary = run_campaign(config)
     state = json.loads((summary.directory / "state.json").read_text())
     keys = state["minimize_keys"]
-    assert len(summary.findings) == 4 and 1 <= len(keys) <= 4 and state["minimize_queue"] == []
-    assert summary.stats.minimized + summary.stats.minimize_failed == len(keys)
-    assert len(summary.minimized) == summary.stats.minimized >= 1
+    # Seed 3's four findings are a NaN tanh in bf16 or in fp32: two groups, each minimised once.
+    assert len(summary.findings) == 4 and state["minimize_queue"] == []
+    assert len(keys) == 2 and sorted(json.loads(key)[-1] for key in keys) == ["bf16", "fp32"], keys
+    assert (summary.stats.minimized, summary.stats.minimize_failed) == (2, 0)
+    assert len(summary.minimized) == 2
+    notes = json.loads((tmp_path / "minimize_notes.json").read_text())
+    assert len(notes) == 2 and all("is minimised from another finding" in why for why in notes.values())  # the other two
     for path in summary.minimized:
         small = load_case(path)
         assert small.target == NAN and len(small.graph.nodes) == 1  # one tanh is all it takes

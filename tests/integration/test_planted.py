@@ -3,7 +3,13 @@
 import json
 
 import pytest
+import torch
 from helpers import read_json
+
+from numfuzz.judge.execute import evaluate
+from numfuzz.judge.verdicts import Verdict
+from numfuzz.program.ir import Graph, Node, TensorSpec
+from numfuzz.targets import resolve
 
 pytestmark = pytest.mark.thunder  # the planted bugs are Thunder executors
 
@@ -24,3 +30,12 @@ def test_fuzz_finds_planted_bug(cli, planted_bugs, tmp_path, executor, symptom, 
     assert json.loads(replay.output)["verdict"] == symptom
     # The same case on a correct target is no finding.
     assert cli("replay", case, "--target", "thunder:torch").exit_code == 0
+
+
+def test_a_dropped_round_trip_cast_is_less_accurate(planted_bugs):
+    """y = x.to(bf16).float() * 3 in fp32: the reference rounds at the casts, bug_cast elides them."""
+    nodes = (Node.make("cast", [0], dtype="bf16"), Node.make("cast", [1], dtype="fp32"), Node.make("mul_scalar", [2], value=3.0))
+    graph = Graph((TensorSpec((64,), "fp32"),), nodes, (3,))
+    samples = [[torch.randn(64, dtype=torch.float32)] for _ in range(4)]
+    assert evaluate(graph, samples, resolve("thunder:bug_cast"), "cpu").verdict == Verdict.LESS_ACCURATE
+    assert evaluate(graph, samples, resolve("thunder:torch"), "cpu").verdict == Verdict.EQUAL

@@ -17,8 +17,6 @@ from numfuzz.repro.script import script_source, tensor_literal
 from numfuzz.repro.writer import write_repro
 from numfuzz.targets import resolve
 
-pytestmark = pytest.mark.thunder  # the planted bugs are Thunder executors
-
 CORRECT = "correct"  # the expm1 finding, on an executor that is bit-identical to eager
 
 
@@ -42,6 +40,7 @@ def ran(tmp_path_factory):
     return files, results
 
 
+@pytest.mark.thunder  # the planted executors are Thunder's
 @pytest.mark.parametrize("executor", sorted(PLANTED))
 def test_repro_script_fails_while_the_bug_is_there(ran, executor):
     files, results = ran
@@ -52,6 +51,7 @@ def test_repro_script_fails_while_the_bug_is_there(ran, executor):
     assert files[executor].outcome.verdict.value == PLANTED[executor][1]
 
 
+@pytest.mark.thunder
 def test_repro_script_passes_for_a_correct_executor(ran):
     files, results = ran
     code, stdout, stderr = results[CORRECT]
@@ -60,6 +60,7 @@ def test_repro_script_passes_for_a_correct_executor(ran):
     assert not files[CORRECT].outcome.verdict.is_finding
 
 
+@pytest.mark.thunder
 def test_script_prints_the_numbers_numfuzz_measured(ran):
     files, results = ran
     stdout = results["bug_expm1"][1]
@@ -67,6 +68,7 @@ def test_script_prints_the_numbers_numfuzz_measured(ran):
     assert f"{errors.eager_max_ulp:>11.4g}" in stdout and f"{errors.target_max_ulp:>11.4g}" in stdout
 
 
+@pytest.mark.thunder
 def test_script_is_standalone_and_embeds_the_program_as_lowered():
     from numfuzz.program.lowering import lower
 
@@ -97,6 +99,7 @@ def test_tensor_literal_is_exact(dtype):
     assert eval(tensor_literal(torch.tensor(-2.0, dtype=dtype)), {"torch": torch}).shape == ()
 
 
+@pytest.mark.thunder
 def test_issue_text_has_title_versions_snippet_table_and_trace(ran):
     files, _ = ran
     text = files["bug_expm1"].issue.read_text()
@@ -109,6 +112,7 @@ def test_issue_text_has_title_versions_snippet_table_and_trace(ran):
     assert "minimised from" in text and "compiles" in text
 
 
+@pytest.mark.thunder
 def test_issue_snippet_runs(planted_bugs, capsys):
     case = minimized("bug_softplus").case
     snippet = snippet_source(case, planted_target("bug_softplus"), "cpu", case.run.imports)
@@ -118,6 +122,7 @@ def test_issue_snippet_runs(planted_bugs, capsys):
     assert "inf" in printed.split("compiled:")[1]
 
 
+@pytest.mark.thunder
 def test_crash_issue_says_what_failed():
     from numfuzz.judge.execute import Outcome
     from numfuzz.judge.verdicts import Verdict
@@ -129,6 +134,7 @@ def test_crash_issue_says_what_failed():
     assert "NotImplementedError: no expm1 for you" in text
 
 
+@pytest.mark.thunder
 def test_cli_repro_writes_both_files(cli, planted_bugs, tmp_path):
     path = save_case(minimized("bug_sum").case, tmp_path / "cases")
     result = cli("repro", path, "-o", tmp_path / "out")
@@ -137,6 +143,7 @@ def test_cli_repro_writes_both_files(cli, planted_bugs, tmp_path):
     assert "verdict here: less_accurate" in result.output
 
 
+@pytest.mark.thunder
 def test_script_without_the_users_executor_fails_plainly(tmp_path):
     case = minimized("bug_expm1").case
     script = tmp_path / "repro.py"
@@ -146,6 +153,7 @@ def test_script_without_the_users_executor_fails_plainly(tmp_path):
     assert "AssertionError" not in proc.stderr
 
 
+@pytest.mark.thunder
 def test_cli_repro_bad_input(cli, tmp_path):
     missing = cli("repro", tmp_path / "nope.json")
     assert missing.exit_code == 2 and "no such file" in missing.output
@@ -154,6 +162,7 @@ def test_cli_repro_bad_input(cli, tmp_path):
     assert unknown.exit_code == 2 and "unknown target" in unknown.output
 
 
+@pytest.mark.thunder
 def test_fuzz_to_repro_with_no_hand_work(cli, planted_bugs, tmp_path):
     """A planted bug goes from `numfuzz fuzz` to a one-op repro script and issue text."""
     from numfuzz.corpus.grouping import group_corpus

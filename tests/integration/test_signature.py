@@ -17,8 +17,6 @@ from numfuzz.judge.signature import Signature, flagged_output, same_finding, sev
 from numfuzz.judge.verdicts import Verdict
 from numfuzz.program.ir import Graph, Node, TensorSpec
 
-pytestmark = pytest.mark.thunder  # the planted bugs are Thunder executors
-
 
 def errors(index: int, verdict: str, eager: float = 0.5, target: float = 0.5, dtype: str = "fp32") -> OutputErrors:
     return OutputErrors(index, dtype, 8, eager, 0.2, target, 0.3, 0, 0, 0, 0, 3, 0, 0, 1, verdict)
@@ -99,6 +97,7 @@ def corpus_dir(tmp_path):
     return tmp_path, smallest, result.signature
 
 
+@pytest.mark.thunder  # the planted executors are Thunder's
 def test_group_corpus_folds_by_root_cause(corpus_dir):
     root, smallest, signature = corpus_dir
     groups, problems = group_corpus(root)
@@ -113,6 +112,7 @@ def test_group_corpus_folds_by_root_cause(corpus_dir):
     assert summed.count == 1 and summed.signature.ops == ("sum",) and summed.signature.cause == "low_precision" and not summed.minimized
 
 
+@pytest.mark.thunder
 def test_cli_corpus_lists_groups(cli, corpus_dir):
     root, smallest, signature = corpus_dir
     result = cli("corpus", root)

@@ -21,8 +21,6 @@ from numfuzz.judge.verdicts import Verdict
 from numfuzz.program.generator import GenConfig
 from numfuzz.run_spec import RunSpec
 
-pytestmark = pytest.mark.thunder  # the planted bugs are Thunder executors
-
 TANH_ONLY = GenConfig(max_nodes=3, max_dim=4, ops=("tanh",))
 EXPECTED = {
     "thunder:crash_segv": Verdict.SEGFAULT,
@@ -34,6 +32,7 @@ EXPECTED = {
 }
 
 
+@pytest.mark.thunder  # the planted executors are Thunder's
 def test_every_planted_crash_is_a_finding_and_the_campaign_completes(tmp_path):
     config = CampaignConfig(
         targets=list(EXPECTED),
@@ -90,6 +89,7 @@ def _run_one(pool: Pool, task: Task, limit_s: float = 120.0) -> list:
     raise AssertionError("no answer from the pool")
 
 
+@pytest.mark.thunder
 def test_rss_watchdog_kills_a_memory_hog_without_an_address_space_limit(tmp_path):
     # No RLIMIT_AS here (as on GPUs): the parent's watchdog must catch the growth.
     pool = Pool(1, _settings(tmp_path, ["thunder:crash_oom", "thunder:torch"]), tmp_path, memory_limit=1536 * 2**20, entry=serve)
@@ -107,7 +107,7 @@ def test_rss_watchdog_kills_a_memory_hog_without_an_address_space_limit(tmp_path
 
 
 def test_workers_that_cannot_start_stop_the_campaign_with_one_line(tmp_path):
-    settings = _settings(tmp_path, ["thunder:torch"], imports=("numfuzz_no_such_module",))
+    settings = _settings(tmp_path, ["eager"], imports=("numfuzz_no_such_module",))
     with pytest.raises(WorkerStartError, match="workers cannot start: ModuleNotFoundError"):
         pool = Pool(1, settings, tmp_path, entry=serve)
         try:
@@ -118,6 +118,7 @@ def test_workers_that_cannot_start_stop_the_campaign_with_one_line(tmp_path):
             pool.close()
 
 
+@pytest.mark.thunder
 def test_a_worker_that_grew_too_much_is_replaced_without_losing_a_case(tmp_path):
     config = CampaignConfig(
         targets=["thunder:torch"], graphs=3, corpus=tmp_path, samples=2, gen=TANH_ONLY, workers=1,

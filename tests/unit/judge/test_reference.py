@@ -1,13 +1,13 @@
-"""The float64 reference honours explicit casts: they round, then evaluation goes on in float64."""
+"""The float64 reference honours explicit casts: they round, then evaluation goes on in float64.
+
+That a target eliding such casts is judged less accurate needs a compiler: integration/test_planted.py.
+"""
 
 import torch
 
 from numfuzz.corpus.case import Case
-from numfuzz.judge.execute import evaluate
-from numfuzz.judge.verdicts import Verdict
 from numfuzz.program.ir import Graph, Node, TensorSpec
 from numfuzz.program.lowering import ROUND_TO_SOURCE, compile_source, lower
-from numfuzz.targets import resolve
 
 
 def round_trip_graph() -> Graph:
@@ -38,13 +38,6 @@ def test_reference_computes_in_float64_without_casts():
     a, b = torch.randn(8).bfloat16(), torch.randn(8).bfloat16()
     (ref,) = compile_source(lower(g, reference=True))(a.double(), b.double())
     assert torch.equal(ref, a.double() + b.double())
-
-
-def test_dropped_cast_is_less_accurate(planted_bugs):
-    g = round_trip_graph()
-    samples = [[torch.randn(64, dtype=torch.float32)] for _ in range(4)]
-    assert evaluate(g, samples, resolve("thunder:bug_cast"), "cpu").verdict == Verdict.LESS_ACCURATE
-    assert evaluate(g, samples, resolve("thunder:torch"), "cpu").verdict == Verdict.EQUAL
 
 
 def test_case_round_trips_exact_bits():

@@ -27,10 +27,32 @@ def test_hash_is_stable_across_versions():
     assert silu_mul().content_hash() == "c8ef36495e766db9e889b9ef311b8fb89e1b5bf06947bee2a742a9d17b991fb0"
 
 
-def test_attribute_order_does_not_change_the_hash():
-    a = Node.make("slice", [0], dim=0, start=0, stop=2, step=1)
-    b = Node.make("slice", [0], step=1, stop=2, start=0, dim=0)
-    assert a == b
+def _sliced(x: TensorSpec = TensorSpec((4, 3), "fp32"), node: Node | None = None) -> Graph:
+    node = node or Node.make("slice", [0], dim=0, start=0, stop=2, step=1)
+    return Graph((x, TensorSpec((2, 3), "fp32")), (node, Node.make("add", [2, 1])), (3,))
+
+
+def test_equal_graphs_hash_equal_whatever_the_attribute_order():
+    reordered = Node.make("slice", [0], step=1, stop=2, start=0, dim=0)
+    assert reordered == _sliced().nodes[0]
+    assert _sliced(node=reordered).content_hash() == _sliced().content_hash()
+
+
+@pytest.mark.parametrize(
+    "changed",
+    [
+        _sliced(node=Node.make("slice", [0], dim=0, start=0, stop=2, step=2)),  # an attr's value
+        _sliced(node=Node.make("slice", [0], dim=0, start=0, stop=2)),  # an attr left out
+        _sliced(x=TensorSpec((4, 3), "bf16")),  # a dtype
+        _sliced(x=TensorSpec((3, 3), "fp32")),  # a shape
+        _sliced(node=Node.make("slice", [1], dim=0, start=0, stop=2, step=1)),  # an arg
+        Graph(_sliced().inputs, (_sliced().nodes[0], Node.make("sub", [2, 1])), (3,)),  # an op
+        Graph(_sliced().inputs, _sliced().nodes, (2, 3)),  # the outputs
+    ],
+)
+def test_one_change_changes_the_hash(changed):
+    assert changed != _sliced()
+    assert changed.content_hash() != _sliced().content_hash()
 
 
 def test_forward_reference_is_rejected():

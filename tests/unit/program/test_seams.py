@@ -1,5 +1,7 @@
 """Seam-seeking graphs and samples: sizes that straddle widths, the reduction motif, values repeated across the seam."""
 
+import hashlib
+import json
 import random
 
 import numpy as np
@@ -41,9 +43,25 @@ def test_seam_graphs_reduce_a_recomputed_op_along_the_rows():
     assert motifs >= 50  # the motif is drawn four times in five, and may fail to type
 
 
-def test_seams_off_leaves_the_generator_as_it_was():
+# Graphs and recipes of seeds 0..49 as the generator drew them before seam-seeking graphs existed
+# (at the parent of ae5de18, which added them): with seams off it must draw them still, choice for choice.
+BEFORE_SEAMS = "a23b2436ee5f0ee057fe4c28d973de6d111f6c65701f468b6c0717e5f21b0ca4"
+
+
+def _fingerprint(config: GenConfig, widths: str = "cpu") -> str:
+    digest = hashlib.sha256()
     for seed in range(50):
-        assert generate(seed, GenConfig()) == generate(seed, GenConfig(seams=0.0))
+        graph, recipes = generate(seed, config, widths)
+        digest.update(graph.content_hash().encode())
+        digest.update(json.dumps([(r.kind, r.domain) for r in recipes]).encode())
+    return digest.hexdigest()
+
+
+def test_seams_off_leaves_the_generator_as_it_was():
+    assert GenConfig().seams == 0.0  # off unless asked for (the CLI asks, with its own default)
+    assert _fingerprint(GenConfig(seams=0.0)) == BEFORE_SEAMS
+    assert _fingerprint(GenConfig(seams=0.0), widths="cuda") == BEFORE_SEAMS  # the device's widths matter to seams only
+    assert _fingerprint(GenConfig(seams=0.1)) != BEFORE_SEAMS  # the fingerprint sees a seam
 
 
 def test_mirror_repeats_the_head_in_the_tail_of_every_input_that_spans_the_dim():

@@ -200,15 +200,17 @@ def test_cut_nodes_replaces_a_node_by_its_eager_values():
 def test_shrinking_stops_as_soon_as_the_case_is_small_enough(data):
     case = as_case(data.draw(programs(max_nodes=5, max_dim=4, samples=2)))
     op = data.draw(st.sampled_from(sorted({n.op for n in case.graph.nodes})))
-    judged = []
+    judged = []  # (nodes, kept) for every candidate judged, in order
 
     def predicate(candidate: Case) -> Check:
-        judged.append(len(candidate.graph.nodes))
-        return has_op(op)(candidate)
+        check = has_op(op)(candidate)
+        judged.append((len(candidate.graph.nodes), check.keep))
+        return check
 
     result = shrink(case, predicate, SCHEDULE, enough=lambda c: len(c.graph.nodes) <= 1)
-    assert not result.exhausted and len(result.case.graph.nodes) >= 1
+    assert not result.exhausted and [n.op for n in result.case.graph.nodes] == [op]  # that op alone
     if len(case.graph.nodes) == 1:
-        assert judged == [] and result.case is case
-    elif len(result.case.graph.nodes) == 1:  # nothing was judged after the first one-op case was kept
-        assert judged[-1] == 1 and result.steps[-1].size[0] == 1
+        assert judged == [] and result.case is case and result.steps == []
+    else:  # nothing was judged after the first one-op case was kept, and that case is the result
+        assert judged.index((1, True)) == len(judged) - 1
+        assert [step.size[0] for step in result.steps].count(1) == 1 and result.steps[-1].size == size_key(result.case)

@@ -1,4 +1,7 @@
-"""Campaign folders: counters, shards and runs read without writing; unreadable files become notes."""
+"""Campaign folders: counters, shards and runs read without writing; unreadable files become notes.
+
+LOG is written by hand; integration/test_report_rates.py reads the log of a real campaign.
+"""
 
 from __future__ import annotations
 
