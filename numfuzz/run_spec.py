@@ -30,6 +30,7 @@ class RunSpec:
     samples: int = DEFAULT_SAMPLES  # random input samples drawn per compiled graph (a stored case holds its own)
     search: float = 0.0  # extra runs spent searching for worse inputs, as a share of `samples` (numfuzz.search); 0: off
     imports: tuple[str, ...] = ()  # --import modules and files the target needs; repro scripts import them too
+    grad: bool = False  # also judge the gradients of every input, for upstream gradients stored with the case
 
     def __post_init__(self) -> None:
         if not isinstance(self.target, str) or not self.target:
@@ -42,6 +43,8 @@ class RunSpec:
             raise RunSpecError(f"search is a share of the samples, between 0 and {MAX_SEARCH:g}, not {self.search!r}")
         if not all(isinstance(x, str) for x in self.imports):
             raise RunSpecError("imports must be module names or file paths")
+        if not isinstance(self.grad, bool):
+            raise RunSpecError(f"grad is true or false, not {self.grad!r}")
         object.__setattr__(self, "imports", tuple(self.imports))
 
     @property
@@ -55,10 +58,11 @@ class RunSpec:
     def hashed(self) -> dict[str, Any]:
         """What a case's content hash covers besides the target: the fields that change what a run computes.
 
-        None yet: the device, samples, search and imports say where and how thoroughly a case
-        ran, not what its program is, so a case keeps its name wherever it is replayed.
+        The device, samples, search and imports say where and how thoroughly a case ran, not
+        what its program is, so a case keeps its name wherever it is replayed; gradients are
+        another program (the backward), so they count.
         """
-        return {}
+        return {"grad": True} if self.grad else {}
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)

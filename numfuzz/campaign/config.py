@@ -66,6 +66,7 @@ class CampaignConfig:
     corpus: Path | None = None
     samples: int = DEFAULT_SAMPLES
     search: float = 0.0  # the input search's share of the samples (the CLI's default is DEFAULT_SEARCH)
+    grad: bool = False  # judge every input's gradient too (the search and batches are off then)
     device: str = "cpu"
     gen: GenConfig = field(default_factory=GenConfig)  # the program space
     workers: int = 1  # with `ray`: at most this many (0: one per CPU of the cluster, or per GPU on CUDA)
@@ -96,17 +97,17 @@ class CampaignConfig:
 
     def runs(self) -> tuple[RunSpec, ...]:
         """The run specification of each target's cases."""
-        return tuple(RunSpec(t, self.device, self.samples, self.search, self.imports) for t in self.targets)
+        return tuple(self.run_for(t) for t in self.targets)
 
     def run_for(self, target: str) -> RunSpec:
-        return RunSpec(target, self.device, self.samples, self.search, self.imports)
+        return RunSpec(target, self.device, self.samples, self.search, self.imports, self.grad)
 
     def identity(self) -> dict:
         """What makes two runs the same campaign, so that one may resume the other (the journal's name hashes it)."""
         gen = {f.name: list(v) if isinstance(v := getattr(self.gen, f.name), tuple) else v for f in fields(self.gen)}
         # search and the seam widths were generator settings when journals were first written
         gen.update(device="cuda" if self.device.startswith("cuda") else "cpu", search=self.search)
-        return {
+        identity = {
             "seed": self.seed,
             "shard": f"{self.shard[0]}/{self.shard[1]}",
             "targets": sorted(self.targets),
@@ -114,6 +115,7 @@ class CampaignConfig:
             "device": self.device,
             "gen": gen,
         }
+        return {**identity, "grad": True} if self.grad else identity
 
     def worker_settings(self, memory_limit: int | None, threads: int) -> WorkerSettings:
         """The settings every worker of this campaign starts with; `memory_limit` is each worker's share."""

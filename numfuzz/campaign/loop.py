@@ -83,7 +83,8 @@ class Campaign(MinimizeTail, CaseFeed):
         self.cancelled: set[str] = set()  # findings whose minimisation was asked to stop
         self.tail_deadline: float | None = None  # set when the last case is done
         self.clocks: dict[str, CandidateClock] = {}  # per target: how long its finished cases took
-        self._init_feed(batch_sizes(list(config.targets), config.batch))
+        # with gradients every case compiles alone: a batch's wrapper would also batch the backward
+        self._init_feed(batch_sizes(list(config.targets), 1 if config.grad else config.batch))
 
     # --- tasks ---------------------------------------------------------------------------------
 

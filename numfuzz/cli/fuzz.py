@@ -47,6 +47,12 @@ from numfuzz.cli.setup import import_user_code, load_known_or_fail, resolve_targ
     help="Extra runs per compiled graph, as a share of --samples, searching for inputs where the target's error grows against eager's (0: off).",
 )
 @click.option(
+    "--grad/--no-grad",
+    default=False,
+    show_default=True,
+    help="Also judge the gradient of every input, for upstream gradients drawn per output (the search and batches are off then).",
+)
+@click.option(
     "--workers",
     type=click.IntRange(min=1),
     default=None,
@@ -111,6 +117,7 @@ def fuzz(
     ops,
     seams,
     search,
+    grad,
     workers,
     ray_address,
     shard,
@@ -166,6 +173,7 @@ def fuzz(
             corpus=corpus,
             samples=samples,
             search=search,
+            grad=grad,
             device=device,
             gen=gen,
             workers=workers or 0,

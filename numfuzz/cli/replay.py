@@ -32,5 +32,5 @@ def replay(case_path, target_spec, as_json, device, imports, isolated) -> None:
     else:
         here = provenance(device)
         click.echo(f"case {case_path} on {target.name} ({device}, {here['isa']}; torch {here['torch']}, thunder {here['thunder']}, python {here['python']})")
-        click.echo(outcome_table(outcome))
+        click.echo(outcome_table(outcome, len(case.graph.outputs)))
     sys.exit(1 if outcome.verdict.is_finding else 0)

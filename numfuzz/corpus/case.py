@@ -34,6 +34,8 @@ class Case:
     provenance: dict[str, Any] = field(default_factory=dict)
     result: dict[str, Any] | None = None  # the Outcome as recorded when the case was saved
     extra: dict[str, Any] = field(default_factory=dict)  # e.g. minimisation notes, signature
+    # with gradients on (run.grad): per sample, per output, the upstream gradient's bits
+    grads: list[list[str]] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         if isinstance(self.run, str):
@@ -44,12 +46,25 @@ class Case:
         return self.run.target
 
     @staticmethod
-    def from_tensors(graph: Graph, samples: list[list[torch.Tensor]], run: RunSpec | str, **kwargs: Any) -> Case:
-        return Case(graph, [[encode(t) for t in sample] for sample in samples], run, **kwargs)
+    def from_tensors(
+        graph: Graph, samples: list[list[torch.Tensor]], run: RunSpec | str, grads: list[list[torch.Tensor]] | None = None, **kwargs: Any
+    ) -> Case:
+        encoded = [[encode(t) for t in row] for row in grads or []]
+        return Case(graph, [[encode(t) for t in sample] for sample in samples], run, grads=encoded, **kwargs)
 
     def with_run(self, run: RunSpec) -> Case:
         """The same case under another run specification (a target or device given on the command line)."""
-        return Case(self.graph, self.samples, run, self.recipes, self.provenance, self.result, self.extra)
+        return Case(self.graph, self.samples, run, self.recipes, self.provenance, self.result, self.extra, self.grads)
+
+    def grad_tensors(self) -> list[list[torch.Tensor]] | None:
+        """The upstream gradients, per sample and output; None without gradients."""
+        if not self.run.grad:
+            return None
+        specs = infer_specs(self.graph)
+        try:
+            return [[decode(text, specs[o]) for text, o in zip(row, self.graph.outputs)] for row in self.grads]
+        except BitsError as exc:
+            raise CaseError(f"upstream gradients: {exc}") from None
 
     def tensors(self) -> list[list[torch.Tensor]]:
         try:
@@ -61,6 +76,8 @@ class Case:
         body: dict[str, Any] = {"graph": self.graph.to_json(), "samples": self.samples, "target": self.target}
         if self.run.hashed():
             body["run"] = self.run.hashed()
+        if self.grads:
+            body["grads"] = self.grads
         return hashlib.sha256(canonical_json(body).encode()).hexdigest()
 
     def to_json(self) -> dict:
@@ -69,6 +86,7 @@ class Case:
             "graph": self.graph.to_json(),
             "samples": self.samples,
             "run": self.run.to_json(),
+            **({"grads": self.grads} if self.run.grad else {}),
             "recipes": [r.to_json() for r in self.recipes],
             "provenance": self.provenance,
             "result": self.result,
@@ -92,6 +110,7 @@ class Case:
                 raise CaseError(f"samples do not match the graph's {len(graph.inputs)} inputs")
             provenance = dict(data.get("provenance", {}))
             run = RunSpec.from_json(data["run"]) if schema >= 2 else _schema1_run(data, provenance, len(samples))
+            grads = _upstream_gradients(data, run, graph, len(samples))
             return Case(
                 graph,
                 samples,
@@ -100,6 +119,7 @@ class Case:
                 provenance,
                 data.get("result"),
                 dict(data.get("extra", {})),
+                grads,
             )
         except RunSpecError as exc:
             raise CaseError(f"bad run specification: {exc}") from None
@@ -118,6 +138,26 @@ def _schema1_run(data: dict, provenance: dict[str, Any], samples: int) -> RunSpe
         raise CaseError("malformed case: provenance.imports is not a list")
     drawn = max(samples - int(provenance.get("searched_samples", 0) or 0), 1)
     return RunSpec(str(data["target"]), samples=drawn, imports=tuple(str(x) for x in imports))
+
+
+def _upstream_gradients(data: dict, run: RunSpec, graph: Graph, samples: int) -> list[list[str]]:
+    """The stored upstream gradients: one per output for every sample with gradients on, none without."""
+    grads = data.get("grads")
+    if not run.grad:
+        if grads:
+            raise CaseError("the case has upstream gradients but its run specification does not judge gradients")
+        return []
+    if not isinstance(grads, list) or len(grads) != samples or any(not isinstance(row, list) or len(row) != len(graph.outputs) for row in grads):
+        raise CaseError(f"the upstream gradients do not match the case: expected {samples} samples of {len(graph.outputs)} outputs each")
+    rows = [[str(x) for x in row] for row in grads]
+    specs = infer_specs(graph)
+    try:
+        for row in rows:
+            for text, o in zip(row, graph.outputs):
+                decode(text, specs[o])
+    except BitsError as exc:
+        raise CaseError(f"the upstream gradients do not match the outputs: {exc}") from None
+    return rows
 
 
 def stored_signature(case: Case) -> Signature | None:

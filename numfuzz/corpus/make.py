@@ -4,9 +4,14 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 
+import numpy as np
+import torch
+
 from numfuzz.corpus.case import Case
 from numfuzz.environment import provenance as environment_provenance
 from numfuzz.program.generator import GenConfig, draw_samples, generate
+from numfuzz.program.ir import Graph
+from numfuzz.program.ops import infer_specs
 from numfuzz.program.values import round_to
 from numfuzz.run_spec import RunSpec
 
@@ -20,4 +25,12 @@ def make_case(seed: int, run: RunSpec, programs: GenConfig | None = None) -> Cas
     drawn = draw_samples(graph, recipes, seed, run.samples, mirror_every=MIRROR_EVERY if seams else 0)
     tensors = [[round_to(v, spec) for v, spec in zip(sample, graph.inputs)] for sample in drawn]
     provenance = {"seed": seed, **environment_provenance(run.device or "cpu"), "created": datetime.now(timezone.utc).isoformat(timespec="seconds")}
-    return Case.from_tensors(graph, tensors, run, recipes=recipes, provenance=provenance)
+    grads = upstream_gradients(graph, seed, len(tensors)) if run.grad else None
+    return Case.from_tensors(graph, tensors, run, grads, recipes=recipes, provenance=provenance)
+
+
+def upstream_gradients(graph: Graph, seed: int, samples: int) -> list[list[torch.Tensor]]:
+    """One upstream gradient per output and sample: standard normal, rounded to the output's dtype (as a loss's would be)."""
+    rng = np.random.Generator(np.random.PCG64(seed ^ 0x6AAD))
+    specs = infer_specs(graph)
+    return [[round_to(rng.normal(0.0, 1.0, specs[o].numel), specs[o]) for o in graph.outputs] for _ in range(samples)]

@@ -33,16 +33,20 @@ def flat64(tensors: list[torch.Tensor]) -> np.ndarray:
 class CompiledProgram:
     """`graph` as eager runs it, as float64 runs it, and as `target` compiles it on `device`.
 
-    Raises GraphError at construction for an ill-typed graph.
+    With `grad`, every run also gives the gradient of each input for upstream gradients of the
+    outputs (the `*_grads` methods), through autograd on each side: the target compiles its
+    backward too. Raises GraphError at construction for an ill-typed graph.
     """
 
-    def __init__(self, graph: Graph, target: Target, device: str):
-        self.graph, self.target, self.device = graph, target, device
+    def __init__(self, graph: Graph, target: Target, device: str, grad: bool = False):
+        self.graph, self.target, self.device, self.grad = graph, target, device, grad
         self.specs = infer_specs(graph)
         self.out_specs = [self.specs[o] for o in graph.outputs]
         self.out_dtypes = [s.dtype for s in self.out_specs]
+        # what the judge compares: the outputs, then with gradients each input's gradient
+        self.judged_dtypes = self.out_dtypes + ([s.dtype for s in graph.inputs] if grad else [])
         self.fn = compile_source(lower(graph))
-        self.reference_fn = compile_source(lower(graph, reference=True))
+        self.reference_fn = compile_source(lower(graph, reference=True, grad=grad))
         self._compiled: Callable | None = None
         self.compile_s = 0.0  # the first target call, which compiles
         self.run_s = 0.0  # every later target call
@@ -80,6 +84,45 @@ class CompiledProgram:
             else:
                 self.run_s += elapsed
 
+    def eager_grads(self, sample: Sample, upstream: Sample) -> tuple:
+        """Eager's outputs and input gradients, for upstream gradients of the outputs (all on the device)."""
+        return _with_grads(self.fn, sample, upstream)
+
+    def reference_grads(self, sample: Sample, upstream: Sample) -> tuple:
+        """The float64 reference's outputs and input gradients (on the CPU); casts round the gradient too."""
+        as64 = lambda xs: [x.to("cpu", torch.float64) for x in xs]
+        return _with_grads(self.reference_fn, as64(sample), as64(upstream))
+
+    def run_grads(self, sample: Sample, upstream: Sample) -> tuple:
+        """The target's outputs and input gradients, through its compiled forward and backward."""
+        self.prepare()
+        start = time.perf_counter()
+        try:
+            return _with_grads(self._compiled, sample, upstream)
+        finally:
+            elapsed = time.perf_counter() - start
+            if self.compile_s == 0.0:
+                self.compile_s = elapsed
+            else:
+                self.run_s += elapsed
+
     def trace(self) -> str | None:
         """The target's final trace of what it ran, where it has one."""
         return self.target.final_trace(self._compiled) if self._compiled is not None else None
+
+
+def _with_grads(fn: Callable, sample: Sample, upstream: Sample) -> tuple:
+    """fn's outputs, then the gradient of each input (zeros where an input does not reach an output)."""
+    leaves = [x.detach().clone().requires_grad_(True) for x in sample]
+    with torch.enable_grad():
+        outs = as_tuple(fn(*leaves))
+        pairs = [(o, g) for o, g in zip(outs, upstream) if isinstance(o, torch.Tensor) and o.requires_grad]
+        grads = torch.autograd.grad([o for o, _ in pairs], leaves, [g for _, g in pairs], allow_unused=True) if pairs else [None] * len(leaves)
+    return tuple(o.detach() if isinstance(o, torch.Tensor) else o for o in outs) + tuple(
+        torch.zeros_like(x) if g is None else g.detach() for x, g in zip(leaves, grads)
+    )
+
+
+def output_label(index: int, outputs: int) -> str:
+    """What judged value `index` is: an output, or (with gradients) the gradient of an input."""
+    return f"output {index}" if index < outputs else f"the gradient of input x{index - outputs}"

@@ -94,13 +94,18 @@ def _same_bits(a: tuple, b: tuple) -> bool:
 CLEAN = (Verdict.EQUAL, Verdict.MORE_ACCURATE)
 
 
-def judge(program: CompiledProgram, samples: list[list[torch.Tensor]], want_trace: bool = False) -> Outcome:
+def judge(program: CompiledProgram, samples: list[list[torch.Tensor]], want_trace: bool = False, upstream: list[list[torch.Tensor]] | None = None) -> Outcome:
     """Run `program` on every sample (the target compiling once) and judge it against float64.
 
-    A clean verdict then gets the position check (`judge.position`) on the same runs.
+    With gradients (`program.grad`), `upstream` holds each sample's upstream gradients, and each
+    input's gradient is judged after the outputs, by the same rule. A clean verdict then gets the
+    position check (`judge.position`) on the same runs.
     """
     on_device = [program.on_device(sample) for sample in samples]
-    baseline = _baseline(program, on_device)
+    grads_on = [program.on_device(row) for row in upstream] if program.grad and upstream is not None else None
+    if program.grad and (grads_on is None or len(grads_on) != len(samples)):
+        return Outcome(Verdict.INVALID, "gradients are judged, and no upstream gradient came with every sample")
+    baseline = _baseline(program, on_device, grads_on)
     if isinstance(baseline, Outcome):
         return baseline
     eager_runs, ref_runs = baseline
@@ -111,7 +116,7 @@ def judge(program: CompiledProgram, samples: list[list[torch.Tensor]], want_trac
         return Outcome(_crash_verdict(exc, Verdict.CRASH_COMPILE), f"prepare raised {_one_line(exc)}")
     for i, sample in enumerate(on_device + on_device[:1]):  # the first sample twice: determinism
         try:
-            target_runs.append(program.run(sample))
+            target_runs.append(program.run(sample) if grads_on is None else program.run_grads(sample, grads_on[i % len(samples)]))
         except Exception as exc:
             verdict = _crash_verdict(exc, Verdict.CRASH_COMPILE if i == 0 else Verdict.CRASH_RUN)
             return Outcome(verdict, _one_line(exc), compile_s=program.compile_s, run_s=program.run_s)
@@ -121,22 +126,30 @@ def judge(program: CompiledProgram, samples: list[list[torch.Tensor]], want_trac
     return outcome
 
 
-def evaluate(graph: Graph, samples: list[list[torch.Tensor]], target: Target, device: str, want_trace: bool = False) -> Outcome:
-    """`judge` on a program compiled for this one judgement (a probe, a cut, a candidate, a sweep)."""
+def evaluate(
+    graph: Graph, samples: list[list[torch.Tensor]], target: Target, device: str, want_trace: bool = False, upstream: list[list[torch.Tensor]] | None = None
+) -> Outcome:
+    """`judge` on a program compiled for this one judgement (a probe, a cut, a candidate, a sweep); `upstream`: with gradients."""
     try:
-        program = CompiledProgram(graph, target, device)
+        program = CompiledProgram(graph, target, device, grad=upstream is not None)
     except GraphError as exc:
         return Outcome(Verdict.INVALID, f"ill-typed graph: {exc}")
-    return judge(program, samples, want_trace)
+    return judge(program, samples, want_trace, upstream)
 
 
-def _baseline(program: CompiledProgram, on_device: list[list[torch.Tensor]]) -> tuple[list[tuple], list[tuple]] | Outcome:
-    """Eager's and the float64 reference's runs, or the invalid outcome when eager refuses the case."""
+def _baseline(
+    program: CompiledProgram, on_device: list[list[torch.Tensor]], grads: list[list[torch.Tensor]] | None = None
+) -> tuple[list[tuple], list[tuple]] | Outcome:
+    """Eager's and the float64 reference's runs (with gradients, when given), or the invalid outcome when eager refuses the case."""
     eager_runs, ref_runs = [], []
-    for sample in on_device:
+    for i, sample in enumerate(on_device):
         try:
-            eager_runs.append(program.eager(sample))
-            ref_runs.append(program.reference(sample))
+            if grads is None:
+                eager_runs.append(program.eager(sample))
+                ref_runs.append(program.reference(sample))
+            else:
+                eager_runs.append(program.eager_grads(sample, grads[i]))
+                ref_runs.append(program.reference_grads(sample, grads[i]))
         except Exception as exc:
             return Outcome(Verdict.INVALID, f"eager raised {_one_line(exc)}")
     for spec, out in zip(program.out_specs, eager_runs[0]):
@@ -166,10 +179,11 @@ def judge_runs(program: CompiledProgram, samples: list, eager_runs: list[tuple],
     if not _same_bits(target_runs[0], again):
         return Outcome(Verdict.NONDETERMINISTIC, "two runs on the first sample differ")
     runs = Runs(eager_runs, ref_runs, target_runs)
-    outputs = judge_outputs(runs, program.out_dtypes)
+    outputs = judge_outputs(runs, program.judged_dtypes)
     verdict = combine(outputs)
     detail = "no element has a finite reference" if verdict is Verdict.INVALID else ""
-    if verdict in CLEAN:
+    # gradients repeat nothing across positions (each position has its own upstream gradient)
+    if verdict in CLEAN and not program.grad:
         moved = position_dependence([[x.cpu() for x in sample] for sample in samples], runs.eager, runs.reference, runs.target, program.out_dtypes)
         if moved is not None:
             verdict, detail = Verdict.POSITION_DEPENDENT, moved

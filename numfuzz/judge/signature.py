@@ -119,10 +119,12 @@ def same_finding(signature: Signature, graph: Graph, outcome: Outcome) -> bool:
         return True
     specs = infer_specs(graph)
     n_in = len(graph.inputs)
+    backward = signature.cause == "backward"  # a gradient finding stays one, a forward finding stays forward
     for errors in outcome.outputs:
-        if errors.verdict != outcome.verdict.value or not errors.elements:
+        gradient = errors.index >= len(graph.outputs)  # judged after the outputs: an input's gradient
+        if errors.verdict != outcome.verdict.value or not errors.elements or gradient != backward:
             continue
-        for k in cone(graph, graph.outputs[errors.index]):
+        for k in range(len(graph.nodes)) if gradient else cone(graph, graph.outputs[errors.index]):
             if graph.nodes[k].op in signature.ops and specs[n_in + k].dtype == signature.dtype:
                 return True
     return False

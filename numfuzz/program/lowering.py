@@ -13,7 +13,7 @@ from typing import Any, Callable
 
 from numfuzz.program.dtypes import TORCH_DTYPES
 from numfuzz.program.ir import Graph, Node
-from numfuzz.program.ops import lookup
+from numfuzz.program.ops import infer_specs, lookup
 
 # Each op's call, as a template over argument names ({0}, {1}, ..., {args}) and attributes.
 CALLS = {
@@ -39,10 +39,12 @@ CALLS = {
 }  # fmt: skip
 
 
-def _call(node: Node, args: list[str], reference: bool, exact: bool = False) -> str:
+def _call(node: Node, args: list[str], reference: bool, exact: bool = False, source_dtype: str | None = None) -> str:
     a = node.attr_dict
     if node.op == "cast":
         target = TORCH_DTYPES[a["dtype"]]
+        if reference and source_dtype is not None and not exact:  # gradients: rounded back through the cast as eager's are
+            return f"rounded_cast({args[0]}, {target}, {TORCH_DTYPES[source_dtype]})"
         if reference:
             return args[0] if exact else f"round_to({args[0]}, {target}).to(torch.float64)"
         return f"{args[0]}.to({target})"
@@ -73,24 +75,49 @@ def round_to(x, dtype):
 """
 
 
+# In eager, `y = x.to(B)` for x of dtype A sends back y's gradient, of dtype B, cast to A. The
+# reference for gradients does that in float64 at every explicit cast, and rounds nowhere else.
+ROUNDED_CAST_SOURCE = """\
+class RoundedCast(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, dtype, source):
+        ctx.dtype, ctx.source = dtype, source
+        return round_to(x, dtype).to(torch.float64)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return round_to(round_to(grad, ctx.dtype).to(torch.float64), ctx.source).to(torch.float64), None, None
+
+
+def rounded_cast(x, dtype, source):
+    return RoundedCast.apply(x, dtype, source)
+"""
+
+
 def value_names(graph: Graph) -> list[str]:
     return [f"x{i}" for i in range(len(graph.inputs))] + [f"t{j}" for j in range(len(graph.nodes))]
 
 
-def lower(graph: Graph, fn_name: str = "fn", reference: bool = False, exact_casts: frozenset[int] = frozenset()) -> str:
+def lower(graph: Graph, fn_name: str = "fn", reference: bool = False, exact_casts: frozenset[int] = frozenset(), grad: bool = False) -> str:
     """Python source for the graph; needs `torch` and `F` (torch.nn.functional) in scope.
 
     The reference source carries its own `round_to` helper when the graph has casts. The casts
     at `exact_casts` (node positions) round nothing in the reference: the program as if a
-    compiler had dropped them.
+    compiler had dropped them. `grad` (with `reference`): casts also round the gradient that
+    flows back through them, as eager's autograd does.
     """
     names = value_names(graph)
     params = ", ".join(names[: len(graph.inputs)])
-    lines = [ROUND_TO_SOURCE, ""] if reference and any(n.op == "cast" for n in graph.nodes) else []
+    has_casts = reference and any(n.op == "cast" for n in graph.nodes)
+    lines = [ROUND_TO_SOURCE, ""] if has_casts else []
+    if has_casts and grad:
+        lines += [ROUNDED_CAST_SOURCE, ""]
+    specs = infer_specs(graph) if has_casts and grad else None
     lines.append(f"def {fn_name}({params}):")
     for j, node in enumerate(graph.nodes):
         args = [names[a] for a in node.args]
-        lines.append(f"    {names[len(graph.inputs) + j]} = {_call(node, args, reference, j in exact_casts)}")
+        source = specs[node.args[0]].dtype if specs is not None and node.op == "cast" else None
+        lines.append(f"    {names[len(graph.inputs) + j]} = {_call(node, args, reference, j in exact_casts, source)}")
     outs = ", ".join(names[o] for o in graph.outputs)
     lines.append(f"    return ({outs},)")
     return "\n".join(lines) + "\n"

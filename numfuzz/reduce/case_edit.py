@@ -36,7 +36,21 @@ def rebuild(case: Case, graph: Graph, samples: Samples) -> Case | None:
                 return None
     if not rows:
         return None
-    return Case.from_tensors(graph, rows, case.run, provenance=case.provenance, extra=case.extra)
+    return Case.from_tensors(graph, rows, case.run, _upstream(case, graph, len(rows)), provenance=case.provenance, extra=case.extra)
+
+
+def _upstream(case: Case, graph: Graph, samples: int) -> Samples | None:
+    """The candidate's upstream gradients: the case's own while its outputs and samples stay as they are, else ones.
+
+    Ones are the simplest upstream gradient (the gradient of the outputs' sum); the candidate must
+    still show the finding with them, or the shrinker does not keep it.
+    """
+    if not case.run.grad:
+        return None
+    before, after = infer_specs(case.graph), infer_specs(graph)
+    if samples == len(case.grads) and [before[o] for o in case.graph.outputs] == [after[o] for o in graph.outputs]:
+        return case.grad_tensors()
+    return [[torch.ones(after[o].shape, dtype=torch_dtype(after[o].dtype)) for o in graph.outputs] for _ in range(samples)]
 
 
 def float64_inputs(case: Case) -> list[list[np.ndarray]]:

@@ -22,6 +22,7 @@ from numfuzz.corpus.case import Case
 from numfuzz.corpus.size_order import SIZE_FIELDS, size_key
 from numfuzz.corpus.store import save_case, write_atomic
 from numfuzz.judge.analysis import ANALYSED, analyse
+from numfuzz.judge.backward_analysis import analyse_backward
 from numfuzz.judge.causes import Evidence, cast_dropped
 from numfuzz.judge.execute import Outcome, evaluate
 from numfuzz.judge.localize import flagged_index
@@ -122,18 +123,23 @@ def minimize_case(
             info.update(runs=counting.compiles, seconds=round(time.monotonic() - started, 2), verdict=verdict, kept=kept)
             progress(info)
 
-    def run(graph: Graph, rows=samples) -> Outcome:
+    def run(graph: Graph, rows=samples, upstream=None) -> Outcome:
         if runner is None:
-            return evaluate(graph, rows, counting, device)
+            return evaluate(graph, rows, counting, device, upstream=upstream)
         counting.compiles += 1
         return runner(graph, rows)
 
-    def analysed(graph: Graph, rows) -> Outcome:
-        got = run(graph, rows)
-        return analyse(graph, rows, counting, device, got) if runner is None else got
+    def analysed(graph: Graph, rows, upstream=None) -> Outcome:
+        got = run(graph, rows, upstream)
+        if runner is not None:
+            return got
+        flagged = flagged_index(got) if got.verdict in ANALYSED else None
+        if upstream is not None and flagged is not None and flagged >= len(graph.outputs):
+            return analyse_backward(graph, rows, upstream, counting, device, got, flagged)
+        return analyse(graph, rows, counting, device, got)
 
     tell("confirm")
-    outcome = analysed(case.graph, samples)
+    outcome = analysed(case.graph, samples, case.grad_tensors())
     if not outcome.verdict.is_finding:
         why = f"{target.name} on {device} gives {outcome.verdict.value}" + (f" ({outcome.detail})" if outcome.detail else "")
         return MinimizeResult(case, case, False, counting.compiles, outcome=outcome, detail=why)
@@ -146,6 +152,7 @@ def minimize_case(
         dict(case.provenance),
         outcome.to_json(),
         {**case.extra, "signature": signature.to_json()},
+        case.grads,
     )
 
     def predicate(candidate: Case) -> Check:
@@ -155,7 +162,7 @@ def minimize_case(
         rows = candidate.tensors()
         if not wide_enough(candidate.graph):
             return Check(False, None, 0)
-        got = run(candidate.graph, rows)
+        got = run(candidate.graph, rows, candidate.grad_tensors())
         keep = same_finding(signature, candidate.graph, got) and still_dropped(signature, candidate.graph, rows, got)
         judged[0] += 1
         if keep:
@@ -182,7 +189,7 @@ def minimize_case(
     shrunk = shrink(work, predicate, schedule, max_cost=budget, enough=one_op if outcome.verdict.kills_process else None)
     final = shrunk.case
     if shrunk.steps and signature.symptom in ANALYSED_SYMPTOMS and runner is None:  # the final case's own culprit and cause
-        again = analysed(final.graph, final.tensors())
+        again = analysed(final.graph, final.tensors(), final.grad_tensors())
         if again.verdict.is_finding and again.analysis:
             final.result, signature = again.to_json(), signature_of(target.name, again)
     if not signature.located:  # a crash or the like: name the ops that are left
@@ -216,7 +223,9 @@ def _vector_floor(target: Target, case: Case, outcome: Outcome, device: str) -> 
     min_elements = getattr(target, "min_elements", None)
     if index is None or not callable(min_elements):
         return 1
-    spec = infer_specs(case.graph)[case.graph.outputs[index]]
+    specs = infer_specs(case.graph)
+    outputs = len(case.graph.outputs)
+    spec = specs[case.graph.outputs[index]] if index < outputs else case.graph.inputs[index - outputs]  # an input's gradient
     return min(min_elements(spec.dtype, device), spec.numel)
 
 

@@ -6,6 +6,7 @@ from typing import Sequence
 
 from numfuzz.corpus.case import Case, stored_signature
 from numfuzz.environment import device_name, vector_isa, versions
+from numfuzz.judge.compiled import output_label
 from numfuzz.judge.execute import Outcome
 from numfuzz.judge.signature import Signature, flagged_output, severity, symptom_of
 from numfuzz.judge.verdicts import Verdict
@@ -84,11 +85,11 @@ _PHRASES = {
 }
 
 
-def _outcome_tables(outcome: Outcome) -> str:
+def _outcome_tables(outcome: Outcome, outputs: int) -> str:
     if not outcome.outputs:
         return f"{outcome.verdict.value}: {outcome.detail}"
     return "\n\n".join(
-        error_table(o.index, o.dtype, o.elements, [
+        error_table(output_label(o.index, outputs), o.dtype, o.elements, [
             ("eager", o.eager_max_ulp, o.eager_mean_ulp, o.eager_max_abs, o.eager_max_rel),
             ("compiled", o.target_max_ulp, o.target_mean_ulp, o.target_max_abs, o.target_max_rel),
         ]) + f"\n{'':>10}worse on {o.worse} elements, better on {o.better}: {o.verdict}"
@@ -152,7 +153,7 @@ def issue_markdown(case: Case, outcome: Outcome, snippet: str, script: str, devi
         "## Errors against float64",
         "",
         "```",
-        _outcome_tables(outcome),
+        _outcome_tables(outcome, len(case.graph.outputs)),
         "```",
         "",
         "<details><summary>Standalone script that asserts it (prints the table above, fails while the compiled result is less accurate)</summary>",

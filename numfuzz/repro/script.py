@@ -34,7 +34,7 @@ class ReproError(ValueError):
 TABLE_SOURCE = '''\
 def error_table(k, dtype, elements, rows):
     """rows: (who, max ulp, mean ulp, max abs, max rel) against the float64 reference."""
-    lines = [f"output {k} ({dtype}, {elements} element{'s' * (elements != 1)}): error against the float64 reference",
+    lines = [f"{k} ({dtype}, {elements} element{'s' * (elements != 1)}): error against the float64 reference",
              f"{'':>10}{'max ulp':>11}{'mean ulp':>11}{'max abs':>11}{'max rel':>11}"]
     for who, *numbers in rows:
         lines.append(f"{who:>10}" + "".join(f"{x:>11.4g}" for x in numbers))
@@ -127,6 +127,8 @@ def script_source(case: Case, target: Target, device: str, imports: Sequence[str
     """The standalone repro script for `case` compiled by `target` on `device`."""
     compile_imports, compile_expr = compile_call(target)
     samples = ",\n".join("    (" + "".join(tensor_literal(t) + ", " for t in sample).rstrip(" ") + ")" for sample in case.tensors())
+    grad = case.run.grad
+    upstream = ",\n".join("    (" + "".join(tensor_literal(t) + ", " for t in row).rstrip(" ") + ")" for row in case.grad_tensors() or [])
     return f'''"""{title or "numfuzz repro"}
 
 Standalone repro written by numfuzz. It runs `fn` in eager PyTorch and compiled with
@@ -149,14 +151,14 @@ DEVICE = {device!r}
 
 {lower(case.graph)}
 
-# The float64 reference: the same program, every op in float64; an explicit cast still rounds.
-{lower(case.graph, fn_name="fn_fp64", reference=True)}
+# The float64 reference: the same program, every op in float64; an explicit cast still rounds{" (its gradient too)" if grad else ""}.
+{lower(case.graph, fn_name="fn_fp64", reference=True, grad=grad)}
 
 # The inputs, exactly as found: one tuple per sample.
 samples = [
 {samples},
 ]
-
+{_grad_runs_source(upstream) if grad else RUNS_SOURCE}
 {_guard(target)}compiled = {compile_expr}
 
 # ---- numfuzz's verdict rule, copied from numfuzz/oracle.py when this file was written ----
@@ -171,13 +173,7 @@ def flat(runs, k):
     return np.concatenate([run[k].detach().to("cpu", torch.float64).reshape(-1).numpy() for run in runs])
 
 
-with torch.no_grad():
-    inputs = [[x.to(DEVICE) for x in sample] for sample in samples]
-    eager = [fn(*xs) for xs in inputs]
-    got = [compiled(*xs) for xs in inputs]
-    again = compiled(*inputs[0])
-    reference = [fn_fp64(*[x.to(torch.float64) for x in sample]) for sample in samples]
-
+eager, got, again, reference = run_all()
 for e, g in zip(eager[0], got[0]):
     assert g.dtype == e.dtype and g.shape == e.shape, f"compiled gives {{g.dtype}}{{tuple(g.shape)}}, eager {{e.dtype}}{{tuple(e.shape)}}"
 for a, b in zip(got[0], again):
@@ -195,12 +191,70 @@ for k in range(len(eager[0])):
         scale = np.maximum(np.abs(ref), np.finfo(np.float64).tiny)
     both = np.isfinite(e_err) & np.isfinite(t_err)
     rows = [(who, _max(err), _mean(err[both]), _max(dev), _max(dev / scale)) for who, err, dev in (("eager", e_err, e_abs), ("compiled", t_err, t_abs))]
-    print(error_table(k, fmt.name, ref.size, rows))
+    print(error_table(label(k), fmt.name, ref.size, rows))
     if (np.isfinite(e) & ~np.isfinite(t)).any() or _worse_than(t_err, e_err, noise_floor(fmt)):
         less_accurate.append(k)
 
-assert not less_accurate, f"the compiled result is less accurate than eager on output(s) {{less_accurate}}"
-moved = position_dependence([list(s) for s in samples], eager, reference, got, [FORMATS[x.dtype].name for x in eager[0]])
-assert moved is None, f"the compiled result depends on where a value sits: {{moved}}"
+assert not less_accurate, f"the compiled result is less accurate than eager on {{', '.join(label(k) for k in less_accurate)}}"
+{"" if grad else POSITION_ASSERTION}
 print("OK: the compiled result is at least as accurate as eager")
 '''
+
+
+# The script's runs of eager, the compiled program and float64: outputs only.
+RUNS_SOURCE = """
+
+def run_all():
+    with torch.no_grad():
+        inputs = [[x.to(DEVICE) for x in sample] for sample in samples]
+        eager = [fn(*xs) for xs in inputs]
+        got = [compiled(*xs) for xs in inputs]
+        again = compiled(*inputs[0])
+        reference = [fn_fp64(*[x.to(torch.float64) for x in sample]) for sample in samples]
+    return eager, got, again, reference
+
+
+def label(k):
+    return f"output {k}"
+"""
+
+POSITION_ASSERTION = """moved = position_dependence([list(s) for s in samples], eager, reference, got, [FORMATS[x.dtype].name for x in eager[0]])
+assert moved is None, f"the compiled result depends on where a value sits: {moved}"
+"""
+
+
+def _grad_runs_source(upstream: str) -> str:
+    """The script's runs with gradients: each run gives its outputs, then the gradient of every input."""
+    return f"""
+# The upstream gradients of the outputs, exactly as found: one tuple per sample.
+upstream = [
+{upstream},
+]
+
+
+def with_grads(f, xs, gs):
+    leaves = [x.detach().clone().requires_grad_(True) for x in xs]
+    outs = f(*leaves)
+    outs = tuple(outs) if isinstance(outs, (tuple, list)) else (outs,)
+    pairs = [(o, g) for o, g in zip(outs, gs) if o.requires_grad]
+    grads = torch.autograd.grad([o for o, _ in pairs], leaves, [g for _, g in pairs], allow_unused=True) if pairs else [None] * len(leaves)
+    return tuple(o.detach() for o in outs) + tuple(torch.zeros_like(x) if g is None else g.detach() for x, g in zip(leaves, grads))
+
+
+def run_all():
+    inputs = [[x.to(DEVICE) for x in sample] for sample in samples]
+    ups = [[g.to(DEVICE) for g in row] for row in upstream]
+    eager = [with_grads(fn, xs, gs) for xs, gs in zip(inputs, ups)]
+    got = [with_grads(compiled, xs, gs) for xs, gs in zip(inputs, ups)]
+    again = with_grads(compiled, inputs[0], ups[0])
+    as64 = lambda ts: [t.to("cpu", torch.float64) for t in ts]
+    reference = [with_grads(fn_fp64, as64(xs), as64(gs)) for xs, gs in zip(samples, upstream)]
+    return eager, got, again, reference
+
+
+OUTPUTS = len(upstream[0])
+
+
+def label(k):
+    return f"output {{k}}" if k < OUTPUTS else f"the gradient of input x{{k - OUTPUTS}}"
+"""

@@ -8,9 +8,11 @@ from __future__ import annotations
 import numpy as np
 
 from numfuzz.corpus.case import Case
-from numfuzz.judge.analysis import analyse
+from numfuzz.judge.analysis import ANALYSED, analyse
+from numfuzz.judge.backward_analysis import analyse_backward
 from numfuzz.judge.compiled import CompiledProgram
 from numfuzz.judge.execute import Outcome, judge
+from numfuzz.judge.localize import flagged_index
 from numfuzz.judge.verdicts import Verdict
 from numfuzz.program.ir import GraphError
 from numfuzz.program.values import encode
@@ -32,10 +34,15 @@ def run_case(case: Case, target: Target, device: str | None = None, want_trace: 
     device = _device(case, device)
     samples = case.tensors()
     try:
-        program = CompiledProgram(case.graph, target, device)
+        program = CompiledProgram(case.graph, target, device, grad=case.run.grad)
     except GraphError as exc:
         return Outcome(Verdict.INVALID, f"ill-typed graph: {exc}")
-    return analyse(case.graph, samples, target, device, judge(program, samples, want_trace))
+    upstream = case.grad_tensors()
+    outcome = judge(program, samples, want_trace, upstream)
+    flagged = flagged_index(outcome) if outcome.verdict in ANALYSED else None
+    if upstream is not None and flagged is not None and flagged >= len(case.graph.outputs):  # an input's gradient
+        return analyse_backward(case.graph, samples, upstream, target, device, outcome, flagged)
+    return analyse(case.graph, samples, target, device, outcome)
 
 
 def search_rng(case: Case) -> np.random.Generator:
@@ -50,12 +57,14 @@ def with_searched(case: Case, outcome: Outcome) -> Case:
         return case
     added = [[encode(t) for t in sample] for sample in outcome.searched]  # the case's own samples stay as stored
     provenance = {**case.provenance, "searched_samples": len(outcome.searched)}
-    return Case(case.graph, case.samples + added, case.run, recipes=case.recipes, provenance=provenance)
+    return Case(case.graph, case.samples + added, case.run, recipes=case.recipes, provenance=provenance, grads=case.grads)
 
 
 def search_case(case: Case, target: Target, device: str | None = None) -> tuple[Case, Outcome]:
     """As `run_case`, with the search phase on a clean verdict (its share from the run specification):
     the case to keep (with what the search added) and its outcome."""
+    if case.run.grad:  # the search draws inputs, not upstream gradients: with gradients it is off
+        return case, run_case(case, target, device)
     device = _device(case, device)
     samples = case.tensors()
     try:

@@ -60,7 +60,8 @@ def test_a_made_case_carries_its_run_specification_through_save_and_load(tmp_pat
         ({"target": "inductor", "samples": 0}, "samples must be a positive integer"),
         ({"target": "inductor", "search": 99.0}, "search is a share"),
         ({"target": "inductor", "device": "tpu"}, "unknown device"),
-        ({"target": "inductor", "grad": True}, "unknown fields: grad"),
+        ({"target": "inductor", "dynamic": True}, "unknown fields: dynamic"),
+        ({"target": "inductor", "grad": 1}, "grad is true or false"),
         ("inductor", "not an object"),
     ],
 )

@@ -1,0 +1,111 @@
+"""Where a gradient finding starts: the forward op whose backward is where the target and eager part ways.
+
+A compiled backward is one program (AOTAutograd partitions and fuses it; Thunder builds its own
+VJP trace), so its intermediate gradients cannot be exposed the way the forward's values can.
+It is cut instead, one op at a time: each op of the flagged gradient's path runs alone on eager's
+forward values, with eager's own gradient of its output as the upstream gradient, through the
+target's backward, eager's and float64's. The culprit is the first op, from the outputs back
+towards the inputs (the order a backward runs), whose local gradients the target gets less
+accurate than eager. One compile per op on the path; where no op alone shows it, the finding
+is named after the flagged input's nearest op, and `located` says so.
+"""
+
+from __future__ import annotations
+
+import torch
+
+from numfuzz.judge.execute import Outcome, evaluate
+from numfuzz.judge.localize import Culprit
+from numfuzz.judge.verdicts import Verdict
+from numfuzz.program.graph_edit import cone
+from numfuzz.program.ir import Graph, Node
+from numfuzz.program.lowering import compile_source, lower
+from numfuzz.program.ops import infer_specs
+from numfuzz.targets import Target
+
+ACCURACY = (Verdict.LESS_ACCURATE, Verdict.NONFINITE)
+CAUSE = "backward"  # the group's cause: a gradient finding is the backward's, whatever the forward does
+
+
+def gradient_values(graph: Graph, samples: list[list[torch.Tensor]], upstream: list[list[torch.Tensor]], device: str) -> list[tuple[list, list]]:
+    """Per sample: eager's value of every input and node, and eager's gradient of each (None where it gets none)."""
+    every = Graph(graph.inputs, graph.nodes, tuple(range(graph.n_values)))
+    fn = compile_source(lower(every))
+    n_in = len(graph.inputs)
+    found = []
+    for sample, grads in zip(samples, upstream):
+        leaves = [x.to(device).detach().clone().requires_grad_(True) for x in sample]
+        with torch.enable_grad():
+            values = list(leaves) + list(fn(*leaves))[n_in:]
+            outs = [values[o] for o in graph.outputs]
+            wanted = [v for v in values if v.requires_grad]
+            got = torch.autograd.grad(outs, wanted, [g.to(device) for g in grads], allow_unused=True)
+        by_id = {id(v): g for v, g in zip(wanted, got)}
+        found.append(([v.detach() for v in values], [by_id.get(id(v)) for v in values]))
+    return found
+
+
+def _path(graph: Graph, input_index: int) -> list[int]:
+    """Node positions that lie between input `input_index` and an output, from the outputs back."""
+    n_in = len(graph.inputs)
+    upstream_of_outputs = set()
+    for o in graph.outputs:
+        upstream_of_outputs |= set(cone(graph, o))
+    reaches = {input_index}
+    for j, node in enumerate(graph.nodes):
+        if any(a in reaches for a in node.args):
+            reaches.add(n_in + j)
+    return sorted((j for j in upstream_of_outputs if n_in + j in reaches), reverse=True)
+
+
+def _alone(graph: Graph, j: int) -> Graph:
+    """Node j alone, its arguments as inputs."""
+    specs = infer_specs(graph)
+    node = graph.nodes[j]
+    args = list(dict.fromkeys(node.args))
+    return Graph(tuple(specs[a] for a in args), (Node(node.op, tuple(args.index(a) for a in node.args), node.attrs),), (len(args),))
+
+
+def locate_backward(
+    graph: Graph, samples: list[list[torch.Tensor]], upstream: list[list[torch.Tensor]], target: Target, device: str, input_index: int
+) -> tuple[Culprit, list[str]]:
+    """The op whose backward the target gets wrong first, and the evidence."""
+    values = gradient_values(graph, samples, upstream, device)
+    specs = infer_specs(graph)
+    path = _path(graph, input_index)
+    for j in path:
+        node = graph.nodes[j]
+        out = len(graph.inputs) + j
+        rows = [[vals[a].cpu() for a in dict.fromkeys(node.args)] for vals, _ in values]
+        grads = [[g[out].cpu() if g[out] is not None else torch.zeros_like(vals[out]).cpu()] for vals, g in values]
+        local = evaluate(_alone(graph, j), rows, target, device, upstream=grads)
+        worse = [e for e in local.outputs[1:] if e.verdict in (v.value for v in ACCURACY)]
+        if local.verdict in ACCURACY and worse:
+            evidence = [
+                f"`{node.op}` ({specs[out].dtype}) alone, on eager's forward values and eager's gradient of its output: the target's gradients of its"
+                f" inputs reach {max(e.target_max_ulp for e in worse):.3g} ULP against float64, eager's {max(e.eager_max_ulp for e in worse):.3g}"
+            ]
+            return Culprit(j, node.op, specs[out].dtype, local.verdict.value, "cutting the backward"), evidence
+    j = path[-1] if path else 0
+    out = len(graph.inputs) + j
+    why = "no op's backward alone is less accurate on the target: the difference comes from how the backward is fused or partitioned"
+    return Culprit(j, graph.nodes[j].op, specs[out].dtype, "", f"fallback ({why})"), [why]
+
+
+def analyse_backward(
+    graph: Graph, samples: list[list[torch.Tensor]], upstream: list[list[torch.Tensor]], target: Target, device: str, outcome: Outcome, flagged: int
+) -> Outcome:
+    """Fill `outcome.analysis` for a finding in the gradient of input `flagged - outputs` (in place, and returned)."""
+    input_index = flagged - len(graph.outputs)
+    culprit, evidence = locate_backward(graph, samples, upstream, target, device, input_index)
+    evidence = [f"the gradient of input x{input_index} is {outcome.verdict.value}", *evidence]
+    outcome.analysis = {
+        "output": flagged,
+        "gradient_of": input_index,
+        "culprit": culprit.to_json(),
+        "cause": CAUSE,
+        "evidence": evidence,
+        "op": culprit.op,
+        "dtype": culprit.dtype,
+    }
+    return outcome

@@ -1,0 +1,122 @@
+"""Gradients judged against float64 gradients: the reference keeps the program's casts, and a backward-only bug is found and located."""
+
+import torch
+from torch.overrides import TorchFunctionMode
+
+from numfuzz.corpus.case import Case
+from numfuzz.judge.compiled import CompiledProgram
+from numfuzz.judge.execute import judge
+from numfuzz.judge.verdicts import Verdict
+from numfuzz.program.ir import Graph, Node, TensorSpec
+from numfuzz.run_spec import RunSpec
+from numfuzz.runner.case_runner import run_case
+from numfuzz.targets import resolve
+
+
+def _bf16(x: torch.Tensor) -> torch.Tensor:
+    return x.to(torch.bfloat16).to(torch.float64)
+
+
+def test_the_reference_gradient_of_a_square_is_exact():
+    graph = Graph((TensorSpec((4,), "fp32"),), (Node.make("mul", [0, 0]),), (1,))
+    program = CompiledProgram(graph, resolve("eager"), "cpu", grad=True)
+    x, g = torch.tensor([1.5, -2.25, 3.0, 1e-3]), torch.tensor([1.0, 0.5, -2.0, 3.0])
+    out, grad = program.reference_grads([x], [g])
+    assert torch.equal(out, x.double() ** 2) and torch.equal(grad, 2 * x.double() * g.double())
+    assert judge(program, [[x]], upstream=[[g]]).verdict is Verdict.EQUAL
+
+
+def test_the_reference_rounds_the_gradient_at_an_explicit_cast_and_nowhere_else():
+    # out = fp32(bf16(x) * 3): eager sends back bf16(3 * bf16(g)); the reference must too, in float64
+    graph = Graph(
+        (TensorSpec((3,), "fp32"),),
+        (Node.make("cast", [0], dtype="bf16"), Node.make("mul_scalar", [1], value=3.0), Node.make("cast", [2], dtype="fp32")),
+        (3,),
+    )
+    x, g = torch.tensor([1.1, 2.3, 3.7]), torch.tensor([1.3, 0.7, 1.9])
+    _, grad = CompiledProgram(graph, resolve("eager"), "cpu", grad=True).reference_grads([x], [g])
+    assert torch.equal(grad, _bf16(3 * _bf16(g.double())))
+    assert not torch.equal(grad, 3 * g.double())  # it did round
+    without_casts = Graph((TensorSpec((3,), "fp32"),), (Node.make("mul_scalar", [0], value=3.0),), (1,))
+    _, exact = CompiledProgram(without_casts, resolve("eager"), "cpu", grad=True).reference_grads([x], [g])
+    assert torch.equal(exact, 3 * g.double())
+
+
+class _SloppyTanhBackward(torch.autograd.Function):
+    """tanh whose backward computes 1 - y**2 from a bf16-rounded y: the forward is exact."""
+
+    @staticmethod
+    def forward(ctx, x):
+        y = torch.tanh(x)
+        ctx.save_for_backward(y)
+        return y
+
+    @staticmethod
+    def backward(ctx, grad):
+        (y,) = ctx.saved_tensors
+        return grad * (1 - y.to(torch.bfloat16).to(y.dtype) ** 2)
+
+
+class _SwapTanh(TorchFunctionMode):
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        if func is torch.tanh:
+            return _SloppyTanhBackward.apply(*args)
+        return func(*args, **(kwargs or {}))
+
+
+class SloppyTanhBackward:
+    """A planted target: eager, except that tanh's gradient is computed from a bf16-rounded tanh."""
+
+    name = "sloppy-tanh-backward"
+
+    def available(self):
+        return True, ""
+
+    def reset(self):
+        pass
+
+    def prepare(self, fn, device):
+        def run(*args):
+            with _SwapTanh():
+                return fn(*args)
+
+        return run
+
+    def final_trace(self, compiled):
+        return None
+
+
+def _tanh_case(grad: bool) -> Case:
+    # exp -> tanh -> mul: only tanh's backward is wrong
+    graph = Graph((TensorSpec((64,), "fp32"),), (Node.make("mul_scalar", [0], value=0.5), Node.make("tanh", [1]), Node.make("mul", [2, 0])), (3,))
+    x = torch.linspace(-2.0, 2.0, 64)
+    upstream = [[torch.linspace(0.5, 1.5, 64)]] if grad else None
+    return Case.from_tensors(graph, [[x]], RunSpec("sloppy", "cpu", samples=1, grad=grad), upstream)
+
+
+def test_a_backward_only_bug_is_found_in_the_gradient_and_located_at_its_op():
+    target = SloppyTanhBackward()
+    assert run_case(_tanh_case(grad=False), target).verdict is Verdict.EQUAL  # the forward is exact
+    outcome = run_case(_tanh_case(grad=True), target)
+    assert outcome.verdict is Verdict.LESS_ACCURATE
+    assert [o.verdict for o in outcome.outputs] == ["equal", "less_accurate"]  # the output, then x0's gradient
+    analysis = outcome.analysis
+    assert analysis["gradient_of"] == 0 and analysis["op"] == "tanh" and analysis["cause"] == "backward"
+    assert analysis["culprit"]["located"] == "cutting the backward"
+
+
+def test_eager_is_never_a_gradient_finding_against_itself():
+    outcome = run_case(_tanh_case(grad=True), resolve("eager"))
+    assert outcome.verdict is Verdict.EQUAL
+
+
+def test_a_gradient_finding_minimises_to_its_op_and_keeps_its_gradient_mode():
+    from numfuzz.reduce.minimize import minimize_case
+
+    result = minimize_case(_tanh_case(grad=True), SloppyTanhBackward(), "cpu", max_compiles=200)
+    assert result.reproduced
+    small = result.case
+    assert [n.op for n in small.graph.nodes] == ["tanh"] and small.run.grad
+    assert len(small.grads) == len(small.samples) and small.extra["signature"]["cause"] == "backward"
+    again = run_case(small, SloppyTanhBackward())
+    assert again.verdict is Verdict.LESS_ACCURATE and again.analysis["op"] == "tanh"
