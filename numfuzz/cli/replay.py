@@ -15,12 +15,17 @@ from numfuzz.cli.options import case_argument, device_option, import_option, iso
 @case_argument
 @target_option
 @click.option("--json", "as_json", is_flag=True, help="Print the outcome as JSON.")
+@click.option("--grad", is_flag=True, help="Judge every input's gradient too, for upstream gradients drawn for the case (when it has none).")
 @device_option
 @import_option
 @isolated_option
-def replay(case_path, target_spec, as_json, device, imports, isolated) -> None:
+def replay(case_path, target_spec, as_json, grad, device, imports, isolated) -> None:
     """Re-run a case. Exit 1 when it is still a finding, 0 when not, 2 on bad input."""
     case, target, device = prepare_case(case_path, target_spec, device, imports)
+    if grad:
+        from numfuzz.corpus.make import with_gradients
+
+        case = with_gradients(case)
     from numfuzz.cli.tables import outcome_table
     from numfuzz.environment import provenance
     from numfuzz.runner.case_runner import run_case
