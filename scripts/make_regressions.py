@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Rebuild the analysis and the `reproduces` statements of corpus/findings/, and the expm1 regression case.
+"""Rebuild the analysis and the `reproduces` statements of corpus/findings/, and the cases built here (expm1, erf, gelu's gradient).
 
 Each committed finding states where it reproduces (numfuzz.corpus.regression). The statements
 below were measured: torch 2.9.1 and 2.14.1 on CPU, with the vector ISA forced to AVX2 as well
@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import torch
 
 from numfuzz.corpus.case import Case
 from numfuzz.corpus.store import load_case, save_case
@@ -21,6 +22,7 @@ from numfuzz.environment import provenance
 from numfuzz.judge.signature import signature_of
 from numfuzz.program.ir import Graph, Node, TensorSpec
 from numfuzz.program.values import round_to
+from numfuzz.run_spec import RunSpec
 from numfuzz.runner.case_runner import run_case
 from numfuzz.targets import resolve
 
@@ -44,6 +46,11 @@ STATEMENTS = {
         "isa": BOTH_ISAS,
         "why": "vectorised expm1 as exp(x) - 1 (pytorch#189803), fixed by PR #190533; 64 elements keep the vectorised path on any ISA",
     },
+    "thunder-torch-gelu-tanh-fp16-backward-nan": {
+        "thunder": "==0.2.6",
+        "device": "cpu",
+        "why": "no upstream report; thunder's gelu(approximate='tanh') decomposes into a*a*a in the input dtype: in fp16 a*a overflows for |a| >= 256 and the VJP multiplies that inf by tanh's zero slope, NaN where eager's gradient is 1",
+    },
     "inductor-erf-fp32-absolute-error": {
         "torch": ">=2.9",
         "device": "cpu",
@@ -64,6 +71,15 @@ def unary_case(op: str, low: float, high: float) -> Case:
 BUILT = {"inductor-expm1-fp32-cancels": ("expm1", 1e-7, 1e-5), "inductor-erf-fp32-absolute-error": ("erf", 1e-9, 1e-6)}
 
 
+def gelu_tanh_gradient_case() -> Case:
+    """gelu(approximate='tanh') on 64 fp16 values from 1 to 1000, with gradients for an upstream gradient of ones."""
+    spec = TensorSpec((64,), "fp16")
+    graph = Graph((spec,), (Node.make("gelu", [0], approximate="tanh"),), (1,))
+    values = round_to(np.geomspace(1.0, 1000.0, 64), spec)
+    run = RunSpec("thunder:torch", samples=1, grad=True)
+    return Case.from_tensors(graph, [[values]], run, [[torch.ones(64, dtype=torch.float16)]], provenance={"seed": None, "source": "scripts/make_regressions.py"})
+
+
 def refresh(case: Case, stem: str) -> None:
     outcome = run_case(case, resolve(case.target), "cpu")
     if not outcome.verdict.is_finding:
@@ -77,7 +93,11 @@ def refresh(case: Case, stem: str) -> None:
 def main() -> None:
     for stem in STATEMENTS:
         path = FINDINGS / f"{stem}.json"
-        refresh(load_case(path) if path.exists() else unary_case(*BUILT[stem]), stem)
+        if path.exists():
+            case = load_case(path)
+        else:
+            case = gelu_tanh_gradient_case() if stem == "thunder-torch-gelu-tanh-fp16-backward-nan" else unary_case(*BUILT[stem])
+        refresh(case, stem)
 
 
 if __name__ == "__main__":

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from datetime import datetime, timezone
 
 import numpy as np
@@ -10,7 +11,7 @@ import torch
 from numfuzz.corpus.case import Case
 from numfuzz.environment import provenance as environment_provenance
 from numfuzz.program.generator import GenConfig, draw_samples, generate
-from numfuzz.program.ir import Graph
+from numfuzz.program.ir import Graph, canonical_json
 from numfuzz.program.ops import infer_specs
 from numfuzz.program.values import round_to
 from numfuzz.run_spec import RunSpec
@@ -37,8 +38,9 @@ def upstream_gradients(graph: Graph, seed: int, samples: int) -> list[list[torch
 
 
 def with_gradients(case: Case) -> Case:
-    """The case with gradients judged too: upstream gradients drawn for it (seeded by its content), unless it has them."""
+    """The case with gradients judged too: upstream gradients drawn for it (seeded by its program and inputs, so every target gets the same), unless it has them."""
     if case.run.grad:
         return case
-    grads = upstream_gradients(case.graph, int(case.content_hash()[:15], 16), len(case.samples))
+    seed = int(hashlib.sha256(canonical_json({"graph": case.graph.to_json(), "samples": case.samples}).encode()).hexdigest()[:15], 16)
+    grads = upstream_gradients(case.graph, seed, len(case.samples))
     return Case.from_tensors(case.graph, case.tensors(), case.run.with_changes(grad=True), grads, recipes=case.recipes, provenance=case.provenance)

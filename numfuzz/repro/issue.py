@@ -47,6 +47,19 @@ for args in samples:
     for who, f in (("eager", fn), ("compiled", compiled)):
         errors = [(out.double() - ref).abs().max().item() for out, ref in zip(f(*args), expected)]
         print(f"{{who:>8}}: greatest absolute difference from float64 per output: {{errors}}")
+{_gradient_lines(case, device, ref_name) if case.run.grad else ""}"""
+
+
+def _gradient_lines(case: Case, device: str, ref_name: str) -> str:
+    """The snippet's backward: the first sample's input gradients, for its stored upstream gradients, against float64's."""
+    upstream = ", ".join(tensor_literal(t, device) for t in (case.grad_tensors() or [[]])[0])
+    return f"""
+# The gradients, for the upstream gradients numfuzz drew (the first sample's):
+upstream = ({upstream},)
+for who, f in (("eager", fn), ("compiled", compiled), ("float64", {ref_name})):
+    args = [(x.double() if who == "float64" else x).detach().requires_grad_(True) for x in samples[0]]
+    grads = torch.autograd.grad(f(*args), args, [g.double() if who == "float64" else g for g in upstream], allow_unused=True)
+    print(f"{{who:>8}}: input gradients {{[None if g is None else g.double().tolist() for g in grads]}}")
 """
 
 
@@ -57,7 +70,7 @@ def _culprit_call(case: Case, signature: Signature | None) -> str:
 
 
 def title_of(case: Case, outcome: Outcome, signature: Signature | None) -> str:
-    what = _culprit_call(case, signature)
+    what = ("the gradient of " if signature and signature.cause == "backward" else "") + _culprit_call(case, signature)
     dtype = f" on {signature.dtype}" if signature and signature.dtype else ""
     if outcome.verdict is Verdict.LESS_ACCURATE:
         bits = severity(outcome)
