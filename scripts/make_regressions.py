@@ -77,7 +77,9 @@ def gelu_tanh_gradient_case() -> Case:
     graph = Graph((spec,), (Node.make("gelu", [0], approximate="tanh"),), (1,))
     values = round_to(np.geomspace(1.0, 1000.0, 64), spec)
     run = RunSpec("thunder:torch", samples=1, grad=True)
-    return Case.from_tensors(graph, [[values]], run, [[torch.ones(64, dtype=torch.float16)]], provenance={"seed": None, "source": "scripts/make_regressions.py"})
+    return Case.from_tensors(
+        graph, [[values]], run, [[torch.ones(64, dtype=torch.float16)]], provenance={"seed": None, "source": "scripts/make_regressions.py"}
+    )
 
 
 def refresh(case: Case, stem: str) -> None:
