@@ -51,6 +51,11 @@ STATEMENTS = {
         "device": "cpu",
         "why": "no upstream report; thunder's gelu(approximate='tanh') decomposes into a*a*a in the input dtype: in fp16 a*a overflows for |a| >= 256 and the VJP multiplies that inf by tanh's zero slope, NaN where eager's gradient is 1",
     },
+    "thunder-sigmoid-fp32-backward-nan": {
+        "thunder": "==0.2.6",
+        "device": "cpu",
+        "why": "no upstream report; thunder's sigmoid is 1/(1 + exp(-a)), whose VJP multiplies exp(-a) = inf by the reciprocal's 0 for a < -88.7: NaN where eager's gradient is 0 (on the torch and torchcompile executors)",
+    },
     "inductor-erf-fp32-absolute-error": {
         "torch": ">=2.9",
         "device": "cpu",
@@ -71,15 +76,19 @@ def unary_case(op: str, low: float, high: float) -> Case:
 BUILT = {"inductor-expm1-fp32-cancels": ("expm1", 1e-7, 1e-5), "inductor-erf-fp32-absolute-error": ("erf", 1e-9, 1e-6)}
 
 
-def gelu_tanh_gradient_case() -> Case:
-    """gelu(approximate='tanh') on 64 fp16 values from 1 to 1000, with gradients for an upstream gradient of ones."""
-    spec = TensorSpec((64,), "fp16")
-    graph = Graph((spec,), (Node.make("gelu", [0], approximate="tanh"),), (1,))
-    values = round_to(np.geomspace(1.0, 1000.0, 64), spec)
-    run = RunSpec("thunder:torch", samples=1, grad=True)
-    return Case.from_tensors(
-        graph, [[values]], run, [[torch.ones(64, dtype=torch.float16)]], provenance={"seed": None, "source": "scripts/make_regressions.py"}
-    )
+def gradient_case(op: str, dtype: str, values: np.ndarray, target: str, **attrs: object) -> Case:
+    """`op` on 64 values with gradients, for an upstream gradient of ones."""
+    spec = TensorSpec((64,), dtype)
+    graph = Graph((spec,), (Node.make(op, [0], **attrs),), (1,))
+    run = RunSpec(target, samples=1, grad=True)
+    ones = torch.ones(64, dtype=round_to(values[:1], TensorSpec((1,), dtype)).dtype)
+    return Case.from_tensors(graph, [[round_to(values, spec)]], run, [[ones]], provenance={"seed": None, "source": "scripts/make_regressions.py"})
+
+
+GRADIENT_CASES = {
+    "thunder-torch-gelu-tanh-fp16-backward-nan": lambda: gradient_case("gelu", "fp16", np.geomspace(1.0, 1000.0, 64), "thunder:torch", approximate="tanh"),
+    "thunder-sigmoid-fp32-backward-nan": lambda: gradient_case("sigmoid", "fp32", -np.geomspace(1.0, 1000.0, 64), "thunder:torchcompile"),
+}
 
 
 def refresh(case: Case, stem: str) -> None:
@@ -98,7 +107,7 @@ def main() -> None:
         if path.exists():
             case = load_case(path)
         else:
-            case = gelu_tanh_gradient_case() if stem == "thunder-torch-gelu-tanh-fp16-backward-nan" else unary_case(*BUILT[stem])
+            case = GRADIENT_CASES[stem]() if stem in GRADIENT_CASES else unary_case(*BUILT[stem])
         refresh(case, stem)
 
 
