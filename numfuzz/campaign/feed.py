@@ -12,8 +12,8 @@ from collections import deque
 from loguru import logger
 
 from numfuzz.campaign.journal import shard_index
-from numfuzz.campaign.pool import Event, Lost, Task
 from numfuzz.program.generator import case_seed
+from numfuzz.workers.pool import Event, Lost, Task
 
 
 def batch_sizes(targets: list[str], batch: int | None) -> dict[str, int]:

@@ -19,21 +19,22 @@ from typing import Any, Iterator
 from loguru import logger
 from tqdm import tqdm
 
-from numfuzz.campaign.candidate_clock import CandidateClock
-from numfuzz.campaign.config import CampaignConfig, WorkerSettings
+from numfuzz.campaign.config import CampaignConfig
 from numfuzz.campaign.dedupe import Dedupe
 from numfuzz.campaign.defaults import available_cores, default_memory_limit
 from numfuzz.campaign.feed import CaseFeed, batch_sizes
 from numfuzz.campaign.journal import Journal
 from numfuzz.campaign.minimize_board import MinimizeBoard
-from numfuzz.campaign.pool import Event, Lost, Pool, Task
 from numfuzz.campaign.stats import CampaignStats
 from numfuzz.campaign.tail import MinimizeTail
-from numfuzz.campaign.worker import serve
 from numfuzz.corpus.case import Case, CaseError
 from numfuzz.corpus.known import load_known
 from numfuzz.corpus.store import load_case, save_case, write_atomic
 from numfuzz.judge.verdicts import Verdict
+from numfuzz.workers.candidate_clock import CandidateClock
+from numfuzz.workers.pool import Event, Lost, Pool, Task
+from numfuzz.workers.settings import WorkerSettings
+from numfuzz.workers.worker import serve
 
 POLL_S = 0.5
 
@@ -250,7 +251,7 @@ class Campaign(MinimizeTail, CaseFeed):
         config = self.config
         if config.ray is None:
             return Pool(config.workers, self._worker_settings(), log_dir, self.memory_limit, config.first_case_grace, entry=serve)
-        from numfuzz.campaign.ray_pool import RayPool
+        from numfuzz.workers.ray_pool import RayPool
 
         # each node sets its workers' memory share and threads; None asks for an even share there
         pool = RayPool(config.ray, config.workers or None, self._worker_settings(), log_dir, config.memory_limit, config.first_case_grace, entry=serve)

@@ -15,8 +15,8 @@ from typing import Any
 from loguru import logger
 
 from numfuzz.campaign.defaults import CANCEL_GRACE_S
-from numfuzz.campaign.pool import Event, Pool, Task
 from numfuzz.corpus.case import Case
+from numfuzz.workers.pool import Event, Pool, Task
 
 POLL_S = 0.5
 

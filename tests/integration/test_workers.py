@@ -12,14 +12,14 @@ from pathlib import Path
 import pytest
 from helpers import PLANTED_CRASHES
 
-from numfuzz.campaign.config import WorkerSettings
 from numfuzz.campaign.loop import CampaignConfig, run_campaign
-from numfuzz.campaign.pool import Pool, Task, WorkerStartError
-from numfuzz.campaign.worker import serve
 from numfuzz.corpus.store import iter_cases, load_case
 from numfuzz.judge.verdicts import Verdict
 from numfuzz.program.generator import GenConfig
 from numfuzz.run_spec import RunSpec
+from numfuzz.workers.pool import Pool, Task, WorkerStartError
+from numfuzz.workers.settings import WorkerSettings
+from numfuzz.workers.worker import serve
 
 TANH_ONLY = GenConfig(max_nodes=3, max_dim=4, ops=("tanh",))
 EXPECTED = {
@@ -132,8 +132,8 @@ def test_a_worker_that_grew_too_much_is_replaced_without_losing_a_case(tmp_path)
 
 
 def test_recycling_measures_growth_from_the_warm_level_not_the_first_case():
-    from numfuzz.campaign.defaults import WARMUP_CASES
-    from numfuzz.campaign.recycle import RecyclePolicy
+    from numfuzz.workers.defaults import WARMUP_CASES
+    from numfuzz.workers.recycle import RecyclePolicy
 
     mib = 2**20
     policy = RecyclePolicy(growth=100 * mib)

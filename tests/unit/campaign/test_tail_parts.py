@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from numfuzz.campaign.candidate_clock import CandidateClock
-from numfuzz.campaign.defaults import FIRST_CASE_GRACE_S, HANG_FACTOR, HANG_FLOOR_S
 from numfuzz.campaign.minimize_board import MinimizeBoard
+from numfuzz.workers.candidate_clock import CandidateClock
+from numfuzz.workers.defaults import FIRST_CASE_GRACE_S, HANG_FACTOR, HANG_FLOOR_S
 
 
 def test_a_candidate_gets_a_few_times_the_median_run_floored_and_never_past_the_case_timeout():

@@ -17,9 +17,9 @@ from multiprocessing.connection import wait
 from pathlib import Path
 from typing import Any, Callable
 
-from numfuzz.campaign.config import WorkerSettings
-from numfuzz.campaign.process_metrics import rss_bytes
 from numfuzz.judge.verdicts import Verdict
+from numfuzz.workers.process_metrics import rss_bytes
+from numfuzz.workers.settings import WorkerSettings
 
 STARTUP_TIMEOUT_S = 300.0  # a cold worker imports torch and thunder: seconds, minutes on a loaded machine
 MAX_FAILED_STARTS = 3  # in a row, with no worker ever ready: the setup is broken, not a target

@@ -14,8 +14,8 @@ import traceback
 from pathlib import Path
 from typing import Any, Callable
 
-from numfuzz.campaign.config import WorkerSettings
-from numfuzz.campaign.defaults import FIRST_CASE_GRACE_S
+from numfuzz.workers.defaults import FIRST_CASE_GRACE_S
+from numfuzz.workers.settings import WorkerSettings
 
 PROGRESS_EVERY_S = 1.0  # progress messages from one minimisation, at most this often (except kept candidates)
 
@@ -58,8 +58,8 @@ def minimize_finding(
         if not kills:
             result = minimize_case(case, target, settings.device, max_seconds=seconds, progress=progress, stop=cancelled)
         else:  # each candidate must run in a process it may kill
-            from numfuzz.campaign.candidate_clock import CandidateClock
-            from numfuzz.campaign.isolation import Cancelled, IsolatedRunner
+            from numfuzz.workers.candidate_clock import CandidateClock
+            from numfuzz.workers.isolation import Cancelled, IsolatedRunner
 
             log_path = Path(settings.log_path)
             clock = CandidateClock.from_json(msg.get("clock"), case_timeout)

@@ -6,12 +6,12 @@ import linecache
 import time
 from typing import Any
 
-from numfuzz.campaign.process_metrics import cpu_seconds, rss_bytes
-from numfuzz.campaign.timed_target import TimedTarget
 from numfuzz.corpus.case import Case
 from numfuzz.corpus.make import make_case
 from numfuzz.judge.execute import Outcome
 from numfuzz.runner.batch import evaluate_batch
+from numfuzz.workers.process_metrics import cpu_seconds, rss_bytes
+from numfuzz.workers.timed_target import TimedTarget
 
 
 def run_batch(worker: Any, msg: dict[str, Any]) -> dict[str, Any]:

@@ -2,7 +2,7 @@
 
 Compiled code runs here, not in the campaign: when it segfaults, aborts, hangs or eats all
 memory, only this process is lost and the campaign records a finding. Started by
-`numfuzz.campaign.pool`; messages are plain dicts over a multiprocessing Connection.
+`numfuzz.workers.pool`; messages are plain dicts over a multiprocessing Connection.
 
 Nothing heavy is imported at module level: torch comes in only after the worker has chosen
 its compile settings, and the settings arrive as plain, torch-free data for the same reason.
@@ -18,9 +18,9 @@ import time
 import traceback
 from typing import Any
 
-from numfuzz.campaign.config import WorkerSettings
-from numfuzz.campaign.process_metrics import rss_bytes
-from numfuzz.campaign.worker_tasks import WorkerTasks
+from numfuzz.workers.process_metrics import rss_bytes
+from numfuzz.workers.settings import WorkerSettings
+from numfuzz.workers.worker_tasks import WorkerTasks
 
 PARENT_POLL_S = 1.0
 

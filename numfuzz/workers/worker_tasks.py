@@ -9,11 +9,11 @@ import traceback
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
-from numfuzz.campaign.config import WorkerSettings
-from numfuzz.campaign.process_metrics import _proc_status, cpu_seconds, peak_rss_bytes, rss_bytes
-from numfuzz.campaign.recycle import RecyclePolicy
-from numfuzz.campaign.timed_target import TimedTarget
 from numfuzz.user_code import load_user_code
+from numfuzz.workers.process_metrics import _proc_status, cpu_seconds, peak_rss_bytes, rss_bytes
+from numfuzz.workers.recycle import RecyclePolicy
+from numfuzz.workers.settings import WorkerSettings
+from numfuzz.workers.timed_target import TimedTarget
 
 if TYPE_CHECKING:
     from numfuzz.corpus.case import Case
@@ -113,7 +113,7 @@ class WorkerTasks:
 
     def run_batch(self, msg: dict[str, Any]) -> dict[str, Any]:
         """Several generated cases compiled as one program (`numfuzz.runner.batch`); one reply each."""
-        from numfuzz.campaign.batch_task import run_batch
+        from numfuzz.workers.batch_task import run_batch
 
         return run_batch(self, msg)
 
@@ -134,7 +134,7 @@ class WorkerTasks:
 
     def minimize(self, msg: dict[str, Any]) -> dict[str, Any]:
         """The campaign's one call site of the minimiser; whatever it does, the worker reports back."""
-        from numfuzz.campaign.minimize_task import minimize_finding
+        from numfuzz.workers.minimize_task import minimize_finding
 
         reply = minimize_finding(msg, self.targets[msg["target"]], self.settings, self.entry, self.notify, self.cancelled)
         linecache.clearcache()

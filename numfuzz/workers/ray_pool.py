@@ -31,10 +31,10 @@ from typing import Any
 from loguru import logger
 
 import numfuzz
-from numfuzz.campaign.config import WorkerSettings
-from numfuzz.campaign.pool import MAX_FAILED_STARTS, Entry, Event, Lost, Task, WorkerStartError
-from numfuzz.campaign.ray_host import WorkerHost
 from numfuzz.judge.verdicts import Verdict
+from numfuzz.workers.pool import MAX_FAILED_STARTS, Entry, Event, Lost, Task, WorkerStartError
+from numfuzz.workers.ray_host import WorkerHost
+from numfuzz.workers.settings import WorkerSettings
 
 LOCAL = "local"  # --ray local: start a Ray instance on this machine, bound to the loopback interface
 MAX_HOST_LOSSES = 3  # hosts lost in a row while holding one task: it is the task, not the cluster
