@@ -13,30 +13,26 @@ from loguru import logger
 
 from numfuzz.campaign.journal import shard_index
 from numfuzz.program.generator import case_seed
+from numfuzz.workers.messages import TargetInfo
 from numfuzz.workers.pool import Event, Lost, Task
-
-
-def batch_sizes(targets: list[str], batch: int | None) -> dict[str, int]:
-    """Cases per compile for each target: `batch` for all, or each target's `batch_default` (1 if it has none)."""
-    from numfuzz.targets import resolve
-
-    sizes = {}
-    for spec in targets:
-        try:
-            default = int(getattr(resolve(spec), "batch_default", 1))
-        except Exception:  # resolved for real in the workers, which report what is wrong
-            default = 1
-        sizes[spec] = max(batch if batch is not None else default, 1)
-    return sizes
 
 
 class CaseFeed:
     """Part of `numfuzz.campaign.loop.Campaign`: hands out case and batch tasks, splits batch replies."""
 
-    def _init_feed(self, batch: dict[str, int]) -> None:
-        self.batch = batch
+    def _init_feed(self, batch: int | None) -> None:
+        # Cases per compile for each target: `batch` for all, or each target's own default, which
+        # the workers report as they start (they resolve the targets anyway; the parent never
+        # does). Until the first worker is ready no case is handed out: a local worker is ready
+        # before it can take one, and a Ray actor would only queue it meanwhile.
+        self.batch: dict[str, int] | None = None if batch is None else dict.fromkeys(self.config.targets, max(batch, 1))
         self.held: deque[tuple[int, str]] = deque()  # pending cases of other targets, passed over to fill a batch
         self.alone: deque[Task] = deque()  # cases of a lost batch, each to run by itself
+
+    def _targets_known(self, targets: dict[str, TargetInfo]) -> None:
+        """A worker is ready and says what its targets are like; the first one decides the batch sizes."""
+        if self.batch is None:
+            self.batch = {spec: targets[spec].batch_default if spec in targets else 1 for spec in self.config.targets}
 
     def _pull(self, target: str | None = None) -> tuple[int, str] | None:
         """The next pending (ordinal, target); of `target` only when given (the others are held)."""
@@ -78,8 +74,8 @@ class CaseFeed:
         """A batch's reply as one reply event per case."""
         seeds = dict(event.task.items)
         events = []
-        for reply in event.reply.get("replies", []):
-            task = Task("case", reply["index"], seeds.get(reply["index"], 0), event.task.target, self.config.case_timeout)
+        for reply in event.reply.replies:
+            task = Task("case", reply.index, seeds.get(reply.index, 0), event.task.target, self.config.case_timeout)
             events.append(Event("reply", event.slot, reply=reply, task=task))
         return events
 

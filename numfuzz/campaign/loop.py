@@ -22,7 +22,7 @@ from tqdm import tqdm
 from numfuzz.campaign.config import CampaignConfig
 from numfuzz.campaign.dedupe import Dedupe
 from numfuzz.campaign.defaults import available_cores, default_memory_limit
-from numfuzz.campaign.feed import CaseFeed, batch_sizes
+from numfuzz.campaign.feed import CaseFeed
 from numfuzz.campaign.journal import Journal
 from numfuzz.campaign.minimize_board import MinimizeBoard
 from numfuzz.campaign.stats import CampaignStats
@@ -32,6 +32,7 @@ from numfuzz.corpus.known import load_known
 from numfuzz.corpus.store import load_case, save_case, write_atomic
 from numfuzz.judge.verdicts import Verdict
 from numfuzz.workers.candidate_clock import CandidateClock
+from numfuzz.workers.messages import CaseResult, ErrorReply, Minimized
 from numfuzz.workers.pool import Event, Lost, Pool, Task
 from numfuzz.workers.settings import WorkerSettings
 from numfuzz.workers.worker import serve
@@ -84,7 +85,7 @@ class Campaign(MinimizeTail, CaseFeed):
         self.cancelled: set[str] = set()  # findings whose minimisation was asked to stop
         self.tail_deadline: float | None = None  # set when the last case is done
         self.clocks: dict[str, CandidateClock] = {}  # per target: how long its finished cases took
-        self._init_feed(batch_sizes(list(config.targets), config.batch))
+        self._init_feed(config.batch)
 
     # --- tasks ---------------------------------------------------------------------------------
 
@@ -93,7 +94,7 @@ class Campaign(MinimizeTail, CaseFeed):
         # one minimisation at a time while there are cases to run; after them, on every idle worker
         if self.to_minimize and issue_cases and not tail_over and (self.minimizing == 0 or self.exhausted):
             return self._start_minimize(self.to_minimize.popleft())
-        if not issue_cases:
+        if not issue_cases or self.batch is None:  # no worker has started yet: see CaseFeed._init_feed
             return None
         task = self._case_task()
         self.exhausted = task is None
@@ -134,10 +135,11 @@ class Campaign(MinimizeTail, CaseFeed):
             return None
         return save_case(case, self.config.corpus / folder)
 
-    def _finish_case(self, task: Task, verdict: Verdict | None, ops: list[str], samples: int, reply: dict[str, Any]) -> None:
-        """Count the case and mark it done; `verdict` None: numfuzz itself failed on it."""
-        self.stats.record(task.target, verdict, ops, samples, reply.get("cpu"), float(reply.get("wall", 0.0)))
-        self.stats.batched += "batched" in reply
+    def _finish_case(self, task: Task, verdict: Verdict | None, ops: list[str], samples: int, reply: CaseResult | ErrorReply | None) -> None:
+        """Count the case and mark it done; `verdict` None: numfuzz itself failed on it; `reply` None: its worker died."""
+        cpu, wall = (reply.cpu, float(reply.wall or 0.0)) if reply is not None else (None, 0.0)
+        self.stats.record(task.target, verdict, ops, samples, cpu, wall)
+        self.stats.batched += isinstance(reply, CaseResult) and reply.batched is not None
         if self.journal.mark_done(self._ordinal(task.index), task.target):
             self.stats.run_graphs += 1
             self.bar.update(1)
@@ -146,15 +148,15 @@ class Campaign(MinimizeTail, CaseFeed):
         task, reply = event.task, event.reply
         if task.kind == "minimize":
             return self._on_minimized(task, reply)
-        case = Case.from_json(reply["case"]) if reply.get("case") else None
-        if reply["kind"] == "error":
+        case = Case.from_json(reply.case) if reply.case else None
+        if isinstance(reply, ErrorReply):
             path = None
             if case is not None:
-                case.extra["error"] = reply["error"]
+                case.extra["error"] = reply.error
                 path = self._save(case, "errors")
-            logger.error("numfuzz failed on case {} ({}): {}; saved as {}", task.index, task.target, reply["error"].strip().splitlines()[-1], path)
-            return self._finish_case(task, None, reply.get("ops", []), 0, reply)
-        outcome = reply["outcome"]
+            logger.error("numfuzz failed on case {} ({}): {}; saved as {}", task.index, task.target, reply.error.strip().splitlines()[-1], path)
+            return self._finish_case(task, None, reply.ops, 0, reply)
+        outcome = reply.outcome
         verdict = Verdict(outcome["verdict"])
         if verdict.is_finding:
             case.result = outcome
@@ -166,7 +168,7 @@ class Campaign(MinimizeTail, CaseFeed):
             logger.info("finding: {} on {} (case {}): {} -> {}", verdict.value, task.target, task.index, outcome.get("detail", ""), path)
         else:
             logger.debug("case {} on {}: {}", task.index, task.target, verdict.value)
-        self._finish_case(task, verdict, reply.get("ops", []), int(reply.get("samples", 0)), reply)
+        self._finish_case(task, verdict, reply.ops, reply.samples, reply)
 
     def on_lost(self, lost: Lost) -> None:
         """A worker died or was killed holding this task. A case becomes a finding of that symptom."""
@@ -174,7 +176,7 @@ class Campaign(MinimizeTail, CaseFeed):
         if task.kind == "minimize":
             stopped = task.finding in self.cancelled  # killed after it was asked to stop: not a failure
             (logger.info if stopped else logger.warning)("minimising {} ended: {} ({})", task.finding, lost.verdict.value, lost.detail)
-            return self._on_minimized(task, {"case": None, "summary": f"{lost.verdict.value}: {lost.detail}", "cancelled": stopped})
+            return self._on_minimized(task, Minimized(task.finding, task.key, summary=f"{lost.verdict.value}: {lost.detail}", cancelled=stopped))
         from numfuzz.corpus.make import make_case
         from numfuzz.judge.execute import Outcome
 
@@ -183,7 +185,7 @@ class Campaign(MinimizeTail, CaseFeed):
             case = make_case(task.seed, self.config.run_for(task.target), self.config.gen)
         except Exception as exc:  # the generator's bug; the worker would have reported it had it lived
             logger.error("case {} ({}) was lost ({}) and cannot be rebuilt: {}", task.index, task.target, lost.verdict.value, exc)
-            return self._finish_case(task, None, [], 0, {})
+            return self._finish_case(task, None, [], 0, None)
         case.result = Outcome(lost.verdict, lost.detail).to_json()
         case.extra["campaign"] = {"index": task.index, "seed": task.seed, **self.journal.identity}
         case.extra["worker_log"] = lost.log_tail[-3000:]
@@ -192,42 +194,42 @@ class Campaign(MinimizeTail, CaseFeed):
             self.summary.findings.append(path)
             self._queue_minimize(case, path, task.index, case.result)  # in a worker, through an isolated one
         logger.info("finding: {} on {} (case {}): {} -> {}", lost.verdict.value, task.target, task.index, lost.detail, path)
-        self._finish_case(task, lost.verdict, sorted({n.op for n in case.graph.nodes}), 0, {})
+        self._finish_case(task, lost.verdict, sorted({n.op for n in case.graph.nodes}), 0, None)
 
-    def _on_minimized(self, task: Task, reply: dict[str, Any]) -> None:
+    def _on_minimized(self, task: Task, reply: Minimized) -> None:
         self.minimizing -= 1
         self.board.finish(task.finding)
-        if reply.get("candidate_s"):
-            spent = reply["candidate_s"]
+        if reply.candidate_s:
+            spent = reply.candidate_s
             logger.info("minimising {}: {} isolated runs, {:.1f} s each on average", task.finding, len(spent), sum(spent) / len(spent))
-        if reply.get("cancelled") and (reply.get("exhausted") or not reply.get("case")):
+        if reply.cancelled and (reply.exhausted or not reply.case):
             return self._keep_for_next_run(task, reply)
         entry = next((e for e in self.journal.minimize_queue if e["finding"] == task.finding), {})
         self.journal.minimize_queue = [e for e in self.journal.minimize_queue if e["finding"] != task.finding]
-        if reply.get("case"):
-            case = Case.from_json(reply["case"])
+        if reply.case:
+            case = Case.from_json(reply.case)
             self.dedupe.minimized(case)  # its root cause is known now: later findings of it are duplicates
             path = self._save(case, "minimized")
             self.stats.minimized += 1
             if path is not None:
                 self.summary.minimized.append(path)
                 self._drop_superseded(entry.get("partial"), path)
-            logger.info("minimised {}: {} -> {}", task.finding, reply.get("summary", ""), path)
+            logger.info("minimised {}: {} -> {}", task.finding, reply.summary, path)
         else:
             self.stats.minimize_failed += 1
-            self.dedupe.failed(task.finding, reply.get("summary", "") or "no case came back")
-            logger.warning("minimising {} gave nothing: {}", task.finding, reply.get("summary", ""))
-            if reply.get("error"):
-                logger.debug("minimiser traceback:\n{}", reply["error"])
+            self.dedupe.failed(task.finding, reply.summary or "no case came back")
+            logger.warning("minimising {} gave nothing: {}", task.finding, reply.summary)
+            if reply.error:
+                logger.debug("minimiser traceback:\n{}", reply.error)
 
     def _on_event(self, pool: Pool, event: Event) -> None:
         if event.kind == "reply":
             worker = pool.workers[event.slot]
-            self.stats.record_memory(event.slot, worker.tasks_served, event.reply.get("rss"))
+            self.stats.record_memory(event.slot, worker.tasks_served, event.reply.rss)
             for one in self._split_batch(event) if event.task.kind == "batch" else [event]:
-                if one.reply.get("kind") == "result" and "batched" not in one.reply:  # how long this target's cases take alone
+                if isinstance(one.reply, CaseResult) and one.reply.batched is None:  # how long this target's cases take alone
                     clock = self.clocks.setdefault(one.task.target, CandidateClock(self.config.case_timeout))
-                    clock.observe(float(one.reply.get("wall", 0.0)), fresh=worker.tasks_served == 1)
+                    clock.observe(float(one.reply.wall), fresh=worker.tasks_served == 1)
                 self.on_reply(one)
         elif event.kind == "lost" and event.lost.task.kind == "batch":
             self._batch_lost(event.lost)
@@ -235,11 +237,13 @@ class Campaign(MinimizeTail, CaseFeed):
             self.on_lost(event.lost)
         elif event.kind == "progress":
             self._on_progress(event)
+        elif event.kind == "ready":
+            self._targets_known(event.reply.targets)
         else:
-            why, rss = event.reply["why"], event.reply.get("rss")
+            why, rss = event.reply.why, event.reply.rss
             self.stats.restarts[why] += 1
             at = f" at {rss / 2**20:.0f} MiB RSS" if rss else ""
-            logger.info("worker {} restarted ({}) after {} tasks{}", event.slot, why, event.reply.get("served", 0), at)
+            logger.info("worker {} restarted ({}) after {} tasks{}", event.slot, why, event.reply.served, at)
 
     # --- the loop ------------------------------------------------------------------------------
 

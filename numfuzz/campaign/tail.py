@@ -16,6 +16,7 @@ from loguru import logger
 
 from numfuzz.campaign.defaults import CANCEL_GRACE_S
 from numfuzz.corpus.case import Case
+from numfuzz.workers.messages import Minimized
 from numfuzz.workers.pool import Event, Pool, Task
 
 POLL_S = 0.5
@@ -34,25 +35,25 @@ class MinimizeTail:
         clock = self.clocks.get(task.target)
         if clock is not None:  # kept with the finding: a resumed run that only minimises has no cases to time
             entry["clock"] = clock.to_json()
-        task.extra = {"budget": budget, **({"clock": entry["clock"]} if entry.get("clock") else {})}
+        task.budget, task.clock = budget, entry.get("clock") or None
         task.timeout = budget + CANCEL_GRACE_S
         symptom = str(((task.case or {}).get("result") or {}).get("verdict", "?"))
         self.board.start(task.finding, symptom, now + budget)
         logger.info("minimising {} ({}), at most {:.0f} s", task.finding, symptom, budget)
         return task
 
-    def _keep_for_next_run(self, task: Task, reply: dict[str, Any]) -> None:
+    def _keep_for_next_run(self, task: Task, reply: Minimized) -> None:
         """A minimisation stopped early: its smallest case so far is saved, and the next run goes on from it."""
         path = None
-        smaller = reply.get("case") and Case.from_json(reply["case"]).content_hash()[:16] != task.finding
+        smaller = reply.case and Case.from_json(reply.case).content_hash()[:16] != task.finding
         if smaller:  # else it is the finding itself, which the next run starts from anyway
-            path = self._save(Case.from_json(reply["case"]), "minimized")
+            path = self._save(Case.from_json(reply.case), "minimized")
             entry = self._queued(task.finding)
             if path is not None and entry is not None:
                 previous, entry["partial"] = entry.get("partial"), path.stem
                 self._drop_superseded(previous, path)
             self.stats.minimize_partial += 1
-        logger.info("minimising {} stopped: {}; smallest so far: {}; the next run goes on", task.finding, reply.get("summary", ""), path or "the finding")
+        logger.info("minimising {} stopped: {}; smallest so far: {}; the next run goes on", task.finding, reply.summary, path or "the finding")
 
     def _queued(self, finding: str) -> dict[str, Any] | None:
         return next((e for e in self.journal.minimize_queue if e["finding"] == finding), None)
@@ -64,7 +65,7 @@ class MinimizeTail:
 
     def _on_progress(self, event: Event) -> None:
         self.stats.minimize_candidates += self.board.update(event.reply)
-        logger.info(self.board.line(event.reply.get("finding", "")))
+        logger.info(self.board.line(event.reply.finding))
         self.bar.set_postfix_str(self._postfix(), refresh=True)
 
     def _postfix(self) -> str:

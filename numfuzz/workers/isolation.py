@@ -21,6 +21,7 @@ from numfuzz.program.ir import Graph
 from numfuzz.run_spec import RunSpec
 from numfuzz.workers.candidate_clock import CandidateClock
 from numfuzz.workers.defaults import DEFAULT_CASE_TIMEOUT_S
+from numfuzz.workers.messages import ErrorReply
 from numfuzz.workers.pool import Entry, Pool, Task
 from numfuzz.workers.settings import WorkerSettings
 
@@ -102,10 +103,10 @@ class IsolatedRunner:
                         return Outcome(event.lost.verdict, event.lost.detail)
                     if event.kind == "reply":
                         reply = event.reply
-                        if reply.get("kind") == "error":
-                            raise IsolationError(reply.get("error", "unknown error").strip().splitlines()[-1])
+                        if isinstance(reply, ErrorReply):
+                            raise IsolationError((reply.error.strip() or "unknown error").splitlines()[-1])
                         self.clock.observe(time.monotonic() - started, fresh)
-                        return Outcome.from_json(reply["outcome"])
+                        return Outcome.from_json(reply.outcome)
         finally:
             self.seconds.append(time.monotonic() - begun)  # waiting for a ready worker included
 

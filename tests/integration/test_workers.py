@@ -101,7 +101,7 @@ def test_rss_watchdog_kills_a_memory_hog_without_an_address_space_limit(tmp_path
         # the pool replaced the worker, and the replacement serves the next case
         events = _run_one(pool, Task("case", 1, 2, "thunder:torch", timeout=60.0))
         replies = [e.reply for e in events if e.kind == "reply"]
-        assert len(replies) == 1 and replies[0]["outcome"]["verdict"] in ("equal", "more_accurate")
+        assert len(replies) == 1 and replies[0].outcome["verdict"] in ("equal", "more_accurate")
     finally:
         pool.close()
 
