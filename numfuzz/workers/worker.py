@@ -92,10 +92,11 @@ def serve(conn: Any, settings: WorkerSettings) -> None:
     started = time.perf_counter()
     try:
         worker = WorkerTasks(settings, serve)
+        targets = worker.target_info()  # a user's target may fail here too: a failed start, told why
     except BaseException:
         conn.send(Failed(traceback.format_exc(limit=20)))
         os._exit(1)
-    conn.send(Ready(os.getpid(), time.perf_counter() - started, rss_bytes(), worker.target_info()))
+    conn.send(Ready(os.getpid(), time.perf_counter() - started, rss_bytes(), targets))
     cancel = _Cancel(conn)
     worker.notify, worker.cancelled = conn.send, cancel
     while True:

@@ -146,3 +146,21 @@ def test_recycling_measures_growth_from_the_warm_level_not_the_first_case():
     assert RecyclePolicy(growth=None, cap=800 * mib).should_leave(801 * mib)
     assert RecyclePolicy(growth=0).should_leave(500 * mib)  # zero allowance: leave after every case
     assert not RecyclePolicy(growth=0).should_leave(None)  # RSS unknown (not Linux): never
+
+
+def test_a_ready_worker_reports_its_targets_batch_sizes(tmp_path):
+    # the campaign takes its batch sizes from this; the parent never resolves a target itself
+    from numfuzz.program.dtypes import PROGRAM_DTYPES
+    from numfuzz.targets import resolve
+
+    pool = Pool(1, _settings(tmp_path, ["eager", "inductor"], imports=()), tmp_path, entry=serve)
+    try:
+        deadline, ready = time.monotonic() + 120, []
+        while not ready and time.monotonic() < deadline:
+            ready = [e.reply for e in pool.poll(0.2) if e.kind == "ready"]
+        assert ready, "the worker never said it was ready"
+        targets = ready[0].targets
+        assert targets["inductor"].batch_default == resolve("inductor").batch_default > 1 and targets["eager"].batch_default == 1
+        assert set(targets["inductor"].min_elements) == set(PROGRAM_DTYPES)
+    finally:
+        pool.close()
