@@ -1,4 +1,4 @@
-"""A campaign's one typed configuration, and the settings its workers get, both immutable and torch-free.
+"""A campaign's one typed configuration, immutable and torch-free; it builds the settings its workers get.
 
 The campaign's run specifications (one per target: device, samples, search, imports) are made
 here once; a worker receives them whole, so `--samples` goes from the command line to the case
@@ -8,7 +8,7 @@ earlier versions wrote, so that a campaign they began still resumes.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 
 from numfuzz.campaign.defaults import (
@@ -20,6 +20,7 @@ from numfuzz.campaign.defaults import (
 )
 from numfuzz.program.space import GenConfig
 from numfuzz.run_spec import DEFAULT_SAMPLES, RunSpec
+from numfuzz.workers.settings import WorkerSettings
 
 STATS_INTERVAL_S = 2.0  # journal, stats file and coverage; a killed run redoes at most this much
 
@@ -27,34 +28,6 @@ STATS_INTERVAL_S = 2.0  # journal, stats file and coverage; a killed run redoes 
 def absolute_imports(imports: tuple[str, ...] | list[str]) -> tuple[str, ...]:
     """--import files as absolute paths (workers and repro scripts import them from elsewhere); module names as given."""
     return tuple(str(Path(s).resolve()) if s.endswith(".py") or Path(s).exists() else s for s in imports)
-
-
-@dataclass(frozen=True)
-class WorkerSettings:
-    """What a worker process is started with: plain, typed data, unpickled before torch is imported."""
-
-    runs: tuple[RunSpec, ...]  # one per target the worker serves
-    programs: GenConfig = field(default_factory=GenConfig)
-    case_timeout: float = DEFAULT_CASE_TIMEOUT_S
-    memory_limit: int | None = None  # bytes; an allocation past it fails inside the target (an OOM finding)
-    recycle_bytes: int | None = None  # leave after a reply once RSS passes this
-    recycle_growth: int | None = None  # ... or once it grew this much past its warm level
-    threads: int | None = None  # torch's intra-op threads
-    log_path: str = ""  # set for each worker by its pool
-
-    @property
-    def device(self) -> str:
-        return self.runs[0].device or "cpu"
-
-    @property
-    def imports(self) -> tuple[str, ...]:
-        return tuple(dict.fromkeys(spec for run in self.runs for spec in run.imports))
-
-    def run_for(self, target: str) -> RunSpec:
-        return next(run for run in self.runs if run.target == target)
-
-    def with_changes(self, **changes: object) -> WorkerSettings:
-        return replace(self, **changes)
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,16 @@ from __future__ import annotations
 import os
 
 from numfuzz.run_spec import DEFAULT_SAMPLES, DEFAULT_SEARCH  # noqa: F401  (their measurements are here)
+from numfuzz.workers.defaults import (  # noqa: F401  (the worker side's numbers, shown by the CLI too)
+    DEFAULT_CASE_TIMEOUT_S,
+    FIRST_CASE_GRACE_S,
+    HANG_FACTOR,
+    HANG_FLOOR_S,
+    MEMORY_SHARE,
+    WARMUP_CASES,
+    default_memory_limit,
+    physical_memory,
+)
 
 # Input samples per compiled graph (DEFAULT_SAMPLES). Measured with `scripts/bench --targets --sweep-graphs 20` on
 # 2 CPU cores: a new graph on thunder:torchcompile costs 1.6 s (the compile), each sample 0.76 ms
@@ -20,38 +30,18 @@ from numfuzz.run_spec import DEFAULT_SAMPLES, DEFAULT_SEARCH  # noqa: F401  (the
 # about 8 ms, against about 1.4 s of compile a graph); these shares cost 5.0% over an hour
 # (scripts/bench_search, README "Where compilers break"). DEFAULT_SEARCH is the search's share.
 DEFAULT_SEAMS = 0.1
-DEFAULT_CASE_TIMEOUT_S = 120.0  # compiles on CPU take seconds; tens of seconds on a loaded machine
-FIRST_CASE_GRACE_S = 30.0  # a fresh worker's first compile also loads the compiler's code generator (~7 s)
 DEFAULT_MINIMIZE_TIMEOUT_S = 900.0  # the minimiser's compile budget, at a few seconds a compile
 # After a --graphs campaign's last case, minimisation goes on for at most this long; what is left
 # (the smallest case so far included) waits in the journal for the next run. Measured on 2 cores:
 # a hang found by a 12-graph campaign was minimised to its op in 70 s, its tail.
 DEFAULT_MINIMIZE_TAIL_S = 300.0
 CANCEL_GRACE_S = 20.0  # a minimiser asked to stop hands back its smallest case within this
-# An isolated candidate counts as hung past HANG_FACTOR times the median time of the target's
-# finished runs, and never before HANG_FLOOR_S: 4x leaves room for a graph slower than the median
-# (a slow one is then misjudged as hung and the final confirmation at the full --case-timeout
-# rejects the result); the floor covers tiny medians on a loaded machine.
-HANG_FACTOR = 4.0
-HANG_FLOOR_S = 5.0
 # A worker is replaced once its RSS grew this much past its warm level: it bounds the slow
 # growth of compiler state (~0.4 MiB a case under torch.compile) at a restart every ~600 cases.
 RECYCLE_GROWTH = 256 * 2**20
-# The warm level is the highest RSS over a worker's first cases: each target loads its compiler
-# on its first case (Inductor adds ~100 MiB to a worker whose first case ran on Thunder's torch
-# executor), so the first case alone would count that loading as growth.
-WARMUP_CASES = 10
-MEMORY_SHARE = 0.8  # of physical memory, split evenly between the workers
 # The least memory a worker gets by default: a warm worker holds 0.9 GiB (torch, thunder and the
 # compilers loaded) and the hour-long run's two workers peaked at 1.8 GiB together.
 MIN_WORKER_MEMORY = 2 * 2**30
-
-
-def physical_memory() -> int | None:
-    try:
-        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-    except (ValueError, OSError, AttributeError):
-        return None
 
 
 def available_cores() -> int:
@@ -79,9 +69,3 @@ def default_workers(device: str, memory_limit: int | None = None) -> int:
     if total:
         units = min(units, max(int(MEMORY_SHARE * total // (memory_limit or MIN_WORKER_MEMORY)), 1))
     return units
-
-
-def default_memory_limit(workers: int) -> int | None:
-    """Bytes one worker may use: an even share of 80% of physical memory (None where unknown)."""
-    total = physical_memory()
-    return int(MEMORY_SHARE * total / max(workers, 1)) if total else None

@@ -8,35 +8,78 @@ its cases goes back to the front of the queue, to run alone.
 from __future__ import annotations
 
 from collections import deque
+from typing import Iterator
 
 from loguru import logger
 
+from numfuzz.campaign.config import CampaignConfig
 from numfuzz.campaign.journal import shard_index
-from numfuzz.campaign.pool import Event, Lost, Task
 from numfuzz.program.generator import case_seed
-
-
-def batch_sizes(targets: list[str], batch: int | None) -> dict[str, int]:
-    """Cases per compile for each target: `batch` for all, or each target's `batch_default` (1 if it has none)."""
-    from numfuzz.targets import resolve
-
-    sizes = {}
-    for spec in targets:
-        try:
-            default = int(getattr(resolve(spec), "batch_default", 1))
-        except Exception:  # resolved for real in the workers, which report what is wrong
-            default = 1
-        sizes[spec] = max(batch if batch is not None else default, 1)
-    return sizes
+from numfuzz.workers.messages import TargetInfo
+from numfuzz.workers.pool import Event, Lost, Task
 
 
 class CaseFeed:
-    """Part of `numfuzz.campaign.loop.Campaign`: hands out case and batch tasks, splits batch replies."""
+    """Hands out case and batch tasks from the journal's pending cases; splits batch replies into case replies.
 
-    def _init_feed(self, batch: dict[str, int]) -> None:
-        self.batch = batch
+    `pending` yields (ordinal, target) of this shard's cases still to run. `batch` is the cases
+    per compile for every target, or None for each target's own default.
+    """
+
+    def __init__(self, config: CampaignConfig, pending: Iterator[tuple[int, str]], batch: int | None):
+        self.config = config
+        self.pending = pending
+        # Each target's default comes from the workers as they start (they resolve the targets
+        # anyway; the parent never does). Until the first worker is ready no case is handed out:
+        # a local worker is ready before it can take one, and a Ray actor would only queue it.
+        self.batch: dict[str, int] | None = None if batch is None else dict.fromkeys(config.targets, max(batch, 1))
         self.held: deque[tuple[int, str]] = deque()  # pending cases of other targets, passed over to fill a batch
         self.alone: deque[Task] = deque()  # cases of a lost batch, each to run by itself
+
+    @property
+    def ready(self) -> bool:
+        """Whether the batch sizes are known, so that cases can be handed out."""
+        return self.batch is not None
+
+    def targets_known(self, targets: dict[str, TargetInfo]) -> None:
+        """A worker is ready and says what its targets are like; the first one decides the batch sizes."""
+        if self.batch is None:
+            self.batch = {spec: targets[spec].batch_default if spec in targets else 1 for spec in self.config.targets}
+
+    def next_task(self) -> Task | None:
+        """A case or batch task, or None when every case within the budget is handed out (call once `ready`)."""
+        if self.alone:
+            return self.alone.popleft()
+        first = self._pull()
+        if first is None:
+            return None
+        items = [first]
+        while len(items) < (self.batch or {}).get(first[1], 1):
+            item = self._pull(first[1])
+            if item is None:
+                break
+            items.append(item)
+        tasks = [self._single(ordinal, target) for ordinal, target in items]
+        if len(tasks) == 1:
+            return tasks[0]
+        batch = Task("batch", tasks[0].index, tasks[0].seed, first[1], self.config.case_timeout * len(tasks))
+        batch.items = [(t.index, t.seed) for t in tasks]
+        return batch
+
+    def split_batch(self, event: Event) -> list[Event]:
+        """A batch's reply as one reply event per case."""
+        seeds = dict(event.task.items)
+        events = []
+        for reply in event.reply.replies:
+            task = Task("case", reply.index, seeds.get(reply.index, 0), event.task.target, self.config.case_timeout)
+            events.append(Event("reply", event.slot, reply=reply, task=task))
+        return events
+
+    def batch_lost(self, lost: Lost) -> None:
+        """A batch took its worker down: each of its cases runs again alone, first."""
+        task = lost.task
+        self.alone.extendleft(Task("case", index, seed, task.target, self.config.case_timeout) for index, seed in reversed(task.items))
+        logger.info("a batch of {} cases on {} ended in {} ({}); each runs again alone", len(task.items), task.target, lost.verdict.value, lost.detail)
 
     def _pull(self, target: str | None = None) -> tuple[int, str] | None:
         """The next pending (ordinal, target); of `target` only when given (the others are held)."""
@@ -50,40 +93,6 @@ class CaseFeed:
             self.held.append(item)
         return None
 
-    def _case_task(self) -> Task | None:
-        """A case or batch task, or None when every case within the budget is handed out."""
-        if self.alone:
-            return self.alone.popleft()
-        first = self._pull()
-        if first is None:
-            return None
-        items = [first]
-        while len(items) < self.batch.get(first[1], 1):
-            item = self._pull(first[1])
-            if item is None:
-                break
-            items.append(item)
-        tasks = [self._single(ordinal, target) for ordinal, target in items]
-        if len(tasks) == 1:
-            return tasks[0]
-        batch = Task("batch", tasks[0].index, tasks[0].seed, first[1], self.config.case_timeout * len(tasks))
-        batch.items = [(t.index, t.seed) for t in tasks]
-        return batch
-
     def _single(self, ordinal: int, target: str) -> Task:
         index = shard_index(self.config.shard, ordinal)
         return Task("case", index, case_seed(self.config.seed, index), target, self.config.case_timeout)
-
-    def _split_batch(self, event: Event) -> list[Event]:
-        """A batch's reply as one reply event per case."""
-        seeds = dict(event.task.items)
-        events = []
-        for reply in event.reply.get("replies", []):
-            task = Task("case", reply["index"], seeds.get(reply["index"], 0), event.task.target, self.config.case_timeout)
-            events.append(Event("reply", event.slot, reply=reply, task=task))
-        return events
-
-    def _batch_lost(self, lost: Lost) -> None:
-        task = lost.task
-        self.alone.extendleft(Task("case", index, seed, task.target, self.config.case_timeout) for index, seed in reversed(task.items))
-        logger.info("a batch of {} cases on {} ended in {} ({}); each runs again alone", len(task.items), task.target, lost.verdict.value, lost.detail)

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Any
+
+from numfuzz.workers.messages import Progress
 
 
 @dataclass
@@ -17,7 +18,7 @@ class Running:
     symptom: str
     deadline: float  # monotonic: the minimisation is stopped by then
     started: float = field(default_factory=time.monotonic)
-    info: dict[str, Any] = field(default_factory=dict)  # the latest progress message
+    info: Progress | None = None  # the latest progress message
 
 
 class MinimizeBoard:
@@ -31,14 +32,14 @@ class MinimizeBoard:
         if finding in self.running:
             self.running[finding].deadline = min(self.running[finding].deadline, deadline)
 
-    def update(self, msg: dict[str, Any]) -> int:
+    def update(self, msg: Progress) -> int:
         """Take a progress message; returns how many candidates it adds to the count."""
-        run = self.running.get(msg.get("finding", ""))
+        run = self.running.get(msg.finding)
         if run is None:
             return 0
-        before = run.info.get("candidates", 0)
+        before = run.info.candidates if run.info is not None else 0
         run.info = msg
-        return max(int(msg.get("candidates", 0)) - before, 0)
+        return max(msg.candidates - before, 0)
 
     def finish(self, finding: str) -> None:
         self.running.pop(finding, None)
@@ -50,16 +51,16 @@ class MinimizeBoard:
             return ""
         now = time.monotonic() if now is None else now
         info = run.info
-        stage = info.get("stage", "starting")
+        if info is None:
+            return f"minimising {finding[:8]} ({run.symptom}): starting, {max(run.deadline - now, 0):.0f} s left"
         what = {
-            "starting": "starting",
             "confirm": "confirming the finding",
-            "confirm-hang": f"confirming the hang at the full {info.get('seconds', 0):g} s",
-        }.get(stage)
+            "confirm-hang": f"confirming the hang at the full {info.seconds:g} s",
+        }.get(info.stage)
         if what is None:
-            verdict = info.get("verdict", "")
-            what = f"{info.get('candidates', 0)} candidates" + (f" (last: {verdict}, {'kept' if info.get('kept') else 'rejected'})" if verdict else "")
-        size = f"{info['nodes']} of {info['from_nodes']} ops" if "from_nodes" in info else ""
+            verdict = info.verdict
+            what = f"{info.candidates} candidates" + (f" (last: {verdict}, {'kept' if info.kept else 'rejected'})" if verdict else "")
+        size = f"{info.nodes} of {info.from_nodes} ops" if info.from_nodes is not None else ""
         return f"minimising {finding[:8]} ({run.symptom}): {what}" + (f", {size}" if size else "") + f", {max(run.deadline - now, 0):.0f} s left"
 
     def text(self, now: float | None = None) -> str:
@@ -68,6 +69,7 @@ class MinimizeBoard:
         parts = []
         for run in self.running.values():
             info = run.info
-            size = f" {info['nodes']}/{info['from_nodes']} ops" if "from_nodes" in info else ""
-            parts.append(f"{run.finding[:8]} {run.symptom} #{info.get('candidates', 0)}{size} {max(run.deadline - now, 0):.0f}s left")
+            size = f" {info.nodes}/{info.from_nodes} ops" if info is not None and info.from_nodes is not None else ""
+            candidates = info.candidates if info is not None else 0
+            parts.append(f"{run.finding[:8]} {run.symptom} #{candidates}{size} {max(run.deadline - now, 0):.0f}s left")
         return "minimising " + "; ".join(parts) if parts else ""

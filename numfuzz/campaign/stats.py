@@ -26,7 +26,7 @@ class CampaignStats:
     verdicts: dict[str, Counter] = field(default_factory=dict)  # target -> verdict -> cases
     coverage: dict[str, Counter] = field(default_factory=dict)  # target -> op -> cases that used it
     cases: int = 0  # one case = one graph on one target
-    batched: int = 0  # cases whose verdict came from a batch compiled together (numfuzz.campaign.batch)
+    batched: int = 0  # cases whose verdict came from a batch compiled together (numfuzz.runner.batch)
     samples: int = 0  # input samples evaluated
     findings: int = 0
     errors: int = 0  # numfuzz's own failures (saved under errors/)

@@ -27,9 +27,9 @@ def isolated_runner(case: Any, target: str, device: str, imports: list[str], iso
     if not (isolated or recorded_outcome(case).verdict.kills_process):
         yield None
         return
-    from numfuzz.campaign.isolation import IsolatedRunner, IsolationError
-    from numfuzz.campaign.pool import WorkerStartError
-    from numfuzz.campaign.worker import serve
+    from numfuzz.workers.isolation import IsolatedRunner, IsolationError
+    from numfuzz.workers.pool import WorkerStartError
+    from numfuzz.workers.worker import serve
 
     with IsolatedRunner(target, device, imports, entry=serve, spare=spare) as runner:
         try:

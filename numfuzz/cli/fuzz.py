@@ -152,9 +152,9 @@ def fuzz(
     from numfuzz.campaign.config import CampaignConfig
     from numfuzz.campaign.journal import JournalError
     from numfuzz.campaign.loop import run_campaign
-    from numfuzz.campaign.pool import WorkerStartError
     from numfuzz.environment import default_device
     from numfuzz.program.generator import GenConfig
+    from numfuzz.workers.pool import WorkerStartError
 
     device = device or default_device()
     memory_bytes = None if memory_limit is None else memory_limit * 2**20

@@ -8,7 +8,7 @@ from numfuzz.targets.options import parse_options, reset_dynamo, vector_elements
 
 
 class Inductor:
-    # Cases a campaign compiles together (numfuzz.campaign.batch). On torch 2.9.1, 2 busy CPU cores,
+    # Cases a campaign compiles together (numfuzz.runner.batch). On torch 2.9.1, 2 busy CPU cores,
     # 16 generated graphs took 34.6 s one compile each and 10.0 s as two compiles of 8.
     batch_default = 8
 

@@ -15,9 +15,7 @@ import sys
 import pytest
 from helpers import PLANTED_CRASHES
 
-from numfuzz.campaign.isolation import IsolatedRunner
 from numfuzz.campaign.loop import CampaignConfig, run_campaign
-from numfuzz.campaign.worker import serve
 from numfuzz.corpus.case import Case, stored_signature
 from numfuzz.corpus.store import iter_cases, load_case, save_case
 from numfuzz.judge.execute import Outcome
@@ -26,6 +24,8 @@ from numfuzz.program.generator import GenConfig
 from numfuzz.program.ir import Graph, Node, TensorSpec
 from numfuzz.program.values import round_to
 from numfuzz.run_spec import RunSpec
+from numfuzz.workers.isolation import IsolatedRunner
+from numfuzz.workers.worker import serve
 
 pytestmark = pytest.mark.thunder  # the planted bugs are Thunder executors
 

@@ -12,14 +12,14 @@ from pathlib import Path
 import pytest
 from helpers import PLANTED_CRASHES
 
-from numfuzz.campaign.config import WorkerSettings
 from numfuzz.campaign.loop import CampaignConfig, run_campaign
-from numfuzz.campaign.pool import Pool, Task, WorkerStartError
-from numfuzz.campaign.worker import serve
 from numfuzz.corpus.store import iter_cases, load_case
 from numfuzz.judge.verdicts import Verdict
 from numfuzz.program.generator import GenConfig
 from numfuzz.run_spec import RunSpec
+from numfuzz.workers.pool import Pool, Task, WorkerStartError
+from numfuzz.workers.settings import WorkerSettings
+from numfuzz.workers.worker import serve
 
 TANH_ONLY = GenConfig(max_nodes=3, max_dim=4, ops=("tanh",))
 EXPECTED = {
@@ -101,7 +101,7 @@ def test_rss_watchdog_kills_a_memory_hog_without_an_address_space_limit(tmp_path
         # the pool replaced the worker, and the replacement serves the next case
         events = _run_one(pool, Task("case", 1, 2, "thunder:torch", timeout=60.0))
         replies = [e.reply for e in events if e.kind == "reply"]
-        assert len(replies) == 1 and replies[0]["outcome"]["verdict"] in ("equal", "more_accurate")
+        assert len(replies) == 1 and replies[0].outcome["verdict"] in ("equal", "more_accurate")
     finally:
         pool.close()
 
@@ -132,8 +132,8 @@ def test_a_worker_that_grew_too_much_is_replaced_without_losing_a_case(tmp_path)
 
 
 def test_recycling_measures_growth_from_the_warm_level_not_the_first_case():
-    from numfuzz.campaign.defaults import WARMUP_CASES
-    from numfuzz.campaign.recycle import RecyclePolicy
+    from numfuzz.workers.defaults import WARMUP_CASES
+    from numfuzz.workers.recycle import RecyclePolicy
 
     mib = 2**20
     policy = RecyclePolicy(growth=100 * mib)
@@ -146,3 +146,21 @@ def test_recycling_measures_growth_from_the_warm_level_not_the_first_case():
     assert RecyclePolicy(growth=None, cap=800 * mib).should_leave(801 * mib)
     assert RecyclePolicy(growth=0).should_leave(500 * mib)  # zero allowance: leave after every case
     assert not RecyclePolicy(growth=0).should_leave(None)  # RSS unknown (not Linux): never
+
+
+def test_a_ready_worker_reports_its_targets_batch_sizes(tmp_path):
+    # the campaign takes its batch sizes from this; the parent never resolves a target itself
+    from numfuzz.program.dtypes import PROGRAM_DTYPES
+    from numfuzz.targets import resolve
+
+    pool = Pool(1, _settings(tmp_path, ["eager", "inductor"], imports=()), tmp_path, entry=serve)
+    try:
+        deadline, ready = time.monotonic() + 120, []
+        while not ready and time.monotonic() < deadline:
+            ready = [e.reply for e in pool.poll(0.2) if e.kind == "ready"]
+        assert ready, "the worker never said it was ready"
+        targets = ready[0].targets
+        assert targets["inductor"].batch_default == resolve("inductor").batch_default > 1 and targets["eager"].batch_default == 1
+        assert set(targets["inductor"].min_elements) == set(PROGRAM_DTYPES)
+    finally:
+        pool.close()

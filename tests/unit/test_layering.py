@@ -16,6 +16,7 @@ STAGES = [
     ("numfuzz.reduce",),
     ("numfuzz.repro",),
     ("numfuzz.strategies", "numfuzz.check"),
+    ("numfuzz.workers",),
     ("numfuzz.campaign",),
     ("numfuzz.report",),
     ("numfuzz.cli", "numfuzz.__main__"),

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-from numfuzz.campaign.candidate_clock import CandidateClock
-from numfuzz.campaign.defaults import FIRST_CASE_GRACE_S, HANG_FACTOR, HANG_FLOOR_S
+import dataclasses
+
 from numfuzz.campaign.minimize_board import MinimizeBoard
+from numfuzz.workers.candidate_clock import CandidateClock
+from numfuzz.workers.defaults import FIRST_CASE_GRACE_S, HANG_FACTOR, HANG_FLOOR_S
+from numfuzz.workers.messages import Progress
 
 
 def test_a_candidate_gets_a_few_times_the_median_run_floored_and_never_past_the_case_timeout():
@@ -28,8 +31,8 @@ def test_the_board_names_each_minimisation_its_size_and_time_left():
     board = MinimizeBoard()
     board.start("6e3a285c9e1f352d", "timeout", deadline=1000.0)
     assert board.line("6e3a285c9e1f352d", now=990.0) == "minimising 6e3a285c (timeout): starting, 10 s left"
-    info = {"finding": "6e3a285c9e1f352d", "stage": "shrink", "candidates": 3, "nodes": 2, "from_nodes": 9, "verdict": "timeout", "kept": True}
-    assert board.update(info) == 3 and board.update({**info, "candidates": 5}) == 2
+    info = Progress("6e3a285c9e1f352d", "shrink", candidates=3, nodes=2, from_nodes=9, verdict="timeout", kept=True)
+    assert board.update(info) == 3 and board.update(dataclasses.replace(info, candidates=5)) == 2
     assert board.line("6e3a285c9e1f352d", now=900.0) == "minimising 6e3a285c (timeout): 5 candidates (last: timeout, kept), 2 of 9 ops, 100 s left"
     assert board.text(now=900.0) == "minimising 6e3a285c timeout #5 2/9 ops 100s left"
     board.shorten("6e3a285c9e1f352d", 950.0)

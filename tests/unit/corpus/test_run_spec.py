@@ -9,7 +9,8 @@ import pytest
 import torch
 from helpers import FINDINGS
 
-from numfuzz.campaign.config import CampaignConfig, WorkerSettings
+from numfuzz.campaign.config import CampaignConfig
+from numfuzz.workers.settings import WorkerSettings
 from numfuzz.corpus.case import SCHEMA_VERSION, Case, CaseError
 from numfuzz.corpus.make import make_case
 from numfuzz.corpus.store import load_case, save_case

@@ -2,7 +2,7 @@
 
 Compiled code runs here, not in the campaign: when it segfaults, aborts, hangs or eats all
 memory, only this process is lost and the campaign records a finding. Started by
-`numfuzz.campaign.pool`; messages are plain dicts over a multiprocessing Connection.
+`numfuzz.workers.pool`; the messages (`numfuzz.workers.messages`) go over a multiprocessing Connection.
 
 Nothing heavy is imported at module level: torch comes in only after the worker has chosen
 its compile settings, and the settings arrive as plain, torch-free data for the same reason.
@@ -18,9 +18,10 @@ import time
 import traceback
 from typing import Any
 
-from numfuzz.campaign.config import WorkerSettings
-from numfuzz.campaign.process_metrics import rss_bytes
-from numfuzz.campaign.worker_tasks import WorkerTasks
+from numfuzz.workers.messages import BatchRequest, Cancel, CaseRequest, EvaluateRequest, Failed, MinimizeRequest, Ready, Stop
+from numfuzz.workers.process_metrics import rss_bytes
+from numfuzz.workers.settings import WorkerSettings
+from numfuzz.workers.worker_tasks import WorkerTasks
 
 PARENT_POLL_S = 1.0
 
@@ -63,7 +64,7 @@ class _Cancel:
     def __call__(self) -> bool:
         try:
             while not self.asked and self.conn.poll():
-                self.asked = self.conn.recv().get("kind") == "cancel"
+                self.asked = isinstance(self.conn.recv(), Cancel)
         except (EOFError, OSError):
             self.asked = True  # the campaign is gone: stop too
         return self.asked
@@ -91,10 +92,11 @@ def serve(conn: Any, settings: WorkerSettings) -> None:
     started = time.perf_counter()
     try:
         worker = WorkerTasks(settings, serve)
+        targets = worker.target_info()  # a user's target may fail here too: a failed start, told why
     except BaseException:
-        conn.send({"kind": "failed", "error": traceback.format_exc(limit=20)})
+        conn.send(Failed(traceback.format_exc(limit=20)))
         os._exit(1)
-    conn.send({"kind": "ready", "pid": os.getpid(), "startup_s": time.perf_counter() - started, "rss": rss_bytes()})
+    conn.send(Ready(os.getpid(), time.perf_counter() - started, rss_bytes(), targets))
     cancel = _Cancel(conn)
     worker.notify, worker.cancelled = conn.send, cancel
     while True:
@@ -102,15 +104,15 @@ def serve(conn: Any, settings: WorkerSettings) -> None:
             msg = conn.recv()
         except (EOFError, OSError):
             break
-        if msg["kind"] == "stop":
+        if isinstance(msg, Stop):
             break
-        if msg["kind"] == "cancel":  # came after the task it meant had ended
+        if isinstance(msg, Cancel):  # came after the task it meant had ended
             continue
         cancel.asked = False
-        handler = {"case": worker.run_case, "batch": worker.run_batch, "evaluate": worker.evaluate, "minimize": worker.minimize}[msg["kind"]]
-        reply = handler(msg)
+        handlers = {CaseRequest: worker.run_case, BatchRequest: worker.run_batch, EvaluateRequest: worker.evaluate, MinimizeRequest: worker.minimize}
+        reply = handlers[type(msg)](msg)
         conn.send(reply)
-        if reply.get("recycle"):
+        if reply.recycle:
             break
     sys.stdout.flush()
     sys.stderr.flush()

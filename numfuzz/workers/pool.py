@@ -17,9 +17,23 @@ from multiprocessing.connection import wait
 from pathlib import Path
 from typing import Any, Callable
 
-from numfuzz.campaign.config import WorkerSettings
-from numfuzz.campaign.process_metrics import rss_bytes
 from numfuzz.judge.verdicts import Verdict
+from numfuzz.workers.messages import (
+    BatchItem,
+    BatchRequest,
+    Cancel,
+    CaseRequest,
+    EvaluateRequest,
+    Failed,
+    Message,
+    MinimizeRequest,
+    Progress,
+    Ready,
+    Request,
+    Stop,
+)
+from numfuzz.workers.process_metrics import rss_bytes
+from numfuzz.workers.settings import WorkerSettings
 
 STARTUP_TIMEOUT_S = 300.0  # a cold worker imports torch and thunder: seconds, minutes on a loaded machine
 MAX_FAILED_STARTS = 3  # in a row, with no worker ever ready: the setup is broken, not a target
@@ -43,6 +57,8 @@ class WorkerStartError(RuntimeError):
 
 @dataclass
 class Task:
+    """The campaign's record of one piece of work for a worker; `message` is what the worker is sent."""
+
     kind: str  # "case" (generate and run), "batch" (several, compiled together), "evaluate" (run the given case) or "minimize"
     index: int  # the campaign's case index
     seed: int
@@ -51,18 +67,20 @@ class Task:
     case: dict | None = None  # evaluate: the case to run; minimize: the finding to shrink
     finding: str = ""  # minimize: the file stem of the saved finding
     key: str = ""  # minimize: its dedupe key
-    extra: dict[str, Any] = field(default_factory=dict)  # minimize: more for the worker (the candidate clock)
+    budget: float | None = None  # minimize: the minimiser's own time budget
+    clock: dict[str, Any] | None = None  # minimize: the target's CandidateClock, as JSON
     items: list[tuple[int, int]] = field(default_factory=list)  # batch: (index, seed) of each case
 
-    def message(self) -> dict[str, Any]:
-        msg = {"kind": self.kind, "index": self.index, "seed": self.seed, "target": self.target}
-        if self.kind == "evaluate":
-            msg.update(case=self.case)
+    def message(self) -> Request:
+        if self.kind == "case":
+            return CaseRequest(self.index, self.seed, self.target)
         if self.kind == "batch":
-            msg.update(items=[{"index": index, "seed": seed} for index, seed in self.items])
+            return BatchRequest(self.target, tuple(BatchItem(index, seed) for index, seed in self.items))
+        if self.kind == "evaluate":
+            return EvaluateRequest(self.index, self.target, self.case or {})
         if self.kind == "minimize":
-            msg.update(case=self.case, finding=self.finding, key=self.key, timeout=self.timeout, **self.extra)
-        return msg
+            return MinimizeRequest(self.target, self.case or {}, self.finding, self.key, self.timeout, self.budget, self.clock)
+        raise ValueError(f"unknown task kind {self.kind!r}")
 
 
 @dataclass
@@ -76,11 +94,20 @@ class Lost:
     slot: int
 
 
+@dataclass(frozen=True)
+class Restarted:
+    """Why a worker slot has a fresh process, for the campaign's counts and log."""
+
+    why: str  # a verdict's value, "recycled", "died idle", "failed start" or "host lost"
+    served: int  # tasks the old process served
+    rss: int | None  # its last known RSS, bytes
+
+
 @dataclass
 class Event:
-    kind: str  # "reply", "lost", "restarted", or "progress" (the task goes on)
+    kind: str  # "ready" (a worker started), "reply", "lost", "restarted", or "progress" (the task goes on)
     slot: int
-    reply: dict[str, Any] = field(default_factory=dict)
+    reply: Any = None  # ready: messages.Ready; reply: a messages.Reply; progress: messages.Progress; restarted: Restarted
     lost: Lost | None = None
     task: Task | None = None  # for a reply: the task it answers
 
@@ -201,13 +228,13 @@ class Pool:
         if worker.task is None or worker.proc is None:
             return
         try:
-            worker.conn.send({"kind": "cancel"})
+            worker.conn.send(Cancel())
         except OSError:
             pass
         worker.deadline = min(worker.deadline, time.monotonic() + grace)
 
     def poll(self, timeout: float) -> list[Event]:
-        """Wait up to `timeout` s; return replies, lost tasks and restarts. May raise WorkerStartError."""
+        """Wait up to `timeout` s; return starts, replies, lost tasks and restarts. May raise WorkerStartError."""
         live = [w for w in self.workers if w.proc is not None]
         waitables = [w.conn for w in live if not w.eof] + [w.proc.sentinel for w in live]
         soonest = min((w.deadline for w in live), default=time.monotonic() + timeout)
@@ -252,22 +279,21 @@ class Pool:
             events.extend(self._buried(worker))
         return events
 
-    def _handle(self, worker: Worker, msg: dict[str, Any]) -> Event | None:
-        kind = msg["kind"]
-        if kind == "ready":
+    def _handle(self, worker: Worker, msg: Message) -> Event | None:
+        if isinstance(msg, Ready):
             worker.ready, worker.deadline = True, float("inf")
             self.failed_starts = 0
-            return None
-        if kind == "failed":
-            lines = msg["error"].strip().splitlines()
+            return Event("ready", worker.slot, reply=msg)  # with what it learnt of its targets
+        if isinstance(msg, Failed):
+            lines = msg.error.strip().splitlines()
             worker.start_error = lines[-1] if lines else "unknown error"
             return None
-        if kind == "progress":  # from the middle of a task, which goes on
+        if isinstance(msg, Progress):  # from the middle of a task, which goes on
             return Event("progress", worker.slot, reply=msg, task=worker.task)
         task, worker.task, worker.deadline = worker.task, None, float("inf")
         worker.tasks_served += 1
-        worker.rss = msg.get("rss") or worker.rss
-        worker.leaving = bool(msg.get("recycle"))
+        worker.rss = msg.rss or worker.rss
+        worker.leaving = msg.recycle
         return Event("reply", worker.slot, reply=msg, task=task)
 
     def _buried(self, worker: Worker) -> list[Event]:
@@ -291,7 +317,7 @@ class Pool:
         worker.conn.close()
         worker.conn, worker.proc, worker.task = None, None, None
         worker.start()
-        events.append(Event("restarted", worker.slot, reply={"why": why, "served": served, "rss": rss}))
+        events.append(Event("restarted", worker.slot, reply=Restarted(why, served, rss)))
         return events
 
     def close(self) -> None:
@@ -299,7 +325,7 @@ class Pool:
         for worker in self.workers:
             if worker.proc is not None and worker.idle:
                 try:
-                    worker.conn.send({"kind": "stop"})
+                    worker.conn.send(Stop())
                 except OSError:
                     pass
         deadline = time.monotonic() + 5.0

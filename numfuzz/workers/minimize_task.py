@@ -14,35 +14,36 @@ import traceback
 from pathlib import Path
 from typing import Any, Callable
 
-from numfuzz.campaign.config import WorkerSettings
-from numfuzz.campaign.defaults import FIRST_CASE_GRACE_S
+from numfuzz.workers.defaults import FIRST_CASE_GRACE_S
+from numfuzz.workers.messages import Minimized, MinimizeRequest, Progress
+from numfuzz.workers.settings import WorkerSettings
 
 PROGRESS_EVERY_S = 1.0  # progress messages from one minimisation, at most this often (except kept candidates)
 
-Notify = Callable[[dict[str, Any]], None]
+Notify = Callable[[Progress], None]
 
 
 def minimize_finding(
-    msg: dict[str, Any],
+    msg: MinimizeRequest,
     target: Any,
     settings: WorkerSettings,
     entry: Callable[[Any, WorkerSettings], None],
     notify: Notify,
     cancelled: Callable[[], bool],
-) -> dict[str, Any]:
-    """The reply to a `minimize` message; `settings` are the worker's own."""
+) -> Minimized:
+    """The reply to a minimize request; `settings` are the worker's own."""
     from numfuzz.corpus.case import Case, recorded_outcome
     from numfuzz.judge.verdicts import Verdict
     from numfuzz.reduce.minimize import minimize_case
     from numfuzz.reduce.shrinker import Exhausted
 
-    reply: dict[str, Any] = {"kind": "minimized", "finding": msg["finding"], "key": msg["key"], "case": None}
-    case = Case.from_json(msg["case"])
+    reply = Minimized(msg.finding, msg.key)
+    case = Case.from_json(msg.case)
     case_timeout = settings.case_timeout
     kills = recorded_outcome(case).verdict.kills_process
     # Past its budget the campaign asks for the smallest case so far; stopping on our own a little
     # earlier leaves time to confirm a hang at the full --case-timeout.
-    budget = msg.get("budget", msg.get("timeout"))
+    budget = msg.budget if msg.budget is not None else msg.timeout
     reserve = case_timeout + FIRST_CASE_GRACE_S if kills else 0.0
     seconds = max(budget - reserve, budget / 2) if budget else None
     sent = [0.0]
@@ -51,20 +52,20 @@ def minimize_finding(
         now = time.monotonic()
         if info["stage"] != "shrink" or info["kept"] or now - sent[0] >= PROGRESS_EVERY_S:
             sent[0] = now
-            notify({"kind": "progress", "finding": msg["finding"], **info})
+            notify(Progress(msg.finding, **info))
 
     started = time.monotonic()
     try:
         if not kills:
             result = minimize_case(case, target, settings.device, max_seconds=seconds, progress=progress, stop=cancelled)
         else:  # each candidate must run in a process it may kill
-            from numfuzz.campaign.candidate_clock import CandidateClock
-            from numfuzz.campaign.isolation import Cancelled, IsolatedRunner
+            from numfuzz.workers.candidate_clock import CandidateClock
+            from numfuzz.workers.isolation import Cancelled, IsolatedRunner
 
             log_path = Path(settings.log_path)
-            clock = CandidateClock.from_json(msg.get("clock"), case_timeout)
+            clock = CandidateClock.from_json(msg.clock, case_timeout)
             isolated = IsolatedRunner(
-                msg["target"],
+                msg.target,
                 settings.device,
                 settings.imports,
                 case_timeout,
@@ -88,9 +89,7 @@ def minimize_finding(
                 hung = result.reproduced and result.outcome is not None and result.outcome.verdict is Verdict.TIMEOUT
                 if hung and not cancelled() and clock.timeout(False) < case_timeout:
                     # the candidates had shorter limits: a hang is what outlasts the campaign's own
-                    notify(
-                        {"kind": "progress", "finding": msg["finding"], "stage": "confirm-hang", "nodes": len(result.case.graph.nodes), "seconds": case_timeout}
-                    )
+                    notify(Progress(msg.finding, "confirm-hang", nodes=len(result.case.graph.nodes), seconds=case_timeout))
                     try:
                         confirmed = isolated.evaluate(result.case.graph, result.case.tensors(), timeout=case_timeout)
                     except Cancelled:  # unconfirmed: the next run goes on from this case and confirms it
@@ -100,17 +99,17 @@ def minimize_finding(
                             result.reproduced = False
                             result.detail = f"the smallest candidate gave {confirmed.verdict.value} within the full {case_timeout:g} s"
                         result.case.extra["minimize"]["hang_confirmed_s"] = case_timeout
-                reply["candidate_s"] = [round(s, 2) for s in isolated.seconds]
-                reply["clock"] = clock.to_json()
-        reply["summary"] = result.summary()
-        reply["exhausted"] = result.exhausted
+                reply.candidate_s = [round(s, 2) for s in isolated.seconds]
+                reply.clock = clock.to_json()
+        reply.summary = result.summary()
+        reply.exhausted = result.exhausted
         if result.reproduced:
-            reply["case"] = result.case.to_json()
+            reply.case = result.case.to_json()
     except Exhausted:  # cancelled before the finding was even confirmed
-        reply["summary"] = "stopped before the finding was confirmed"
+        reply.summary = "stopped before the finding was confirmed"
     except Exception:
-        reply["summary"] = "minimiser failed: " + traceback.format_exc(limit=8).strip().splitlines()[-1]
-        reply["error"] = traceback.format_exc(limit=20)
-    reply["cancelled"] = cancelled()
-    reply["seconds"] = round(time.monotonic() - started, 2)
+        reply.summary = "minimiser failed: " + traceback.format_exc(limit=8).strip().splitlines()[-1]
+        reply.error = traceback.format_exc(limit=20)
+    reply.cancelled = cancelled()
+    reply.seconds = round(time.monotonic() - started, 2)
     return reply

@@ -15,14 +15,15 @@ from typing import Callable, Sequence
 
 import torch
 
-from numfuzz.campaign.candidate_clock import CandidateClock
-from numfuzz.campaign.config import WorkerSettings
-from numfuzz.campaign.defaults import DEFAULT_CASE_TIMEOUT_S
-from numfuzz.campaign.pool import Entry, Pool, Task
 from numfuzz.corpus.case import Case
 from numfuzz.judge.execute import Outcome
 from numfuzz.program.ir import Graph
 from numfuzz.run_spec import RunSpec
+from numfuzz.workers.candidate_clock import CandidateClock
+from numfuzz.workers.defaults import DEFAULT_CASE_TIMEOUT_S
+from numfuzz.workers.messages import ErrorReply
+from numfuzz.workers.pool import Entry, Pool, Task
+from numfuzz.workers.settings import WorkerSettings
 
 POLL_S = 0.2
 
@@ -38,7 +39,7 @@ class Cancelled(Exception):
 class IsolatedRunner:
     """One warm worker for `target` (two with `spare`); `evaluate` has the signature of the in-process path.
 
-    `entry` is the worker process's main, `numfuzz.campaign.worker.serve`; it is passed in because
+    `entry` is the worker process's main, `numfuzz.workers.worker.serve`; it is passed in because
     that worker itself runs isolated workers when it minimises a crash. Each case gets the time
     `clock` allows (by default the full `case_timeout`, with a fresh worker's grace on its first
     case) and teaches the clock how long finished cases take.
@@ -102,10 +103,10 @@ class IsolatedRunner:
                         return Outcome(event.lost.verdict, event.lost.detail)
                     if event.kind == "reply":
                         reply = event.reply
-                        if reply.get("kind") == "error":
-                            raise IsolationError(reply.get("error", "unknown error").strip().splitlines()[-1])
+                        if isinstance(reply, ErrorReply):
+                            raise IsolationError((reply.error.strip() or "unknown error").splitlines()[-1])
                         self.clock.observe(time.monotonic() - started, fresh)
-                        return Outcome.from_json(reply["outcome"])
+                        return Outcome.from_json(reply.outcome)
         finally:
             self.seconds.append(time.monotonic() - begun)  # waiting for a ready worker included
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from numfuzz.campaign.process_metrics import cpu_seconds
+from numfuzz.workers.process_metrics import cpu_seconds
 
 
 class TimedTarget:

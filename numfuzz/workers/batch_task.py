@@ -2,30 +2,32 @@
 
 from __future__ import annotations
 
+import dataclasses
 import linecache
 import time
 from typing import Any
 
-from numfuzz.campaign.process_metrics import cpu_seconds, rss_bytes
-from numfuzz.campaign.timed_target import TimedTarget
 from numfuzz.corpus.case import Case
 from numfuzz.corpus.make import make_case
 from numfuzz.judge.execute import Outcome
 from numfuzz.runner.batch import evaluate_batch
+from numfuzz.workers.messages import BatchReply, BatchRequest, CaseRequest, CaseResult, ErrorReply
+from numfuzz.workers.process_metrics import cpu_seconds, rss_bytes
+from numfuzz.workers.timed_target import TimedTarget
 
 
-def run_batch(worker: Any, msg: dict[str, Any]) -> dict[str, Any]:
-    """A worker's reply to a `batch` message: one `result` reply per case, as `run_case` gives alone.
+def run_batch(worker: Any, msg: BatchRequest) -> BatchReply:
+    """A worker's reply to a batch request: one reply per case, as `run_case` gives alone.
 
     `worker` is the worker's WorkerTasks (targets, settings, run_case).
     """
-    target, items = msg["target"], msg["items"]
+    target, items = msg.target, msg.items
     run = worker.settings.run_for(target)
     start_cpu, start_wall = cpu_seconds(), time.perf_counter()
     cases: list[Case | None] = []
     for item in items:
         try:
-            cases.append(make_case(item["seed"], run, worker.settings.programs))
+            cases.append(make_case(item.seed, run, worker.settings.programs))
         except Exception:  # run alone, it reports numfuzz's own error as usual
             cases.append(None)
     generated = cpu_seconds()
@@ -39,23 +41,24 @@ def run_batch(worker: Any, msg: dict[str, Any]) -> dict[str, Any]:
     clean = max(len(outcomes), 1)
     shared_cpu, shared_wall = cpu_seconds() - generated, time.perf_counter() - start_wall
     target_cpu = timed.compile_cpu + timed.run_cpu
-    replies, recycle = [], False
+    replies: list[CaseResult | ErrorReply] = []
+    recycle = False
     for k, item in enumerate(items):
         if k not in outcomes:
             with_found = searched.get(made.index(k)) if k in made else None  # the case with what its search found
-            reply = worker.run_case({"index": item["index"], "seed": item["seed"], "target": target}, made=with_found)
-            recycle = recycle or reply.pop("recycle", False)
-            replies.append(reply)
+            reply = worker.run_case(CaseRequest(item.index, item.seed, target), made=with_found)
+            recycle = recycle or reply.recycle
+            replies.append(dataclasses.replace(reply, recycle=False))  # the batch's reply says it, once
             continue
         case = cases[k]
-        replies.append({
-            "kind": "result", "index": item["index"], "target": target, "outcome": outcomes[k].to_json(), "batched": len(judged),
-            "ops": sorted({node.op for node in case.graph.nodes}), "samples": len(case.samples), "wall": shared_wall / clean,
-            "cpu": {
+        replies.append(CaseResult(
+            item.index, target, outcomes[k].to_json(), batched=len(judged),
+            ops=sorted({node.op for node in case.graph.nodes}), samples=len(case.samples), wall=shared_wall / clean,
+            cpu={
                 "generate": (generated - start_cpu) / len(items), "target_compile": timed.compile_cpu / clean,
                 "target_run": timed.run_cpu / clean, "eval": max(shared_cpu - target_cpu, 0.0) / clean, "housekeeping": 0.0,
             },
-        })  # fmt: skip
+        ))  # fmt: skip
     linecache.clearcache()
     rss = rss_bytes()
-    return {"kind": "batch", "target": target, "replies": replies, "rss": rss, "recycle": recycle or worker.recycle.should_leave(rss)}
+    return BatchReply(target, replies, rss, recycle or worker.recycle.should_leave(rss))

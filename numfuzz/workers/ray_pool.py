@@ -31,10 +31,10 @@ from typing import Any
 from loguru import logger
 
 import numfuzz
-from numfuzz.campaign.config import WorkerSettings
-from numfuzz.campaign.pool import MAX_FAILED_STARTS, Entry, Event, Lost, Task, WorkerStartError
-from numfuzz.campaign.ray_host import WorkerHost
 from numfuzz.judge.verdicts import Verdict
+from numfuzz.workers.pool import MAX_FAILED_STARTS, Entry, Event, Lost, Restarted, Task, WorkerStartError
+from numfuzz.workers.ray_host import WorkerHost
+from numfuzz.workers.settings import WorkerSettings
 
 LOCAL = "local"  # --ray local: start a Ray instance on this machine, bound to the loopback interface
 MAX_HOST_LOSSES = 3  # hosts lost in a row while holding one task: it is the task, not the cluster
@@ -279,7 +279,7 @@ class RayPool:
         tasks = worker.tasks
         self._restart(worker)
         worker.tasks = tasks
-        return [Event("restarted", worker.slot, reply={"why": "failed start", "served": 0, "rss": None})]
+        return [Event("restarted", worker.slot, reply=Restarted("failed start", 0, None))]
 
     def _heard(self, worker: RayWorker) -> list[Event]:
         """The poll call came back: relay its events, or the news that the host is gone."""
@@ -308,8 +308,9 @@ class RayPool:
                 if worker.tasks:
                     worker.tasks.pop(0)
                     worker.sent = max(worker.sent - 1, 0)
-                if held is not None and held.kind in QUEUED_BEHIND and isinstance(event.reply.get("wall"), (int, float)):
-                    self._timed(float(event.reply["wall"]))
+                wall = getattr(event.reply, "wall", None)  # case replies only, as batches and evaluations say none
+                if held is not None and held.kind in QUEUED_BEHIND and isinstance(wall, (int, float)):
+                    self._timed(float(wall))
                 worker.tasks_served += event.kind == "reply"
         return relayed
 
@@ -317,7 +318,7 @@ class RayPool:
         """The actor is gone with its tasks: they run again on a replacement, unless the running one keeps killing hosts."""
         tasks, served = worker.tasks, worker.tasks_served
         self._restart(worker)
-        events = [Event("restarted", worker.slot, reply={"why": "host lost", "served": served, "rss": None})]
+        events = [Event("restarted", worker.slot, reply=Restarted("host lost", served, None))]
         if tasks:
             task = tasks[0]
             self.losses[id(task)] = losses = self.losses.get(id(task), 0) + 1

@@ -14,7 +14,7 @@ import statistics
 from dataclasses import dataclass, field
 from typing import Any
 
-from numfuzz.campaign.defaults import FIRST_CASE_GRACE_S, HANG_FACTOR, HANG_FLOOR_S
+from numfuzz.workers.defaults import FIRST_CASE_GRACE_S, HANG_FACTOR, HANG_FLOOR_S
 
 KEEP = 50  # observations of each kind; the median of the latest is what counts
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import linecache
 import resource
 import time
@@ -9,11 +10,24 @@ import traceback
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
-from numfuzz.campaign.config import WorkerSettings
-from numfuzz.campaign.process_metrics import _proc_status, cpu_seconds, peak_rss_bytes, rss_bytes
-from numfuzz.campaign.recycle import RecyclePolicy
-from numfuzz.campaign.timed_target import TimedTarget
 from numfuzz.user_code import load_user_code
+from numfuzz.workers.messages import (
+    BatchReply,
+    BatchRequest,
+    CaseRequest,
+    CaseResult,
+    ErrorReply,
+    Evaluated,
+    EvaluateRequest,
+    Minimized,
+    MinimizeRequest,
+    Progress,
+    TargetInfo,
+)
+from numfuzz.workers.process_metrics import _proc_status, cpu_seconds, peak_rss_bytes, rss_bytes
+from numfuzz.workers.recycle import RecyclePolicy
+from numfuzz.workers.settings import WorkerSettings
+from numfuzz.workers.timed_target import TimedTarget
 
 if TYPE_CHECKING:
     from numfuzz.corpus.case import Case
@@ -27,7 +41,7 @@ class WorkerTasks:
     whether the campaign asked the task in hand to stop. The worker's main sets both.
     """
 
-    notify: Callable[[dict[str, Any]], None] = staticmethod(lambda msg: None)
+    notify: Callable[[Progress], None] = staticmethod(lambda msg: None)
     cancelled: Callable[[], bool] = staticmethod(lambda: False)
 
     def __init__(self, settings: WorkerSettings, entry: Callable[[Any, WorkerSettings], None]):
@@ -66,7 +80,18 @@ class WorkerTasks:
             soft = min(soft, hard)
         resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
 
-    def run_case(self, msg: dict[str, Any], made: Case | None = None) -> dict[str, Any]:
+    def target_info(self) -> dict[str, TargetInfo]:
+        """What the campaign plans with, per target: read here, where the targets are resolved anyway."""
+        from numfuzz.program.dtypes import PROGRAM_DTYPES
+
+        info = {}
+        for spec, target in self.targets.items():
+            floor = getattr(target, "min_elements", None)
+            floors = {dtype: int(floor(dtype, self.device)) for dtype in PROGRAM_DTYPES} if callable(floor) else {}
+            info[spec] = TargetInfo(max(int(getattr(target, "batch_default", 1)), 1), floors)
+        return info
+
+    def run_case(self, msg: CaseRequest, made: Case | None = None) -> CaseResult | ErrorReply:
         """A generated case, judged alone; `made`: the case already made (with what a batch's search added)."""
         from numfuzz.corpus.make import make_case
         from numfuzz.judge.execute import Outcome
@@ -74,27 +99,23 @@ class WorkerTasks:
         from numfuzz.runner.case_runner import search_case
 
         start_cpu, start_wall = cpu_seconds(), time.perf_counter()
-        reply: dict[str, Any] = {"kind": "result", "index": msg["index"], "target": msg["target"]}
-        case, outcome = None, None
-        timed = TimedTarget(self.targets[msg["target"]])
+        case, outcome, error = None, None, ""
+        timed = TimedTarget(self.targets[msg.target])
         generated = start_cpu
         try:
-            case = made or make_case(msg["seed"], self.settings.run_for(msg["target"]), self.settings.programs)
+            case = made or make_case(msg.seed, self.settings.run_for(msg.target), self.settings.programs)
             generated = cpu_seconds()
             case, outcome = search_case(case, timed)
         except Exception:  # numfuzz's own bug, not the target's: the campaign keeps the case
-            reply.update(kind="error", error=traceback.format_exc(limit=20))
+            error = traceback.format_exc(limit=20)
         except BaseException as exc:  # a target that calls sys.exit and the like
             outcome = Outcome(Verdict.CRASH_RUN, f"target raised {type(exc).__name__}: {exc}"[:300])
         evaluated = cpu_seconds()
         linecache.clearcache()  # every case registers its sources there; a long run must not keep them
-        if outcome is not None:
-            reply["outcome"] = outcome.to_json()
-        if case is not None and (outcome is None or outcome.verdict.is_finding):
-            reply["case"] = case.to_json()
         rss = rss_bytes()
         target_cpu = timed.compile_cpu + timed.run_cpu
-        reply.update(
+        common = dict(
+            case=case.to_json() if case is not None and (outcome is None or outcome.verdict.is_finding) else None,
             ops=sorted({node.op for node in case.graph.nodes}) if case is not None else [],
             samples=len(case.samples) if case is not None else 0,
             rss=rss,
@@ -109,35 +130,38 @@ class WorkerTasks:
                 "housekeeping": cpu_seconds() - evaluated,
             },
         )
-        return reply
+        if error:
+            return ErrorReply(msg.index, msg.target, error, **common)
+        return CaseResult(msg.index, msg.target, outcome.to_json(), **common)
 
-    def run_batch(self, msg: dict[str, Any]) -> dict[str, Any]:
+    def run_batch(self, msg: BatchRequest) -> BatchReply:
         """Several generated cases compiled as one program (`numfuzz.runner.batch`); one reply each."""
-        from numfuzz.campaign.batch_task import run_batch
+        from numfuzz.workers.batch_task import run_batch
 
         return run_batch(self, msg)
 
-    def evaluate(self, msg: dict[str, Any]) -> dict[str, Any]:
+    def evaluate(self, msg: EvaluateRequest) -> Evaluated | ErrorReply:
         """Run a given case (for an isolated runner): its outcome, or numfuzz's own error."""
         from numfuzz.corpus.case import Case
         from numfuzz.runner.case_runner import run_case
 
-        reply: dict[str, Any] = {"kind": "evaluated", "index": msg["index"]}
+        outcome, error = None, ""
         try:
-            reply["outcome"] = run_case(Case.from_json(msg["case"]), self.targets[msg["target"]], self.device).to_json()
+            outcome = run_case(Case.from_json(msg.case), self.targets[msg.target], self.device).to_json()
         except Exception:
-            reply.update(kind="error", error=traceback.format_exc(limit=20))
+            error = traceback.format_exc(limit=20)
         linecache.clearcache()
         rss = rss_bytes()
-        reply.update(rss=rss, recycle=self.recycle.should_leave(rss))
-        return reply
+        recycle = self.recycle.should_leave(rss)
+        if error:
+            return ErrorReply(msg.index, msg.target, error, rss=rss, recycle=recycle)
+        return Evaluated(msg.index, outcome, rss, recycle)
 
-    def minimize(self, msg: dict[str, Any]) -> dict[str, Any]:
+    def minimize(self, msg: MinimizeRequest) -> Minimized:
         """The campaign's one call site of the minimiser; whatever it does, the worker reports back."""
-        from numfuzz.campaign.minimize_task import minimize_finding
+        from numfuzz.workers.minimize_task import minimize_finding
 
-        reply = minimize_finding(msg, self.targets[msg["target"]], self.settings, self.entry, self.notify, self.cancelled)
+        reply = minimize_finding(msg, self.targets[msg.target], self.settings, self.entry, self.notify, self.cancelled)
         linecache.clearcache()
         rss = rss_bytes()
-        reply.update(rss=rss, recycle=self.recycle.should_leave(rss))
-        return reply
+        return dataclasses.replace(reply, rss=rss, recycle=self.recycle.should_leave(rss))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from numfuzz.campaign.defaults import WARMUP_CASES
+from numfuzz.workers.defaults import WARMUP_CASES
 
 
 @dataclass

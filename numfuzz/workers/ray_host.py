@@ -16,9 +16,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from numfuzz.campaign.config import WorkerSettings
-from numfuzz.campaign.defaults import default_memory_limit
-from numfuzz.campaign.pool import Entry, Event, Pool, Task
+from numfuzz.workers.defaults import default_memory_limit
+from numfuzz.workers.pool import Entry, Event, Pool, Task
+from numfuzz.workers.settings import WorkerSettings
 
 
 class WorkerHost:

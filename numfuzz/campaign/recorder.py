@@ -1,0 +1,116 @@
+"""What a campaign keeps of each case: findings and numfuzz's own errors saved, the case counted and marked done.
+
+Each finding is saved atomically before its case is marked done in the journal, so a SIGKILL at
+any moment loses no finding. A case whose worker died is rebuilt here from its seed and saved as
+a finding of that death.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+from loguru import logger
+
+from numfuzz.campaign.config import CampaignConfig
+from numfuzz.campaign.journal import Journal
+from numfuzz.campaign.stats import CampaignStats
+from numfuzz.corpus.case import Case
+from numfuzz.corpus.store import save_case
+from numfuzz.judge.verdicts import Verdict
+from numfuzz.workers.messages import CaseResult, ErrorReply
+from numfuzz.workers.pool import Lost, Task
+
+
+@dataclass
+class Finding:
+    """A finding just saved, for the minimiser's scheduler to decide on."""
+
+    case: Case
+    path: Path  # where it was saved; its stem names the finding
+    index: int  # the campaign's case index
+    outcome: dict[str, Any]  # Outcome.to_json()
+
+
+class ResultRecorder:
+    """Saves what the cases found, counts them in `stats` and marks them done in `journal`.
+
+    `findings` and `errors` collect the paths saved in this run; `on_graph` is called once for
+    each graph done on every target (the progress bar).
+    """
+
+    def __init__(self, config: CampaignConfig, journal: Journal, on_graph: Callable[[], None]):
+        self.config = config
+        self.journal = journal
+        self.stats: CampaignStats = journal.stats
+        self.on_graph = on_graph
+        self.findings: list[Path] = []
+
+    def save(self, case: Case, folder: str) -> Path | None:
+        """Into `folder` of the corpus; None without a corpus."""
+        if self.config.corpus is None:
+            return None
+        return save_case(case, self.config.corpus / folder)
+
+    def record(self, task: Task, reply: CaseResult | ErrorReply) -> Finding | None:
+        """A case's reply: saved if a finding (returned) or numfuzz's own error, then counted."""
+        case = Case.from_json(reply.case) if reply.case else None
+        if isinstance(reply, ErrorReply):
+            path = None
+            if case is not None:
+                case.extra["error"] = reply.error
+                path = self.save(case, "errors")
+            logger.error("numfuzz failed on case {} ({}): {}; saved as {}", task.index, task.target, reply.error.strip().splitlines()[-1], path)
+            self._finish(task, None, reply.ops, 0, reply)
+            return None
+        outcome = reply.outcome
+        verdict = Verdict(outcome["verdict"])
+        found = None
+        if verdict.is_finding:
+            case.result = outcome
+            case.extra["campaign"] = {"index": task.index, "seed": task.seed, **self.journal.identity}
+            path = self.save(case, "findings")
+            if path is not None:
+                self.findings.append(path)
+                found = Finding(case, path, task.index, outcome)
+            logger.info("finding: {} on {} (case {}): {} -> {}", verdict.value, task.target, task.index, outcome.get("detail", ""), path)
+        else:
+            logger.debug("case {} on {}: {}", task.index, task.target, verdict.value)
+        self._finish(task, verdict, reply.ops, reply.samples, reply)
+        return found
+
+    def record_lost(self, lost: Lost) -> Finding | None:
+        """A worker died or was killed holding this case: it becomes a finding of that symptom."""
+        from numfuzz.corpus.make import make_case
+        from numfuzz.judge.execute import Outcome
+
+        task = lost.task
+        # The seed makes the same case again: the parent rebuilds what the worker was running.
+        try:
+            case = make_case(task.seed, self.config.run_for(task.target), self.config.gen)
+        except Exception as exc:  # the generator's bug; the worker would have reported it had it lived
+            logger.error("case {} ({}) was lost ({}) and cannot be rebuilt: {}", task.index, task.target, lost.verdict.value, exc)
+            self._finish(task, None, [], 0, None)
+            return None
+        case.result = Outcome(lost.verdict, lost.detail).to_json()
+        case.extra["campaign"] = {"index": task.index, "seed": task.seed, **self.journal.identity}
+        case.extra["worker_log"] = lost.log_tail[-3000:]
+        path = self.save(case, "findings")
+        found = None
+        if path is not None:
+            self.findings.append(path)
+            found = Finding(case, path, task.index, case.result)  # minimised in a worker, through an isolated one
+        logger.info("finding: {} on {} (case {}): {} -> {}", lost.verdict.value, task.target, task.index, lost.detail, path)
+        self._finish(task, lost.verdict, sorted({n.op for n in case.graph.nodes}), 0, None)
+        return found
+
+    def _finish(self, task: Task, verdict: Verdict | None, ops: list[str], samples: int, reply: CaseResult | ErrorReply | None) -> None:
+        """Count the case and mark it done; `verdict` None: numfuzz itself failed on it; `reply` None: its worker died."""
+        cpu, wall = (reply.cpu, float(reply.wall or 0.0)) if reply is not None else (None, 0.0)
+        self.stats.record(task.target, verdict, ops, samples, cpu, wall)
+        self.stats.batched += isinstance(reply, CaseResult) and reply.batched is not None
+        ordinal = (task.index - self.config.shard[0]) // self.config.shard[1]
+        if self.journal.mark_done(ordinal, task.target):
+            self.stats.run_graphs += 1
+            self.on_graph()
