@@ -14,9 +14,9 @@ fp32 ULP) for most ops, and these helpers bring the rest there:
   relative (checked against mpmath in the unit tests).
 * `tanhshrink_exact`: x - tanh(x) cancels for small x (x = 1e-6 loses 40 bits). Below 1/16 the
   helper sums its Taylor series, x^3/3 - 2x^5/15 + ..., to seven terms (relative error < 1e-16).
-* `bce_logits_exact`: torch's formula computes log(1 + e^-x) with log, not log1p, so a target of
-  1 and a large logit give 0 for e^-x. The helper sums non-negative terms only:
-  max(x, 0)(1 - t) or -x t, plus log1p(e^-|x|).
+* `bce_logits_exact`: torch computes (1 - t) x - log_sigmoid(x), which cancels for x << 0 and t
+  near 0 (x = -40, t = 0 gives 0 for e^-40). The helper sums non-negative terms only:
+  x (1 - t) or -x t, plus log1p(e^-|x|).
 * `soft_margin_exact`: log(1 + e^-yx) overflows to inf in float64 for yx < -709 where the loss
   is about -yx; the helper takes logaddexp(0, -yx).
 

@@ -16,10 +16,12 @@ from numfuzz.program.values import RECIPE_KINDS, Recipe, draw_values
 
 RECIPE_WEIGHTS = (0.4, 0.2, 0.15, 0.1, 0.15)
 # The ops that take a node's value into a domain (an input's values are drawn there instead).
+# softsign, x / (1 + |x|), reaches +-1 only past 2^24 in fp32, where tanh and sigmoid saturate
+# near 9 and 17: atanh(tanh(x)) would mostly test how soon tanh rounds to 1.
 GUARDS = {
     "positive": [("abs", {})],
-    "unit": [("tanh", {})],
-    "probability": [("sigmoid", {})],
+    "unit": [("softsign", {})],
+    "probability": [("softsign", {}), ("mul_scalar", {"value": 0.5}), ("add_scalar", {"value": 0.5})],
     "above_one": [("abs", {}), ("add_scalar", {"value": 1.0})],
     "sign": [("sign", {})],
 }
