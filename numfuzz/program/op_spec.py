@@ -41,7 +41,7 @@ class OpSpec:
     domains: tuple[str, ...] = ()  # per argument, a key of DOMAINS; "any" past the end
     draw_attrs: DrawAttrs | None = None
     same_dtype: bool = False  # torch requires every tensor argument in one dtype
-    weight: float = 1.0  # how often the generator picks it
+    weight: float = 1.0  # how often the generator picks it, relative to the others
     dtypes: tuple[str, ...] = PROGRAM_DTYPES  # the argument dtypes it takes
     operands: Operands | None = None
 

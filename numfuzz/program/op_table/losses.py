@@ -38,9 +38,9 @@ def _like_input(count: int):
 
 
 def _spec(name: str, infer=_loss, domains: tuple[str, ...] = (), extra=None, count: int = 1, reductions=REDUCTIONS) -> OpSpec:
-    draw = draw_choice("reduction", reductions)
-    return OpSpec(name, 1 + count, "fresh", infer, domains=domains, draw_attrs=draw_both(draw, extra) if extra else draw,
-                  same_dtype=True, operands=_like_input(count))  # fmt: skip
+    draw = draw_both(draw_choice("reduction", reductions), extra) if extra else draw_choice("reduction", reductions)
+    # half weight: a reduced loss is 0-d, and few ops can grow a graph from there
+    return OpSpec(name, 1 + count, "fresh", infer, domains=domains, draw_attrs=draw, same_dtype=True, weight=0.5, operands=_like_input(count))
 
 
 SPECS: list[OpSpec] = [
