@@ -312,3 +312,13 @@ def test_torch_float64_alone_misses_where_the_helpers_step_in():
     x, zero, one = torch.tensor([-40.0], dtype=d), torch.tensor([0.0], dtype=d), torch.tensor([1.0], dtype=d)
     assert torch.nn.functional.binary_cross_entropy_with_logits(x, zero).item() == 0.0  # e^-40 lost
     assert torch.nn.functional.soft_margin_loss(torch.tensor([-1000.0], dtype=d), one).item() == math.inf
+
+
+def test_every_op_added_to_the_first_fifty_has_a_value_test():
+    from helpers import FIRST_OPS
+
+    from numfuzz.program.ops import OPS
+
+    tested = set(UNARY) | set(WITH_ATTRS) | set(BINARY) | set(REDUCTIONS) | set(LOSSES)
+    tested |= {"clamp_tensor", "where_lt", "count_ge", "vector_norm", "group_norm", "batch_norm", "bmm", "addmm", "baddbmm", "einsum", "sdpa", "cross_entropy"}
+    assert set(OPS) - set(FIRST_OPS) - tested == set()
