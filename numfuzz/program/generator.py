@@ -15,6 +15,16 @@ from numfuzz.program.space import GenConfig
 from numfuzz.program.values import RECIPE_KINDS, Recipe, draw_values
 
 RECIPE_WEIGHTS = (0.4, 0.2, 0.15, 0.1, 0.15)
+# The ops that take a node's value into a domain (an input's values are drawn there instead).
+# softsign, x / (1 + |x|), reaches +-1 only past 2^24 in fp32, where tanh and sigmoid saturate
+# near 9 and 17: atanh(tanh(x)) would mostly test how soon tanh rounds to 1.
+GUARDS = {
+    "positive": [("abs", {})],
+    "unit": [("softsign", {})],
+    "probability": [("softsign", {}), ("mul_scalar", {"value": 0.5}), ("add_scalar", {"value": 0.5})],
+    "above_one": [("abs", {}), ("add_scalar", {"value": 1.0})],
+    "sign": [("sign", {})],
+}
 DTYPE_WEIGHTS = (0.4, 0.25, 0.35)
 
 
@@ -68,12 +78,20 @@ class _Builder:
             return self.rng.choice(PROGRAM_DTYPES)
         return dtype
 
-    def ensure_positive(self, value: int) -> int:
+    def ensure_domain(self, value: int, domain: str) -> int:
+        """`value`, or a guard of it, inside `domain`: an input draws its values there, a node's value gets a guard op."""
+        if domain == "any":
+            return value
         if self.is_input[value]:
             k = sum(self.is_input[: value + 1]) - 1
-            self.recipes[k] = Recipe(self.recipes[k].kind, "positive")
+            if self.recipes[k].domain in ("any", domain):
+                self.recipes[k] = Recipe(self.recipes[k].kind, domain)
+                return value
+        if domain == "nonzero":  # a zero divisor gives a non-finite reference, and that element is left out
             return value
-        return self.add_node(Node.make("abs", [value]))
+        for op, attrs in GUARDS[domain]:
+            value = self.add_node(Node.make(op, [value], **attrs))
+        return value
 
     def broadcast_partner(self, first: int, op: OpSpec) -> int:
         spec = self.specs[first]
@@ -121,6 +139,9 @@ class _Builder:
             return args, attrs
         if fam == "matmul":
             return [first, self.new_input((shape[-1], rng.randint(1, self.config.max_dim)), spec.dtype)], attrs
+        if fam == "fresh":
+            shapes = op.operands(rng, spec, attrs)
+            return [first] + [self.new_input(s, spec.dtype, op.domain(i + 1)) for i, s in enumerate(shapes)], attrs
         if fam == "expand" and 1 not in shape:  # give it a broadcast dim to expand
             first = self.add_node(Node.make("unsqueeze", [first], dim=rng.randint(0, len(shape))))
             shape = self.specs[first].shape
@@ -158,12 +179,10 @@ class _Builder:
 
     def grow(self, op: OpSpec, first: int | None = None, last_dim: bool = False) -> int:
         first = self.pick_value() if first is None else first
-        if op.domain(0) == "positive":
-            first = self.ensure_positive(first)
+        first = self.ensure_domain(first, op.domain(0))
         args, attrs = self.args_for(op, first)
         for i in range(1, len(args)):
-            if op.domain(i) == "positive":
-                args[i] = self.ensure_positive(args[i])
+            args[i] = self.ensure_domain(args[i], op.domain(i))
         if last_dim and "dim" in attrs:
             attrs["dim"] = -1
         return self.add_node(Node.make(op.name, args, **attrs))

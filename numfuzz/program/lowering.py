@@ -12,6 +12,7 @@ import linecache
 from typing import Any, Callable
 
 from numfuzz.program.dtypes import TORCH_DTYPES
+from numfuzz.program.exact import HELPERS
 from numfuzz.program.ir import Graph, Node
 from numfuzz.program.ops import infer_specs, lookup
 
@@ -36,6 +37,57 @@ CALLS = {
     "softmax": "torch.softmax({0}, dim={dim})", "log_softmax": "torch.log_softmax({0}, dim={dim})",
     "layer_norm": "F.layer_norm({0}, {0}.shape[-1:], eps={eps!r})", "rms_norm": "F.rms_norm({0}, {0}.shape[-1:], eps={eps!r})",
     "linear": "F.linear({args})", "matmul": "torch.matmul({0}, {1})",
+    # unary, added with the table's second half
+    "tan": "torch.tan({0})", "asin": "torch.asin({0})", "acos": "torch.acos({0})", "atan": "torch.atan({0})",
+    "sinh": "torch.sinh({0})", "cosh": "torch.cosh({0})", "asinh": "torch.asinh({0})", "acosh": "torch.acosh({0})",
+    "atanh": "torch.atanh({0})", "exp2": "torch.exp2({0})", "log2": "torch.log2({0})", "log10": "torch.log10({0})",
+    "erfc": "torch.erfc({0})", "erfinv": "torch.erfinv({0})", "lgamma": "torch.lgamma({0})",
+    "digamma": "torch.digamma({0})", "sign": "torch.sign({0})", "floor": "torch.floor({0})", "ceil": "torch.ceil({0})",
+    "round": "torch.round({0}, decimals={decimals})", "trunc": "torch.trunc({0})", "frac": "torch.frac({0})",
+    "square": "torch.square({0})", "sinc": "torch.sinc({0})", "logit": "torch.logit({0})",
+    "nan_to_num": "torch.nan_to_num({0}, nan={nan!r}, posinf={posinf!r}, neginf={neginf!r})",
+    "clamp_scalar": "torch.clamp({0}, min={min!r}, max={max!r})", "elu": "F.elu({0}, alpha={alpha!r})",
+    "selu": "F.selu({0})", "celu": "F.celu({0}, alpha={alpha!r})",
+    "leaky_relu": "F.leaky_relu({0}, negative_slope={negative_slope!r})", "hardswish": "F.hardswish({0})",
+    "hardsigmoid": "F.hardsigmoid({0})", "mish": "F.mish({0})", "softsign": "F.softsign({0})",
+    "tanhshrink": "F.tanhshrink({0})",
+    # binary and comparisons
+    "atan2": "torch.atan2({0}, {1})", "hypot": "torch.hypot({0}, {1})", "logaddexp": "torch.logaddexp({0}, {1})",
+    "logaddexp2": "torch.logaddexp2({0}, {1})", "xlogy": "torch.xlogy({0}, {1})", "fmod": "torch.fmod({0}, {1})",
+    "remainder": "torch.remainder({0}, {1})", "copysign": "torch.copysign({0}, {1})",
+    "div_trunc": "torch.div({0}, {1}, rounding_mode='trunc')", "div_floor": "torch.div({0}, {1}, rounding_mode='floor')",
+    "clamp_tensor": "torch.clamp({0}, {1}, {2})", "where_lt": "torch.where({0} < {1}, {2}, {3})",
+    "isfinite_where": "torch.where(torch.isfinite({0}), {0}, {1})", "mul_mask_gt": "{0} * ({0} > {1}).to({0}.dtype)",
+    "count_ge": "torch.sum({0} >= {1}, dim={dim}, keepdim={keepdim}).to(torch.promote_types({0}.dtype, {1}.dtype))",
+    # reductions, scans, norms
+    "prod": "torch.prod({0}, dim={dim}, keepdim={keepdim})", "amin": "torch.amin({0}, dim={dim}, keepdim={keepdim})",
+    "logsumexp": "torch.logsumexp({0}, dim={dim}, keepdim={keepdim})",
+    "std": "torch.std({0}, dim={dim}, correction={correction}, keepdim={keepdim})",
+    "var_mean": "torch.var_mean({0}, dim={dim}, correction={correction}, keepdim={keepdim})[{which}]",
+    "vector_norm": "torch.linalg.vector_norm({0}, ord=float({ord!r}), dim={dim}, keepdim={keepdim})",
+    "cumsum": "torch.cumsum({0}, dim={dim})", "cumprod": "torch.cumprod({0}, dim={dim})",
+    "logcumsumexp": "torch.logcumsumexp({0}, dim={dim})", "group_norm": "F.group_norm({0}, {num_groups}, eps={eps!r})",
+    "batch_norm": "F.batch_norm({0}, {1}, {2}, {3}, {4}, training=False, eps={eps!r})",
+    # linear algebra
+    "bmm": "torch.bmm({0}, {1})", "baddbmm": "torch.baddbmm({2}, {0}, {1}, beta={beta!r}, alpha={alpha!r})",
+    "addmm": "torch.addmm({2}, {0}, {1}, beta={beta!r}, alpha={alpha!r})", "einsum": "torch.einsum({equation!r}, {0}, {1})",
+    "sdpa": "F.scaled_dot_product_attention({0}, {1}, {2}, is_causal={is_causal})",
+    # losses
+    "mse_loss": "F.mse_loss({0}, {1}, reduction={reduction!r})",
+    "smooth_l1_loss": "F.smooth_l1_loss({0}, {1}, reduction={reduction!r}, beta={beta!r})",
+    "huber_loss": "F.huber_loss({0}, {1}, reduction={reduction!r}, delta={delta!r})",
+    "kl_div": "F.kl_div({0}, {1}, reduction={reduction!r})",
+    "bce_with_logits": "F.binary_cross_entropy_with_logits({0}, {1}, reduction={reduction!r})",
+    "margin_ranking_loss": "F.margin_ranking_loss({0}, {1}, {2}, margin={margin!r}, reduction={reduction!r})",
+    "soft_margin_loss": "F.soft_margin_loss({0}, {1}, reduction={reduction!r})",
+    "cross_entropy": "F.cross_entropy({0}, {1}, reduction={reduction!r}, label_smoothing={label_smoothing!r})",
+}  # fmt: skip
+
+# Where the float64 reference calls a helper of `numfuzz.program.exact` instead (why: there).
+REFERENCE_CALLS = {
+    "sinc": "sinc_exact({0})", "digamma": "digamma_exact({0})", "tanhshrink": "tanhshrink_exact({0})",
+    "bce_with_logits": "bce_logits_exact({0}, {1}, {reduction!r})",
+    "soft_margin_loss": "soft_margin_exact({0}, {1}, {reduction!r})",
 }  # fmt: skip
 
 
@@ -53,7 +105,8 @@ def _call(node: Node, args: list[str], reference: bool, exact: bool = False, sou
     if node.op not in CALLS:
         lookup(node.op)  # raises for an unknown op
         raise NotImplementedError(f"no lowering for op {node.op!r}")
-    return CALLS[node.op].format(*args, args=", ".join(args), **a)
+    template = REFERENCE_CALLS.get(node.op, CALLS[node.op]) if reference else CALLS[node.op]
+    return template.format(*args, args=", ".join(args), **a)
 
 
 def _slice_text(a: dict[str, Any]) -> str:
@@ -94,6 +147,11 @@ def rounded_cast(x, dtype, source):
 """
 
 
+def reference_helpers(graph: Graph) -> list[str]:
+    """The names of the `exact` helpers the graph's reference calls, in a stable order."""
+    return sorted({REFERENCE_CALLS[n.op].split("(")[0] for n in graph.nodes if n.op in REFERENCE_CALLS})
+
+
 def value_names(graph: Graph) -> list[str]:
     return [f"x{i}" for i in range(len(graph.inputs))] + [f"t{j}" for j in range(len(graph.nodes))]
 
@@ -101,7 +159,8 @@ def value_names(graph: Graph) -> list[str]:
 def lower(graph: Graph, fn_name: str = "fn", reference: bool = False, exact_casts: frozenset[int] = frozenset(), grad: bool = False) -> str:
     """Python source for the graph; needs `torch` and `F` (torch.nn.functional) in scope.
 
-    The reference source carries its own `round_to` helper when the graph has casts. The casts
+    The reference source carries its own `round_to` helper when the graph has casts, and the
+    `exact` helpers its ops need (so that a repro script needs nothing torch does not bring). The casts
     at `exact_casts` (node positions) round nothing in the reference: the program as if a
     compiler had dropped them. `grad` (with `reference`): casts also round the gradient that
     flows back through them, as eager's autograd does.
@@ -112,6 +171,8 @@ def lower(graph: Graph, fn_name: str = "fn", reference: bool = False, exact_cast
     lines = [ROUND_TO_SOURCE, ""] if has_casts else []
     if has_casts and grad:
         lines += [ROUNDED_CAST_SOURCE, ""]
+    if reference:
+        lines += [HELPERS[h] for h in reference_helpers(graph)]
     specs = infer_specs(graph) if has_casts and grad else None
     lines.append(f"def {fn_name}({params}):")
     for j, node in enumerate(graph.nodes):

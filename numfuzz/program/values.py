@@ -24,7 +24,7 @@ class Recipe:
     """How one input's values are drawn; a case stores the drawn bits, this is provenance."""
 
     kind: str
-    domain: str = "any"  # "any" or "positive"
+    domain: str = "any"  # a key of `op_spec.DOMAINS`
 
     def to_json(self) -> dict:
         return {"kind": self.kind, "domain": self.domain}
@@ -52,9 +52,26 @@ def draw_values(recipe: Recipe, spec: TensorSpec, rng: np.random.Generator) -> n
         x = rng.normal(0.0, 1.0, n) * _LARGE[spec.dtype]
     else:
         raise ValueError(f"unknown recipe kind {recipe.kind!r}")
-    if recipe.domain == "positive":
-        x = np.abs(x) + 1e-3
-    return x.reshape(spec.shape)
+    return in_domain(x, recipe.domain).reshape(spec.shape)
+
+
+def in_domain(x: np.ndarray, domain: str) -> np.ndarray:
+    """Drawn values moved into an op's domain, keeping their spread: a recipe's large values land near the domain's edges."""
+    if domain == "any":
+        return x
+    if domain == "positive":
+        return np.abs(x) + 1e-3
+    if domain == "nonzero":
+        return np.where(x < 0, x - 1e-3, x + 1e-3)
+    if domain == "unit":
+        return x / (1.0 + np.abs(x))
+    if domain == "probability":
+        return 0.5 + 0.5 * x / (1.0 + np.abs(x))
+    if domain == "above_one":
+        return 1.0 + np.abs(x) + 1e-3
+    if domain == "sign":
+        return np.where(x < 0, -1.0, 1.0)
+    raise ValueError(f"unknown domain {domain!r}")
 
 
 def round_to(values: np.ndarray, spec: TensorSpec) -> torch.Tensor:

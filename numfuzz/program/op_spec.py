@@ -1,0 +1,151 @@
+"""What an op table entry is, and the shape rules and attribute drawers the table's modules share.
+
+No torch here: how an op becomes torch code lives in `numfuzz.program.lowering`.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from numfuzz.program.dtypes import PROGRAM_DTYPES, promote
+from numfuzz.program.ir import GraphError, TensorSpec
+
+Infer = Callable[[list[TensorSpec], dict[str, Any]], TensorSpec]
+DrawAttrs = Callable[[random.Random, list[TensorSpec]], dict[str, Any]]
+# The shapes of the fresh inputs an op of family "fresh" takes after its first argument.
+Operands = Callable[[random.Random, TensorSpec, dict[str, Any]], list[tuple[int, ...]]]
+
+# Input domains, each drawn by `values.draw_values` and guarded by the generator.
+DOMAINS = {
+    "any": "every value",
+    "positive": "x > 0",
+    "nonzero": "|x| >= 1e-3 (divisors)",
+    "unit": "-1 < x < 1 (asin, atanh, erfinv)",
+    "probability": "0 < x < 1 (logit, targets)",
+    "above_one": "x > 1 (acosh)",
+    "sign": "x in {-1, 1} (margin targets)",
+}
+
+
+@dataclass(frozen=True)
+class OpSpec:
+    name: str
+    arity: int
+    # How the generator finds its arguments: unary, elementwise, cat, linear, matmul, reduce,
+    # norm, fresh (the first argument is drawn, the others are new inputs shaped by `operands`),
+    # or one of the shape families (reshape, permute, transpose, unsqueeze, expand, slice, chunk).
+    family: str
+    infer: Infer
+    domains: tuple[str, ...] = ()  # per argument, a key of DOMAINS; "any" past the end
+    draw_attrs: DrawAttrs | None = None
+    same_dtype: bool = False  # torch requires every tensor argument in one dtype
+    weight: float = 1.0  # how often the generator picks it, relative to the others
+    dtypes: tuple[str, ...] = PROGRAM_DTYPES  # the argument dtypes it takes
+    operands: Operands | None = None
+
+    def domain(self, arg: int) -> str:
+        return self.domains[arg] if arg < len(self.domains) else "any"
+
+
+def broadcast_shapes(*shapes: tuple[int, ...]) -> tuple[int, ...]:
+    rank = max(len(s) for s in shapes)
+    out = []
+    for i in range(rank):
+        dims = {s[len(s) - rank + i] for s in shapes if len(s) - rank + i >= 0} - {1}
+        if len(dims) > 1:
+            raise GraphError(f"shapes {shapes} do not broadcast")
+        out.append(dims.pop() if dims else 1)
+    return tuple(out)
+
+
+def norm_dim(dim: int, rank: int) -> int:
+    if not -rank <= dim < rank:
+        raise GraphError(f"dim {dim} out of range for rank {rank}")
+    return dim % rank
+
+
+def elementwise(specs: list[TensorSpec], attrs: dict) -> TensorSpec:
+    return TensorSpec(broadcast_shapes(*(s.shape for s in specs)), promote(*(s.dtype for s in specs)))
+
+
+def same(specs: list[TensorSpec], attrs: dict) -> TensorSpec:
+    return specs[0]
+
+
+def reduced_shape(shape: tuple[int, ...], attrs: dict) -> tuple[int, ...]:
+    if not shape:
+        raise GraphError("cannot reduce a scalar along a dim")
+    out = list(shape)
+    dim = norm_dim(attrs["dim"], len(shape))
+    if attrs.get("keepdim"):
+        out[dim] = 1
+    else:
+        del out[dim]
+    return tuple(out)
+
+
+def reduce(specs: list[TensorSpec], attrs: dict) -> TensorSpec:
+    return TensorSpec(reduced_shape(specs[0].shape, attrs), specs[0].dtype)
+
+
+def along_dim(specs: list[TensorSpec], attrs: dict) -> TensorSpec:
+    norm_dim(attrs["dim"], len(specs[0].shape))
+    return specs[0]
+
+
+def last_dim(specs: list[TensorSpec], attrs: dict) -> TensorSpec:
+    if not specs[0].shape:
+        raise GraphError("norm needs at least one dim")
+    return specs[0]
+
+
+def need_rank(spec: TensorSpec, low: int, high: int = 8) -> None:
+    if not low <= len(spec.shape) <= high:
+        raise GraphError(f"needs rank {low}..{high}, got {spec.shape}")
+
+
+# --- attribute drawers ---------------------------------------------------------------
+
+
+def draw_dim(rng: random.Random, specs: list[TensorSpec]) -> dict:
+    rank = len(specs[0].shape)
+    if not rank:
+        raise GraphError("a dim of a 0-d value")
+    return {"dim": rng.randrange(rank) - (rank if rng.random() < 0.5 else 0)}
+
+
+def draw_reduce(rng: random.Random, specs: list[TensorSpec]) -> dict:
+    return {**draw_dim(rng, specs), "keepdim": rng.random() < 0.5}
+
+
+def draw_var(rng: random.Random, specs: list[TensorSpec]) -> dict:
+    return {**draw_reduce(rng, specs), "correction": rng.choice([0, 1])}
+
+
+def draw_eps(rng: random.Random, specs: list[TensorSpec]) -> dict:
+    return {"eps": rng.choice([1e-5, 1e-6])}
+
+
+def draw_scalar(rng: random.Random, specs: list[TensorSpec]) -> dict:
+    return {"value": rng.choice([0.5, 2.0, -1.0, 1.0, 0.1, 3.0, 1e-3, 100.0])}
+
+
+def draw_choice(name: str, choices: list[Any]) -> DrawAttrs:
+    """A drawer of one attribute from fixed choices."""
+
+    def draw(rng: random.Random, specs: list[TensorSpec]) -> dict:
+        return {name: rng.choice(choices)}
+
+    return draw
+
+
+def draw_both(*drawers: DrawAttrs) -> DrawAttrs:
+    def draw(rng: random.Random, specs: list[TensorSpec]) -> dict:
+        out: dict[str, Any] = {}
+        for d in drawers:
+            out.update(d(rng, specs))
+        return out
+
+    return draw

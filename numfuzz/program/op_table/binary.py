@@ -1,0 +1,47 @@
+"""Elementwise ops of two or more tensors, broadcasting as torch does; comparisons feeding where or a cast."""
+
+from __future__ import annotations
+
+from numfuzz.program.dtypes import promote
+from numfuzz.program.ir import TensorSpec
+from numfuzz.program.op_spec import OpSpec, broadcast_shapes, draw_reduce, draw_scalar, elementwise, reduced_shape
+
+
+def _selected(first: int):
+    """torch.where's rule: the shape of all arguments broadcast, the dtype of the values selected from `first` on."""
+
+    def infer(specs: list[TensorSpec], attrs: dict) -> TensorSpec:
+        return TensorSpec(broadcast_shapes(*(s.shape for s in specs)), promote(*(s.dtype for s in specs[first:])))
+
+    return infer
+
+
+def _masked(specs: list[TensorSpec], attrs: dict) -> TensorSpec:
+    return TensorSpec(broadcast_shapes(*(s.shape for s in specs)), specs[0].dtype)
+
+
+def _count(specs: list[TensorSpec], attrs: dict) -> TensorSpec:
+    shape = broadcast_shapes(*(s.shape for s in specs))
+    return TensorSpec(reduced_shape(shape, attrs), promote(*(s.dtype for s in specs)))
+
+
+SPECS: list[OpSpec] = (
+    [OpSpec(name, 2, "elementwise", elementwise, weight=1.5) for name in ["add", "sub", "mul", "div", "maximum", "minimum"]]
+    + [
+        OpSpec("pow", 2, "elementwise", elementwise, domains=("positive", "any")),
+        OpSpec("where", 3, "elementwise", _selected(1)),
+        OpSpec("lerp", 3, "elementwise", elementwise, same_dtype=True),
+        OpSpec("addcmul", 3, "elementwise", elementwise, same_dtype=True, draw_attrs=draw_scalar),
+    ]
+    + [OpSpec(name, 2, "elementwise", elementwise) for name in ["atan2", "hypot", "logaddexp", "logaddexp2", "copysign"]]
+    + [OpSpec("xlogy", 2, "elementwise", elementwise, domains=("any", "positive"))]
+    + [OpSpec(n, 2, "elementwise", elementwise, domains=("any", "nonzero")) for n in ["fmod", "remainder", "div_trunc", "div_floor"]]
+    + [
+        OpSpec("clamp_tensor", 3, "elementwise", elementwise),
+        # Comparisons compilers fold into selects and masks.
+        OpSpec("where_lt", 4, "elementwise", _selected(2)),
+        OpSpec("isfinite_where", 2, "elementwise", _selected(0)),
+        OpSpec("mul_mask_gt", 2, "elementwise", _masked),
+        OpSpec("count_ge", 2, "elementwise", _count, draw_attrs=draw_reduce, weight=0.5),
+    ]
+)

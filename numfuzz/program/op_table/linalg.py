@@ -1,0 +1,148 @@
+"""Matrix products: linear, matmul, batched and fused products, einsum, attention."""
+
+from __future__ import annotations
+
+import random
+
+from numfuzz.program.ir import GraphError, TensorSpec
+from numfuzz.program.op_spec import OpSpec, broadcast_shapes, draw_choice, need_rank
+
+FRESH_DIM = 8  # the largest new dim a fresh operand gets
+
+
+def _linear(specs: list[TensorSpec], attrs: dict) -> TensorSpec:
+    x, w = specs[0].shape, specs[1].shape
+    if not x or len(w) != 2 or w[1] != x[-1]:
+        raise GraphError(f"linear shapes {x} and {w} disagree")
+    if len(specs) == 3 and specs[2].shape != (w[0],):
+        raise GraphError("linear bias must have shape (out_features,)")
+    return TensorSpec(x[:-1] + (w[0],), specs[0].dtype)
+
+
+def _matmul(specs: list[TensorSpec], attrs: dict) -> TensorSpec:
+    a, b = specs[0].shape, specs[1].shape
+    if len(a) < 1 or len(b) != 2 or a[-1] != b[0]:
+        raise GraphError(f"matmul shapes {a} and {b} disagree")
+    return TensorSpec(a[:-1] + (b[1],), specs[0].dtype)
+
+
+def _bmm(specs: list[TensorSpec], attrs: dict) -> TensorSpec:
+    a, b = specs[0].shape, specs[1].shape
+    if len(a) != 3 or len(b) != 3 or a[0] != b[0] or a[2] != b[1]:
+        raise GraphError(f"bmm shapes {a} and {b} disagree")
+    return TensorSpec((a[0], a[1], b[2]), specs[0].dtype)
+
+
+def _with_addend(product):
+    """baddbmm and addmm: the product of the first two arguments, plus the third broadcast to it."""
+
+    def infer(specs: list[TensorSpec], attrs: dict) -> TensorSpec:
+        out = product(specs[:2], attrs)
+        if broadcast_shapes(out.shape, specs[2].shape) != out.shape:
+            raise GraphError(f"addend {specs[2].shape} does not broadcast to {out.shape}")
+        return out
+
+    return infer
+
+
+def _mm(specs: list[TensorSpec], attrs: dict) -> TensorSpec:
+    a, b = specs[0].shape, specs[1].shape
+    if len(a) != 2 or len(b) != 2 or a[1] != b[0]:
+        raise GraphError(f"mm shapes {a} and {b} disagree")
+    return TensorSpec((a[0], b[1]), specs[0].dtype)
+
+
+def _new(rng: random.Random) -> int:
+    return rng.randint(1, FRESH_DIM)
+
+
+def _addend(rng: random.Random, out: tuple[int, ...]) -> tuple[int, ...]:
+    return rng.choice([out, out[-1:], (1,) * (len(out) - 1) + out[-1:]])
+
+
+def _bmm_operands(rng: random.Random, spec: TensorSpec, attrs: dict) -> list[tuple[int, ...]]:
+    need_rank(spec, 3, 3)
+    b, n, k = spec.shape
+    return [(b, k, _new(rng))]
+
+
+def _baddbmm_operands(rng: random.Random, spec: TensorSpec, attrs: dict) -> list[tuple[int, ...]]:
+    (batch2,) = _bmm_operands(rng, spec, attrs)
+    return [batch2, _addend(rng, (spec.shape[0], spec.shape[1], batch2[2]))]
+
+
+def _addmm_operands(rng: random.Random, spec: TensorSpec, attrs: dict) -> list[tuple[int, ...]]:
+    need_rank(spec, 2, 2)
+    m = _new(rng)
+    return [(spec.shape[1], m), _addend(rng, (spec.shape[0], m))]
+
+
+def _draw_scales(rng: random.Random, specs: list[TensorSpec]) -> dict:
+    return {"beta": rng.choice([1.0, 0.5, -1.0]), "alpha": rng.choice([1.0, 2.0, 0.1])}
+
+
+# einsum equations by the rank of the first operand; each has two operands
+EQUATIONS = {
+    1: ["i,i->", "i,j->ij"],
+    2: ["ij,jk->ik", "ij,kj->ik", "ij,ij->i", "ij,j->i"],
+    3: ["bij,bjk->bik", "bij,bkj->bik"],
+    4: ["bhqd,bhkd->bhqk"],
+}
+
+
+def _draw_equation(rng: random.Random, specs: list[TensorSpec]) -> dict:
+    if len(specs[0].shape) not in EQUATIONS:
+        raise GraphError(f"no einsum equation for rank {len(specs[0].shape)}")
+    return {"equation": rng.choice(EQUATIONS[len(specs[0].shape)])}
+
+
+def _letters(equation: str) -> tuple[list[str], str]:
+    inputs, out = equation.split("->")
+    return inputs.split(","), out
+
+
+def _einsum(specs: list[TensorSpec], attrs: dict) -> TensorSpec:
+    terms, out = _letters(attrs["equation"])
+    if len(terms) != len(specs):
+        raise GraphError(f"einsum {attrs['equation']} takes {len(terms)} operands")
+    sizes: dict[str, int] = {}
+    for term, spec in zip(terms, specs):
+        if len(term) != len(spec.shape):
+            raise GraphError(f"einsum term {term} does not fit shape {spec.shape}")
+        for letter, d in zip(term, spec.shape):
+            if sizes.setdefault(letter, d) != d:
+                raise GraphError(f"einsum index {letter} is {sizes[letter]} and {d}")
+    return TensorSpec(tuple(sizes[c] for c in out), specs[0].dtype)
+
+
+def _einsum_operands(rng: random.Random, spec: TensorSpec, attrs: dict) -> list[tuple[int, ...]]:
+    terms, _ = _letters(attrs["equation"])
+    sizes = dict(zip(terms[0], spec.shape))
+    return [tuple(sizes.setdefault(c, _new(rng)) for c in term) for term in terms[1:]]
+
+
+def _attention(specs: list[TensorSpec], attrs: dict) -> TensorSpec:
+    q, k, v = (s.shape for s in specs)
+    if not 2 <= len(q) <= 4 or len(k) != len(q) or len(v) != len(q):
+        raise GraphError("attention needs q, k, v of one rank in 2..4")
+    if q[:-2] != k[:-2] or k[:-2] != v[:-2] or q[-1] != k[-1] or k[-2] != v[-2]:
+        raise GraphError(f"attention shapes {q}, {k}, {v} disagree")
+    return TensorSpec(q[:-1] + v[-1:], specs[0].dtype)
+
+
+def _attention_operands(rng: random.Random, spec: TensorSpec, attrs: dict) -> list[tuple[int, ...]]:
+    need_rank(spec, 2, 4)
+    lead, e = spec.shape[:-2], spec.shape[-1]
+    s = spec.shape[-2] if attrs["is_causal"] and rng.random() < 0.5 else _new(rng)
+    return [(*lead, s, e), (*lead, s, _new(rng))]
+
+
+SPECS: list[OpSpec] = [
+    OpSpec("linear", 2, "linear", _linear, same_dtype=True),
+    OpSpec("matmul", 2, "matmul", _matmul, same_dtype=True),
+    OpSpec("bmm", 2, "fresh", _bmm, same_dtype=True, operands=_bmm_operands),
+    OpSpec("baddbmm", 3, "fresh", _with_addend(_bmm), same_dtype=True, draw_attrs=_draw_scales, operands=_baddbmm_operands),
+    OpSpec("addmm", 3, "fresh", _with_addend(_mm), same_dtype=True, draw_attrs=_draw_scales, operands=_addmm_operands),
+    OpSpec("einsum", 2, "fresh", _einsum, same_dtype=True, draw_attrs=_draw_equation, operands=_einsum_operands),
+    OpSpec("sdpa", 3, "fresh", _attention, same_dtype=True, draw_attrs=draw_choice("is_causal", [False, True]), operands=_attention_operands),
+]

@@ -1,0 +1,71 @@
+"""Reductions along one dim, scans, softmaxes and normalisations."""
+
+from __future__ import annotations
+
+import random
+
+from numfuzz.program.ir import GraphError, TensorSpec
+from numfuzz.program.op_spec import (
+    OpSpec,
+    along_dim,
+    draw_both,
+    draw_choice,
+    draw_dim,
+    draw_eps,
+    draw_reduce,
+    draw_var,
+    last_dim,
+    need_rank,
+    reduce,
+)
+
+
+def _group_norm(specs: list[TensorSpec], attrs: dict) -> TensorSpec:
+    need_rank(specs[0], 2)
+    shape, groups = specs[0].shape, attrs["num_groups"]
+    if shape[1] % groups:
+        raise GraphError(f"{groups} groups do not divide {shape[1]} channels")
+    if specs[0].numel // groups == 1:  # torch refuses to normalise a single value per group and batch
+        raise GraphError("group_norm needs more than one value per group")
+    return specs[0]
+
+
+def _draw_group_norm(rng: random.Random, specs: list[TensorSpec]) -> dict:
+    need_rank(specs[0], 2)
+    channels = specs[0].shape[1]
+    return {"num_groups": rng.choice([g for g in range(1, channels + 1) if channels % g == 0]), **draw_eps(rng, specs)}
+
+
+def _batch_norm(specs: list[TensorSpec], attrs: dict) -> TensorSpec:
+    need_rank(specs[0], 2)
+    if any(s.shape != (specs[0].shape[1],) for s in specs[1:]):
+        raise GraphError("batch_norm's statistics, weight and bias need shape (channels,)")
+    return specs[0]
+
+
+def _channels(rng: random.Random, spec: TensorSpec, attrs: dict) -> list[tuple[int, ...]]:
+    need_rank(spec, 2)
+    return [(spec.shape[1],)] * 4  # running mean, running variance, weight, bias
+
+
+SPECS: list[OpSpec] = (
+    [OpSpec(name, 1, "reduce", reduce, draw_attrs=draw_reduce) for name in ["sum", "mean", "amax"]]
+    + [OpSpec("var", 1, "reduce", reduce, draw_attrs=draw_var)]
+    + [OpSpec(name, 1, "reduce", along_dim, draw_attrs=draw_dim) for name in ["softmax", "log_softmax"]]
+    + [OpSpec(name, 1, "norm", last_dim, draw_attrs=draw_eps) for name in ["layer_norm", "rms_norm"]]
+    + [OpSpec(name, 1, "reduce", reduce, draw_attrs=draw_reduce) for name in ["prod", "amin", "logsumexp"]]
+    + [
+        OpSpec("std", 1, "reduce", reduce, draw_attrs=draw_var),
+        # var_mean returns two tensors; the IR's ops return one, so an attribute picks it.
+        OpSpec("var_mean", 1, "reduce", reduce, draw_attrs=draw_both(draw_var, draw_choice("which", [0, 1])), weight=0.5),
+        # ord is "inf" or a number: attributes are JSON, which has no infinity
+        OpSpec("vector_norm", 1, "reduce", reduce, draw_attrs=draw_both(draw_reduce, draw_choice("ord", [1, 2, "inf"]))),
+    ]
+    + [OpSpec(name, 1, "reduce", along_dim, draw_attrs=draw_dim) for name in ["cumsum", "logcumsumexp"]]
+    + [
+        OpSpec("cumprod", 1, "reduce", along_dim, draw_attrs=draw_dim, weight=0.5),
+        OpSpec("group_norm", 1, "norm", _group_norm, draw_attrs=_draw_group_norm),
+        # eval mode: running statistics are inputs, the variance positive
+        OpSpec("batch_norm", 5, "fresh", _batch_norm, domains=("any", "any", "positive"), draw_attrs=draw_eps, same_dtype=True, operands=_channels),
+    ]
+)
