@@ -18,6 +18,8 @@ from numfuzz.campaign.defaults import (
     DEFAULT_SEARCH,
 )
 from numfuzz.cli.common import (
+    bounds_in_environment,
+    bounds_option,
     device_option,
     fail,
     import_option,
@@ -25,6 +27,7 @@ from numfuzz.cli.common import (
     known_option,
     load_known_or_fail,
     resolve_targets,
+    use_bounds_or_fail,
 )
 
 
@@ -105,6 +108,7 @@ from numfuzz.cli.common import (
 @device_option
 @import_option
 @known_option
+@bounds_option
 def fuzz(
     target_specs,
     graphs,
@@ -129,6 +133,7 @@ def fuzz(
     device,
     imports,
     known_files,
+    bounds_files,
 ) -> None:
     """Generate random graphs and compare each target with eager, both against float64.
 
@@ -138,6 +143,7 @@ def fuzz(
     if graphs is None and seconds is None:
         fail("give a budget: --graphs N or --time SECONDS")
     load_known_or_fail(known_files)  # a malformed file stops the campaign before it starts
+    use_bounds_or_fail(bounds_files)  # likewise
     if ray_address is not None and importlib.util.find_spec("ray") is None:
         fail("--ray needs Ray: pip install 'numfuzz[ray]'")
     from numfuzz.campaign.journal import parse_shard
@@ -195,7 +201,8 @@ def fuzz(
     )
     previous = signal.signal(signal.SIGTERM, _stop_gracefully)
     try:
-        summary = run_campaign(config)
+        with bounds_in_environment(bounds_files):  # the workers, spawned, read the files from the environment
+            summary = run_campaign(config)
     except (JournalError, WorkerStartError) as exc:
         fail(str(exc))
     finally:

@@ -9,6 +9,8 @@ from pathlib import Path
 import click
 
 from numfuzz.cli.common import (
+    bounds_in_environment,
+    bounds_option,
     device_option,
     fail,
     import_option,
@@ -27,8 +29,9 @@ from numfuzz.cli.common import (
 @device_option
 @import_option
 @isolated_option
-def replay(case_path, target_spec, as_json, device, imports, isolated) -> None:
-    """Re-run a case. Exit 1 when it is still a finding, 0 when not, 2 on bad input."""
+@bounds_option
+def replay(case_path, target_spec, as_json, device, imports, isolated, bounds_files) -> None:
+    """Re-run a case. Exit 1 when it is still a finding, 0 when not (within_rounding included), 2 on bad input."""
     from numfuzz.corpus.case import CaseError
     from numfuzz.corpus.store import load_case
 
@@ -45,7 +48,7 @@ def replay(case_path, target_spec, as_json, device, imports, isolated) -> None:
 
     device = device or default_device()
     (target,) = resolve_targets((target_spec or case.target,), device)
-    with isolated_runner(case, target.name, device, recorded_imports(case, imports), isolated) as runner:
+    with bounds_in_environment(bounds_files), isolated_runner(case, target.name, device, recorded_imports(case, imports), isolated) as runner:
         outcome = run_case(case, target, device) if runner is None else runner.evaluate(case.graph, case.tensors())
     if as_json:
         click.echo(json.dumps({"case": str(case_path), "target": target.name, "versions": provenance(device), **outcome.to_json()}, indent=1))
