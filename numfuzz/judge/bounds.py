@@ -135,7 +135,7 @@ def _entries(data: Any, where: str) -> list[tuple[tuple[str, str | None], Bound]
 
 
 def parse_bounds(text: str, name: str, base: Bounds | None = None) -> Bounds:
-    """A bounds file's table, laid over `base` (its entries replace base's for the same op and backend)."""
+    """A bounds file's table, laid over `base`: a later entry replaces earlier ones (base's included) for its ops and backends."""
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -156,7 +156,11 @@ def parse_bounds(text: str, name: str, base: Bounds | None = None) -> Bounds:
     if not isinstance(found, list):
         raise BoundsError(f"{name}: 'bound' must be an array of tables ([[bound]])")
     for i, entry in enumerate(found):
-        entries.update(_entries(entry, f"{name}: bound {i + 1}"))
+        for (op, backend), bound in _entries(entry, f"{name}: bound {i + 1}"):
+            if backend is None:  # for every backend: it replaces what came before for each of them too
+                for b in BACKENDS:
+                    entries.pop((op, b), None)
+            entries[(op, backend)] = bound
     return Bounds(entries, default)
 
 
