@@ -318,7 +318,8 @@ def describe(record: dict) -> str:
     documented = f"{_ulps(float(bound['documented_ulp']))} ULP ({bound['source']}{'; uncertain' if bound.get('uncertain') else ''})"
     if record["dtype"] != "fp32":  # stated for fp32; a narrow op is computed in fp32 and rounded once
         documented = (
-            f"{_ulps(float(bound['documented_ulp']))} fp32 ULP, so {_ulps(float(bound['output_ulp']))} {record['dtype']} ULP at the output ({bound['source']})"
+            f"{_ulps(float(bound['documented_ulp']))} fp32 ULP, so in {record['dtype']} {_ulps(float(bound['output_ulp']))} ULP at the output "
+            f"or {_ulps(float(bound['input_ulp']))} ULP of input move ({bound['source']})"
         )
     if record.get("n", 1) > 1 and bound.get("grows"):
         documented += f", grown for {record['n']} elements"

@@ -2,34 +2,13 @@
 
 from __future__ import annotations
 
-import torch
+from helpers import save_finding
 
-from numfuzz.corpus.case import Case
 from numfuzz.corpus.grouping import group_corpus, listed
 from numfuzz.corpus.known import load_known
-from numfuzz.corpus.store import save_case
 from numfuzz.judge.bounds import load_bounds
-from numfuzz.judge.execute import Outcome
-from numfuzz.judge.oracle import OutputErrors
-from numfuzz.judge.signature import Signature
 from numfuzz.judge.verdicts import Verdict
 from numfuzz.program.ir import Graph, Node, TensorSpec
-
-
-def _save(
-    folder, graph: Graph, target: str, verdict: Verdict, op: str, dtype: str, cause: str, node: int = 0, located: str = "single op", value: float = 1.0, **extra
-):
-    errors = OutputErrors(0, dtype, 4, 0.5, 0.3, 64.0, 8.0, 0, 0, 0, 0, 4, 0, 0, 0, verdict.value)
-    analysis = {"output": 0, "cause": cause, "evidence": ["..."], "op": op, "dtype": dtype}
-    analysis["culprit"] = {"node": node, "op": op, "dtype": dtype, "verdict": verdict.value, "located": located}
-    analysis.update(extra)
-    result = Outcome(verdict, outputs=[errors], analysis=analysis).to_json()
-    tensors = [
-        torch.full(spec.shape, value, dtype=getattr(torch, {"fp32": "float32", "bf16": "bfloat16", "fp16": "float16"}[spec.dtype])) for spec in graph.inputs
-    ]
-    case = Case.from_tensors(graph, [tensors], target, provenance={"torch": "2.15.0", "device": "cpu"}, result=result)
-    case.extra["signature"] = Signature(target, verdict.value, (op,), dtype, cause).to_json()
-    return save_case(case, folder)
 
 
 def _unary(op: str, dtype: str, then: str | None = None, **attrs) -> Graph:
@@ -45,7 +24,7 @@ def _groups(tmp_path, everything: bool = False):
 
 def test_one_formula_is_one_group_whatever_the_dtype(tmp_path):
     for dtype, value in (("bf16", 1.0), ("fp32", 2.0), ("fp16", 3.0)):
-        _save(tmp_path, _unary("expm1", dtype), "thunder:bug_expm1", Verdict.LESS_ACCURATE, "expm1", dtype, "cancellation", value=value)
+        save_finding(tmp_path, _unary("expm1", dtype), "thunder:bug_expm1", Verdict.LESS_ACCURATE, "expm1", dtype, "cancellation", value=value)
     (group,) = _groups(tmp_path)
     assert group.count == 3 and group.dtypes == {"bf16", "fp16", "fp32"}
     assert group.title == "thunder:bug_expm1 | expm1 | bf16,fp16,fp32 | cancellation"
@@ -53,7 +32,7 @@ def test_one_formula_is_one_group_whatever_the_dtype(tmp_path):
 
 def test_the_softmax_pow_class_is_one_mechanism_group_wherever_it_is_located(tmp_path):
     target = "inductor:emulate_precision_casts=1"
-    _save(
+    save_finding(
         tmp_path,
         _unary("pow_scalar", "bf16", "log_softmax", exponent=2.5),
         target,
@@ -63,11 +42,11 @@ def test_the_softmax_pow_class_is_one_mechanism_group_wherever_it_is_located(tmp
         "nonfinite_intermediate",
         located="cutting",
     )
-    _save(tmp_path, _unary("expm1", "fp32", "softmax"), target, Verdict.NONFINITE, "expm1", "fp32", "nonfinite_intermediate", located="cutting")
-    _save(tmp_path, _unary("exp", "fp32", "softmax"), target, Verdict.NONFINITE, "softmax", "fp32", "nonfinite_intermediate", node=1, located="fallback (why)")
-    _save(tmp_path, _unary("exp", "fp32", "log_softmax"), target, Verdict.LESS_ACCURATE, "exp", "fp32", "unexplained", located="cutting", value=5.0)
+    save_finding(tmp_path, _unary("expm1", "fp32", "softmax"), target, Verdict.NONFINITE, "expm1", "fp32", "nonfinite_intermediate", located="cutting")
+    save_finding(tmp_path, _unary("exp", "fp32", "softmax"), target, Verdict.NONFINITE, "softmax", "fp32", "nonfinite_intermediate", node=1, located="fallback (why)")
+    save_finding(tmp_path, _unary("exp", "fp32", "log_softmax"), target, Verdict.LESS_ACCURATE, "exp", "fp32", "unexplained", located="cutting", value=5.0)
     # not the mechanism: the op's own value, exposed, is already non-finite (located by the probe)
-    _save(tmp_path, _unary("exp", "fp32", "softmax"), target, Verdict.NONFINITE, "exp", "fp32", "nonfinite_intermediate", located="probe", value=7.0)
+    save_finding(tmp_path, _unary("exp", "fp32", "softmax"), target, Verdict.NONFINITE, "exp", "fp32", "nonfinite_intermediate", located="probe", value=7.0)
     groups = _groups(tmp_path)
     (mechanism,) = [g for g in groups if g.mechanism is not None]
     assert mechanism.count == 4 and mechanism.ops == {"pow_scalar", "expm1", "softmax", "exp"}
@@ -76,10 +55,10 @@ def test_the_softmax_pow_class_is_one_mechanism_group_wherever_it_is_located(tmp
 
 
 def test_a_known_issue_is_one_group_whatever_its_causes_dtypes_and_ops(tmp_path):
-    _save(tmp_path, _unary("erf", "fp32"), "inductor", Verdict.LESS_ACCURATE, "erf", "fp32", "cancellation")
-    _save(tmp_path, _unary("erf", "bf16"), "inductor", Verdict.LESS_ACCURATE, "erf", "bf16", "kernel_accuracy")
-    _save(tmp_path, _unary("var", "fp32", dim=-1, correction=1, keepdim=False), "inductor", Verdict.NONFINITE, "var", "fp32", "nonfinite_intermediate")
-    _save(tmp_path, _unary("var", "fp32", dim=-1, correction=1, keepdim=False), "inductor", Verdict.LESS_ACCURATE, "var", "fp32", "low_precision", value=2.0)
+    save_finding(tmp_path, _unary("erf", "fp32"), "inductor", Verdict.LESS_ACCURATE, "erf", "fp32", "cancellation")
+    save_finding(tmp_path, _unary("erf", "bf16"), "inductor", Verdict.LESS_ACCURATE, "erf", "bf16", "kernel_accuracy")
+    save_finding(tmp_path, _unary("var", "fp32", dim=-1, correction=1, keepdim=False), "inductor", Verdict.NONFINITE, "var", "fp32", "nonfinite_intermediate")
+    save_finding(tmp_path, _unary("var", "fp32", dim=-1, correction=1, keepdim=False), "inductor", Verdict.LESS_ACCURATE, "var", "fp32", "low_precision", value=2.0)
     groups = _groups(tmp_path)
     assert sorted((g.known.id, g.count) for g in groups) == [("inductor-cpu-var-fp32-accumulator", 2), ("inductor-cpu-vectorized-erf", 2)]
     assert all(g.title.startswith("inductor | known issue ") for g in groups)
@@ -91,9 +70,9 @@ def _record(op: str, forward: float, needed: float) -> dict:
 
 def test_within_rounding_is_judged_from_the_stored_record_and_listed_only_when_asked(tmp_path):
     cos = _unary("cos", "fp32")
-    _save(tmp_path, cos, "inductor", Verdict.WITHIN_ROUNDING, "cos", "fp32", "kernel_accuracy", backward_error=_record("cos", 1.02, 0.0))
+    save_finding(tmp_path, cos, "inductor", Verdict.WITHIN_ROUNDING, "cos", "fp32", "kernel_accuracy", backward_error=_record("cos", 1.02, 0.0))
     # recorded less accurate, but the stored backward error is within the bound: judged by today's bounds
-    _save(tmp_path, cos, "inductor", Verdict.LESS_ACCURATE, "cos", "fp32", "kernel_accuracy", value=2.0, backward_error=_record("cos", 40.0, 0.3))
+    save_finding(tmp_path, cos, "inductor", Verdict.LESS_ACCURATE, "cos", "fp32", "kernel_accuracy", value=2.0, backward_error=_record("cos", 40.0, 0.3))
     assert _groups(tmp_path) == []
     (group,) = _groups(tmp_path, everything=True)
     assert group.within_rounding and group.count == 2
@@ -105,14 +84,14 @@ def test_within_rounding_is_judged_from_the_stored_record_and_listed_only_when_a
 
 
 def test_old_cases_without_a_backward_error_stay_findings(tmp_path):
-    _save(tmp_path, _unary("cos", "fp32"), "inductor", Verdict.LESS_ACCURATE, "cos", "fp32", "kernel_accuracy")
+    save_finding(tmp_path, _unary("cos", "fp32"), "inductor", Verdict.LESS_ACCURATE, "cos", "fp32", "kernel_accuracy")
     (group,) = _groups(tmp_path)
     assert not group.within_rounding
 
 
 def test_a_dropped_cast_in_bf16_and_fp16_is_one_group(tmp_path):
     graph = Graph((TensorSpec((4, 4), "fp32"),), (Node.make("cast", [0], dtype="bf16"), Node.make("cast", [1], dtype="fp32")), (2,))
-    _save(tmp_path, graph, "thunder:bug_cast", Verdict.LESS_ACCURATE, "cast", "bf16", "cast_dropped")
-    _save(tmp_path, graph, "thunder:bug_cast", Verdict.LESS_ACCURATE, "cast", "fp16", "cast_dropped", value=2.0)
+    save_finding(tmp_path, graph, "thunder:bug_cast", Verdict.LESS_ACCURATE, "cast", "bf16", "cast_dropped")
+    save_finding(tmp_path, graph, "thunder:bug_cast", Verdict.LESS_ACCURATE, "cast", "fp16", "cast_dropped", value=2.0)
     (group,) = _groups(tmp_path)
     assert group.count == 2 and group.title == "thunder:bug_cast | explicit cast dropped"
