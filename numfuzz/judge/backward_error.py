@@ -331,8 +331,8 @@ def describe(record: dict) -> str:
     where = f"at {what} ({record['dtype']}, condition up to {_ulps(_num(record['target']['max_condition']))})"
     if beyond and math.isinf(min(beyond)):
         return (
-            f"{where}: no input move explains the compiled result (to first order none does, or the op at the moved inputs "
-            f"misses it); the documented bound is {documented}; eager's needs {_ulps(eager)} ULP"
+            f"{where}: numfuzz finds no input move that explains the compiled result (first order gives none, or the op at the "
+            f"moved inputs misses it); the documented bound is {documented}; eager's needs {_ulps(eager)} ULP"
         )
     if beyond:
         return (
