@@ -45,7 +45,7 @@ if TYPE_CHECKING:
     from numfuzz.judge.causes import Evidence
 
 WORST = 8  # elements measured one backward each (non-pointwise ops), and elements shown
-FRONT = 16  # Pareto points stored for re-judging
+FRONT = 64  # Pareto points stored for re-judging (fronts are short: errors and moves mostly grow together)
 METHOD = "first order; derivatives by float64 autograd of the op's float64 reference; the value's final rounding (half an output ULP) allowed"
 POINTWISE = ("unary", "elementwise")
 
@@ -99,15 +99,17 @@ def _num(x: float | str | None) -> float:
     return float(x) if x is not None else math.nan
 
 
-def pareto_front(forward: list[float], needed: list[float]) -> list[list[float | str]]:
-    """The points no other point exceeds in both: an element beyond a bound on both counts lies under one of them."""
+def pareto_front(forward: list[float], needed: list[float], limit: int | None = FRONT) -> list[list[float | str]]:
+    """The points no other point exceeds in both: an element beyond a bound on both counts lies under one of them.
+
+    Past `limit` points the front is cut at its low-forward end, so a re-judgement may miss an element there."""
     points = sorted({(f, n) for f, n in zip(forward, needed)}, key=lambda p: (-_key(p[0]), -_key(p[1])))
     front, best = [], -math.inf
     for f, n in points:
         if _key(n) > best:
             front.append([_safe(f), _safe(n)])
             best = _key(n)
-    return front[:FRONT]
+    return front[:limit]
 
 
 def within(front: list[list[float | str]], allowance: Allowance) -> bool:
@@ -151,7 +153,7 @@ def measure(ev: Evidence, bounds: Bounds) -> dict | None:
         eager = _side(fn, out, e_inputs, e_values, in_fmts, out_fmt, positions)
     except RuntimeError as exc:  # an op autograd cannot differentiate here (a cast's rounding, say)
         return {"op": c.op, "dtype": c.dtype, "error": f"not measured: {str(exc).splitlines()[0][:200]}"}
-    front = pareto_front(target.forward, target.needed)
+    front = pareto_front(target.forward, target.needed, limit=None)
     return {
         "op": c.op,
         "dtype": c.dtype,
