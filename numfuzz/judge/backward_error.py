@@ -103,13 +103,14 @@ def pareto_front(forward: list[float], needed: list[float], limit: int | None = 
     """The points no other point exceeds in both: an element beyond a bound on both counts lies under one of them.
 
     Past `limit` points the front is cut at its low-forward end, so a re-judgement may miss an element there."""
-    points = sorted({(f, n) for f, n in zip(forward, needed)}, key=lambda p: (-_key(p[0]), -_key(p[1])))
-    front, best = [], -math.inf
-    for f, n in points:
-        if _key(n) > best:
-            front.append([_safe(f), _safe(n)])
-            best = _key(n)
-    return front[:limit]
+    f, n = np.nan_to_num(np.asarray(forward, float), nan=-1.0), np.nan_to_num(np.asarray(needed, float), nan=-1.0)
+    if f.size == 0:
+        return []
+    order = np.lexsort((-n, -f))  # forward descending, then needed descending
+    f, n = f[order], n[order]
+    best_before = np.concatenate([[-np.inf], np.maximum.accumulate(n)[:-1]])
+    keep = np.flatnonzero(n > best_before)
+    return [[_safe(f[k]), _safe(n[k])] for k in keep[:limit]]
 
 
 def within(front: list[list[float | str]], allowance: Allowance) -> bool:
@@ -191,23 +192,12 @@ def _forward(got: np.ndarray, exact: np.ndarray, fmt) -> np.ndarray:
 
 def _side(fn, out: int, inputs, values, in_fmts, out_fmt, positions: list[tuple[int, int]] | None) -> Side:
     side = Side()
+    if positions is None:  # pointwise: every sample at once, each input expanded to the output's shape
+        _pointwise(side, fn, out, inputs, values, in_fmts, out_fmt)
+        return side
     for s, (args, value) in enumerate(zip(inputs, values)):
         got = value.detach().to("cpu", torch.float64).reshape(-1).numpy()
         x64 = [a.detach().to("cpu", torch.float64) for a in args]
-        if positions is None:  # pointwise: each input expanded to the output's shape, one backward for all elements
-            shape = tuple(value.shape)
-            xs = [x.expand(shape).clone().requires_grad_(True) for x in x64]
-            y = fn(*xs)[out]
-            grads = torch.autograd.grad(y.sum(), xs, allow_unused=True)
-            flat = [x.detach().reshape(-1).numpy() for x in xs]
-            partials = [np.zeros(len(got)) if g is None else g.reshape(-1).numpy() for g in grads]
-
-            def moved(deltas, xs=xs, shape=shape):
-                with torch.no_grad():
-                    return fn(*[x.detach() + torch.from_numpy(d).reshape(shape) for x, d in zip(xs, deltas)])[out].reshape(-1).numpy()
-
-            _add(side, s, got, y.detach().reshape(-1).numpy(), flat, partials, in_fmts, out_fmt, moved)
-            continue
         for _, j in [p for p in positions if p[0] == s]:
             xs = [x.clone().requires_grad_(True) for x in x64]
             y = fn(*xs)[out].reshape(-1)
@@ -221,6 +211,23 @@ def _side(fn, out: int, inputs, values, in_fmts, out_fmt, positions: list[tuple[
 
             _add_one(side, s, j, float(got[j]), float(y[j].detach()), flat, partials, in_fmts, out_fmt, moved)
     return side
+
+
+def _pointwise(side: Side, fn, out: int, inputs, values, in_fmts, out_fmt) -> None:
+    """One forward and one backward for all samples: stacked, each element has its own copy of every input."""
+    shape = tuple(values[0].shape)
+    xs = [torch.stack([args[i].detach().to("cpu", torch.float64).expand(shape) for args in inputs]).requires_grad_(True) for i in range(len(inputs[0]))]
+    got = torch.cat([v.detach().to("cpu", torch.float64).reshape(-1) for v in values]).numpy()
+    y = fn(*xs)[out]
+    grads = torch.autograd.grad(y.sum(), xs, allow_unused=True)
+    flat = [x.detach().reshape(-1).numpy() for x in xs]
+    partials = [np.zeros(len(got)) if g is None else g.reshape(-1).numpy() for g in grads]
+
+    def moved(deltas):
+        with torch.no_grad():
+            return fn(*[x.detach() + torch.from_numpy(d).reshape(x.shape) for x, d in zip(xs, deltas)])[out].reshape(-1).numpy()
+
+    _add(side, max(1, math.prod(shape)), got, y.detach().reshape(-1).numpy(), flat, partials, in_fmts, out_fmt, moved)
 
 
 def _checked(needed, slack, got, exact, partials, flat, in_fmts, out_fmt, moved) -> np.ndarray:
@@ -240,8 +247,8 @@ def _checked(needed, slack, got, exact, partials, flat, in_fmts, out_fmt, moved)
     return np.where(finite & ~ok, np.inf, needed)
 
 
-def _add(side: Side, s: int, got, exact, flat, partials, in_fmts, out_fmt, moved) -> None:
-    """Pointwise: element j's own inputs are position j of each expanded input."""
+def _add(side: Side, numel: int, got, exact, flat, partials, in_fmts, out_fmt, moved) -> None:
+    """Pointwise, all samples stacked: element j (sample j // numel) has position j of each expanded input."""
     keep = np.isfinite(exact) & (np.abs(exact) <= out_fmt.max_value)
     with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
         slack = _slack(got, exact, out_fmt)
@@ -259,9 +266,12 @@ def _add(side: Side, s: int, got, exact, flat, partials, in_fmts, out_fmt, moved
     side.forward += forward[order].tolist()
     side.needed += needed[order].tolist()
     side.condition += np.nan_to_num(cond[order], nan=np.inf).tolist()
-    for j in sorted(order, key=lambda j: (_key(needed[j]), _key(forward[j])), reverse=True)[:WORST]:
+    ranked = order[np.lexsort((-np.nan_to_num(forward[order], nan=-1.0), -np.nan_to_num(needed[order], nan=-1.0)))]
+    for j in ranked[:WORST]:
         side.elements.append(
-            Element(s, int(j), float(got[j]), float(exact[j]), float(forward[j]), float(cond[j]), float(needed[j]), [float(p[j]) for p in per])
+            Element(
+                int(j) // numel, int(j) % numel, float(got[j]), float(exact[j]), float(forward[j]), float(cond[j]), float(needed[j]), [float(p[j]) for p in per]
+            )
         )
 
 
