@@ -61,3 +61,14 @@ def test_the_rule_reads_the_pareto_front():
     assert not within(front, allowance)  # 2 ULP at the output, 3 input ULPs: beyond both
     assert within(pareto_front([30.0, 0.9], [0.5, 1.5]), allowance)
     assert not within([["inf", "inf"]], allowance)
+
+
+def test_low_precision_stays_a_finding_in_narrow_dtypes_only():
+    from numfuzz.judge.rounding import within_rounding
+
+    record = {"op": "sum", "dtype": "fp32", "device": "cpu", "n": 64, "target": {"front": [[40.0, 0.5]]}}
+    fp32 = {"cause": "low_precision", "dtype": "fp32", "backward_error": record}
+    assert within_rounding(fp32, load_bounds([])) is True  # an fp32 sum accumulated in fp32, in another order: rounding
+    bf16 = {"cause": "low_precision", "dtype": "bf16", "backward_error": {**record, "dtype": "bf16"}}
+    assert within_rounding(bf16, load_bounds([])) is None  # a bf16 accumulator where eager's is fp32: a finding
+    assert within_rounding({**fp32, "cause": "cast_dropped"}, load_bounds([])) is None
