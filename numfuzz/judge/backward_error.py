@@ -89,6 +89,11 @@ def _key(x: float) -> float:
     return -1.0 if math.isnan(x) else x
 
 
+def _nan_low(x: np.ndarray) -> np.ndarray:
+    """NaN sorts below everything; inf stays inf (np.nan_to_num would make it the largest float)."""
+    return np.where(np.isnan(x), -1.0, x)
+
+
 def _safe(x: float) -> float | str:
     """JSON has no inf/nan: spelled as strings float() reads back."""
     x = float(x)
@@ -103,7 +108,7 @@ def pareto_front(forward: list[float], needed: list[float], limit: int | None = 
     """The points no other point exceeds in both: an element beyond a bound on both counts lies under one of them.
 
     Past `limit` points the front is cut at its low-forward end, so a re-judgement may miss an element there."""
-    f, n = np.nan_to_num(np.asarray(forward, float), nan=-1.0), np.nan_to_num(np.asarray(needed, float), nan=-1.0)
+    f, n = _nan_low(np.asarray(forward, float)), _nan_low(np.asarray(needed, float))
     if f.size == 0:
         return []
     order = np.lexsort((-n, -f))  # forward descending, then needed descending
@@ -265,8 +270,8 @@ def _add(side: Side, numel: int, got, exact, flat, partials, in_fmts, out_fmt, m
     order = np.flatnonzero(keep)
     side.forward += forward[order].tolist()
     side.needed += needed[order].tolist()
-    side.condition += np.nan_to_num(cond[order], nan=np.inf).tolist()
-    ranked = order[np.lexsort((-np.nan_to_num(forward[order], nan=-1.0), -np.nan_to_num(needed[order], nan=-1.0)))]
+    side.condition += np.where(np.isnan(cond[order]), np.inf, cond[order]).tolist()
+    ranked = order[np.lexsort((-_nan_low(forward[order]), -_nan_low(needed[order])))]
     for j in ranked[:WORST]:
         side.elements.append(
             Element(
@@ -340,7 +345,10 @@ def describe(record: dict) -> str:
     front = [(_num(f), _num(n)) for f, n in record["target"]["front"]]
     beyond = [n for f, n in front if f > out_ulp and n > in_ulp]
     what = f"the program from `{record['op']}` on" if record.get("suffix") else f"`{record['op']}`"
-    where = f"at {what} ({record['dtype']}, condition up to {_ulps(_num(record['target']['max_condition']))})"
+    worst = record["target"].get("worst") or [{}]
+    at_worst = _num(worst[0].get("condition"))
+    condition = f"condition {_ulps(at_worst)} at its worst element, " if math.isfinite(at_worst) or math.isinf(at_worst) else ""
+    where = f"at {what} ({record['dtype']}, {condition}up to {_ulps(_num(record['target']['max_condition']))})"
     if beyond and math.isinf(min(beyond)):
         return (
             f"{where}: numfuzz finds no input move that explains the compiled result (first order gives none, or the op at the "

@@ -61,6 +61,7 @@ def test_the_rule_reads_the_pareto_front():
     assert not within(front, allowance)  # 2 ULP at the output, 3 input ULPs: beyond both
     assert within(pareto_front([30.0, 0.9], [0.5, 1.5]), allowance)
     assert not within([["inf", "inf"]], allowance)
+    assert pareto_front([float("inf"), 1.0], [float("inf"), float("nan")]) == [["inf", "inf"]]  # a non-finite value stays unexplained
 
 
 def test_low_precision_stays_a_finding_in_narrow_dtypes_only():
