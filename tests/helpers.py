@@ -4,6 +4,11 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from numfuzz.judge.verdicts import Verdict
+    from numfuzz.program.ir import Graph
 
 ROOT = Path(__file__).resolve().parent.parent
 PLANTED_BUGS = ROOT / "examples" / "planted_bugs.py"
@@ -25,3 +30,28 @@ FIRST_OPS = (
     "cast", "cat", "reshape", "permute", "transpose", "unsqueeze", "expand", "slice", "chunk",
     "sum", "mean", "amax", "var", "softmax", "log_softmax", "layer_norm", "rms_norm", "linear", "matmul",
 )  # fmt: skip
+
+
+def save_finding(
+    folder, graph: Graph, target: str, verdict: Verdict, op: str, dtype: str, cause: str, node: int = 0, located: str = "single op", value: float = 1.0, **extra
+):
+    """A stored accuracy finding (no run): its recorded outcome, analysis and signature, as a campaign saves one."""
+    import torch
+
+    from numfuzz.corpus.case import Case
+    from numfuzz.corpus.store import save_case
+    from numfuzz.judge.execute import Outcome
+    from numfuzz.judge.oracle import OutputErrors
+    from numfuzz.judge.signature import Signature
+
+    errors = OutputErrors(0, dtype, 4, 0.5, 0.3, 64.0, 8.0, 0, 0, 0, 0, 4, 0, 0, 0, verdict.value)
+    analysis = {"output": 0, "cause": cause, "evidence": ["..."], "op": op, "dtype": dtype}
+    analysis["culprit"] = {"node": node, "op": op, "dtype": dtype, "verdict": verdict.value, "located": located}
+    analysis.update(extra)
+    result = Outcome(verdict, outputs=[errors], analysis=analysis).to_json()
+    tensors = [
+        torch.full(spec.shape, value, dtype=getattr(torch, {"fp32": "float32", "bf16": "bfloat16", "fp16": "float16"}[spec.dtype])) for spec in graph.inputs
+    ]
+    case = Case.from_tensors(graph, [tensors], target, provenance={"torch": "2.15.0", "device": "cpu"}, result=result)
+    case.extra["signature"] = Signature(target, verdict.value, (op,), dtype, cause).to_json()
+    return save_case(case, folder)

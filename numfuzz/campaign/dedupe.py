@@ -1,11 +1,12 @@
-"""Which findings a campaign minimises: one per root cause, none for what is already known or minor.
+"""Which findings a campaign minimises: one per root cause, none for what is already known or only rounding.
 
-A finding's key is its signature's group key (`numfuzz.judge.signature.Signature.group_key`),
-from the analysis its worker ran: the same root cause is minimised once, whatever op consumes
-a dropped cast. A finding that a known upstream issue claims is minimised once per issue and
-target; a minor finding (within the fp32 kernel libraries' bound) is not minimised. Each finding
-left unminimised gets its reason in the corpus's `minimize_notes.json`, so that none ends
-silently unminimised.
+A finding's key is its group key (`numfuzz.corpus.grouping.group_key`), from the analysis its
+worker ran: the same root cause is minimised once, whatever op consumes a dropped cast, whatever
+the dtype, and a mechanism (the softmax(pow) class) once whatever op it is located at. A finding
+that a known upstream issue claims is minimised once per issue and target. An outcome within the
+documented bounds (`within_rounding`) is no finding and never reaches here; one that a user's
+bounds file (`--bounds`) judges so is not minimised either. Each finding left unminimised gets
+its reason in the corpus's `minimize_notes.json`, so that none ends silently unminimised.
 """
 
 from __future__ import annotations
@@ -15,15 +16,19 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from numfuzz.corpus.case import Case
-from numfuzz.corpus.grouping import NOTES, is_minor, minimize_notes
+from numfuzz.corpus.grouping import NOTES, group_key, judged, minimize_notes
 from numfuzz.corpus.known import KnownIssue, match_known
 from numfuzz.corpus.store import write_atomic
+from numfuzz.judge.bounds import active_bounds
 from numfuzz.judge.execute import Outcome
 from numfuzz.judge.signature import Signature, signature_of
+from numfuzz.judge.verdicts import Verdict
 
 
-def dedupe_key(signature: Signature) -> str:
-    return json.dumps(signature.group_key())
+def dedupe_key(signature: Signature, case: Case | None = None, analysis: dict | None = None, issue: KnownIssue | None = None) -> str:
+    if case is None:
+        return json.dumps(signature.group_key())
+    return json.dumps(group_key(signature, case.graph, analysis, issue))
 
 
 def known_key(issue: KnownIssue, target: str) -> str:
@@ -43,12 +48,13 @@ class Dedupe:
         """The key to minimise this finding under, or None (with a note saying why not)."""
         parsed = Outcome.from_json(outcome)
         signature = signature_of(case.target, parsed)
-        if is_minor(parsed):
-            return self._note(finding, "minor: within the fp32 kernel libraries' documented 2 ULP")
-        key = dedupe_key(signature)
-        if key in self.keys:
-            return self._note(finding, f"its group ({signature.group_text()}) is minimised from another finding")
+        if judged(parsed, active_bounds()) is Verdict.WITHIN_ROUNDING:
+            return self._note(finding, "within_rounding: within the op's documented error bound")
         issue = match_known(self.known, signature, case.provenance)
+        key = dedupe_key(signature, case, parsed.analysis, issue)
+        if key in self.keys:
+            what = f"known issue {issue.id}" if issue is not None else f"its group ({signature.group_text()})"
+            return self._note(finding, f"{what} is minimised from another finding")
         if issue is not None:
             if known_key(issue, case.target) in self.keys:
                 return self._note(finding, f"known issue {issue.id}, already minimised from another finding")
@@ -61,9 +67,11 @@ class Dedupe:
         data = case.extra.get("signature")
         if isinstance(data, dict):
             try:
-                self.keys.add(dedupe_key(Signature.from_json(data)))
+                signature = Signature.from_json(data)
             except (KeyError, TypeError):
-                pass
+                return
+            analysis = case.result.get("analysis") if isinstance(case.result, dict) else None
+            self.keys.add(dedupe_key(signature, case, analysis if isinstance(analysis, dict) else None, match_known(self.known, signature, case.provenance)))
 
     def failed(self, finding: str, why: str) -> None:
         self._note(finding, f"minimisation failed: {why}")

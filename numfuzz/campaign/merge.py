@@ -22,7 +22,7 @@ from numfuzz.corpus.grouping import CASE_FOLDERS as GROUPED_FOLDERS
 from numfuzz.corpus.grouping import Group, finding_id, group_corpus
 from numfuzz.corpus.store import iter_cases, load_case, write_atomic
 
-CASE_FOLDERS = ("findings", "minimized", "errors")
+CASE_FOLDERS = ("findings", "minimized", "rounding", "errors")
 CAMPAIGN_FOLDER = "campaign"
 STATS_FILE = "merge_stats.json"
 SKIPPED_IN_CAMPAIGN = {"lock"}  # a run's lock file means nothing in a merged corpus

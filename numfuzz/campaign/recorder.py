@@ -75,6 +75,11 @@ class ResultRecorder:
                 self.findings.append(path)
                 found = Finding(case, path, task.index, outcome)
             logger.info("finding: {} on {} (case {}): {} -> {}", verdict.value, task.target, task.index, outcome.get("detail", ""), path)
+        elif verdict is Verdict.WITHIN_ROUNDING and case is not None:  # no finding, but `numfuzz corpus --all` lists it
+            case.result = outcome
+            case.extra["campaign"] = {"index": task.index, "seed": task.seed, **self.journal.identity}
+            path = self.save(case, "rounding")
+            logger.debug("case {} on {}: within_rounding -> {}", task.index, task.target, path)
         else:
             logger.debug("case {} on {}: {}", task.index, task.target, verdict.value)
         self._finish(task, verdict, reply.ops, reply.samples, reply)

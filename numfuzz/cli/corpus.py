@@ -10,8 +10,8 @@ import click
 
 from numfuzz.cli.cases import isolated_runner, recorded_imports
 from numfuzz.cli.failure import fail
-from numfuzz.cli.options import device_option, import_option, known_option
-from numfuzz.cli.setup import import_user_code, load_known_or_fail
+from numfuzz.cli.options import bounds_option, device_option, import_option, known_option
+from numfuzz.cli.setup import bounds_in_environment, import_user_code, load_known_or_fail, use_bounds_or_fail
 
 
 def _severity_text(value: float | None) -> str:
@@ -21,6 +21,8 @@ def _severity_text(value: float | None) -> str:
 
 
 def _status(group) -> str:
+    if group.within_rounding:
+        return "within_rounding"
     if group.known is not None:
         return f"known: {group.known.id}"
     return "new" if group.minimized else "new, not minimised"
@@ -30,15 +32,19 @@ def group_rows(groups: list) -> list[dict]:
     """The groups as plain data (for --json and scripts)."""
     return [
         {
-            "group": g.signature.group_text(),
+            "group": g.title,
             "signature": g.signature.to_json(),
+            "dtypes": sorted(d for d in g.dtypes if d),
+            "ops": sorted(g.ops),
+            "mechanism": None if g.mechanism is None else g.mechanism.name,
             "count": g.count,
             "bits_lost": None if g.severity is None or math.isinf(g.severity) else g.severity,
             "nonfinite": g.severity is not None and math.isinf(g.severity),
             "cause": g.analysis.get("cause", ""),
             "evidence": g.analysis.get("evidence", []),
+            "backward_error": g.analysis.get("backward_error"),
             "known": None if g.known is None else {"id": g.known.id, "title": g.known.title, "links": list(g.known.links), "status": g.known.status},
-            "minor": g.minor,
+            "within_rounding": g.within_rounding,
             "minimized": g.minimized,
             "not_minimized_because": g.note,
             "smallest": str(g.smallest),
@@ -50,7 +56,8 @@ def group_rows(groups: list) -> list[dict]:
 @click.command("corpus")
 @click.argument("directory", type=click.Path(path_type=Path))
 @click.option("--json", "as_json", is_flag=True, help="Print the groups as JSON.")
-@click.option("--minor", "show_minor", is_flag=True, help="Also list minor groups: fp32 differences within the kernel libraries' documented 2 ULP.")
+@click.option("--all", "show_all", is_flag=True, help="Also list within_rounding groups: less accurate, yet within the ops' documented error bounds.")
+@click.option("--minor", "show_all", is_flag=True, hidden=True)  # the old name of --all
 @click.option(
     "--replay",
     "replay_them",
@@ -58,10 +65,18 @@ def group_rows(groups: list) -> list[dict]:
     help="Re-run every finding here and say, per group, which still reproduce. Exit 1 when any is not as its file states.",
 )
 @known_option
+@bounds_option
 @import_option
 @device_option
 def corpus(
-    directory: Path, as_json: bool, show_minor: bool, replay_them: bool, known_files: tuple[Path, ...], imports: tuple[str, ...], device: str | None
+    directory: Path,
+    as_json: bool,
+    show_all: bool,
+    replay_them: bool,
+    known_files: tuple[Path, ...],
+    bounds_files: tuple[Path, ...],
+    imports: tuple[str, ...],
+    device: str | None,
 ) -> None:
     """List the findings under DIRECTORY by root cause: count, bits lost, cause, upstream status, smallest case.
 
@@ -72,31 +87,38 @@ def corpus(
     if not directory.is_dir():
         fail(f"{directory}: no such folder")
     known = load_known_or_fail(known_files)
+    bounds = use_bounds_or_fail(bounds_files)
     from numfuzz.corpus.grouping import group_corpus, listed
+    from numfuzz.judge.backward_error import describe
 
-    groups, problems = group_corpus(directory, known)
+    groups, problems = group_corpus(directory, known, bounds)
     for problem in problems:
         click.echo(f"numfuzz: skipped {problem}", err=True)
-    shown = listed(groups, show_minor)
+    shown = listed(groups, show_all)
     if replay_them:
-        return _replay(shown, imports, device, as_json)
+        with bounds_in_environment(bounds_files):  # the cases are judged again by the same bounds
+            return _replay(shown, imports, device, as_json)
     if as_json:
         click.echo(json.dumps(group_rows(shown), indent=1))
         return
     hidden = len(groups) - len(shown)
-    note = f" ({hidden} minor group{'s' * (hidden != 1)} hidden: --minor lists them)" if hidden else ""
+    note = f" ({hidden} within_rounding group{'s' * (hidden != 1)} hidden: --all lists them)" if hidden else ""
     if not shown:
         click.echo(f"no findings under {directory}{note}")
         return
-    width = max(len(g.signature.group_text()) for g in shown)
+    width = max(len(g.title) for g in shown)
     status_width = max(len(_status(g)) for g in shown)
     click.echo(f"{'count':>5}  {'bits lost':>9}  {'group (target | op | dtype | cause)':<{width}}  {'status':<{status_width}}  smallest case")
     for g in shown:
-        click.echo(f"{g.count:>5}  {_severity_text(g.severity):>9}  {g.signature.group_text():<{width}}  {_status(g):<{status_width}}  {g.smallest}")
+        click.echo(f"{g.count:>5}  {_severity_text(g.severity):>9}  {g.title:<{width}}  {_status(g):<{status_width}}  {g.smallest}")
         if g.note and g.known is None:
             click.echo(f"{'':>18}not minimised: {g.note}")
-    new = sum(1 for g in shown if g.known is None)
-    click.echo(f"{sum(g.count for g in shown)} findings in {len(shown)} groups: {new} new, {len(shown) - new} known{note}")
+        if isinstance(g.analysis.get("backward_error"), dict):
+            click.echo(f"{'':>18}{describe(g.analysis['backward_error'])}")
+    new = sum(1 for g in shown if g.known is None and not g.within_rounding)
+    benign = sum(1 for g in shown if g.within_rounding)
+    counts = f"{new} new, {sum(1 for g in shown if g.known is not None and not g.within_rounding)} known" + (f", {benign} within_rounding" if benign else "")
+    click.echo(f"{sum(g.count for g in shown)} findings in {len(shown)} groups: {counts}{note}")
 
 
 def _runner(imports: tuple[str, ...], device: str):
@@ -134,7 +156,7 @@ def _replay(groups: list, imports: tuple[str, ...], device: str | None, as_json:
     replays = [replay_group(g, run, here) for g in groups]
     if as_json:
         rows = [
-            {"group": r.group.signature.group_text(), "reproduced": r.reproduced, "findings": len(r.cases), "as_stated": r.as_stated,
+            {"group": r.group.title, "reproduced": r.reproduced, "findings": len(r.cases), "as_stated": r.as_stated,
              "cases": [{"path": str(c.path), "recorded": c.recorded, "now": c.now, "expected": c.expected, "as_stated": c.as_stated, "note": c.note} for c in r.cases]}
             for r in replays
         ]  # fmt: skip
@@ -142,7 +164,7 @@ def _replay(groups: list, imports: tuple[str, ...], device: str | None, as_json:
     else:
         for r in replays:
             mark = "as stated" if r.as_stated else "NOT AS STATED"
-            click.echo(f"{r.reproduced}/{len(r.cases)} reproduce  {mark:<13}  {r.group.signature.group_text()}")
+            click.echo(f"{r.reproduced}/{len(r.cases)} reproduce  {mark:<13}  {r.group.title}")
             for c in r.cases:
                 expected = "" if c.expected is None else f" (expected {'a finding' if c.expected else 'no finding'} here)"
                 click.echo(f"    {c.now:<14} was {c.recorded:<14} {c.path}{expected}" + (f"  {c.note}" if c.note else ""))

@@ -18,8 +18,8 @@ from numfuzz.campaign.defaults import (
     DEFAULT_SEARCH,
 )
 from numfuzz.cli.failure import fail
-from numfuzz.cli.options import device_option, import_option, known_option
-from numfuzz.cli.setup import import_user_code, load_known_or_fail, resolve_targets
+from numfuzz.cli.options import bounds_option, device_option, import_option, known_option
+from numfuzz.cli.setup import bounds_in_environment, import_user_code, load_known_or_fail, resolve_targets, use_bounds_or_fail
 
 
 @click.command()
@@ -105,6 +105,7 @@ from numfuzz.cli.setup import import_user_code, load_known_or_fail, resolve_targ
 @device_option
 @import_option
 @known_option
+@bounds_option
 def fuzz(
     target_specs,
     graphs,
@@ -130,6 +131,7 @@ def fuzz(
     device,
     imports,
     known_files,
+    bounds_files,
 ) -> None:
     """Generate random graphs and compare each target with eager, both against float64.
 
@@ -139,6 +141,7 @@ def fuzz(
     if graphs is None and seconds is None:
         fail("give a budget: --graphs N or --time SECONDS")
     load_known_or_fail(known_files)  # a malformed file stops the campaign before it starts
+    use_bounds_or_fail(bounds_files)  # likewise
     if ray_address is not None and importlib.util.find_spec("ray") is None:
         fail("--ray needs Ray: pip install 'numfuzz[ray]'")
     from numfuzz.campaign.journal import parse_shard
@@ -192,7 +195,8 @@ def fuzz(
         fail(str(exc))
     previous = signal.signal(signal.SIGTERM, _stop_gracefully)
     try:
-        summary = run_campaign(config)
+        with bounds_in_environment(bounds_files):  # the workers, spawned, read the files from the environment
+            summary = run_campaign(config)
     except (JournalError, WorkerStartError) as exc:
         fail(str(exc))
     finally:

@@ -33,3 +33,13 @@ known_option = click.option(
     metavar="FILE",
     help="A known-issues file (TOML, as numfuzz/data/known_issues.toml) whose matches are marked known, not new.",
 )
+
+
+bounds_option = click.option(
+    "--bounds",
+    "bounds_files",
+    multiple=True,
+    type=click.Path(path_type=Path),
+    metavar="FILE",
+    help="An error-bounds file (TOML, as numfuzz/data/error_bounds.toml) whose entries replace the shipped ones for the same ops.",
+)

@@ -8,7 +8,8 @@ import sys
 import click
 
 from numfuzz.cli.cases import isolated_runner, prepare_case
-from numfuzz.cli.options import case_argument, device_option, import_option, isolated_option, target_option
+from numfuzz.cli.options import bounds_option, case_argument, device_option, import_option, isolated_option, target_option
+from numfuzz.cli.setup import bounds_in_environment
 
 
 @click.command()
@@ -19,8 +20,9 @@ from numfuzz.cli.options import case_argument, device_option, import_option, iso
 @device_option
 @import_option
 @isolated_option
-def replay(case_path, target_spec, as_json, grad, device, imports, isolated) -> None:
-    """Re-run a case. Exit 1 when it is still a finding, 0 when not, 2 on bad input."""
+@bounds_option
+def replay(case_path, target_spec, as_json, grad, device, imports, isolated, bounds_files) -> None:
+    """Re-run a case. Exit 1 when it is still a finding, 0 when not (within_rounding included), 2 on bad input."""
     case, target, device = prepare_case(case_path, target_spec, device, imports)
     if grad:
         from numfuzz.corpus.make import with_gradients
@@ -30,7 +32,7 @@ def replay(case_path, target_spec, as_json, grad, device, imports, isolated) -> 
     from numfuzz.environment import provenance
     from numfuzz.runner.case_runner import run_case
 
-    with isolated_runner(case, target.name, device, list(case.run.imports), isolated) as runner:
+    with bounds_in_environment(bounds_files), isolated_runner(case, target.name, device, list(case.run.imports), isolated) as runner:
         outcome = run_case(case, target) if runner is None else runner.evaluate(case.graph, case.tensors())
     if as_json:
         click.echo(json.dumps({"case": str(case_path), "target": target.name, "versions": provenance(device), **outcome.to_json()}, indent=1))

@@ -7,8 +7,8 @@ from pathlib import Path
 import click
 
 from numfuzz.cli.failure import fail
-from numfuzz.cli.options import device_option, import_option
-from numfuzz.cli.setup import import_user_code
+from numfuzz.cli.options import bounds_option, device_option, import_option
+from numfuzz.cli.setup import bounds_in_environment, import_user_code
 
 CORPUS_FOLDERS = ("findings", "minimized", "errors", "campaign")  # a report never writes inside these
 
@@ -19,7 +19,8 @@ CORPUS_FOLDERS = ("findings", "minimized", "errors", "campaign")  # a report nev
 @click.option("--sweep/--no-sweep", default=True, show_default=True, help="Run each finding over scaled inputs for its error plot.")
 @device_option
 @import_option
-def report(directory: Path, out_dir: Path | None, sweep: bool, device: str | None, imports: tuple[str, ...]) -> None:
+@bounds_option
+def report(directory: Path, out_dir: Path | None, sweep: bool, device: str | None, imports: tuple[str, ...], bounds_files: tuple[Path, ...]) -> None:
     """Write a static HTML report of CORPUS: campaign summary, one section per finding group, crashes."""
     if not directory.is_dir():
         fail(f"{directory}: no such folder")
@@ -36,7 +37,8 @@ def report(directory: Path, out_dir: Path | None, sweep: bool, device: str | Non
 
     absolute = [str(Path(s).resolve()) if s.endswith(".py") or Path(s).exists() else s for s in imports]
     try:
-        result = build_report(directory, out_dir, device or default_device(), absolute, sweep)
+        with bounds_in_environment(bounds_files):  # the groups are listed, and the repros judged, by these bounds
+            result = build_report(directory, out_dir, device or default_device(), absolute, sweep)
     except OSError as exc:
         fail(f"cannot write the report: {exc}")
     for problem in result.skipped:

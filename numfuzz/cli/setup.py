@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import sys
 import warnings
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 from loguru import logger
 
@@ -55,3 +56,34 @@ def load_known_or_fail(files: tuple[Path, ...]) -> list:
         return load_known(files)
     except KnownIssuesError as exc:
         fail(str(exc))
+
+
+def use_bounds_or_fail(files: tuple[Path, ...]):
+    """The shipped bounds plus these files, or one line and exit 2."""
+    from numfuzz.judge.bounds import BoundsError, load_bounds
+
+    try:
+        return load_bounds([*files])
+    except BoundsError as exc:
+        fail(str(exc))
+
+
+@contextmanager
+def bounds_in_environment(files: tuple[Path, ...]) -> Iterator[Any]:
+    """Checked as `use_bounds_or_fail`, then named in the environment while the block runs, so that this
+    process's judge and the workers it starts (which inherit the environment) judge by them."""
+    import os
+
+    from numfuzz.judge.bounds import ENV
+
+    bounds = use_bounds_or_fail(files)
+    before = os.environ.get(ENV)
+    if files:
+        os.environ[ENV] = os.pathsep.join(str(Path(f).resolve()) for f in files)
+    try:
+        yield bounds
+    finally:
+        if before is None:
+            os.environ.pop(ENV, None)
+        else:
+            os.environ[ENV] = before

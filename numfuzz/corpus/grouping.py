@@ -1,8 +1,12 @@
-"""Findings under a folder, folded by root cause: one group per signature group key, its worst severity and smallest case.
+"""Findings under a folder, folded by root cause: one group per root cause, its worst severity and smallest case.
 
-Groups are listed new first, then those a known upstream issue claims; within each, by severity.
-A group whose every finding is *minor* (less accurate, yet within the documented accuracy of fp32
-kernel libraries) is not listed unless asked for.
+A finding's group (`group_key`) is, first that applies: the known upstream issue it matches
+(one group per issue and target, whatever its causes, dtypes and ops); the mechanism it shows
+(`numfuzz.judge.signature.MECHANISMS`); else its signature's group key (target, cause, op).
+Groups are listed new first, then known ones; within each, by severity. Each version's recorded
+verdict is judged again against the error bounds (`numfuzz.judge.rounding`): a group whose every
+finding is `within_rounding` is kept but not listed unless asked for (`listed(..., everything=True)`).
+Groups are computed from the stored data only, so old case files group too.
 """
 
 from __future__ import annotations
@@ -16,10 +20,12 @@ from numfuzz.corpus.case import Case, CaseError, recorded_outcome, recorded_sign
 from numfuzz.corpus.known import KnownIssue, load_known, match_known
 from numfuzz.corpus.size_order import size_key
 from numfuzz.corpus.store import load_case
+from numfuzz.judge.bounds import Bounds, active_bounds
 from numfuzz.judge.execute import Outcome
-from numfuzz.judge.signature import Signature, severity
+from numfuzz.judge.rounding import rejudged
+from numfuzz.judge.signature import Mechanism, Signature, mechanism_of, severity
 from numfuzz.judge.verdicts import Verdict
-from numfuzz.program.ir import GraphError
+from numfuzz.program.ir import Graph, GraphError
 
 
 @dataclass
@@ -30,25 +36,52 @@ class Group:
     smallest: Path | None = None
     smallest_key: tuple = ()
     known: KnownIssue | None = None
-    minor: bool = True  # every finding in it is minor
+    mechanism: Mechanism | None = None
+    within_rounding: bool = True  # every finding in it is only rounding within the documented bounds
     analysis: dict = field(default_factory=dict)  # the smallest case's: culprit, cause, evidence
     minimized: bool = False  # the smallest case is a minimised one
     members: dict[str, Path] = field(default_factory=dict)  # finding id -> its smallest version
     note: str = ""  # why its smallest case is not minimised, as the campaign noted it
+    dtypes: set[str] = field(default_factory=set)  # over its findings
+    ops: set[str] = field(default_factory=set)
+    causes: set[str] = field(default_factory=set)
 
     @property
     def count(self) -> int:
         return len(self.findings)
 
+    @property
+    def title(self) -> str:
+        """The group's name, as the corpus table and the report show it."""
+        target = self.signature.target
+        if self.known is not None:
+            return f"{target} | known issue {self.known.id}"
+        ops, dtypes = "+".join(sorted(self.ops)) or "?", ",".join(sorted(d for d in self.dtypes if d)) or "-"
+        if self.mechanism is not None:
+            return f"{target} | {self.mechanism.title} | {ops} | {dtypes}"
+        if self.signature.cause and self.signature.cause != "cast_dropped":
+            return f"{target} | {'+'.join(self.signature.ops) or '?'} | {dtypes} | {self.signature.cause}"
+        return self.signature.group_text()
 
-def listed(groups: list[Group], show_minor: bool = False) -> list[Group]:
-    """The groups to show: minor ones only when asked for."""
-    return [g for g in groups if show_minor or not g.minor]
+
+def listed(groups: list[Group], everything: bool = False) -> list[Group]:
+    """The groups to show: those only within rounding when asked for. `corpus` and `report` both list these."""
+    return [g for g in groups if everything or not g.within_rounding]
 
 
-def is_minor(outcome: Outcome) -> bool:
-    flagged = [o for o in outcome.outputs if o.verdict == outcome.verdict.value and o.elements]
-    return outcome.verdict is Verdict.LESS_ACCURATE and bool(flagged) and all(o.minor for o in flagged)
+def group_key(signature: Signature, graph: Graph, analysis: dict | None, known: KnownIssue | None) -> tuple:
+    """The root cause a finding is filed under (see the module docstring)."""
+    if known is not None:
+        return ("known", known.id, signature.target)
+    mechanism = mechanism_of(signature, graph, analysis)
+    if mechanism is not None:
+        return ("mechanism", mechanism.name, signature.target)
+    return signature.group_key()
+
+
+def judged(outcome: Outcome, bounds: Bounds) -> Verdict:
+    """The recorded verdict, judged again against `bounds` from the stored backward error."""
+    return rejudged(outcome.verdict, outcome.analysis, bounds)
 
 
 def finding_id(case: Case) -> str:
@@ -60,7 +93,7 @@ def finding_id(case: Case) -> str:
 
 
 NOTES = "minimize_notes.json"  # in a campaign corpus: finding stem -> why it is not minimised
-CASE_FOLDERS = ("findings", "minimized")  # in a campaign's corpus; elsewhere every *.json counts
+CASE_FOLDERS = ("findings", "minimized", "rounding")  # in a campaign's corpus (rounding: within_rounding cases); elsewhere every *.json counts
 
 
 def minimize_notes(root: Path) -> dict[str, str]:
@@ -72,13 +105,14 @@ def minimize_notes(root: Path) -> dict[str, str]:
     return {str(k): str(v) for k, v in data.items()} if isinstance(data, dict) else {}
 
 
-def group_corpus(directory: Path, known: Sequence[KnownIssue] | None = None) -> tuple[list[Group], list[str]]:
-    """Findings under `directory`, folded by root cause; also one line per unreadable file.
+def group_corpus(directory: Path, known: Sequence[KnownIssue] | None = None, bounds: Bounds | None = None) -> tuple[list[Group], list[str]]:
+    """Findings (and within_rounding cases) under `directory`, folded by root cause; also one line per unreadable file.
 
     In a campaign corpus the case folders are searched; in any other folder, every *.json below it.
-    `known` defaults to the shipped known issues.
+    `known` defaults to the shipped known issues, `bounds` to the shipped bounds and $NUMFUZZ_BOUNDS's.
     """
     known = load_known() if known is None else known
+    bounds = active_bounds() if bounds is None else bounds
 
     cases: list[tuple[Path, Case]] = []
     problems: list[str] = []
@@ -92,7 +126,8 @@ def group_corpus(directory: Path, known: Sequence[KnownIssue] | None = None) -> 
         except CaseError as exc:
             problems.append(str(exc))
             continue
-        if recorded_outcome(case).verdict.is_finding:
+        verdict = recorded_outcome(case).verdict
+        if verdict.is_finding or verdict is Verdict.WITHIN_ROUNDING:
             cases.append((path, case))
     # A finding may have several versions (found, minimised): they share the best signature any
     # of them knows, and the smallest version stands for the finding (its severity, its path).
@@ -111,20 +146,27 @@ def group_corpus(directory: Path, known: Sequence[KnownIssue] | None = None) -> 
         signature = next((s for s in signatures if s.cause), next((s for s in signatures if s.located), signatures[0]))
         key, path, case = found[0]
         outcome = recorded_outcome(case)
-        group = groups.setdefault(signature.group_key(), Group(signature, known=match_known(known, signature, case.provenance)))
+        analysis = next((c.result.get("analysis") for _, _, c in found if isinstance(c.result, dict) and isinstance(c.result.get("analysis"), dict)), None)
+        issue = match_known(known, signature, case.provenance)
+        group = groups.setdefault(
+            group_key(signature, case.graph, analysis, issue), Group(signature, known=issue, mechanism=mechanism_of(signature, case.graph, analysis))
+        )
         group.findings.add(fid)
         group.members[fid] = path
-        group.minor = group.minor and is_minor(outcome)
+        group.within_rounding = group.within_rounding and judged(outcome, bounds) is Verdict.WITHIN_ROUNDING
+        group.dtypes.add(signature.dtype)
+        group.ops.update(signature.ops)
+        group.causes.add(signature.cause)
         sev = severity(outcome)
         if sev is not None:
             group.severity = sev if group.severity is None else max(group.severity, sev)
         if group.smallest is None or key < group.smallest_key:
-            group.smallest, group.smallest_key = path, key
+            group.smallest, group.smallest_key, group.signature = path, key, signature
             group.analysis = outcome.analysis or {}
             group.minimized = isinstance(case.extra.get("minimize"), dict)
     notes = minimize_notes(root)
     for group in groups.values():
         if not group.minimized and group.smallest is not None:
             group.note = notes.get(group.smallest.stem, "queued or not yet run: run the campaign again to finish it")
-    order = sorted(groups.values(), key=lambda g: (g.known is not None, -(g.severity if g.severity is not None else -1.0), -g.count, g.signature.text()))
+    order = sorted(groups.values(), key=lambda g: (g.known is not None, -(g.severity if g.severity is not None else -1.0), -g.count, g.title))
     return order, problems

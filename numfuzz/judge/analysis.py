@@ -5,19 +5,26 @@ minimised case). It costs at most two compiles: the probe that exposes the cone'
 (skipped when the flagged output's cone is one op, or when a dropped cast explains the case)
 and the sweep of the cancellation test. Its result is stored in `Outcome.analysis`:
 
-    {"output": k, "culprit": {...}, "cause": "...", "evidence": [...], "op": "...", "dtype": "..."}
+    {"output": k, "culprit": {...}, "cause": "...", "evidence": [...], "op": "...", "dtype": "...",
+     "backward_error": {...}}
 
 `op` and `dtype` are what the finding is filed under: the culprit op, or the cast a dropped
 cast names. An outcome whose difference is only amplified becomes `amplified`, not a finding.
+A less accurate outcome whose culprit value is within the op's documented bound
+(`judge.backward_error`, `judge.bounds`) becomes `within_rounding`, not a finding, unless its
+cause is one that stays a finding whatever the bound (`judge.rounding`).
 """
 
 from __future__ import annotations
 
 import torch
 
+from numfuzz.judge.backward_error import describe, measure
+from numfuzz.judge.bounds import active_bounds
 from numfuzz.judge.causes import Diagnosis, Evidence, cast_dropped, diagnose
 from numfuzz.judge.execute import Outcome
 from numfuzz.judge.localize import Probe, flagged_index, locate_by_cutting, locate_culprit, probe_reproduces, run_probe, single_op_culprit
+from numfuzz.judge.rounding import within_rounding
 from numfuzz.judge.verdicts import Verdict
 from numfuzz.program.graph_edit import cone
 from numfuzz.program.ir import Graph
@@ -55,16 +62,26 @@ def analyse(graph: Graph, samples: list[list[torch.Tensor]], target: Target, dev
             ev.culprit, ev.suffix = locate_by_cutting(graph, samples, target, device, outcome, output)
         else:
             ev.culprit = single_op_culprit(graph, outcome, output, f"fallback (the probe gave {probe.verdict.value})")
-    return _store(outcome, output, ev.culprit, diagnose(ev))
+    diagnosis = diagnose(ev)
+    bounds = active_bounds()
+    backward = measure(ev, bounds) if ev.culprit is not None else None
+    _store(outcome, output, ev.culprit, diagnosis, backward)
+    if backward is not None and outcome.verdict is Verdict.LESS_ACCURATE and within_rounding(outcome.analysis, bounds):
+        outcome.verdict = Verdict.WITHIN_ROUNDING
+        outcome.detail = describe(backward)
+    return outcome
 
 
-def _store(outcome: Outcome, output: int, culprit, diagnosis: Diagnosis) -> Outcome:
+def _store(outcome: Outcome, output: int, culprit, diagnosis: Diagnosis, backward: dict | None = None) -> Outcome:
+    evidence = list(diagnosis.evidence) + ([describe(backward)] if backward is not None else [])
     outcome.analysis = {
         "output": output,
         "culprit": culprit.to_json() if culprit is not None else None,
         "cause": diagnosis.cause,
-        "evidence": diagnosis.evidence,
+        "evidence": evidence,
         "op": diagnosis.op,
         "dtype": diagnosis.dtype,
     }
+    if backward is not None:
+        outcome.analysis["backward_error"] = backward
     return outcome

@@ -7,9 +7,13 @@
 * dtype   -- the dtype of that op's value ("" when not located).
 * cause   -- for accuracy findings, the cause class whose test held (`numfuzz.judge.causes`).
 
-Findings are grouped by root cause (`group_key`): an accuracy finding by target, cause, op and
-dtype, whatever its symptom (a cancellation that makes a later pow infinite is that
-cancellation); every dropped cast on a target in one group, whatever op consumes the cast.
+Findings are grouped by root cause (`group_key`): an accuracy finding by target, cause and op,
+whatever its symptom and dtype (a cancellation that makes a later pow infinite is that
+cancellation; the same formula cancels in bf16 and in fp32); every dropped cast on a target in
+one group, whatever op consumes the cast. A finding that shows a known *mechanism*
+(`MECHANISMS`, `mechanism_of`) is filed under it whatever its culprit op: the `softmax(pow)`
+class is located at `pow`, `pow_scalar`, `expm1` or at the softmax itself, depending on what the
+compiler fuses, yet it is one bug. `numfuzz.corpus.grouping` puts a known upstream issue first.
 
 Minimisation keeps the finding: a candidate counts only when an output with the same symptom
 has, in its cone, a node of the culprit op with the culprit dtype (`same_finding`); downstream ops
@@ -58,7 +62,7 @@ class Signature:
         if self.cause == "cast_dropped":
             return (self.target, self.cause)
         if self.cause:
-            return (self.target, self.cause, self.ops, self.dtype)
+            return (self.target, self.cause, self.ops)
         return (self.target, self.symptom, self.ops, self.dtype)
 
     def group_text(self) -> str:
@@ -128,3 +132,49 @@ def same_finding(signature: Signature, graph: Graph, outcome: Outcome) -> bool:
             if graph.nodes[k].op in signature.ops and specs[n_in + k].dtype == signature.dtype:
                 return True
     return False
+
+
+@dataclass(frozen=True)
+class Mechanism:
+    """A known way for compiled code to fail, recognised from the program and the analysis rather than from one op."""
+
+    name: str
+    title: str
+    reductions: tuple[str, ...]  # ops that reduce a row and recompute its elements
+    causes: tuple[str, ...]  # the cause classes its findings get
+
+
+MECHANISMS = (
+    # Inductor's fused softmax takes the row max from values computed one way (scalar std::pow,
+    # unrounded fp32) and the elements from another (vectorised pow, bf16-rounded): where they
+    # differ by an ULP of a huge value, x - max(x) > 0 and exp overflows, or a row becomes 0.
+    Mechanism("reduction-recompute", "reduction and its recomputed input disagree", ("softmax", "log_softmax"), ("nonfinite_intermediate", "unexplained")),
+)
+_UNCERTAIN_LOCATION = ("cutting", "fallback")  # where exposing values changed what the compiler fused
+
+
+def mechanism_of(signature: Signature, graph: Graph, analysis: dict | None) -> Mechanism | None:
+    """The mechanism a finding shows: its culprit is the reduction, or an op whose fused program from
+    there into such a reduction fails while the op's own value, exposed, does not."""
+    if signature.symptom not in (v.value for v in ACCURACY) or not isinstance(analysis, dict):
+        return None
+    culprit = analysis.get("culprit") if isinstance(analysis.get("culprit"), dict) else {}
+    for mechanism in MECHANISMS:
+        if signature.cause not in mechanism.causes or not signature.ops:
+            continue
+        if set(signature.ops) & set(mechanism.reductions):
+            return mechanism
+        node, located = culprit.get("node"), str(culprit.get("located", ""))
+        if not isinstance(node, int) or not located.startswith(_UNCERTAIN_LOCATION) or not 0 <= node < len(graph.nodes):
+            continue
+        n_in = len(graph.inputs)
+        downstream = {k for out in graph.outputs for k in cone(graph, out) if k > node and n_in + node in _inputs_of(graph, k)}
+        if any(graph.nodes[k].op in mechanism.reductions for k in downstream):
+            return mechanism
+    return None
+
+
+def _inputs_of(graph: Graph, k: int) -> set[int]:
+    """The values node k depends on, transitively."""
+    n_in = len(graph.inputs)
+    return {n_in + j for j in cone(graph, n_in + k) if j != k} | {a for a in graph.nodes[k].args if a < n_in}

@@ -22,11 +22,14 @@ class Verdict(str, Enum):
     # benign: the output is worse only because a difference that is not worse where it starts
     # (a more accurate op, say) is amplified by an ill-conditioned op downstream
     AMPLIFIED = "amplified"
+    # benign: less accurate than eager, yet at the op where it starts the value is within that op's
+    # documented bound, at its output or as the exact result of inputs moved within it (judge.backward_error)
+    WITHIN_ROUNDING = "within_rounding"
     INVALID = "invalid"  # the program itself is bad: eager raised, or no finite reference
 
     @property
     def is_finding(self) -> bool:
-        return self not in (Verdict.EQUAL, Verdict.MORE_ACCURATE, Verdict.AMPLIFIED, Verdict.INVALID)
+        return self not in (Verdict.EQUAL, Verdict.MORE_ACCURATE, Verdict.AMPLIFIED, Verdict.WITHIN_ROUNDING, Verdict.INVALID)
 
     @property
     def kills_process(self) -> bool:

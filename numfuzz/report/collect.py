@@ -15,8 +15,9 @@ from pathlib import Path
 from typing import Any
 
 from numfuzz.corpus.case import Case, recorded_outcome
-from numfuzz.corpus.grouping import Group, group_corpus
+from numfuzz.corpus.grouping import Group, group_corpus, listed
 from numfuzz.corpus.store import load_case
+from numfuzz.judge.backward_error import describe
 from numfuzz.program.lowering import lower
 from numfuzz.report.data import ErrorFile, ErrorRow, GroupView, Known, Link
 
@@ -34,10 +35,13 @@ class CollectedGroup:
 
 
 def collect_groups(corpus: Path, page_dir: Path) -> tuple[list[CollectedGroup], list[str]]:
-    """The corpus's finding groups, new ones first, then known ones; and one line per unreadable file."""
+    """The corpus's finding groups, new ones first, then known ones; and one line per unreadable file.
+
+    The groups are those `numfuzz corpus` lists, by the same rule (`grouping.listed`).
+    """
     groups, problems = group_corpus(corpus)
     collected: list[CollectedGroup] = []
-    for group in groups:
+    for group in listed(groups):
         if group.smallest is None:
             continue
         try:
@@ -53,10 +57,12 @@ def collect_groups(corpus: Path, page_dir: Path) -> tuple[list[CollectedGroup], 
 def group_view(group: Group, case: Case, path: Path, page_dir: Path) -> GroupView:
     signature = group.signature
     outcome = recorded_outcome(case)
-    cause, evidence = _analysis(case)
+    cause, evidence, backward = _analysis(case)
     return GroupView(
         anchor="g-" + hashlib.sha256(signature.text().encode()).hexdigest()[:10],
         signature=signature.text(),
+        title=group.title,
+        backward_error=backward,
         target=signature.target,
         symptom=signature.symptom,
         count=group.count,
@@ -97,13 +103,17 @@ def _known(group: Group) -> Known | None:
     return Known(*(str(getattr(known, name, "") or "") for name in ("id", "title", "link", "status")))
 
 
-def _analysis(case: Case) -> tuple[str | None, list[str]]:
-    analysis = case.extra.get("analysis", {})
+def _analysis(case: Case) -> tuple[str | None, list[str], str]:
+    """Cause, evidence and the backward-error line, from the recorded outcome (older cases kept it in extra)."""
+    analysis = recorded_outcome(case).analysis or case.extra.get("analysis", {})
     if not isinstance(analysis, dict):
-        return None, []
+        return None, [], ""
     cause = analysis.get("cause")
     evidence = analysis.get("evidence", [])
-    return (str(cause) if cause else None), ([str(e) for e in evidence] if isinstance(evidence, list) else [str(evidence)])
+    record = analysis.get("backward_error")
+    backward = describe(record) if isinstance(record, dict) else ""
+    lines = [str(e) for e in evidence] if isinstance(evidence, list) else [str(evidence)]
+    return (str(cause) if cause else None), [e for e in lines if e != backward], backward
 
 
 def _program(case: Case) -> str:

@@ -93,6 +93,8 @@ class GroupView:
     known: Known | None = None
     cause: str | None = None
     evidence: list[str] = field(default_factory=list)
+    title: str = ""  # the group's name as `numfuzz corpus` lists it (folded dtypes, a mechanism, a known issue)
+    backward_error: str = ""  # the culprit's backward error against its documented bound, one line
     program: str = ""
     inputs: list[str] = field(default_factory=list)  # a short description per input
     errors: list[ErrorRow] = field(default_factory=list)

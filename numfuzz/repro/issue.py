@@ -6,6 +6,7 @@ from typing import Sequence
 
 from numfuzz.corpus.case import Case, stored_signature
 from numfuzz.environment import device_name, vector_isa, versions
+from numfuzz.judge.backward_error import describe
 from numfuzz.judge.compiled import output_label
 from numfuzz.judge.execute import Outcome
 from numfuzz.judge.signature import Signature, flagged_output, severity, symptom_of
@@ -95,6 +96,7 @@ _PHRASES = {
     Verdict.ABORT: "aborts the process",
     Verdict.EQUAL: "is as accurate as eager here (no finding)",
     Verdict.MORE_ACCURATE: "is more accurate than eager here (no finding)",
+    Verdict.WITHIN_ROUNDING: "is less accurate than eager only within its ops' documented rounding here (no finding)",
 }
 
 
@@ -137,7 +139,19 @@ def _cause_lines(outcome: Outcome) -> list[str]:
     culprit = analysis.get("culprit") or {}
     where = f"`{culprit['op']}` ({culprit['dtype']}, node t{culprit['node']})" if culprit else f"`{analysis.get('op')}` ({analysis.get('dtype')})"
     lines = ["", f"**Where it starts:** {where}. **Likely cause:** {_CAUSE_PHRASES.get(cause, cause)}. Evidence numfuzz measured:", ""]
-    return lines + [f"- {line}" for line in analysis.get("evidence", [])]
+    record = analysis.get("backward_error")
+    backward = describe(record) if isinstance(record, dict) else ""
+    lines += [f"- {line}" for line in analysis.get("evidence", []) if line != backward]
+    if backward:
+        lines += ["", f"**Wrong, not only lower precision?** Backward error {backward}.", "", _METHOD]
+    return lines
+
+
+_METHOD = (
+    "(Backward error: the smallest move of the op's inputs, in ULPs of each input's dtype, whose exact result is the value "
+    "seen, to first order with derivatives from float64 autograd, after allowing the value its final rounding; "
+    "condition: sum |df/dx_i| |x_i| / |f|. Bounds: the implementations' documented accuracy, as numfuzz's error_bounds.toml states it.)"
+)
 
 
 def issue_markdown(case: Case, outcome: Outcome, snippet: str, script: str, device: str, trace: str | None = None) -> str:

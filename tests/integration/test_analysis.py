@@ -97,3 +97,22 @@ def test_cutting_the_cone_finds_the_op_where_the_error_starts(planted_bugs):
     culprit, suffix = locate_by_cutting(graph, [[x]], target, "cpu", outcome, 1)
     assert culprit.op == "expm1" and culprit.located == "cutting"
     assert suffix.graph.outputs[suffix.output] == suffix.graph.outputs[-1]
+
+
+@pytest.mark.parametrize("spec", ["inductor", pytest.param("thunder:torchcompile", marks=pytest.mark.thunder)])
+def test_the_compilers_addcmul_on_cancelling_inputs_is_within_rounding(spec):
+    """The README quick start's old "new" finding: the compiled addcmul rounds b*c before adding a, where eager
+    rounds once; on a close to -b*c that is 10^7 ULP at the op, yet the exact addcmul of inputs 0.19 ULP away."""
+    gen = torch.Generator().manual_seed(0)
+    b, c = torch.rand(64, generator=gen) + 0.5, torch.rand(64, generator=gen) + 0.5
+    a = -(b.double() * c.double() * (1 + torch.randn(64, generator=gen, dtype=torch.float64) * 2.0**-20)).float()
+    graph = Graph(tuple(TensorSpec((64,), "fp32") for _ in range(3)), (Node.make("addcmul", [0, 1, 2], value=1.0),), (3,))
+    target = resolve(spec)
+    ok, why = target.available()
+    if not ok:
+        pytest.skip(why)
+    outcome = run_case(_case(graph, [a, b, c], spec), target, "cpu")
+    if outcome.outputs[0].verdict != "less_accurate":
+        pytest.skip(f"{spec} rounds addcmul once here ({outcome.outputs[0].verdict}): nothing to judge")
+    assert outcome.verdict is Verdict.WITHIN_ROUNDING, outcome.analysis
+    assert float(outcome.analysis["backward_error"]["target"]["max_needed_ulp"]) < 1.0

@@ -59,3 +59,26 @@ def test_a_malformed_known_issues_file_is_one_line_and_touches_nothing(cli, tmp_
         assert len(lines) == 1 and "known.toml: issue 1: 'status'" in lines[0] and "Traceback" not in result.output
     assert {p: p.read_bytes() for p in corpus.iterdir()} == before
     assert not (tmp_path / "corpus" / "campaign").exists()
+
+
+def test_a_malformed_bounds_file_is_one_line_and_touches_nothing(cli, tmp_path):
+    corpus = tmp_path / "corpus" / "findings"
+    corpus.mkdir(parents=True)
+    for path in FINDINGS.glob("*.json"):
+        shutil.copy(path, corpus)
+    before = {p: p.read_bytes() for p in corpus.iterdir()}
+    bad = tmp_path / "bounds.toml"
+    bad.write_text('[[bound]]\nops = ["exp"]\nulp = "one"\nsource = "mine"\n')
+    case = next(iter(sorted(corpus.iterdir())))
+    for args in (
+        ("corpus", tmp_path / "corpus", "--bounds", bad),
+        ("fuzz", "--target", "inductor", "--graphs", "1", "--corpus", tmp_path / "corpus", "--bounds", bad),
+        ("replay", case, "--bounds", bad),
+        ("report", tmp_path / "corpus", "--no-sweep", "--bounds", bad),
+    ):
+        result = cli(*args)
+        assert result.exit_code == 2, (args, result.output)
+        lines = result.output.strip().splitlines()
+        assert len(lines) == 1 and "bounds.toml: bound 1: 'ulp'" in lines[0] and "Traceback" not in result.output, lines
+    assert {p: p.read_bytes() for p in corpus.iterdir()} == before
+    assert not (tmp_path / "corpus" / "campaign").exists() and not (tmp_path / "corpus" / "report").exists()

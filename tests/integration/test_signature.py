@@ -54,7 +54,8 @@ def test_group_keys_fold_root_causes():
     assert dropped_bf16.group_key() != Signature("thunder:torchcompile", "less_accurate", ("cast",), "bf16", "cast_dropped").group_key()
     cancels = Signature("inductor", "less_accurate", ("gelu",), "bf16", "cancellation")
     assert cancels.group_key() == Signature("inductor", "nonfinite", ("gelu",), "bf16", "cancellation").group_key()  # whatever the symptom
-    assert cancels.group_key() != Signature("inductor", "less_accurate", ("gelu",), "fp16", "cancellation").group_key()
+    assert cancels.group_key() == Signature("inductor", "less_accurate", ("gelu",), "fp16", "cancellation").group_key()  # whatever the dtype
+    assert cancels.group_key() != Signature("inductor", "less_accurate", ("gelu",), "bf16", "kernel_accuracy").group_key()
     crash = Signature("inductor", "crash_compile:TypeError", ("exp",))
     assert crash.group_key() != Signature("inductor", "crash_compile:KeyError", ("exp",)).group_key()
     assert Signature.from_json(cancels.to_json()) == cancels

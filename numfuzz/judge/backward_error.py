@@ -1,0 +1,368 @@
+"""Backward error at the culprit op: is each side's value the exact result of inputs within a few ULP?
+
+A less accurate result is not yet a wrong one. Where an op is ill conditioned (a sum that
+cancels), a value many ULPs from float64 can be the op applied exactly to inputs a fraction of
+an ULP away: the compiler rounded differently, it did not compute a worse formula (Higham,
+Accuracy and Stability of Numerical Algorithms, ch. 1). Measured here, in float64, for the
+culprit op alone on each side's own inputs (as `causes.culprit_local_errors` judges it):
+
+* the componentwise relative condition  kappa = sum_i |df/dx_i| |x_i| / |f(x)|;
+* the smallest input perturbation, in ULPs of each input's dtype, that explains the value, to
+  first order, after allowing the value its final rounding (half an ULP of the output dtype):
+      needed       = max(0, |y - f(x)| - ulp_out(y)/2) / sum_i |df/dx_i| ulp(x_i)
+      needed_i     = max(0, |y - f(x)| - ulp_out(y)/2) / (|df/dx_i| ulp(x_i))   (inf where df/dx_i = 0)
+  and checked: the float64 op at the inputs so moved must give the value to within its rounding
+  plus half the slack, else `needed` is inf (first order misleads where the condition is huge).
+  An infinite or NaN derivative also makes it inf: the value stays unexplained.
+
+The derivatives come from float64 autograd of the op's own float64 reference. For a pointwise
+op every element is measured with one backward per sample (each input expanded to the output's
+shape, so that each element has its own copy); for any other op, the WORST elements by forward
+error, one backward each. Scalar attributes (`value=`, an exponent) are constants, not inputs.
+
+The judgement against a documented bound (`numfuzz.judge.bounds`) keeps only the Pareto front
+of (forward error, needed) over the measured elements, so that it can be re-judged against
+another bounds file from the stored record alone.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import numpy as np
+import torch
+
+from numfuzz.judge.bounds import Allowance, Bounds
+from numfuzz.judge.oracle import ulp
+from numfuzz.program.dtypes import check_dtype
+from numfuzz.program.ir import Graph
+from numfuzz.program.lowering import compile_source, lower
+from numfuzz.program.ops import infer_specs, lookup
+
+if TYPE_CHECKING:
+    from numfuzz.judge.causes import Evidence
+
+WORST = 8  # elements measured one backward each (non-pointwise ops), and elements shown
+FRONT = 64  # Pareto points stored for re-judging (fronts are short: errors and moves mostly grow together)
+METHOD = "first order; derivatives by float64 autograd of the op's float64 reference; the value's final rounding (half an output ULP) allowed"
+POINTWISE = ("unary", "elementwise")
+
+
+@dataclass
+class Element:
+    sample: int
+    element: int  # flat index within the sample's output
+    value: float  # this side's value
+    exact: float  # the op in float64 on this side's inputs
+    forward_ulp: float
+    condition: float
+    needed_ulp: float
+    per_input: list[float]
+
+    def to_json(self) -> dict:
+        return {k: v if isinstance(v, int) else [_safe(x) for x in v] if isinstance(v, list) else _safe(v) for k, v in vars(self).items()}
+
+
+@dataclass
+class Side:
+    """One side's measurements: every element measured, as parallel arrays."""
+
+    forward: list[float] = field(default_factory=list)
+    needed: list[float] = field(default_factory=list)
+    condition: list[float] = field(default_factory=list)
+    elements: list[Element] = field(default_factory=list)
+
+    def summary(self) -> dict:
+        worst = sorted(self.elements, key=lambda e: (_key(e.needed_ulp), _key(e.forward_ulp)), reverse=True)[:WORST]
+        return {
+            "max_forward_ulp": _safe(max(self.forward, default=0.0)),
+            "max_needed_ulp": _safe(max(self.needed, default=0.0)),
+            "max_condition": _safe(max(self.condition, default=0.0)),
+            "front": pareto_front(self.forward, self.needed),
+            "worst": [e.to_json() for e in worst],
+        }
+
+
+def _key(x: float) -> float:
+    return -1.0 if math.isnan(x) else x
+
+
+def _nan_low(x: np.ndarray) -> np.ndarray:
+    """NaN sorts below everything; inf stays inf (np.nan_to_num would make it the largest float)."""
+    return np.where(np.isnan(x), -1.0, x)
+
+
+def _safe(x: float) -> float | str:
+    """JSON has no inf/nan: spelled as strings float() reads back."""
+    x = float(x)
+    return x if math.isfinite(x) else ("nan" if math.isnan(x) else ("inf" if x > 0 else "-inf"))
+
+
+def _num(x: float | str | None) -> float:
+    return float(x) if x is not None else math.nan
+
+
+def pareto_front(forward: list[float], needed: list[float], limit: int | None = FRONT) -> list[list[float | str]]:
+    """The points no other point exceeds in both: an element beyond a bound on both counts lies under one of them.
+
+    Past `limit` points the front is cut at its low-forward end, so a re-judgement may miss an element there."""
+    f, n = _nan_low(np.asarray(forward, float)), _nan_low(np.asarray(needed, float))
+    if f.size == 0:
+        return []
+    order = np.lexsort((-n, -f))  # forward descending, then needed descending
+    f, n = f[order], n[order]
+    best_before = np.concatenate([[-np.inf], np.maximum.accumulate(n)[:-1]])
+    keep = np.flatnonzero(n > best_before)
+    return [[_safe(f[k]), _safe(n[k])] for k in keep[:limit]]
+
+
+def within(front: list[list[float | str]], allowance: Allowance) -> bool:
+    """THE rule: every element within the bound at its output, or explained by inputs within it."""
+    return all(_num(f) <= allowance.output_ulp or _num(n) <= allowance.input_ulp for f, n in front)
+
+
+def reduced_length(graph: Graph, k: int) -> int:
+    """How many elements node k combines per output element (for bounds that grow with it)."""
+    node, specs = graph.nodes[k], infer_specs(graph)
+    shape = specs[node.args[0]].shape
+    if not shape:
+        return 1
+    family = lookup(node.op).family
+    if family == "reduce":
+        return shape[node.attr("dim") % len(shape)]
+    if family in ("norm", "linear", "matmul"):
+        return shape[-1]
+    return 1
+
+
+def measure(ev: Evidence, bounds: Bounds) -> dict | None:
+    """The backward-error record of the culprit (JSON-safe), or None where it cannot be measured."""
+    from numfuzz.judge.causes import _alone, _alone_output, _culprit_io
+
+    c = ev.culprit
+    if c is None or (ev.suffix is None and ev.probe is None and any(a >= len(ev.graph.inputs) for a in ev.graph.nodes[c.node].args)):
+        return None  # the culprit's inputs were never seen (no probe)
+    alone, out = _alone(ev), _alone_output(ev)
+    pointwise = ev.suffix is None and lookup(c.op).family in POINTWISE
+    n = reduced_length(ev.graph, c.node)
+    allowance = bounds.allowance(c.op, c.dtype, ev.device, n)
+    fn = compile_source(lower(alone, reference=True))
+    in_fmts = [check_dtype(s.dtype) for s in alone.inputs]
+    out_fmt = check_dtype(infer_specs(alone)[alone.outputs[out]].dtype)
+    t_inputs, t_values = _culprit_io(ev, "target")
+    e_inputs, e_values = _culprit_io(ev, "eager")
+    try:
+        positions = None if pointwise else _worst_positions(fn, out, t_inputs, t_values, out_fmt)
+        target = _side(fn, out, t_inputs, t_values, in_fmts, out_fmt, positions)
+        eager = _side(fn, out, e_inputs, e_values, in_fmts, out_fmt, positions)
+    except RuntimeError as exc:  # an op autograd cannot differentiate here (a cast's rounding, say)
+        return {"op": c.op, "dtype": c.dtype, "error": f"not measured: {str(exc).splitlines()[0][:200]}"}
+    front = pareto_front(target.forward, target.needed, limit=None)
+    return {
+        "op": c.op,
+        "dtype": c.dtype,
+        "device": "cuda" if str(ev.device).startswith("cuda") else "cpu",
+        "n": n,
+        "method": METHOD,
+        "measured": len(target.forward),
+        "suffix": ev.suffix is not None,  # located by cutting: the fused program from the op on, taken as one op
+        "all_elements": positions is None,
+        "bound": allowance.to_json(),
+        "within": within(front, allowance),
+        "target": target.summary(),
+        "eager": eager.summary(),
+    }
+
+
+def _worst_positions(fn, out: int, inputs: list[list[torch.Tensor]], values: list[torch.Tensor], out_fmt) -> list[tuple[int, int]]:
+    """(sample, element) of the WORST elements by forward error in output ULPs."""
+    found = []
+    with torch.no_grad():
+        for s, (args, value) in enumerate(zip(inputs, values)):
+            exact = fn(*[a.to("cpu", torch.float64) for a in args])[out].reshape(-1).numpy()
+            got = value.detach().to("cpu", torch.float64).reshape(-1).numpy()
+            err = _forward(got, exact, out_fmt)
+            found += [(float(err[j]), s, int(j)) for j in np.flatnonzero(np.isfinite(exact) & (np.abs(exact) <= out_fmt.max_value))]
+    found.sort(key=lambda t: _key(t[0]), reverse=True)
+    return [(s, j) for _, s, j in found[:WORST]]
+
+
+def _forward(got: np.ndarray, exact: np.ndarray, fmt) -> np.ndarray:
+    with np.errstate(invalid="ignore", over="ignore"):
+        err = np.abs(got - exact) / ulp(exact, fmt)
+    return np.where(np.isfinite(got), err, np.inf)
+
+
+def _side(fn, out: int, inputs, values, in_fmts, out_fmt, positions: list[tuple[int, int]] | None) -> Side:
+    side = Side()
+    if positions is None:  # pointwise: every sample at once, each input expanded to the output's shape
+        _pointwise(side, fn, out, inputs, values, in_fmts, out_fmt)
+        return side
+    for s, (args, value) in enumerate(zip(inputs, values)):
+        got = value.detach().to("cpu", torch.float64).reshape(-1).numpy()
+        x64 = [a.detach().to("cpu", torch.float64) for a in args]
+        for _, j in [p for p in positions if p[0] == s]:
+            xs = [x.clone().requires_grad_(True) for x in x64]
+            y = fn(*xs)[out].reshape(-1)
+            grads = torch.autograd.grad(y[j], xs, allow_unused=True)
+            flat = [x.detach().reshape(-1).numpy() for x in xs]
+            partials = [np.zeros(x.numel()) if g is None else g.reshape(-1).numpy() for g, x in zip(grads, xs)]
+
+            def moved(deltas, xs=xs, j=j):
+                with torch.no_grad():
+                    return fn(*[x.detach() + torch.from_numpy(d).reshape(x.shape) for x, d in zip(xs, deltas)])[out].reshape(-1)[j : j + 1].numpy()
+
+            _add_one(side, s, j, float(got[j]), float(y[j].detach()), flat, partials, in_fmts, out_fmt, moved)
+    return side
+
+
+def _pointwise(side: Side, fn, out: int, inputs, values, in_fmts, out_fmt) -> None:
+    """One forward and one backward for all samples: stacked, each element has its own copy of every input."""
+    shape = tuple(values[0].shape)
+    xs = [torch.stack([args[i].detach().to("cpu", torch.float64).expand(shape) for args in inputs]).requires_grad_(True) for i in range(len(inputs[0]))]
+    got = torch.cat([v.detach().to("cpu", torch.float64).reshape(-1) for v in values]).numpy()
+    y = fn(*xs)[out]
+    grads = torch.autograd.grad(y.sum(), xs, allow_unused=True)
+    flat = [x.detach().reshape(-1).numpy() for x in xs]
+    partials = [np.zeros(len(got)) if g is None else g.reshape(-1).numpy() for g in grads]
+
+    def moved(deltas):
+        with torch.no_grad():
+            return fn(*[x.detach() + torch.from_numpy(d).reshape(x.shape) for x, d in zip(xs, deltas)])[out].reshape(-1).numpy()
+
+    _add(side, max(1, math.prod(shape)), got, y.detach().reshape(-1).numpy(), flat, partials, in_fmts, out_fmt, moved)
+
+
+def _checked(needed, slack, got, exact, partials, flat, in_fmts, out_fmt, moved) -> np.ndarray:
+    """`needed` where the op at the moved inputs does give the value, inf where first order misleads.
+
+    Each input moves by `needed` of its ULPs in the direction that moves f toward the value; the
+    float64 op there must be within the value's rounding plus half the slack. A huge condition
+    makes the first-order step meaningless (softmax of 1e21: no input gives a softmax of 8000).
+    """
+    toward = np.sign(got - exact)
+    finite = np.isfinite(needed) & (needed > 0) & np.isfinite(got)
+    step = np.where(finite, needed, 0.0)
+    deltas = [np.nan_to_num(toward * np.sign(g) * step * ulp(x, fmt)) for g, x, fmt in zip(partials, flat, in_fmts)]
+    with np.errstate(invalid="ignore", over="ignore"):
+        residual = np.abs(moved(deltas) - got)
+        ok = residual <= 0.5 * ulp(got, out_fmt) + 0.5 * slack
+    return np.where(finite & ~ok, np.inf, needed)
+
+
+def _add(side: Side, numel: int, got, exact, flat, partials, in_fmts, out_fmt, moved) -> None:
+    """Pointwise, all samples stacked: element j (sample j // numel) has position j of each expanded input."""
+    keep = np.isfinite(exact) & (np.abs(exact) <= out_fmt.max_value)
+    with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
+        slack = _slack(got, exact, out_fmt)
+        terms = [np.abs(g) * ulp(x, fmt) for g, x, fmt in zip(partials, flat, in_fmts)]
+        sens = [np.abs(g) * np.abs(x) for g, x in zip(partials, flat)]
+        denom = np.sum(terms, axis=0) if terms else np.zeros_like(got)
+        needed = _ratio(slack, denom)
+        per = [_ratio(slack, t) for t in terms]
+        cond = np.sum(sens, axis=0) / np.abs(exact) if sens else np.zeros_like(got)
+    forward = _forward(got, exact, out_fmt)
+    bad = ~np.all([np.isfinite(g) for g in partials], axis=0) if partials else np.zeros(len(got), bool)
+    needed = np.where(bad, np.inf, needed)  # an infinite derivative: first order says nothing
+    needed = _checked(needed, slack, got, exact, partials, flat, in_fmts, out_fmt, moved)
+    order = np.flatnonzero(keep)
+    side.forward += forward[order].tolist()
+    side.needed += needed[order].tolist()
+    side.condition += np.where(np.isnan(cond[order]), np.inf, cond[order]).tolist()
+    ranked = order[np.lexsort((-_nan_low(forward[order]), -_nan_low(needed[order])))]
+    for j in ranked[:WORST]:
+        side.elements.append(
+            Element(
+                int(j) // numel, int(j) % numel, float(got[j]), float(exact[j]), float(forward[j]), float(cond[j]), float(needed[j]), [float(p[j]) for p in per]
+            )
+        )
+
+
+def _add_one(side: Side, s: int, j: int, got: float, exact: float, flat, partials, in_fmts, out_fmt, moved) -> None:
+    """Any op: element j depends on every input element."""
+    if not math.isfinite(exact) or abs(exact) > out_fmt.max_value:
+        return
+    slack = float(_slack(np.array([got]), np.array([exact]), out_fmt)[0])
+    terms = [float(np.sum(np.abs(g) * ulp(x, fmt))) for g, x, fmt in zip(partials, flat, in_fmts)]
+    sens = sum(float(np.sum(np.abs(g) * np.abs(x))) for g, x in zip(partials, flat))
+    finite = all(bool(np.isfinite(g).all()) for g in partials)
+    needed = float(_ratio(np.array(slack), np.array(sum(terms)))) if finite else math.inf
+    if finite:
+        needed = float(
+            _checked(
+                np.array([needed]),
+                np.array([slack]),
+                np.array([got]),
+                np.array([exact]),
+                partials,
+                flat,
+                in_fmts,
+                out_fmt,
+                moved,
+            )[0]
+        )
+    cond = sens / abs(exact) if exact != 0 else (math.inf if sens > 0 else 0.0)
+    forward = float(_forward(np.array([got]), np.array([exact]), out_fmt)[0])
+    side.forward.append(forward)
+    side.needed.append(needed)
+    side.condition.append(cond)
+    side.elements.append(Element(s, j, got, exact, forward, cond, needed, [float(_ratio(np.array(slack), np.array(t))) for t in terms]))
+
+
+def _slack(got: np.ndarray, exact: np.ndarray, fmt) -> np.ndarray:
+    """What the inputs must explain: the error beyond the value's own final rounding (inf when the value is not finite)."""
+    with np.errstate(invalid="ignore", over="ignore"):
+        slack = np.maximum(0.0, np.abs(got - exact) - 0.5 * ulp(got, fmt))
+    return np.where(np.isfinite(got), slack, np.inf)
+
+
+def _ratio(slack: np.ndarray, denom: np.ndarray) -> np.ndarray:
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(slack == 0, 0.0, np.where(denom > 0, slack / np.where(denom > 0, denom, 1.0), np.inf))
+
+
+def _ulps(x: float) -> str:
+    return "inf" if math.isinf(x) else f"{x:.3g}"
+
+
+def describe(record: dict) -> str:
+    """One line for evidence, replay, the report and the issue text: the backward error against the bound."""
+    if "error" in record:
+        return f"backward error at `{record.get('op')}`: {record['error']}"
+    bound = record["bound"]
+    documented = f"{_ulps(float(bound['documented_ulp']))} ULP ({bound['source']}{'; uncertain' if bound.get('uncertain') else ''})"
+    if record["dtype"] != "fp32":  # stated for fp32; a narrow op is computed in fp32 and rounded once
+        documented = (
+            f"{_ulps(float(bound['documented_ulp']))} fp32 ULP, so in {record['dtype']} {_ulps(float(bound['output_ulp']))} ULP at the output "
+            f"or {_ulps(float(bound['input_ulp']))} ULP of input move ({bound['source']})"
+        )
+    if record.get("n", 1) > 1 and bound.get("grows"):
+        documented += f", grown for {record['n']} elements"
+    eager = _num(record["eager"]["max_needed_ulp"])
+    out_ulp, in_ulp = float(bound["output_ulp"]), float(bound["input_ulp"])
+    front = [(_num(f), _num(n)) for f, n in record["target"]["front"]]
+    beyond = [n for f, n in front if f > out_ulp and n > in_ulp]
+    what = f"the program from `{record['op']}` on" if record.get("suffix") else f"`{record['op']}`"
+    worst = record["target"].get("worst") or [{}]
+    at_worst = _num(worst[0].get("condition"))
+    condition = f"condition {_ulps(at_worst)} at its worst element, " if math.isfinite(at_worst) or math.isinf(at_worst) else ""
+    where = f"at {what} ({record['dtype']}, {condition}up to {_ulps(_num(record['target']['max_condition']))})"
+    if beyond and math.isinf(min(beyond)):
+        return (
+            f"{where}: numfuzz finds no input move that explains the compiled result (first order gives none, or the op at the "
+            f"moved inputs misses it); the documented bound is {documented}; eager's needs {_ulps(eager)} ULP"
+        )
+    if beyond:
+        return (
+            f"{where}: the compiled result is not the exact result of any input within {_ulps(min(beyond))} ULP; "
+            f"the documented bound is {documented}; eager's needs {_ulps(eager)} ULP"
+        )
+    excused = [n for f, n in front if f > out_ulp]
+    if not excused:
+        return f"{where}: the compiled result is within {_ulps(_num(record['target']['max_forward_ulp']))} ULP of float64 at the op; the documented bound is {documented}"
+    return (
+        f"{where}: the compiled value is the exact result of inputs within {_ulps(max(excused))} ULP; "
+        f"the documented bound is {documented}; eager's needs {_ulps(eager)} ULP"
+    )

@@ -1,0 +1,43 @@
+"""A target that computes two ops by other formulas, as compilers do: one harmless, one a bug.
+
+* `addcmul(a, b, c, value=v)` as `a + (v*b)*c`, rounding after each op in fp32 where eager
+  rounds once: where the sum cancels (a close to -v*b*c) the result is many ULPs from float64,
+  yet it is the exact addcmul of inputs moved by less than one ULP. Backward stable: benign.
+* `expm1(x)` as `exp(x) - 1`, which cancels for small x where expm1 is well conditioned: no
+  input within a few ULPs explains its result. A real bug.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import torch
+from torch.overrides import TorchFunctionMode
+
+from numfuzz.targets import register
+from numfuzz.targets.eager import Eager
+
+
+class Reformulate(TorchFunctionMode):
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        if func is torch.addcmul:
+            a, b, c = args
+            return a + (kwargs.get("value", 1) * b) * c
+        if func is torch.expm1:
+            return torch.exp(args[0]) - 1
+        return func(*args, **kwargs)
+
+
+class Reformulated(Eager):
+    name = "reformulated"
+
+    def prepare(self, fn: Callable, device: str) -> Callable:
+        def run(*args):
+            with Reformulate():
+                return fn(*args)
+
+        return run
+
+
+register("reformulated", lambda arg: Reformulated(), "addcmul and expm1 by other formulas (tests only)")

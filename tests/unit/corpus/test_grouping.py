@@ -1,0 +1,97 @@
+"""Groups from stored cases, without running anything: one group per root cause."""
+
+from __future__ import annotations
+
+from helpers import save_finding
+
+from numfuzz.corpus.grouping import group_corpus, listed
+from numfuzz.corpus.known import load_known
+from numfuzz.judge.bounds import load_bounds
+from numfuzz.judge.verdicts import Verdict
+from numfuzz.program.ir import Graph, Node, TensorSpec
+
+
+def _unary(op: str, dtype: str, then: str | None = None, **attrs) -> Graph:
+    nodes = (Node.make(op, [0], **attrs),) + ((Node.make(then, [1], dim=-1),) if then else ())
+    return Graph((TensorSpec((4, 4), dtype),), nodes, (len(nodes),))
+
+
+def _groups(tmp_path, everything: bool = False):
+    groups, problems = group_corpus(tmp_path, load_known(), load_bounds([]))
+    assert not problems
+    return listed(groups, everything)
+
+
+def test_one_formula_is_one_group_whatever_the_dtype(tmp_path):
+    for dtype, value in (("bf16", 1.0), ("fp32", 2.0), ("fp16", 3.0)):
+        save_finding(tmp_path, _unary("expm1", dtype), "thunder:bug_expm1", Verdict.LESS_ACCURATE, "expm1", dtype, "cancellation", value=value)
+    (group,) = _groups(tmp_path)
+    assert group.count == 3 and group.dtypes == {"bf16", "fp16", "fp32"}
+    assert group.title == "thunder:bug_expm1 | expm1 | bf16,fp16,fp32 | cancellation"
+
+
+def test_the_softmax_pow_class_is_one_mechanism_group_wherever_it_is_located(tmp_path):
+    target = "inductor:emulate_precision_casts=1"
+    save_finding(
+        tmp_path,
+        _unary("pow_scalar", "bf16", "log_softmax", exponent=2.5),
+        target,
+        Verdict.NONFINITE,
+        "pow_scalar",
+        "bf16",
+        "nonfinite_intermediate",
+        located="cutting",
+    )
+    save_finding(tmp_path, _unary("expm1", "fp32", "softmax"), target, Verdict.NONFINITE, "expm1", "fp32", "nonfinite_intermediate", located="cutting")
+    save_finding(tmp_path, _unary("exp", "fp32", "softmax"), target, Verdict.NONFINITE, "softmax", "fp32", "nonfinite_intermediate", node=1, located="fallback (why)")
+    save_finding(tmp_path, _unary("exp", "fp32", "log_softmax"), target, Verdict.LESS_ACCURATE, "exp", "fp32", "unexplained", located="cutting", value=5.0)
+    # not the mechanism: the op's own value, exposed, is already non-finite (located by the probe)
+    save_finding(tmp_path, _unary("exp", "fp32", "softmax"), target, Verdict.NONFINITE, "exp", "fp32", "nonfinite_intermediate", located="probe", value=7.0)
+    groups = _groups(tmp_path)
+    (mechanism,) = [g for g in groups if g.mechanism is not None]
+    assert mechanism.count == 4 and mechanism.ops == {"pow_scalar", "expm1", "softmax", "exp"}
+    assert "reduction and its recomputed input disagree" in mechanism.title
+    assert len(groups) == 2
+
+
+def test_a_known_issue_is_one_group_whatever_its_causes_dtypes_and_ops(tmp_path):
+    save_finding(tmp_path, _unary("erf", "fp32"), "inductor", Verdict.LESS_ACCURATE, "erf", "fp32", "cancellation")
+    save_finding(tmp_path, _unary("erf", "bf16"), "inductor", Verdict.LESS_ACCURATE, "erf", "bf16", "kernel_accuracy")
+    save_finding(tmp_path, _unary("var", "fp32", dim=-1, correction=1, keepdim=False), "inductor", Verdict.NONFINITE, "var", "fp32", "nonfinite_intermediate")
+    save_finding(tmp_path, _unary("var", "fp32", dim=-1, correction=1, keepdim=False), "inductor", Verdict.LESS_ACCURATE, "var", "fp32", "low_precision", value=2.0)
+    groups = _groups(tmp_path)
+    assert sorted((g.known.id, g.count) for g in groups) == [("inductor-cpu-var-fp32-accumulator", 2), ("inductor-cpu-vectorized-erf", 2)]
+    assert all(g.title.startswith("inductor | known issue ") for g in groups)
+
+
+def _record(op: str, forward: float, needed: float) -> dict:
+    return {"op": op, "dtype": "fp32", "device": "cpu", "n": 1, "bound": {}, "target": {"front": [[forward, needed]]}, "eager": {}}
+
+
+def test_within_rounding_is_judged_from_the_stored_record_and_listed_only_when_asked(tmp_path):
+    cos = _unary("cos", "fp32")
+    save_finding(tmp_path, cos, "inductor", Verdict.WITHIN_ROUNDING, "cos", "fp32", "kernel_accuracy", backward_error=_record("cos", 1.02, 0.0))
+    # recorded less accurate, but the stored backward error is within the bound: judged by today's bounds
+    save_finding(tmp_path, cos, "inductor", Verdict.LESS_ACCURATE, "cos", "fp32", "kernel_accuracy", value=2.0, backward_error=_record("cos", 40.0, 0.3))
+    assert _groups(tmp_path) == []
+    (group,) = _groups(tmp_path, everything=True)
+    assert group.within_rounding and group.count == 2
+    # a user's stricter bound makes the same stored record a finding again, without running anything
+    strict = tmp_path.parent / "strict.toml"
+    strict.write_text('[[bound]]\nops = ["cos"]\nulp = 0.1\nsource = "correctly rounded cos"\n')
+    groups, _ = group_corpus(tmp_path, load_known(), load_bounds([strict]))
+    assert [g.within_rounding for g in listed(groups)] == [False]
+
+
+def test_old_cases_without_a_backward_error_stay_findings(tmp_path):
+    save_finding(tmp_path, _unary("cos", "fp32"), "inductor", Verdict.LESS_ACCURATE, "cos", "fp32", "kernel_accuracy")
+    (group,) = _groups(tmp_path)
+    assert not group.within_rounding
+
+
+def test_a_dropped_cast_in_bf16_and_fp16_is_one_group(tmp_path):
+    graph = Graph((TensorSpec((4, 4), "fp32"),), (Node.make("cast", [0], dtype="bf16"), Node.make("cast", [1], dtype="fp32")), (2,))
+    save_finding(tmp_path, graph, "thunder:bug_cast", Verdict.LESS_ACCURATE, "cast", "bf16", "cast_dropped")
+    save_finding(tmp_path, graph, "thunder:bug_cast", Verdict.LESS_ACCURATE, "cast", "fp16", "cast_dropped", value=2.0)
+    (group,) = _groups(tmp_path)
+    assert group.count == 2 and group.title == "thunder:bug_cast | explicit cast dropped"

@@ -1,0 +1,75 @@
+"""Backward error at the culprit: a harmless reformulation is within rounding, a cancelling formula stays a finding."""
+
+from __future__ import annotations
+
+import reformulating_target  # noqa: F401  (registers the `reformulated` target)
+import torch
+
+from numfuzz.corpus.case import Case
+from numfuzz.judge.backward_error import pareto_front, within
+from numfuzz.judge.bounds import load_bounds
+from numfuzz.judge.verdicts import Verdict
+from numfuzz.program.ir import Graph, Node, TensorSpec
+from numfuzz.runner.case_runner import run_case
+from numfuzz.targets import resolve
+
+
+def _run(graph: Graph, values: list[torch.Tensor]):
+    case = Case.from_tensors(graph, [values], "reformulated")
+    return run_case(case, resolve("reformulated"), "cpu")
+
+
+def test_two_roundings_where_eager_rounds_once_are_within_rounding():
+    """addcmul as a + (b*c) on cancelling inputs: tens of ULPs at the op, yet inputs within an ULP explain it."""
+    gen = torch.Generator().manual_seed(0)
+    b = torch.rand(64, generator=gen) + 0.5
+    c = torch.rand(64, generator=gen) + 0.5
+    a = -(b.double() * c.double() * (1 + torch.randn(64, generator=gen, dtype=torch.float64) * 2.0**-20)).float()
+    graph = Graph(tuple(TensorSpec((64,), "fp32") for _ in range(3)), (Node.make("addcmul", [0, 1, 2], value=1.0),), (3,))
+    outcome = _run(graph, [a, b, c])
+    assert outcome.outputs[0].target_max_ulp > 8 * outcome.outputs[0].eager_max_ulp  # less accurate, as the oracle sees it
+    assert outcome.verdict is Verdict.WITHIN_ROUNDING and not outcome.verdict.is_finding, outcome.analysis
+    record = outcome.analysis["backward_error"]
+    assert record["within"] and record["all_elements"] and record["measured"] == 64
+    assert float(record["target"]["max_needed_ulp"]) < 1.0 < float(record["target"]["max_forward_ulp"])
+    assert float(record["target"]["max_condition"]) > 100  # the op is ill conditioned there: that is why
+    assert float(record["eager"]["max_needed_ulp"]) <= float(record["target"]["max_needed_ulp"])
+    assert "exact result of inputs within" in outcome.detail and "eager's needs" in outcome.detail
+    worst = record["target"]["worst"][0]
+    assert len(worst["per_input"]) == 3 and all(float(p) > 0 for p in worst["per_input"])
+
+
+def test_exp_minus_one_for_expm1_stays_a_finding():
+    x = torch.tensor([2.0**-k for k in range(10, 26)] * 4, dtype=torch.float32)
+    graph = Graph((TensorSpec((64,), "fp32"),), (Node.make("expm1", [0]),), (1,))
+    outcome = _run(graph, [x])
+    assert outcome.verdict is Verdict.LESS_ACCURATE, outcome.analysis
+    record = outcome.analysis["backward_error"]
+    assert not record["within"]
+    assert float(record["target"]["max_needed_ulp"]) > 1e3  # no input within a few ULPs gives exp(x) - 1
+    assert float(record["eager"]["max_needed_ulp"]) < 1.0  # eager's expm1 is backward stable
+    assert float(record["target"]["max_condition"]) < 1.01  # where expm1 is well conditioned
+    assert any("is not the exact result of any input within" in line for line in outcome.analysis["evidence"])
+
+
+def test_the_rule_reads_the_pareto_front():
+    bounds = load_bounds([])
+    allowance = bounds.allowance("exp", "fp32", "cpu")
+    assert allowance.output_ulp == allowance.input_ulp == 1.0
+    front = pareto_front([0.4, 30.0, 2.0, 5.0], [0.0, 0.5, 3.0, 0.2])
+    assert [[float(f), float(n)] for f, n in front] == [[30.0, 0.5], [2.0, 3.0]]
+    assert not within(front, allowance)  # 2 ULP at the output, 3 input ULPs: beyond both
+    assert within(pareto_front([30.0, 0.9], [0.5, 1.5]), allowance)
+    assert not within([["inf", "inf"]], allowance)
+    assert pareto_front([float("inf"), 1.0], [float("inf"), float("nan")]) == [["inf", "inf"]]  # a non-finite value stays unexplained
+
+
+def test_low_precision_stays_a_finding_in_narrow_dtypes_only():
+    from numfuzz.judge.rounding import within_rounding
+
+    record = {"op": "sum", "dtype": "fp32", "device": "cpu", "n": 64, "target": {"front": [[40.0, 0.5]]}}
+    fp32 = {"cause": "low_precision", "dtype": "fp32", "backward_error": record}
+    assert within_rounding(fp32, load_bounds([])) is True  # an fp32 sum accumulated in fp32, in another order: rounding
+    bf16 = {"cause": "low_precision", "dtype": "bf16", "backward_error": {**record, "dtype": "bf16"}}
+    assert within_rounding(bf16, load_bounds([])) is None  # a bf16 accumulator where eager's is fp32: a finding
+    assert within_rounding({**fp32, "cause": "cast_dropped"}, load_bounds([])) is None

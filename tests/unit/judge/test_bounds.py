@@ -1,0 +1,83 @@
+"""The error-bounds file: the shipped table, a user's file laid over it, and one-line errors for bad input."""
+
+from __future__ import annotations
+
+import pytest
+
+from numfuzz.judge.bounds import BoundsError, load_bounds, parse_bounds
+
+
+def test_the_shipped_table_states_the_documented_bounds():
+    bounds = load_bounds([])
+    assert bounds.lookup("add", "cpu").ulp == 0.5 and bounds.lookup("add", "cuda").ulp == 0.5
+    assert bounds.lookup("exp", "cpu").ulp == 1.0 and "Sleef" in bounds.lookup("exp", "cpu").source
+    assert bounds.lookup("cos", "cpu").ulp == 3.5
+    assert bounds.lookup("cos", "cuda").ulp == 2.0 and bounds.lookup("div", "cuda").ulp == 2.0
+    assert not bounds.lookup("frobnicate", "cpu").documented  # the stated default
+    # on CPU an element comes from the vector body or the scalar tail: the larger bound
+    assert bounds.for_device("exp", "cpu").ulp == max(bounds.lookup("exp", "cpu").ulp, bounds.lookup("exp", "cpu_scalar").ulp)
+
+
+def test_narrow_dtypes_are_computed_in_fp32_and_rounded_once():
+    bounds = load_bounds([])
+    fp32, bf16 = bounds.allowance("exp", "fp32", "cpu"), bounds.allowance("exp", "bf16", "cpu")
+    assert fp32.output_ulp == fp32.input_ulp == 1.0
+    assert bf16.output_ulp == pytest.approx(0.5 + 2.0**-16) and bf16.input_ulp == pytest.approx(2.0**-16)
+
+
+def test_reduction_bounds_grow_with_the_length():
+    bounds = load_bounds([])
+    assert bounds.allowance("sum", "fp32", "cpu", 1000).output_ulp == 10 * bounds.allowance("sum", "fp32", "cpu", 2).output_ulp
+
+
+def test_a_user_file_replaces_entries_for_its_ops_and_backends(tmp_path):
+    path = tmp_path / "mine.toml"
+    path.write_text('[[bound]]\nops = ["cos"]\nbackends = ["cpu"]\nulp = 1.0\nsource = "our Sleef build uses u10"\n')
+    bounds = load_bounds([path])
+    assert bounds.lookup("cos", "cpu").ulp == 1.0 and bounds.lookup("cos", "cuda").ulp == 2.0
+    assert bounds.lookup("exp", "cpu").ulp == 1.0  # the rest as shipped
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("[[bound]\n", "not valid TOML"),
+        ("[limits]\nulp = 1\n", "unknown table"),
+        ('[[bound]]\nops = ["exp"]\nulp = -1\nsource = "x"\n', "'ulp' must be a non-negative number"),
+        ('[[bound]]\nops = ["exp"]\nulp = "one"\nsource = "x"\n', "'ulp' must be a non-negative number"),
+        ('[[bound]]\nops = []\nulp = 1\nsource = "x"\n', "'ops' must be a non-empty list"),
+        ('[[bound]]\nops = ["exp"]\nulp = 1\nsource = "x"\nbackends = ["tpu"]\n', "'backends' must be a list of cpu, cpu_scalar, cuda"),
+        ('[[bound]]\nops = ["exp"]\nulp = 1\n', "'source' must be a non-empty string"),
+        ('[[bound]]\nops = ["exp"]\nulp = 1\nsource = "x"\nulps = 2\n', "unknown key(s) ulps"),
+        ('[[bound]]\nops = ["exp"]\nulp = 1\nsource = "x"\ngrows = "n"\n', "'grows' must be"),
+        ("[default]\nulp = 1\n", "'source' must be a non-empty string"),
+        ("bound = 3\n", "array of tables"),
+    ],
+)
+def test_a_malformed_file_is_one_line_naming_the_file_and_entry(tmp_path, text, message):
+    path = tmp_path / "bad.toml"
+    path.write_text(text)
+    with pytest.raises(BoundsError) as info:
+        load_bounds([path])
+    assert message in str(info.value) and str(path) in str(info.value) and "\n" not in str(info.value)
+
+
+def test_a_file_alone_needs_a_default():
+    with pytest.raises(BoundsError, match="no \\[default\\]"):
+        parse_bounds('[[bound]]\nops = ["exp"]\nulp = 1\nsource = "x"\n', "alone.toml")
+
+
+def test_an_unreadable_file_is_one_line(tmp_path):
+    with pytest.raises(BoundsError, match="cannot read"):
+        load_bounds([tmp_path / "missing.toml"])
+
+
+def test_the_cli_refuses_a_malformed_file_with_one_line_and_exit_2(cli, tmp_path):
+    path = tmp_path / "bad.toml"
+    path.write_text('[[bound]]\nops = ["exp"]\nulp = -1\nsource = "x"\n')
+    (tmp_path / "corpus").mkdir()
+    result = cli("corpus", tmp_path / "corpus", "--bounds", path)
+    assert result.exit_code == 2
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and "bad.toml" in lines[0] and "Traceback" not in result.output
+    assert not any((tmp_path / "corpus").iterdir())  # nothing written
