@@ -72,11 +72,19 @@ class CompiledProgram:
 
     def run(self, sample: Sample) -> tuple:
         """The target's outputs on a sample already on the device; raises what the target raises."""
+
+        def outputs() -> tuple:
+            with torch.no_grad():
+                return as_tuple(self._compiled(*sample))
+
+        return self._timed(outputs)
+
+    def _timed(self, call: Callable[[], tuple]) -> tuple:
+        """One call of the compiled target: the first counts as the compile, every later one as a run."""
         self.prepare()
         start = time.perf_counter()
         try:
-            with torch.no_grad():
-                return as_tuple(self._compiled(*sample))
+            return call()
         finally:
             elapsed = time.perf_counter() - start
             if self.compile_s == 0.0:
@@ -95,16 +103,7 @@ class CompiledProgram:
 
     def run_grads(self, sample: Sample, upstream: Sample) -> tuple:
         """The target's outputs and input gradients, through its compiled forward and backward."""
-        self.prepare()
-        start = time.perf_counter()
-        try:
-            return _with_grads(self._compiled, sample, upstream)
-        finally:
-            elapsed = time.perf_counter() - start
-            if self.compile_s == 0.0:
-                self.compile_s = elapsed
-            else:
-                self.run_s += elapsed
+        return self._timed(lambda: _with_grads(self._compiled, sample, upstream))
 
     def trace(self) -> str | None:
         """The target's final trace of what it ran, where it has one."""
