@@ -1,10 +1,11 @@
 import pytest
 import torch
-from helpers import FINDINGS, SEEDS
+from helpers import FINDINGS, FIRST_OPS, SEEDS
 
 from numfuzz.campaign.loop import CampaignConfig, run_campaign
 from numfuzz.corpus.store import load_case
 from numfuzz.judge.verdicts import Verdict
+from numfuzz.program.generator import GenConfig
 from numfuzz.program.ops import infer_specs
 from numfuzz.reduce.minimize import minimize_case
 from numfuzz.runner.case_runner import run_case
@@ -60,8 +61,10 @@ def test_nvfuser_runs_a_seed_case():
 
 @pytest.mark.thunder
 def test_thunder_torch_executor_finds_nothing():
-    # thunder with the torch executor calls the same kernels as eager: bit-identical.
-    summary = run_campaign(CampaignConfig(targets=[resolve("thunder:torch")], graphs=36, seed=3, samples=4))
+    # thunder with the torch executor calls the same kernels as eager: bit-identical, over the op table's
+    # first 50 ops (some of the later ones Thunder decomposes itself, or cannot trace)
+    gen = GenConfig(ops=FIRST_OPS)
+    summary = run_campaign(CampaignConfig(targets=[resolve("thunder:torch")], graphs=36, seed=3, samples=4, gen=gen))
     counts = summary.verdicts["thunder:torch"]
     assert sum(counts[v.value] for v in Verdict if v.is_finding) == 0, counts
     assert counts["equal"] > 20
