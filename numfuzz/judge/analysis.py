@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import torch
 
+from numfuzz.judge.backward_analysis import analyse_backward
 from numfuzz.judge.backward_error import describe, measure
 from numfuzz.judge.bounds import active_bounds
 from numfuzz.judge.causes import Diagnosis, Evidence, cast_dropped, diagnose
@@ -33,13 +34,21 @@ from numfuzz.targets import Target
 ANALYSED = (Verdict.LESS_ACCURATE, Verdict.NONFINITE)
 
 
-def analyse(graph: Graph, samples: list[list[torch.Tensor]], target: Target, device: str, outcome: Outcome) -> Outcome:
-    """Fill `outcome.analysis` for an accuracy finding (in place, and returned); other outcomes pass through."""
+def analyse(
+    graph: Graph, samples: list[list[torch.Tensor]], target: Target, device: str, outcome: Outcome, upstream: list[list[torch.Tensor]] | None = None
+) -> Outcome:
+    """Fill `outcome.analysis` for an accuracy finding (in place, and returned); other outcomes pass through.
+
+    With gradients (`upstream`, each sample's upstream gradients), a finding in an input's gradient
+    is located in the backward (`judge.backward_analysis`).
+    """
     if outcome.verdict not in ANALYSED or outcome.runs is None:
         return outcome
     output = flagged_index(outcome)
     if output is None:
         return outcome
+    if output >= len(graph.outputs):  # judged after the outputs: an input's gradient
+        return analyse_backward(graph, samples, upstream, target, device, outcome, output) if upstream is not None else outcome
     ev = Evidence(graph, samples, target, device, outcome, output)
     dropped = cast_dropped(ev)  # output-level and cheap; exposing values could undo the elision it sees
     if dropped is not None:

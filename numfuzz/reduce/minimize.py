@@ -22,7 +22,6 @@ from numfuzz.corpus.case import Case
 from numfuzz.corpus.size_order import SIZE_FIELDS, size_key
 from numfuzz.corpus.store import save_case, write_atomic
 from numfuzz.judge.analysis import ANALYSED, analyse
-from numfuzz.judge.backward_analysis import analyse_backward
 from numfuzz.judge.causes import Evidence, cast_dropped
 from numfuzz.judge.execute import Outcome, evaluate
 from numfuzz.judge.localize import flagged_index
@@ -131,12 +130,7 @@ def minimize_case(
 
     def analysed(graph: Graph, rows, upstream=None) -> Outcome:
         got = run(graph, rows, upstream)
-        if runner is not None:
-            return got
-        flagged = flagged_index(got) if got.verdict in ANALYSED else None
-        if upstream is not None and flagged is not None and flagged >= len(graph.outputs):
-            return analyse_backward(graph, rows, upstream, counting, device, got, flagged)
-        return analyse(graph, rows, counting, device, got)
+        return analyse(graph, rows, counting, device, got, upstream) if runner is None else got
 
     tell("confirm")
     outcome = analysed(case.graph, samples, case.grad_tensors())

@@ -8,11 +8,9 @@ from __future__ import annotations
 import numpy as np
 
 from numfuzz.corpus.case import Case
-from numfuzz.judge.analysis import ANALYSED, analyse
-from numfuzz.judge.backward_analysis import analyse_backward
+from numfuzz.judge.analysis import analyse
 from numfuzz.judge.compiled import CompiledProgram
 from numfuzz.judge.execute import Outcome, judge
-from numfuzz.judge.localize import flagged_index
 from numfuzz.judge.verdicts import Verdict
 from numfuzz.program.ir import GraphError
 from numfuzz.program.values import encode
@@ -38,11 +36,7 @@ def run_case(case: Case, target: Target, device: str | None = None, want_trace: 
     except GraphError as exc:
         return Outcome(Verdict.INVALID, f"ill-typed graph: {exc}")
     upstream = case.grad_tensors()
-    outcome = judge(program, samples, want_trace, upstream)
-    flagged = flagged_index(outcome) if outcome.verdict in ANALYSED else None
-    if upstream is not None and flagged is not None and flagged >= len(case.graph.outputs):  # an input's gradient
-        return analyse_backward(case.graph, samples, upstream, target, device, outcome, flagged)
-    return analyse(case.graph, samples, target, device, outcome)
+    return analyse(case.graph, samples, target, device, judge(program, samples, want_trace, upstream), upstream)
 
 
 def search_rng(case: Case) -> np.random.Generator:
