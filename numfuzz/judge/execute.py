@@ -105,7 +105,7 @@ def judge(program: CompiledProgram, samples: list[list[torch.Tensor]], want_trac
     grads_on = [program.on_device(row) for row in upstream] if program.grad and upstream is not None else None
     if program.grad and (grads_on is None or len(grads_on) != len(samples)):
         return Outcome(Verdict.INVALID, "gradients are judged, and no upstream gradient came with every sample")
-    baseline = _baseline(program, on_device, grads_on)
+    baseline = eager_and_reference(program, on_device, grads_on)
     if isinstance(baseline, Outcome):
         return baseline
     eager_runs, ref_runs = baseline
@@ -137,7 +137,7 @@ def evaluate(
     return judge(program, samples, want_trace, upstream)
 
 
-def _baseline(
+def eager_and_reference(
     program: CompiledProgram, on_device: list[list[torch.Tensor]], grads: list[list[torch.Tensor]] | None = None
 ) -> tuple[list[tuple], list[tuple]] | Outcome:
     """Eager's and the float64 reference's runs (with gradients, when given), or the invalid outcome when eager refuses the case."""
@@ -156,17 +156,6 @@ def _baseline(
         if out.dtype != torch_dtype(spec.dtype) or tuple(out.shape) != spec.shape:
             return Outcome(Verdict.INVALID, f"eager gave {out.dtype}{tuple(out.shape)}, op table says {spec}")
     return eager_runs, ref_runs
-
-
-def judge_given(program: CompiledProgram, samples: list[list[torch.Tensor]], target_runs: list[tuple], again: tuple) -> Outcome:
-    """Judge target outputs computed elsewhere (by a batch's compile): eager and float64 run here, the rule is `judge`'s.
-
-    `again` is the target's second run on the first sample, for the determinism check.
-    """
-    baseline = _baseline(program, [program.on_device(sample) for sample in samples])
-    if isinstance(baseline, Outcome):
-        return baseline
-    return judge_runs(program, samples, *baseline, target_runs, again)
 
 
 def judge_runs(program: CompiledProgram, samples: list, eager_runs: list[tuple], ref_runs: list[tuple], target_runs: list[tuple], again: tuple) -> Outcome:

@@ -3,9 +3,8 @@
 One compile of K independent graphs costs Inductor fewer seconds per graph than K compiles: its
 fixed cost per compile is shared. The batch is the graphs side by side as one graph (each on its
 own inputs, every output in one tuple), compiled once. Each case is then judged by the usual rule
-(`judge_given`) on what the batch computed for it, so the oracle is exactly the one a case alone
-gets. Only a clean verdict (equal or more_accurate) is taken
-from a batch: any other verdict, and every case of a batch that fails to compile or run, is run
+(`judge_runs`) on what the batch computed for it, so the oracle is exactly the one a case alone
+gets. Only a clean verdict (equal or more_accurate) is taken from a batch: any other verdict, and every case of a batch that fails to compile or run, is run
 again alone, so that a finding reproduces on its own and no verdict depends on batching. A batch
 that kills its worker (segfault, hang) comes back to the campaign, which runs its cases alone.
 The input search (`numfuzz.search`) of the cases the batch judged clean runs on the batch's
@@ -21,7 +20,7 @@ import torch
 
 from numfuzz.corpus.case import Case
 from numfuzz.judge.compiled import CompiledProgram
-from numfuzz.judge.execute import CLEAN, Outcome, judge_given
+from numfuzz.judge.execute import CLEAN, Outcome, eager_and_reference, judge_runs
 from numfuzz.program.graph_edit import side_by_side
 from numfuzz.runner.case_runner import search_rng, with_searched
 from numfuzz.search.phase import with_found
@@ -31,15 +30,14 @@ from numfuzz.targets import Target
 Sample = list[torch.Tensor]
 
 
-def _member(case: Case, target: Target, device: str) -> CompiledProgram | None:
-    """The case's own program (for eager and float64) when it is well typed and eager runs on every sample; else it runs alone."""
+def _member(case: Case, target: Target, device: str) -> tuple[CompiledProgram, tuple[list, list]] | None:
+    """The case's own program with its eager and float64 runs, when it is well typed and eager runs on every sample; else it runs alone."""
     try:
         program = CompiledProgram(case.graph, target, device)
-        for sample in case.tensors():
-            program.eager(program.on_device(sample))
+        runs = eager_and_reference(program, [program.on_device(sample) for sample in case.tensors()])
     except Exception:
         return None
-    return program
+    return None if isinstance(runs, Outcome) else (program, runs)
 
 
 class _Batch:
@@ -79,13 +77,14 @@ def evaluate_batch(cases: list[Case], target: Target, device: str, search: float
     With `search` on, each case's input search runs on the batch's compile; a case where it finds
     a difference comes back in the dict, with the samples it found, to be judged alone.
     """
-    programs = [_member(case, target, device) if len(case.samples) == len(cases[0].samples) else None for case in cases]
-    batched = [k for k, program in enumerate(programs) if program is not None]
+    judged = [_member(case, target, device) if len(case.samples) == len(cases[0].samples) else None for case in cases]
+    batched = [k for k, member in enumerate(judged) if member is not None]
     outcomes: list[Outcome | None] = [None] * len(cases)
     alone: dict[int, Case] = {}
     if len(batched) < 2:
         return outcomes, alone
-    members = [programs[k] for k in batched]
+    members = [judged[k][0] for k in batched]
+    baselines = [judged[k][1] for k in batched]
     member_cases = [cases[k] for k in batched]
     samples = [[m.on_device(sample) for sample in case.tensors()] for m, case in zip(members, member_cases)]
     results: list[list[tuple]] = [[] for _ in members]
@@ -101,7 +100,7 @@ def evaluate_batch(cases: list[Case], target: Target, device: str, search: float
     run_s = time.perf_counter() - started - compile_s
     clean: dict[int, Outcome] = {}
     for m, member in enumerate(members):
-        outcome = judge_given(member, member_cases[m].tensors(), results[m][:-1], results[m][-1])
+        outcome = judge_runs(member, member_cases[m].tensors(), *baselines[m], results[m][:-1], results[m][-1])
         if outcome.verdict in CLEAN:
             outcome.compile_s, outcome.run_s = compile_s / len(members), run_s / len(members)
             clean[m] = outcome
