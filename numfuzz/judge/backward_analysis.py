@@ -12,10 +12,16 @@ is named after the flagged input's nearest op, and `located` says so.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import torch
 
+from numfuzz.judge.backward_error import describe
+from numfuzz.judge.bounds import active_bounds
 from numfuzz.judge.execute import Outcome, evaluate
+from numfuzz.judge.gradient_error import measure_gradient
 from numfuzz.judge.localize import Culprit
+from numfuzz.judge.rounding import within_rounding
 from numfuzz.judge.verdicts import Verdict
 from numfuzz.program.graph_edit import cone
 from numfuzz.program.ir import Graph, Node
@@ -66,10 +72,20 @@ def _alone(graph: Graph, j: int) -> Graph:
     return Graph(tuple(specs[a] for a in args), (Node(node.op, tuple(args.index(a) for a in node.args), node.attrs),), (len(args),))
 
 
+@dataclass
+class Cut:
+    """The culprit's backward run alone: the one-op graph, eager's values of its inputs and gradient of its output, the judgement."""
+
+    graph: Graph
+    rows: list[list[torch.Tensor]]
+    upstream: list[list[torch.Tensor]]
+    outcome: Outcome
+
+
 def locate_backward(
     graph: Graph, samples: list[list[torch.Tensor]], upstream: list[list[torch.Tensor]], target: Target, device: str, input_index: int
-) -> tuple[Culprit, list[str]]:
-    """The op whose backward the target gets wrong first, and the evidence."""
+) -> tuple[Culprit, list[str], Cut | None]:
+    """The op whose backward the target gets wrong first, the evidence, and that op's backward cut out (None where none alone shows it)."""
     values = gradient_values(graph, samples, upstream, device)
     specs = infer_specs(graph)
     path = _path(graph, input_index)
@@ -78,18 +94,19 @@ def locate_backward(
         out = len(graph.inputs) + j
         rows = [[vals[a].cpu() for a in dict.fromkeys(node.args)] for vals, _ in values]
         grads = [[g[out].cpu() if g[out] is not None else torch.zeros_like(vals[out]).cpu()] for vals, g in values]
-        local = evaluate(_alone(graph, j), rows, target, device, upstream=grads)
+        alone = _alone(graph, j)
+        local = evaluate(alone, rows, target, device, upstream=grads)
         worse = [e for e in local.outputs[1:] if e.verdict in (v.value for v in ACCURACY)]
         if local.verdict in ACCURACY and worse:
             evidence = [
                 f"`{node.op}` ({specs[out].dtype}) alone, on eager's forward values and eager's gradient of its output: the target's gradients of its"
                 f" inputs reach {max(e.target_max_ulp for e in worse):.3g} ULP against float64, eager's {max(e.eager_max_ulp for e in worse):.3g}"
             ]
-            return Culprit(j, node.op, specs[out].dtype, local.verdict.value, "cutting the backward"), evidence
+            return Culprit(j, node.op, specs[out].dtype, local.verdict.value, "cutting the backward"), evidence, Cut(alone, rows, grads, local)
     j = path[-1] if path else 0
     out = len(graph.inputs) + j
     why = "no op's backward alone is less accurate on the target: the difference comes from how the backward is fused or partitioned"
-    return Culprit(j, graph.nodes[j].op, specs[out].dtype, "", f"fallback ({why})"), [why]
+    return Culprit(j, graph.nodes[j].op, specs[out].dtype, "", f"fallback ({why})"), [why], None
 
 
 def analyse_backward(
@@ -97,8 +114,12 @@ def analyse_backward(
 ) -> Outcome:
     """Fill `outcome.analysis` for a finding in the gradient of input `flagged - outputs` (in place, and returned)."""
     input_index = flagged - len(graph.outputs)
-    culprit, evidence = locate_backward(graph, samples, upstream, target, device, input_index)
+    culprit, evidence, cut = locate_backward(graph, samples, upstream, target, device, input_index)
     evidence = [f"the gradient of input x{input_index} is {outcome.verdict.value}", *evidence]
+    bounds = active_bounds()
+    record = measure_gradient(cut.graph, cut.rows, cut.upstream, cut.outcome, bounds, device) if cut is not None else None
+    if record is not None:
+        evidence.append(describe(record))
     outcome.analysis = {
         "output": flagged,
         "gradient_of": input_index,
@@ -108,4 +129,9 @@ def analyse_backward(
         "op": culprit.op,
         "dtype": culprit.dtype,
     }
+    if record is not None:
+        outcome.analysis["backward_error"] = record
+        if outcome.verdict is Verdict.LESS_ACCURATE and within_rounding(outcome.analysis, bounds):
+            outcome.verdict = Verdict.WITHIN_ROUNDING
+            outcome.detail = describe(record)
     return outcome

@@ -154,9 +154,9 @@ def measure(ev: Evidence, bounds: Bounds) -> dict | None:
     t_inputs, t_values = _culprit_io(ev, "target")
     e_inputs, e_values = _culprit_io(ev, "eager")
     try:
-        positions = None if pointwise else _worst_positions(fn, out, t_inputs, t_values, out_fmt)
-        target = _side(fn, out, t_inputs, t_values, in_fmts, out_fmt, positions)
-        eager = _side(fn, out, e_inputs, e_values, in_fmts, out_fmt, positions)
+        positions = None if pointwise else worst_positions(fn, out, t_inputs, t_values, out_fmt)
+        target = measure_side(fn, out, t_inputs, t_values, in_fmts, out_fmt, positions)
+        eager = measure_side(fn, out, e_inputs, e_values, in_fmts, out_fmt, positions)
     except RuntimeError as exc:  # an op autograd cannot differentiate here (a cast's rounding, say)
         return {"op": c.op, "dtype": c.dtype, "error": f"not measured: {str(exc).splitlines()[0][:200]}"}
     front = pareto_front(target.forward, target.needed, limit=None)
@@ -176,7 +176,7 @@ def measure(ev: Evidence, bounds: Bounds) -> dict | None:
     }
 
 
-def _worst_positions(fn, out: int, inputs: list[list[torch.Tensor]], values: list[torch.Tensor], out_fmt) -> list[tuple[int, int]]:
+def worst_positions(fn, out: int, inputs: list[list[torch.Tensor]], values: list[torch.Tensor], out_fmt) -> list[tuple[int, int]]:
     """(sample, element) of the WORST elements by forward error in output ULPs."""
     found = []
     with torch.no_grad():
@@ -195,7 +195,7 @@ def _forward(got: np.ndarray, exact: np.ndarray, fmt) -> np.ndarray:
     return np.where(np.isfinite(got), err, np.inf)
 
 
-def _side(fn, out: int, inputs, values, in_fmts, out_fmt, positions: list[tuple[int, int]] | None) -> Side:
+def measure_side(fn, out: int, inputs, values, in_fmts, out_fmt, positions: list[tuple[int, int]] | None) -> Side:
     side = Side()
     if positions is None:  # pointwise: every sample at once, each input expanded to the output's shape
         _pointwise(side, fn, out, inputs, values, in_fmts, out_fmt)
@@ -345,6 +345,8 @@ def describe(record: dict) -> str:
     front = [(_num(f), _num(n)) for f, n in record["target"]["front"]]
     beyond = [n for f, n in front if f > out_ulp and n > in_ulp]
     what = f"the program from `{record['op']}` on" if record.get("suffix") else f"`{record['op']}`"
+    if record.get("backward"):
+        what = f"`{record['op']}`'s backward (the gradient of its input {record.get('gradient_of', 0)})"
     worst = record["target"].get("worst") or [{}]
     at_worst = _num(worst[0].get("condition"))
     condition = f"condition {_ulps(at_worst)} at its worst element, " if math.isfinite(at_worst) or math.isinf(at_worst) else ""

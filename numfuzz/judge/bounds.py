@@ -28,6 +28,7 @@ BUILTIN = "error_bounds.toml"
 BACKENDS = ("cpu", "cpu_scalar", "cuda")
 GROWS = ("", "log2n")
 ENV = "NUMFUZZ_BOUNDS"  # os.pathsep-separated user files: how --bounds reaches a campaign's workers
+BACKWARD_SUFFIX = ".backward"  # `tanh.backward` in a bounds file: the bound of tanh's backward
 _ENTRY_KEYS = ("ops", "ulp", "source", "backends", "grows", "uncertain")
 FP32_MANTISSA = 23
 
@@ -89,13 +90,30 @@ class Bounds:
         return max(self.lookup(op, "cpu"), self.lookup(op, "cpu_scalar"), key=lambda b: b.ulp)
 
     def allowance(self, op: str, dtype: str, device: str, n: int = 1) -> Allowance:
-        bound = self.for_device(op, device)
-        fp32 = bound.scaled(n)
-        mantissa = check_dtype(dtype).mantissa_bits
-        if mantissa >= FP32_MANTISSA:
-            return Allowance(fp32, fp32, bound, fp32)
-        narrow = math.ldexp(fp32, mantissa - FP32_MANTISSA)  # fp32 ULPs in ULPs of the narrow dtype
-        return Allowance(0.5 + narrow, narrow, bound, fp32)
+        return _allowance(self.for_device(op, device), dtype, n)
+
+    def backward_allowance(self, op: str, dtype: str, device: str, n: int = 1) -> Allowance:
+        """What an op's backward (its vector-Jacobian product) may lose: the bound given for `OP.backward`, else a stated default.
+
+        No math library documents its backward kernels. The default is the op's own bound, since
+        a backward re-evaluates the op or its derivative, plus the table's default for the few
+        roundings of the backward formula itself (tanh's: grad * (1 - y*y)).
+        """
+        name = f"{op}{BACKWARD_SUFFIX}"
+        if any(key[0] == name for key in self.entries):
+            return _allowance(self.for_device(name, device), dtype, n)
+        forward = self.for_device(op, device)
+        source = f"{forward.source}; plus {self.default.ulp:g} ULP for the backward formula's own roundings (no backward bound is documented)"
+        return _allowance(Bound(forward.ulp + self.default.ulp, source, forward.grows, forward.uncertain, documented=False), dtype, n)
+
+
+def _allowance(bound: Bound, dtype: str, n: int) -> Allowance:
+    fp32 = bound.scaled(n)
+    mantissa = check_dtype(dtype).mantissa_bits
+    if mantissa >= FP32_MANTISSA:
+        return Allowance(fp32, fp32, bound, fp32)
+    narrow = math.ldexp(fp32, mantissa - FP32_MANTISSA)  # fp32 ULPs in ULPs of the narrow dtype
+    return Allowance(0.5 + narrow, narrow, bound, fp32)
 
 
 def _text(data: dict, key: str, where: str, required: bool = True) -> str:

@@ -6,7 +6,8 @@ the op is at most the bound in ULPs of the output, or it is the exact result of 
 moved by at most the bound in ULPs of each input (`numfuzz.judge.backward_error`). Whatever the
 bound, these stay findings: a non-finite value where eager and float64 are finite (the verdict
 `nonfinite`), the causes in KEPT, and `low_precision` in bf16/fp16 (an accumulator narrower than
-eager's fp32 one, or one more rounding in the narrow dtype). An fp32 `low_precision` finding (an
+eager's fp32 one, or one more rounding in the narrow dtype). A gradient finding is judged the
+same way at its culprit's backward (`judge.gradient_error`, `Bounds.backward_allowance`). An fp32 `low_precision` finding (an
 fp32 sum accumulated in fp32, in another order than eager's) is judged by its bound like any other.
 
 The rule is applied where the case runs (`judge.analysis`) and again, from the stored record,
@@ -41,7 +42,8 @@ def within_rounding(analysis: dict | None, bounds: Bounds) -> bool | None:
     if not isinstance(record, dict) or "error" in record or not isinstance(record.get("target"), dict):
         return None
     try:
-        allowance = bounds.allowance(str(record["op"]), str(record["dtype"]), str(record.get("device", "cpu")), int(record.get("n", 1)))
+        measure = bounds.backward_allowance if record.get("backward") else bounds.allowance
+        allowance = measure(str(record["op"]), str(record["dtype"]), str(record.get("device", "cpu")), int(record.get("n", 1)))
         return within(record["target"]["front"], allowance)
     except (KeyError, TypeError, ValueError):  # a record from another numfuzz: judge as recorded
         return None

@@ -57,10 +57,29 @@ class _SloppyTanhBackward(torch.autograd.Function):
         return grad * (1 - y.to(torch.bfloat16).to(y.dtype) ** 2)
 
 
+class _NeighbourTanhBackward(torch.autograd.Function):
+    """tanh whose backward re-evaluates tanh at the next float above x: the exact gradient of inputs one ULP away."""
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return torch.tanh(x)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        y = torch.tanh(torch.nextafter(x, torch.full_like(x, torch.inf)))
+        return grad * (1 - y * y)
+
+
 class _SwapTanh(TorchFunctionMode):
+    def __init__(self, function=None):
+        super().__init__()
+        self.function = function or _SloppyTanhBackward
+
     def __torch_function__(self, func, types, args=(), kwargs=None):
         if func is torch.tanh:
-            return _SloppyTanhBackward.apply(*args)
+            return self.function.apply(*args)
         return func(*args, **(kwargs or {}))
 
 
@@ -68,6 +87,7 @@ class SloppyTanhBackward:
     """A planted target: eager, except that tanh's gradient is computed from a bf16-rounded tanh."""
 
     name = "sloppy-tanh-backward"
+    function = _SloppyTanhBackward
 
     def available(self):
         return True, ""
@@ -77,7 +97,7 @@ class SloppyTanhBackward:
 
     def prepare(self, fn, device):
         def run(*args):
-            with _SwapTanh():
+            with _SwapTanh(self.function):
                 return fn(*args)
 
         return run
@@ -86,10 +106,17 @@ class SloppyTanhBackward:
         return None
 
 
-def _tanh_case(grad: bool) -> Case:
+class NeighbourTanhBackward(SloppyTanhBackward):
+    """A benign backward: tanh's gradient as the exact gradient at the next float, less accurate than eager's, yet only rounding."""
+
+    name = "neighbour-tanh-backward"
+    function = _NeighbourTanhBackward
+
+
+def _tanh_case(grad: bool, low: float = -2.0, high: float = 2.0) -> Case:
     # exp -> tanh -> mul: only tanh's backward is wrong
     graph = Graph((TensorSpec((64,), "fp32"),), (Node.make("mul_scalar", [0], value=0.5), Node.make("tanh", [1]), Node.make("mul", [2, 0])), (3,))
-    x = torch.linspace(-2.0, 2.0, 64)
+    x = torch.linspace(low, high, 64)
     upstream = [[torch.linspace(0.5, 1.5, 64)]] if grad else None
     return Case.from_tensors(graph, [[x]], RunSpec("sloppy", "cpu", samples=1, grad=grad), upstream)
 
@@ -103,6 +130,20 @@ def test_a_backward_only_bug_is_found_in_the_gradient_and_located_at_its_op():
     analysis = outcome.analysis
     assert analysis["gradient_of"] == 0 and analysis["op"] == "tanh" and analysis["cause"] == "backward"
     assert analysis["culprit"]["located"] == "cutting the backward"
+    record = analysis["backward_error"]  # tanh's backward from a bf16 tanh: no input within the bound explains it
+    assert record["backward"] and record["op"] == "tanh" and record["gradient_of"] == 0 and not record["within"]
+    assert float(record["target"]["max_needed_ulp"]) > float(record["bound"]["input_ulp"]) > float(record["eager"]["max_needed_ulp"])
+    assert "`tanh`'s backward" in analysis["evidence"][-1]
+
+
+def test_a_backward_that_is_exact_for_inputs_one_ulp_away_is_within_rounding():
+    target = NeighbourTanhBackward()
+    outcome = run_case(_tanh_case(grad=True, low=1.0, high=3.0), target)  # tanh at 0.5 to 1.5, where eager's gradient is good to 1 ULP
+    assert outcome.verdict is Verdict.WITHIN_ROUNDING, outcome.detail
+    record = outcome.analysis["backward_error"]
+    assert record["within"] and float(record["target"]["max_forward_ulp"]) > float(record["bound"]["output_ulp"])
+    assert 0.5 <= float(record["target"]["max_needed_ulp"]) <= 2.0  # one ULP of x, and the gradient's own rounding
+    assert "exact result of inputs within" in outcome.detail
 
 
 def test_eager_is_never_a_gradient_finding_against_itself():
