@@ -81,6 +81,25 @@ def analyse(
     return outcome
 
 
+def rounding_only(graph: Graph, samples: list[list[torch.Tensor]], target: Target, device: str, outcome: Outcome, cause: str) -> bool:
+    """Is a less accurate outcome whose flagged output is one op only rounding within that op's bound? No compile.
+
+    For the minimiser: shrinking values can turn a finding into rounding, which its verdict
+    alone does not show. Where the flagged output is a single op its inputs are the case's, so
+    the backward error costs float64 autograd only; elsewhere this says False (not known).
+    """
+    if outcome.verdict is not Verdict.LESS_ACCURATE or outcome.runs is None:
+        return False
+    output = flagged_index(outcome)
+    if output is None or output >= len(graph.outputs) or len(cone(graph, graph.outputs[output])) != 1:
+        return False
+    ev = Evidence(graph, samples, target, device, outcome, output)
+    ev.culprit = single_op_culprit(graph, outcome, output, "single op")
+    bounds = active_bounds()
+    record = measure(ev, bounds)
+    return record is not None and bool(within_rounding({"cause": cause, "dtype": ev.culprit.dtype, "backward_error": record}, bounds))
+
+
 def _store(outcome: Outcome, output: int, culprit, diagnosis: Diagnosis, backward: dict | None = None) -> Outcome:
     evidence = list(diagnosis.evidence) + ([describe(backward)] if backward is not None else [])
     outcome.analysis = {

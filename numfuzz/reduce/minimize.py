@@ -21,7 +21,7 @@ from typing import Callable, Iterable
 from numfuzz.corpus.case import Case
 from numfuzz.corpus.size_order import SIZE_FIELDS, size_key
 from numfuzz.corpus.store import save_case, write_atomic
-from numfuzz.judge.analysis import ANALYSED, analyse
+from numfuzz.judge.analysis import ANALYSED, analyse, rounding_only
 from numfuzz.judge.causes import Evidence, cast_dropped
 from numfuzz.judge.execute import Outcome, evaluate
 from numfuzz.judge.localize import flagged_index
@@ -157,7 +157,11 @@ def minimize_case(
         if not wide_enough(candidate.graph):
             return Check(False, None, 0)
         got = run(candidate.graph, rows, candidate.grad_tensors())
-        keep = same_finding(signature, candidate.graph, got) and still_dropped(signature, candidate.graph, rows, got)
+        keep = (
+            same_finding(signature, candidate.graph, got)
+            and still_dropped(signature, candidate.graph, rows, got)
+            and not rounding_only(candidate.graph, rows, counting, device, got, signature.cause)
+        )
         judged[0] += 1
         if keep:
             smallest[0] = len(candidate.graph.nodes)

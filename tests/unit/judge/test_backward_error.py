@@ -73,3 +73,22 @@ def test_low_precision_stays_a_finding_in_narrow_dtypes_only():
     bf16 = {"cause": "low_precision", "dtype": "bf16", "backward_error": {**record, "dtype": "bf16"}}
     assert within_rounding(bf16, load_bounds([])) is None  # a bf16 accumulator where eager's is fp32: a finding
     assert within_rounding({**fp32, "cause": "cast_dropped"}, load_bounds([])) is None
+
+
+def test_the_minimisers_cheap_check_tells_rounding_from_a_finding_without_compiling():
+    """What the minimiser asks of each one-op candidate, so that shrinking values cannot walk a finding into rounding."""
+    from numfuzz.judge.analysis import rounding_only
+    from numfuzz.judge.execute import evaluate
+
+    gen = torch.Generator().manual_seed(0)
+    b, c = torch.rand(64, generator=gen) + 0.5, torch.rand(64, generator=gen) + 0.5
+    a = -(b.double() * c.double() * (1 + torch.randn(64, generator=gen, dtype=torch.float64) * 2.0**-20)).float()
+    addcmul = Graph(tuple(TensorSpec((64,), "fp32") for _ in range(3)), (Node.make("addcmul", [0, 1, 2], value=1.0),), (3,))
+    expm1 = Graph((TensorSpec((64,), "fp32"),), (Node.make("expm1", [0]),), (1,))
+    x = torch.tensor([2.0**-k for k in range(10, 26)] * 4, dtype=torch.float32)
+    target = resolve("reformulated")
+    for graph, values, benign in ((addcmul, [a, b, c], True), (expm1, [x], False)):
+        raw = evaluate(graph, [values], target, "cpu")  # the verdict alone, as a candidate gets it
+        assert raw.verdict is Verdict.LESS_ACCURATE and raw.analysis is None
+        assert rounding_only(graph, [values], target, "cpu", raw, "unexplained") is benign
+        assert not rounding_only(graph, [values], target, "cpu", raw, "cast_dropped")  # a cause kept whatever the bound
