@@ -21,7 +21,7 @@ from numfuzz.corpus.known import KnownIssue, match_known
 from numfuzz.corpus.store import write_atomic
 from numfuzz.judge.bounds import active_bounds
 from numfuzz.judge.execute import Outcome
-from numfuzz.judge.signature import Signature, signature_of
+from numfuzz.judge.signature import Signature, mechanism_of, signature_of
 from numfuzz.judge.verdicts import Verdict
 
 
@@ -50,7 +50,7 @@ class Dedupe:
         signature = signature_of(case.target, parsed)
         if judged(parsed, active_bounds()) is Verdict.WITHIN_ROUNDING:
             return self._note(finding, "within_rounding: within the op's documented error bound")
-        issue = match_known(self.known, signature, case.provenance)
+        issue = self._known(signature, case, parsed.analysis)
         key = dedupe_key(signature, case, parsed.analysis, issue)
         if key in self.keys:
             what = f"known issue {issue.id}" if issue is not None else f"its group ({signature.group_text()})"
@@ -71,7 +71,12 @@ class Dedupe:
             except (KeyError, TypeError):
                 return
             analysis = case.result.get("analysis") if isinstance(case.result, dict) else None
-            self.keys.add(dedupe_key(signature, case, analysis if isinstance(analysis, dict) else None, match_known(self.known, signature, case.provenance)))
+            analysis = analysis if isinstance(analysis, dict) else None
+            self.keys.add(dedupe_key(signature, case, analysis, self._known(signature, case, analysis)))
+
+    def _known(self, signature: Signature, case: Case, analysis: dict | None) -> KnownIssue | None:
+        mechanism = mechanism_of(signature, case.graph, analysis)
+        return match_known(self.known, signature, case.provenance, mechanism.name if mechanism is not None else "")
 
     def failed(self, finding: str, why: str) -> None:
         self._note(finding, f"minimisation failed: {why}")

@@ -147,10 +147,9 @@ def group_corpus(directory: Path, known: Sequence[KnownIssue] | None = None, bou
         key, path, case = found[0]
         outcome = recorded_outcome(case)
         analysis = next((c.result.get("analysis") for _, _, c in found if isinstance(c.result, dict) and isinstance(c.result.get("analysis"), dict)), None)
-        issue = match_known(known, signature, case.provenance)
-        group = groups.setdefault(
-            group_key(signature, case.graph, analysis, issue), Group(signature, known=issue, mechanism=mechanism_of(signature, case.graph, analysis))
-        )
+        mechanism = mechanism_of(signature, case.graph, analysis)
+        issue = match_known(known, signature, case.provenance, mechanism.name if mechanism is not None else "")
+        group = groups.setdefault(group_key(signature, case.graph, analysis, issue), Group(signature, known=issue, mechanism=mechanism))
         group.findings.add(fid)
         group.members[fid] = path
         group.within_rounding = group.within_rounding and judged(outcome, bounds) is Verdict.WITHIN_ROUNDING

@@ -21,7 +21,7 @@ from numfuzz.judge.signature import Signature
 
 BUILTIN = "known_issues.toml"
 _TEXT = ("id", "title", "status", "torch", "thunder", "device")
-_LISTS = ("links", "targets", "not_targets", "causes", "ops", "dtypes")
+_LISTS = ("links", "targets", "not_targets", "causes", "ops", "dtypes", "mechanisms")
 
 
 class KnownIssuesError(ValueError):
@@ -39,6 +39,7 @@ class KnownIssue:
     causes: tuple[str, ...] = ()
     ops: tuple[str, ...] = ()
     dtypes: tuple[str, ...] = ()
+    mechanisms: tuple[str, ...] = ()  # a mechanism group's name (numfuzz.judge.signature.MECHANISMS), whatever its culprit op
     torch: str = ""
     thunder: str = ""
     device: str = ""
@@ -48,8 +49,10 @@ class KnownIssue:
     def link(self) -> str:
         return self.links[0] if self.links else ""
 
-    def matches(self, signature: Signature, provenance: dict[str, Any]) -> bool:
-        """Does a finding with this signature, found with these versions and device, fall under this issue?"""
+    def matches(self, signature: Signature, provenance: dict[str, Any], mechanism: str = "") -> bool:
+        """Does a finding with this signature (and mechanism), found with these versions and device, fall under this issue?"""
+        if self.mechanisms and mechanism not in self.mechanisms:
+            return False
         if self.targets and not any(fnmatchcase(signature.target, p) for p in self.targets):
             return False
         if any(fnmatchcase(signature.target, p) for p in self.not_targets):
@@ -131,5 +134,5 @@ def load_known(extra: Sequence[Path | str] = (), builtin: bool = True) -> list[K
     return list(issues.values())
 
 
-def match_known(issues: Sequence[KnownIssue], signature: Signature, provenance: dict[str, Any]) -> KnownIssue | None:
-    return next((issue for issue in issues if issue.matches(signature, provenance)), None)
+def match_known(issues: Sequence[KnownIssue], signature: Signature, provenance: dict[str, Any], mechanism: str = "") -> KnownIssue | None:
+    return next((issue for issue in issues if issue.matches(signature, provenance, mechanism)), None)

@@ -33,6 +33,14 @@ def test_version_and_op_rules():
     assert match_known(known, Signature("thunder:bug_expm1", "less_accurate", ("expm1",), "fp32", "cancellation"), CPU_29) is None
 
 
+def test_a_mechanism_rule_matches_the_mechanism_whatever_the_culprit_op():
+    known = load_known()
+    for culprit in ("pow", "softmax", "expm1"):
+        signature = Signature("inductor:emulate_precision_casts=1", "nonfinite", (culprit,), "fp32", "nonfinite_intermediate")
+        assert match_known(known, signature, CPU_214, "reduction-recompute").id == "numfuzz-reduction-recompute"
+    assert match_known(known, Signature("inductor", "nonfinite", ("pow",), "fp32", "nonfinite_intermediate"), CPU_214) is None  # no mechanism
+
+
 def test_a_user_file_adds_and_replaces_entries(tmp_path):
     mine = tmp_path / "mine.toml"
     mine.write_text('[[issue]]\nid = "my-softmax"\ntitle = "t"\nstatus = "filed as #1"\ntargets = ["inductor*"]\nops = ["softmax"]\n')
