@@ -115,6 +115,7 @@ def minimize_case(
     deadline = started + max_seconds if max_seconds is not None else math.inf
     smallest = [len(case.graph.nodes)]
     judged = [0]
+    kept: list[Case] = []  # the accepted candidates, in order: the last one is the result
 
     def tell(stage: str, verdict: str = "", kept: bool = False) -> None:
         if progress is not None:
@@ -165,6 +166,7 @@ def minimize_case(
         judged[0] += 1
         if keep:
             smallest[0] = len(candidate.graph.nodes)
+            kept.append(candidate)
         tell("shrink", got.verdict.value, keep)
         return Check(keep, got.to_json(), counting.compiles - before)
 
@@ -186,10 +188,13 @@ def minimize_case(
     tell("shrink", outcome.verdict.value, True)
     shrunk = shrink(work, predicate, schedule, max_cost=budget, enough=one_op if outcome.verdict.kills_process else None)
     final = shrunk.case
-    if shrunk.steps and signature.symptom in ANALYSED_SYMPTOMS and runner is None:  # the final case's own culprit and cause
-        again = analysed(final.graph, final.tensors(), final.grad_tensors())
-        if again.verdict.is_finding and again.analysis:
-            final.result, signature = again.to_json(), signature_of(target.name, again)
+    walked_back = 0
+    if kept and signature.symptom in ANALYSED_SYMPTOMS and runner is None:  # the final case's own culprit and cause
+        found = _latest_finding(kept, lambda c: analysed(c.graph, c.tensors(), c.grad_tensors()))
+        walked_back = len(kept) - 1 - found[0] if found is not None else len(kept)
+        final = kept[found[0]] if found is not None else work
+        if found is not None and found[1].analysis:
+            final.result, signature = found[1].to_json(), signature_of(target.name, found[1])
     if not signature.located:  # a crash or the like: name the ops that are left
         signature = Signature(signature.target, signature.symptom, tuple(sorted({n.op for n in final.graph.nodes})), "")
     original = case.extra.get("original") if isinstance(case.extra.get("original"), dict) else None
@@ -207,12 +212,46 @@ def minimize_case(
             "to": dict(zip(SIZE_FIELDS, size_key(final))),
             "spent": shrunk.spent,
             "steps": [s.to_json() for s in shrunk.steps],
+            "walked_back": walked_back,  # accepted steps undone: their case was no longer a finding once analysed
             "when": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         },
     }
     final.provenance = dict(case.provenance)
     final.recipes = []
     return MinimizeResult(case, final, True, counting.compiles, signature, Outcome.from_json(final.result), shrunk.steps, shrunk.exhausted)
+
+
+WALK_BACK_ANALYSES = 5  # at most this many analyses (up to 3 compiles each) to find the latest accepted case that is still a finding
+
+
+def _latest_finding(kept: list[Case], analysed: Callable[[Case], Outcome]) -> tuple[int, Outcome] | None:
+    """The latest accepted candidate whose own analysis is still a finding, with that analysis; None: none was found.
+
+    Candidates are judged by their verdict alone; only the analysis tells a value that is merely
+    rounding within its op's bound (or amplified) from a finding, so shrinking can end past the
+    finding. The last candidate is tried first, then earlier ones by bisection (the finding is
+    taken to hold up to some step and not after it).
+    """
+    tries = 0
+
+    def holds(i: int) -> Outcome | None:
+        nonlocal tries
+        tries += 1
+        got = analysed(kept[i])
+        return got if got.verdict.is_finding else None
+
+    got = holds(len(kept) - 1)
+    if got is not None:
+        return len(kept) - 1, got
+    low, high, best = 0, len(kept) - 2, None
+    while low <= high and tries < WALK_BACK_ANALYSES:
+        mid = (low + high + 1) // 2
+        got = holds(mid)
+        if got is not None:
+            best, low = (mid, got), mid + 1
+        else:
+            high = mid - 1
+    return best
 
 
 def _vector_floor(target: Target, case: Case, outcome: Outcome, device: str) -> int:
