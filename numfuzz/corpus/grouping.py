@@ -23,6 +23,7 @@ from numfuzz.corpus.store import load_case
 from numfuzz.judge.bounds import Bounds, active_bounds
 from numfuzz.judge.execute import Outcome
 from numfuzz.judge.rounding import rejudged
+from numfuzz.judge.signature import ONE_ROOT_CAUSE
 from numfuzz.judge.signature import Mechanism, Signature, mechanism_of, severity
 from numfuzz.judge.verdicts import Verdict
 from numfuzz.program.ir import Graph, GraphError
@@ -59,7 +60,7 @@ class Group:
         ops, dtypes = "+".join(sorted(self.ops)) or "?", ",".join(sorted(d for d in self.dtypes if d)) or "-"
         if self.mechanism is not None:
             return f"{target} | {self.mechanism.title} | {ops} | {dtypes}"
-        if self.signature.cause and self.signature.cause != "cast_dropped":
+        if self.signature.cause and self.signature.cause not in ONE_ROOT_CAUSE:
             return f"{target} | {'+'.join(self.signature.ops) or '?'} | {dtypes} | {self.signature.cause}"
         return self.signature.group_text()
 

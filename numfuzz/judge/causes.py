@@ -4,6 +4,8 @@ Tests run in this order; the first that holds is the cause:
 
 * cast_dropped          -- the target agrees with the program with an explicit narrowing cast
                            taken as a no-op, and not with the program as written (float64 only).
+* emulated_rounding     -- with Inductor's emulate_precision_casts on, the program compiled
+                           without it is as accurate as eager (one compile; judge.emulated_casts).
 * nonfinite_intermediate-- the culprit op is the first value the target makes inf/nan where
                            eager's is finite; for softmax, whether that needs x - max(x) > 0.
 * low_precision         -- a sum or mean that matches accumulating in its own dtype one element
@@ -23,6 +25,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import torch
 
+from numfuzz.judge.emulated_casts import CAUSE as EMULATED
+from numfuzz.judge.emulated_casts import without_option_is_clean
 from numfuzz.judge.execute import Outcome
 from numfuzz.judge.localize import Culprit, Probe, Suffix
 from numfuzz.judge.oracle import OutputErrors, _worse_than, compare_output, noise_floor, ulp_error
@@ -35,7 +39,7 @@ from numfuzz.program.ops import infer_specs
 from numfuzz.program.values import round_significand
 from numfuzz.targets import Target
 
-CAUSES = ("cast_dropped", "nonfinite_intermediate", "low_precision", "cancellation", "kernel_accuracy", "unexplained")
+CAUSES = ("cast_dropped", "emulated_rounding", "nonfinite_intermediate", "low_precision", "cancellation", "kernel_accuracy", "unexplained")
 CANCELLATION_REL = 0.1  # the target's relative error reaches at least this ...
 SMALL_RESULT = 2.0**-8  # ... where the result is this much smaller than the sweep's largest
 EAGER_SMALL_REL = 0.01  # points where eager is worse than this say nothing about the target
@@ -167,6 +171,14 @@ def _alone(ev: Evidence) -> Graph:
     return Graph(tuple(specs[a] for a in node.args), (Node(node.op, tuple(range(len(node.args))), node.attrs),), (len(node.args),))
 
 
+def emulated_rounding(ev: Evidence) -> Diagnosis | None:
+    c = ev.culprit
+    if c is None:
+        return None
+    why = without_option_is_clean(ev.graph, ev.samples, getattr(ev.target, "name", ""), ev.device, c.node, c.dtype)
+    return Diagnosis(EMULATED, [why], c.node, c.op, c.dtype) if why is not None else None
+
+
 def nonfinite_intermediate(ev: Evidence) -> Diagnosis | None:
     c = ev.culprit
     if c is None or c.verdict != "nonfinite":
@@ -271,7 +283,7 @@ def low_precision(ev: Evidence, local_max: float, eager_max: float, above_half: 
 
 def diagnose(ev: Evidence) -> Diagnosis:
     """The first cause whose test holds; `unexplained` when none does."""
-    found = cast_dropped(ev) or nonfinite_intermediate(ev)
+    found = cast_dropped(ev) or emulated_rounding(ev) or nonfinite_intermediate(ev)
     if found is not None or ev.culprit is None:
         return found or Diagnosis("unexplained", ["the op where the difference starts is unknown"])
     c = ev.culprit

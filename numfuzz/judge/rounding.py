@@ -24,7 +24,7 @@ from numfuzz.program.dtypes import check_dtype
 
 # Causes that are a finding whatever the bound: the program asked for a cast that the compiled
 # code does not give, or a value turned non-finite, whatever the rounding of the rest.
-KEPT = ("cast_dropped", "nonfinite_intermediate")
+KEPT = ("cast_dropped", "emulated_rounding", "nonfinite_intermediate")
 # In bf16/fp16 also this one: eager accumulates and computes in fp32 and rounds once, so an
 # accumulator in the narrow dtype, or one more rounding in it, is what the program did not ask for.
 KEPT_NARROW = ("low_precision",)

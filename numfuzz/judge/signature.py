@@ -33,6 +33,12 @@ from numfuzz.program.graph_edit import cone
 from numfuzz.program.ir import Graph
 from numfuzz.program.ops import infer_specs
 
+# Causes that are one root cause whatever the op they show at: one group per target, so named.
+ONE_ROOT_CAUSE = {
+    "cast_dropped": "explicit cast dropped",
+    "emulated_rounding": "emulate_precision_casts rounds a value eager keeps in fp32",
+}
+
 ACCURACY = (Verdict.LESS_ACCURATE, Verdict.NONFINITE)
 
 
@@ -59,7 +65,7 @@ class Signature:
 
     def group_key(self) -> tuple:
         """Findings with one key share a root cause."""
-        if self.cause == "cast_dropped":
+        if self.cause in ONE_ROOT_CAUSE:
             return (self.target, self.cause)
         if self.cause:
             return (self.target, self.cause, self.ops)
@@ -67,8 +73,8 @@ class Signature:
 
     def group_text(self) -> str:
         """The group's name, as the corpus table shows it."""
-        if self.cause == "cast_dropped":
-            return f"{self.target} | explicit cast dropped"
+        if self.cause in ONE_ROOT_CAUSE:
+            return f"{self.target} | {ONE_ROOT_CAUSE[self.cause]}"
         if self.cause:
             return f"{self.target} | {'+'.join(self.ops) or '?'} | {self.dtype or '-'} | {self.cause}"
         return self.text()

@@ -1,0 +1,57 @@
+"""Is a finding the work of Inductor's `emulate_precision_casts`? The option should round where eager rounds, and nowhere else.
+
+The option adds a rounding to bf16/fp16 after the ops of the user's program, so that fused
+code rounds as eager does (the pointwise nodes that decompositions emit are meant to be left
+alone, PR #131595). Where a finding disappears when the same program is compiled without the
+option, the option rounds a value that eager keeps in fp32: a decomposition's intermediate,
+such as `x * 10**d` in `round(x, decimals=d)`, the quotient of a truncating division, or the
+products of an einsum lowered to a multiply and a sum. That is a finding whatever the bound
+(`judge.rounding.KEPT`), and one root cause whatever the op. One compile: the case's program on
+the target without the option.
+"""
+
+from __future__ import annotations
+
+import torch
+
+from numfuzz.judge.execute import CLEAN, evaluate
+from numfuzz.program.dtypes import check_dtype
+from numfuzz.program.ir import Graph
+from numfuzz.program.ops import infer_specs
+from numfuzz.targets import TargetError, resolve
+
+OPTION = "emulate_precision_casts"
+CAUSE = "emulated_rounding"
+FP32_MANTISSA = 23
+
+
+def without_option(spec: str) -> str | None:
+    """The target spec with the option turned on removed; None where the spec does not turn it on."""
+    family, sep, arg = spec.partition(":")
+    options = [item for item in arg.split(",") if item] if sep else []
+    ours = [item for item in options if item.partition("=")[0] == OPTION]
+    if not any(item.partition("=")[2].lower() in ("1", "true", "yes") for item in ours):
+        return None
+    rest = [item for item in options if item.partition("=")[0] != OPTION]
+    return family + (":" + ",".join(rest) if rest else "")
+
+
+def without_option_is_clean(graph: Graph, samples: list[list[torch.Tensor]], spec: str, device: str, node: int, dtype: str) -> str | None:
+    """Evidence that the option makes the finding: the target turns it on, node `node` works in bf16/fp16
+    (its output `dtype` or an input), and without the option the program is as accurate as eager. None otherwise."""
+    plain = without_option(spec)
+    specs = infer_specs(graph)
+    dtypes = [specs[a].dtype for a in graph.nodes[node].args] + [dtype]
+    if plain is None or all(check_dtype(d).mantissa_bits >= FP32_MANTISSA for d in dtypes):  # it rounds to bf16/fp16 only
+        return None
+    try:
+        target = resolve(plain)
+    except TargetError:
+        return None
+    got = evaluate(graph, samples, target, device)
+    if got.verdict not in CLEAN:
+        return None
+    return (
+        f"compiled without {OPTION}, the same program is {got.verdict.value} against eager; with it, the program from "
+        f"`{graph.nodes[node].op}` ({dtype}) on is rounded to its narrow dtype where eager keeps fp32"
+    )
