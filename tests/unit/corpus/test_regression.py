@@ -5,16 +5,17 @@ from __future__ import annotations
 import json
 
 import pytest
-from helpers import save_finding
+from helpers import ROOT, save_finding
 
 from numfuzz.corpus.case import Case, CaseError
-from numfuzz.corpus.regression import reproduces, upstream
+from numfuzz.corpus.regression import reproduces, statement, upstream
 from numfuzz.corpus.replay import replay_case
 from numfuzz.corpus.store import load_case, save_case
 from numfuzz.judge.execute import Outcome
 from numfuzz.judge.verdicts import Verdict
 from numfuzz.program.ir import Graph, Node, TensorSpec
 
+UPSTREAM = sorted((ROOT / "corpus" / "upstream").glob("*.json"))
 HERE_29 = {"torch": "2.9.1+cu128", "device": "cpu", "isa": "AVX512", "thunder": "0.2.6"}
 HERE_215 = {"torch": "2.15.0+cu132", "device": "cpu", "isa": "AVX512", "thunder": "absent"}
 GRAPH = Graph((TensorSpec((4,), "fp32"),), (Node.make("exp", [0]),), (1,))
@@ -30,6 +31,16 @@ def _stated(tmp_path, verdict: Verdict | None, reproduces_field: object, upstrea
     if upstream_field is not None:
         case.extra["upstream"] = upstream_field
     return save_case(case, tmp_path)
+
+
+def test_every_committed_upstream_case_names_its_issue_and_states_where_it_reproduces():
+    assert len(UPSTREAM) >= 10
+    for path in UPSTREAM:
+        case = load_case(path)
+        source, stated = upstream(case), statement(case)
+        assert source is not None and source.issue.startswith("pytorch#") and source.url.endswith(source.issue.split("#")[1]), path.name
+        assert stated is not None and stated.device in ("cpu", "cuda") and stated.why, path.name
+        assert (case.result is None) == (stated.device == "cuda"), f"{path.name}: CPU cases are measured, CUDA ones not yet run"
 
 
 def test_a_finding_reproduces_as_any_finding_and_a_benign_verdict_only_as_itself():
