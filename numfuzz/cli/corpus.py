@@ -62,7 +62,7 @@ def group_rows(groups: list) -> list[dict]:
     "--replay",
     "replay_them",
     is_flag=True,
-    help="Re-run every finding here and say, per group, which still reproduce. Exit 1 when any is not as its file states.",
+    help="Re-run every finding (and every case that states where it reproduces) here and say which still reproduce. Exit 1 when any is not as its file states.",
 )
 @known_option
 @bounds_option
@@ -81,8 +81,10 @@ def corpus(
     """List the findings under DIRECTORY by root cause: count, bits lost, cause, upstream status, smallest case.
 
     New groups come first, then those a known upstream issue claims (the shipped list plus --known files).
-    With --replay every finding runs again on the installed versions: exit 0 when each reproduces as
-    its file states (unstated: still a finding), 1 when any does not, 2 on bad input.
+    With --replay every finding runs again on the installed versions, and so does every other case
+    that states where it reproduces (recorded as no finding, or never run); a case stated for another
+    device is skipped. Exit 0 when each is as its file states (unstated: still a finding), 1 when any
+    is not, 2 on bad input (a malformed `reproduces` or `upstream` field).
     """
     if not directory.is_dir():
         fail(f"{directory}: no such folder")
@@ -97,7 +99,7 @@ def corpus(
     shown = listed(groups, show_all)
     if replay_them:
         with bounds_in_environment(bounds_files):  # the cases are judged again by the same bounds
-            return _replay(shown, imports, device, as_json)
+            return _replay(directory, shown, imports, device, as_json)
     if as_json:
         click.echo(json.dumps(group_rows(shown), indent=1))
         return
@@ -141,12 +143,18 @@ def _runner(imports: tuple[str, ...], device: str):
     return run
 
 
-def _replay(groups: list, imports: tuple[str, ...], device: str | None, as_json: bool) -> None:
+def _replay(directory: Path, groups: list, imports: tuple[str, ...], device: str | None, as_json: bool) -> None:
     import sys
 
-    from numfuzz.corpus.replay import replay_group
+    from numfuzz.corpus.case import CaseError
+    from numfuzz.corpus.grouping import case_paths
+    from numfuzz.corpus.replay import GroupReplay, check_statements, other_stated, replay_case, replay_group
     from numfuzz.environment import default_device, provenance
 
+    try:
+        check_statements(case_paths(directory))
+    except CaseError as exc:
+        fail(str(exc))
     for spec in imports:
         import_user_code(spec)
     device = device or default_device()
@@ -154,20 +162,24 @@ def _replay(groups: list, imports: tuple[str, ...], device: str | None, as_json:
     click.echo(f"replaying on torch {here['torch']}, thunder {here['thunder']}, python {here['python']}, {device} ({here['isa']})", err=as_json)
     run = _runner(imports, device)
     replays = [replay_group(g, run, here) for g in groups]
+    rest = other_stated(directory, {p for g in groups for p in g.members.values()})
+    if rest:
+        replays.append(GroupReplay(None, [replay_case(p, run, here) for p in rest]))
     if as_json:
         rows = [
-            {"group": r.group.title, "reproduced": r.reproduced, "findings": len(r.cases), "as_stated": r.as_stated,
-             "cases": [{"path": str(c.path), "recorded": c.recorded, "now": c.now, "expected": c.expected, "as_stated": c.as_stated, "note": c.note} for c in r.cases]}
+            {"group": r.title, "reproduced": r.reproduced, "findings": len(r.cases), "as_stated": r.as_stated,
+             "cases": [{"path": str(c.path), "recorded": c.recorded, "now": c.now, "expected": c.expected, "as_stated": c.as_stated,
+                        "upstream": c.upstream or None, "note": c.note} for c in r.cases]}
             for r in replays
         ]  # fmt: skip
         click.echo(json.dumps(rows, indent=1))
     else:
         for r in replays:
             mark = "as stated" if r.as_stated else "NOT AS STATED"
-            click.echo(f"{r.reproduced}/{len(r.cases)} reproduce  {mark:<13}  {r.group.title}")
+            click.echo(f"{r.reproduced}/{len(r.cases)} reproduce  {mark:<13}  {r.title}")
             for c in r.cases:
-                expected = "" if c.expected is None else f" (expected {'a finding' if c.expected else 'no finding'} here)"
-                click.echo(f"    {c.now:<14} was {c.recorded:<14} {c.path}{expected}" + (f"  {c.note}" if c.note else ""))
+                said = "  ".join(x for x in (f"({c.expectation})" if c.expectation else "", c.upstream, c.note) if x)
+                click.echo(f"    {c.now:<15} was {c.recorded:<15} {c.path}" + (f"  {said}" if said else ""))
         surprises = sum(not r.as_stated for r in replays)
         click.echo(f"{len(replays)} groups replayed: {len(replays) - surprises} as stated, {surprises} not")
     sys.exit(0 if all(r.as_stated for r in replays) else 1)

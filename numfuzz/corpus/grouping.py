@@ -106,6 +106,13 @@ def minimize_notes(root: Path) -> dict[str, str]:
     return {str(k): str(v) for k, v in data.items()} if isinstance(data, dict) else {}
 
 
+def case_paths(directory: Path) -> list[Path]:
+    """The case files under `directory`: in a campaign corpus those of its case folders, in any other folder every *.json below it."""
+    root = Path(directory)
+    folders = [root / name for name in CASE_FOLDERS if (root / name).is_dir()] or [root]
+    return sorted({p for folder in folders for p in folder.rglob("*.json") if not p.name.startswith(".")})
+
+
 def group_corpus(directory: Path, known: Sequence[KnownIssue] | None = None, bounds: Bounds | None = None) -> tuple[list[Group], list[str]]:
     """Findings (and within_rounding cases) under `directory`, folded by root cause; also one line per unreadable file.
 
@@ -118,9 +125,7 @@ def group_corpus(directory: Path, known: Sequence[KnownIssue] | None = None, bou
     cases: list[tuple[Path, Case]] = []
     problems: list[str] = []
     root = Path(directory)
-    folders = [root / name for name in CASE_FOLDERS if (root / name).is_dir()] or [root]
-    paths = sorted({p for folder in folders for p in folder.rglob("*.json") if not p.name.startswith(".")})
-    for path in paths:
+    for path in case_paths(root):
         try:
             case = load_case(path)
             case.tensors()

@@ -3,14 +3,14 @@
 import json
 
 import pytest
-from helpers import FINDINGS, SEEDS
+from helpers import FINDINGS, ROOT, SEEDS
 
 from numfuzz.corpus.case import SCHEMA_VERSION, CaseError
 from numfuzz.corpus.make import make_case
-from numfuzz.corpus.regression import statement
+from numfuzz.corpus.regression import reproduces, statement, upstream
 from numfuzz.corpus.store import load_case, save_case
 from numfuzz.environment import provenance
-from numfuzz.judge.verdicts import Verdict
+from numfuzz.judge.verdicts import Verdict, parse_verdict
 from numfuzz.program.ir import Graph, Node
 from numfuzz.run_spec import RunSpec
 from numfuzz.runner.case_runner import run_case
@@ -18,6 +18,7 @@ from numfuzz.targets import resolve
 
 SEED_FILES = sorted(SEEDS.glob("*.json"))
 FINDING_FILES = sorted(FINDINGS.glob("*.json"))  # real findings kept as regression cases
+UPSTREAM_FILES = sorted((ROOT / "corpus" / "upstream").glob("*.json"))  # upstream reports written as cases
 
 
 def _target_or_skip(spec: str):
@@ -56,6 +57,39 @@ def test_committed_finding_reproduces_where_it_states(path):
     if expected:
         assert outcome.verdict.value == case.result["verdict"]
         assert outcome.analysis["cause"] == case.result["analysis"]["cause"]
+
+
+@pytest.mark.parametrize("path", UPSTREAM_FILES, ids=lambda p: p.stem)
+def test_upstream_case_replays_as_its_file_states(path):
+    """Each upstream report gets its recorded verdict where its file says (a finding, or what numfuzz judges it), and not elsewhere."""
+    case = load_case(path)
+    stated, source = statement(case), upstream(case)
+    assert stated is not None and source is not None, f"{path.name} names no upstream issue or states nowhere it reproduces"
+    if stated.device and not "cpu".startswith(stated.device):
+        pytest.skip(f"{path.name} ({source.issue}) needs {stated.device}")
+    target = _target_or_skip(case.target)
+    here = provenance("cpu")
+    expected = stated.holds_here(here)
+    if expected is None:
+        pytest.skip(f"{path.name} was checked on {'/'.join(stated.isa)}; this CPU is {here['isa']}")
+    recorded = parse_verdict(case.result["verdict"])
+    outcome = run_case(case, target, "cpu")
+    assert reproduces(recorded, outcome.verdict) == expected, (
+        f"{source.issue} on torch {here['torch']}: {outcome.verdict.value}, recorded {recorded.value}, stated: {stated.text()}"
+    )
+    if expected and recorded.is_finding:
+        assert outcome.verdict is recorded and outcome.analysis["cause"] == case.result["analysis"]["cause"]
+
+
+def test_corpus_replay_names_the_upstream_issue_and_skips_a_cuda_case(cli, tmp_path):
+    for name in ("pytorch-198183-erf-small.json", "pytorch-185480-elu-bf16-subnormal-cuda.json"):
+        (tmp_path / name).write_text((ROOT / "corpus" / "upstream" / name).read_text())
+    result = cli("corpus", tmp_path, "--replay", "--device", "cpu")
+    assert result.exit_code == 0, result.output
+    erf = next(line for line in result.output.splitlines() if "erf-small" in line)
+    assert erf.split()[0] == "less_accurate" and "pytorch#198183" in erf
+    cuda = next(line for line in result.output.splitlines() if "subnormal-cuda" in line)
+    assert cuda.split()[0] == "skipped" and "pytorch#185480" in cuda and "needs cuda" in cuda
 
 
 @pytest.mark.parametrize("path", SEED_FILES, ids=lambda p: p.stem)
