@@ -130,6 +130,8 @@ def reduced_length(graph: Graph, k: int) -> int:
     if not shape:
         return 1
     family = lookup(node.op).family
+    if node.attr("reduction") in ("mean", "sum", "batchmean"):  # a loss summed over its terms
+        return math.prod(shape)
     if family == "reduce":
         return shape[node.attr("dim") % len(shape)]
     if family in ("norm", "linear", "matmul"):
