@@ -37,7 +37,7 @@ import torch
 from numfuzz.judge.bounds import Allowance, Bounds
 from numfuzz.judge.oracle import ulp
 from numfuzz.program.dtypes import check_dtype
-from numfuzz.program.ir import Graph
+from numfuzz.program.ir import Graph, Node
 from numfuzz.program.lowering import compile_source, lower
 from numfuzz.program.ops import infer_specs, lookup
 
@@ -155,13 +155,22 @@ def measure(ev: Evidence, bounds: Bounds) -> dict | None:
     out_fmt = check_dtype(infer_specs(alone)[alone.outputs[out]].dtype)
     t_inputs, t_values = _culprit_io(ev, "target")
     e_inputs, e_values = _culprit_io(ev, "eager")
+    scalars = "as written"
     try:
         positions = None if pointwise else worst_positions(fn, out, t_inputs, t_values, out_fmt)
         target = measure_side(fn, out, t_inputs, t_values, in_fmts, out_fmt, positions)
         eager = measure_side(fn, out, e_inputs, e_values, in_fmts, out_fmt, positions)
+        front = pareto_front(target.forward, target.needed, limit=None)
+        rounded = _scalars_as_fp32(alone) if ev.suffix is None and out_fmt.mantissa_bits <= FP32_MANTISSA else None
+        if rounded is not None and not within(front, allowance):
+            fn32 = compile_source(lower(rounded, reference=True))
+            target32 = measure_side(fn32, out, t_inputs, t_values, in_fmts, out_fmt, positions)
+            front32 = pareto_front(target32.forward, target32.needed, limit=None)
+            if within(front32, allowance):
+                target, front, scalars = target32, front32, "rounded to fp32"
+                eager = measure_side(fn32, out, e_inputs, e_values, in_fmts, out_fmt, positions)
     except RuntimeError as exc:  # an op autograd cannot differentiate here (a cast's rounding, say)
         return {"op": c.op, "dtype": c.dtype, "error": f"not measured: {str(exc).splitlines()[0][:200]}"}
-    front = pareto_front(target.forward, target.needed, limit=None)
     return {
         "op": c.op,
         "dtype": c.dtype,
@@ -171,11 +180,25 @@ def measure(ev: Evidence, bounds: Bounds) -> dict | None:
         "measured": len(target.forward),
         "suffix": ev.suffix is not None,  # located by cutting: the fused program from the op on, taken as one op
         "all_elements": positions is None,
+        "scalars": scalars,  # the op's float attributes: as the program writes them, or rounded to fp32 as ATen's vectorised kernels take them
         "bound": allowance.to_json(),
         "within": within(front, allowance),
         "target": target.summary(),
         "eager": eager.summary(),
     }
+
+
+FP32_MANTISSA = 23
+
+
+def _scalars_as_fp32(alone: Graph) -> Graph | None:
+    """The one-op graph with its float attributes rounded to fp32 (None: none change). ATen's vectorised kernels take
+    a Python-float exponent or `value=` in fp32, eager's small tensors in double: a value exact either way is rounding."""
+    (node,) = alone.nodes
+    attrs = {k: float(np.float32(v)) if isinstance(v, float) and math.isfinite(v) else v for k, v in node.attrs}
+    if attrs == dict(node.attrs):
+        return None
+    return Graph(alone.inputs, (Node.make(node.op, node.args, **attrs),), alone.outputs)
 
 
 def worst_positions(fn, out: int, inputs: list[list[torch.Tensor]], values: list[torch.Tensor], out_fmt) -> list[tuple[int, int]]:
@@ -352,7 +375,8 @@ def describe(record: dict) -> str:
     worst = record["target"].get("worst") or [{}]
     at_worst = _num(worst[0].get("condition"))
     condition = f"condition {_ulps(at_worst)} at its worst element, " if math.isfinite(at_worst) or math.isinf(at_worst) else ""
-    where = f"at {what} ({record['dtype']}, {condition}up to {_ulps(_num(record['target']['max_condition']))})"
+    scalars = ", its float attributes rounded to fp32 as ATen's vectorised kernels take them" if record.get("scalars") == "rounded to fp32" else ""
+    where = f"at {what} ({record['dtype']}, {condition}up to {_ulps(_num(record['target']['max_condition']))}{scalars})"
     if beyond and math.isinf(min(beyond)):
         return (
             f"{where}: numfuzz finds no input move that explains the compiled result (first order gives none, or the op at the "

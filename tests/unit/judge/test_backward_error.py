@@ -92,3 +92,13 @@ def test_the_minimisers_cheap_check_tells_rounding_from_a_finding_without_compil
         assert raw.verdict is Verdict.LESS_ACCURATE and raw.analysis is None
         assert rounding_only(graph, [values], target, "cpu", raw, "unexplained") is benign
         assert not rounding_only(graph, [values], target, "cpu", raw, "cast_dropped")  # a cause kept whatever the bound
+
+
+def test_an_exponent_taken_in_fp32_is_within_rounding():
+    """pow(x, 1.7) with 1.7 rounded to fp32, as ATen's vectorised kernel takes it: 7 ULP off, exact for that exponent."""
+    x = torch.linspace(15000.0, 17000.0, 16)
+    outcome = _run(Graph((TensorSpec((16,), "fp32"),), (Node.make("pow_scalar", [0], exponent=1.7),), (1,)), [x])
+    assert outcome.outputs[0].target_max_ulp > 4 and outcome.outputs[0].eager_max_ulp <= 0.5
+    assert outcome.verdict is Verdict.WITHIN_ROUNDING, outcome.analysis
+    record = outcome.analysis["backward_error"]
+    assert record["scalars"] == "rounded to fp32" and "rounded to fp32 as ATen" in outcome.detail
