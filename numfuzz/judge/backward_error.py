@@ -152,7 +152,11 @@ def measure(ev: Evidence, bounds: Bounds) -> dict | None:
     allowance = bounds.allowance(c.op, c.dtype, ev.device, n)
     fn = compile_source(lower(alone, reference=True))
     in_fmts = [check_dtype(s.dtype) for s in alone.inputs]
-    out_fmt = check_dtype(infer_specs(alone)[alone.outputs[out]].dtype)
+    out_dtype = infer_specs(alone)[alone.outputs[out]].dtype
+    out_fmt = check_dtype(out_dtype)
+    suffix_ops = [[node.op, reduced_length(alone, k)] for k, node in enumerate(alone.nodes)] if ev.suffix is not None else None
+    if suffix_ops is not None:  # the program from the culprit on, as one op: the loosest bound of its ops, in its output's dtype
+        allowance = bounds.loosest(suffix_ops, out_dtype, ev.device)
     t_inputs, t_values = _culprit_io(ev, "target")
     e_inputs, e_values = _culprit_io(ev, "eager")
     scalars = "as written"
@@ -179,6 +183,7 @@ def measure(ev: Evidence, bounds: Bounds) -> dict | None:
         "method": METHOD,
         "measured": len(target.forward),
         "suffix": ev.suffix is not None,  # located by cutting: the fused program from the op on, taken as one op
+        **({"suffix_ops": suffix_ops, "bound_dtype": out_dtype} if suffix_ops is not None else {}),
         "all_elements": positions is None,
         "scalars": scalars,  # the op's float attributes: as the program writes them, or rounded to fp32 as ATen's vectorised kernels take them
         "bound": allowance.to_json(),
@@ -358,9 +363,9 @@ def describe(record: dict) -> str:
         return f"backward error at `{record.get('op')}`: {record['error']}"
     bound = record["bound"]
     documented = f"{_ulps(float(bound['documented_ulp']))} ULP ({bound['source']}{'; uncertain' if bound.get('uncertain') else ''})"
-    if record["dtype"] != "fp32":  # stated for fp32; a narrow op is computed in fp32 and rounded once
+    if record.get("bound_dtype", record["dtype"]) != "fp32":  # stated for fp32; a narrow op is computed in fp32 and rounded once
         documented = (
-            f"{_ulps(float(bound['documented_ulp']))} fp32 ULP, so in {record['dtype']} {_ulps(float(bound['output_ulp']))} ULP at the output "
+            f"{_ulps(float(bound['documented_ulp']))} fp32 ULP, so in {record.get('bound_dtype', record['dtype'])} {_ulps(float(bound['output_ulp']))} ULP at the output "
             f"or {_ulps(float(bound['input_ulp']))} ULP of input move ({bound['source']})"
         )
     if record.get("n", 1) > 1 and bound.get("grows"):

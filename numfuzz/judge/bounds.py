@@ -92,6 +92,10 @@ class Bounds:
     def allowance(self, op: str, dtype: str, device: str, n: int = 1) -> Allowance:
         return _allowance(self.for_device(op, device), dtype, n)
 
+    def loosest(self, ops: Sequence[Sequence[Any]], dtype: str, device: str) -> Allowance:
+        """The bound of a program taken as one op (the culprit's fused rest): the loosest of its ops' ((op, n) pairs), in its output's dtype."""
+        return max((self.allowance(str(op), dtype, device, int(n)) for op, n in ops), key=lambda a: a.input_ulp)
+
     def backward_allowance(self, op: str, dtype: str, device: str, n: int = 1) -> Allowance:
         """What an op's backward (its vector-Jacobian product) may lose: the bound given for `OP.backward`, else a stated default.
 

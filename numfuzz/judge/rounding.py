@@ -42,8 +42,12 @@ def within_rounding(analysis: dict | None, bounds: Bounds) -> bool | None:
     if not isinstance(record, dict) or "error" in record or not isinstance(record.get("target"), dict):
         return None
     try:
-        measure = bounds.backward_allowance if record.get("backward") else bounds.allowance
-        allowance = measure(str(record["op"]), str(record["dtype"]), str(record.get("device", "cpu")), int(record.get("n", 1)))
+        device = str(record.get("device", "cpu"))
+        if isinstance(record.get("suffix_ops"), list):  # the culprit's fused rest, taken as one op
+            allowance = bounds.loosest(record["suffix_ops"], str(record["bound_dtype"]), device)
+        else:
+            measure = bounds.backward_allowance if record.get("backward") else bounds.allowance
+            allowance = measure(str(record["op"]), str(record["dtype"]), device, int(record.get("n", 1)))
         return within(record["target"]["front"], allowance)
     except (KeyError, TypeError, ValueError):  # a record from another numfuzz: judge as recorded
         return None

@@ -66,4 +66,3 @@ def test_a_rounding_only_the_option_makes_is_its_own_kept_cause():
     assert "emulated_rounding" in KEPT  # a finding whatever the bound
     plain = run_case(Case.from_tensors(graph, [[x]], "emulating"), resolve("emulating"), "cpu")
     assert plain.verdict is Verdict.EQUAL
-
