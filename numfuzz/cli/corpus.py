@@ -91,7 +91,7 @@ def corpus(
     known = load_known_or_fail(known_files)
     bounds = use_bounds_or_fail(bounds_files)
     from numfuzz.corpus.grouping import group_corpus, listed
-    from numfuzz.judge.backward_error import describe
+    from numfuzz.judge.backward_error_text import describe
 
     groups, problems = group_corpus(directory, known, bounds)
     for problem in problems:

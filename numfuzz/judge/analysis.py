@@ -20,7 +20,8 @@ from __future__ import annotations
 import torch
 
 from numfuzz.judge.backward_analysis import analyse_backward
-from numfuzz.judge.backward_error import describe, measure
+from numfuzz.judge.backward_error import measure
+from numfuzz.judge.backward_error_text import describe
 from numfuzz.judge.bounds import active_bounds
 from numfuzz.judge.causes import Diagnosis, Evidence, cast_dropped, diagnose
 from numfuzz.judge.execute import Outcome

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import torch
 
-from numfuzz.judge.backward_error import describe
+from numfuzz.judge.backward_error_text import describe
 from numfuzz.judge.bounds import active_bounds
 from numfuzz.judge.execute import Outcome, evaluate
 from numfuzz.judge.gradient_error import measure_gradient

@@ -160,9 +160,14 @@ def measure(ev: Evidence, bounds: Bounds) -> dict | None:
     t_inputs, t_values = _culprit_io(ev, "target")
     e_inputs, e_values = _culprit_io(ev, "eager")
     scalars = "as written"
+    # where eager's value is not finite either, the element says nothing against the target
+    skip = np.concatenate([~torch.isfinite(v.detach().cpu()).reshape(-1).numpy() for v in e_values])
     try:
         positions = None if pointwise else worst_positions(fn, out, t_inputs, t_values, out_fmt)
-        target = measure_side(fn, out, t_inputs, t_values, in_fmts, out_fmt, positions)
+        if positions is not None:
+            numel = max(1, t_values[0].numel())
+            positions = [(s, j) for s, j in positions if not skip[s * numel + j]]
+        target = measure_side(fn, out, t_inputs, t_values, in_fmts, out_fmt, positions, skip)
         eager = measure_side(fn, out, e_inputs, e_values, in_fmts, out_fmt, positions)
         front = pareto_front(target.forward, target.needed, limit=None)
         rounded = _scalars_as_fp32(alone) if ev.suffix is None and out_fmt.mantissa_bits <= FP32_MANTISSA else None
@@ -225,10 +230,10 @@ def _forward(got: np.ndarray, exact: np.ndarray, fmt) -> np.ndarray:
     return np.where(np.isfinite(got), err, np.inf)
 
 
-def measure_side(fn, out: int, inputs, values, in_fmts, out_fmt, positions: list[tuple[int, int]] | None) -> Side:
+def measure_side(fn, out: int, inputs, values, in_fmts, out_fmt, positions: list[tuple[int, int]] | None, skip: np.ndarray | None = None) -> Side:
     side = Side()
     if positions is None:  # pointwise: every sample at once, each input expanded to the output's shape
-        _pointwise(side, fn, out, inputs, values, in_fmts, out_fmt)
+        _pointwise(side, fn, out, inputs, values, in_fmts, out_fmt, skip)
         return side
     for s, (args, value) in enumerate(zip(inputs, values)):
         got = value.detach().to("cpu", torch.float64).reshape(-1).numpy()
@@ -248,7 +253,7 @@ def measure_side(fn, out: int, inputs, values, in_fmts, out_fmt, positions: list
     return side
 
 
-def _pointwise(side: Side, fn, out: int, inputs, values, in_fmts, out_fmt) -> None:
+def _pointwise(side: Side, fn, out: int, inputs, values, in_fmts, out_fmt, skip: np.ndarray | None = None) -> None:
     """One forward and one backward for all samples: stacked, each element has its own copy of every input."""
     shape = tuple(values[0].shape)
     xs = [torch.stack([args[i].detach().to("cpu", torch.float64).expand(shape) for args in inputs]).requires_grad_(True) for i in range(len(inputs[0]))]
@@ -262,7 +267,7 @@ def _pointwise(side: Side, fn, out: int, inputs, values, in_fmts, out_fmt) -> No
         with torch.no_grad():
             return fn(*[x.detach() + torch.from_numpy(d).reshape(x.shape) for x, d in zip(xs, deltas)])[out].reshape(-1).numpy()
 
-    _add(side, max(1, math.prod(shape)), got, y.detach().reshape(-1).numpy(), flat, partials, in_fmts, out_fmt, moved)
+    _add(side, max(1, math.prod(shape)), got, y.detach().reshape(-1).numpy(), flat, partials, in_fmts, out_fmt, moved, skip)
 
 
 def _checked(needed, slack, got, exact, partials, flat, in_fmts, out_fmt, moved) -> np.ndarray:
@@ -282,9 +287,9 @@ def _checked(needed, slack, got, exact, partials, flat, in_fmts, out_fmt, moved)
     return np.where(finite & ~ok, np.inf, needed)
 
 
-def _add(side: Side, numel: int, got, exact, flat, partials, in_fmts, out_fmt, moved) -> None:
+def _add(side: Side, numel: int, got, exact, flat, partials, in_fmts, out_fmt, moved, skip: np.ndarray | None = None) -> None:
     """Pointwise, all samples stacked: element j (sample j // numel) has position j of each expanded input."""
-    keep = np.isfinite(exact) & (np.abs(exact) <= out_fmt.max_value)
+    keep = np.isfinite(exact) & (np.abs(exact) <= out_fmt.max_value) & (True if skip is None else ~skip)
     with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
         slack = _slack(got, exact, out_fmt)
         terms = [np.abs(g) * ulp(x, fmt) for g, x, fmt in zip(partials, flat, in_fmts)]
@@ -351,51 +356,3 @@ def _slack(got: np.ndarray, exact: np.ndarray, fmt) -> np.ndarray:
 def _ratio(slack: np.ndarray, denom: np.ndarray) -> np.ndarray:
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(slack == 0, 0.0, np.where(denom > 0, slack / np.where(denom > 0, denom, 1.0), np.inf))
-
-
-def _ulps(x: float) -> str:
-    return "inf" if math.isinf(x) else f"{x:.3g}"
-
-
-def describe(record: dict) -> str:
-    """One line for evidence, replay, the report and the issue text: the backward error against the bound."""
-    if "error" in record:
-        return f"backward error at `{record.get('op')}`: {record['error']}"
-    bound = record["bound"]
-    documented = f"{_ulps(float(bound['documented_ulp']))} ULP ({bound['source']}{'; uncertain' if bound.get('uncertain') else ''})"
-    if record.get("bound_dtype", record["dtype"]) != "fp32":  # stated for fp32; a narrow op is computed in fp32 and rounded once
-        documented = (
-            f"{_ulps(float(bound['documented_ulp']))} fp32 ULP, so in {record.get('bound_dtype', record['dtype'])} {_ulps(float(bound['output_ulp']))} ULP at the output "
-            f"or {_ulps(float(bound['input_ulp']))} ULP of input move ({bound['source']})"
-        )
-    if record.get("n", 1) > 1 and bound.get("grows"):
-        documented += f", grown for {record['n']} elements"
-    eager = _num(record["eager"]["max_needed_ulp"])
-    out_ulp, in_ulp = float(bound["output_ulp"]), float(bound["input_ulp"])
-    front = [(_num(f), _num(n)) for f, n in record["target"]["front"]]
-    beyond = [n for f, n in front if f > out_ulp and n > in_ulp]
-    what = f"the program from `{record['op']}` on" if record.get("suffix") else f"`{record['op']}`"
-    if record.get("backward"):
-        what = f"`{record['op']}`'s backward (the gradient of its input {record.get('gradient_of', 0)})"
-    worst = record["target"].get("worst") or [{}]
-    at_worst = _num(worst[0].get("condition"))
-    condition = f"condition {_ulps(at_worst)} at its worst element, " if math.isfinite(at_worst) or math.isinf(at_worst) else ""
-    scalars = ", its float attributes rounded to fp32 as ATen's vectorised kernels take them" if record.get("scalars") == "rounded to fp32" else ""
-    where = f"at {what} ({record['dtype']}, {condition}up to {_ulps(_num(record['target']['max_condition']))}{scalars})"
-    if beyond and math.isinf(min(beyond)):
-        return (
-            f"{where}: numfuzz finds no input move that explains the compiled result (first order gives none, or the op at the "
-            f"moved inputs misses it); the documented bound is {documented}; eager's needs {_ulps(eager)} ULP"
-        )
-    if beyond:
-        return (
-            f"{where}: the compiled result is not the exact result of any input within {_ulps(min(beyond))} ULP; "
-            f"the documented bound is {documented}; eager's needs {_ulps(eager)} ULP"
-        )
-    excused = [n for f, n in front if f > out_ulp]
-    if not excused:
-        return f"{where}: the compiled result is within {_ulps(_num(record['target']['max_forward_ulp']))} ULP of float64 at the op; the documented bound is {documented}"
-    return (
-        f"{where}: the compiled value is the exact result of inputs within {_ulps(max(excused))} ULP; "
-        f"the documented bound is {documented}; eager's needs {_ulps(eager)} ULP"
-    )

@@ -17,7 +17,7 @@ from typing import Any
 from numfuzz.corpus.case import Case, recorded_outcome
 from numfuzz.corpus.grouping import Group, group_corpus, listed
 from numfuzz.corpus.store import load_case
-from numfuzz.judge.backward_error import describe
+from numfuzz.judge.backward_error_text import describe
 from numfuzz.program.lowering import lower
 from numfuzz.report.data import ErrorFile, ErrorRow, GroupView, Known, Link
 

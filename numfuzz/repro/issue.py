@@ -6,7 +6,7 @@ from typing import Sequence
 
 from numfuzz.corpus.case import Case, stored_signature
 from numfuzz.environment import device_name, vector_isa, versions
-from numfuzz.judge.backward_error import describe
+from numfuzz.judge.backward_error_text import describe
 from numfuzz.judge.compiled import output_label
 from numfuzz.judge.execute import Outcome
 from numfuzz.judge.signature import Signature, flagged_output, severity, symptom_of

@@ -102,3 +102,21 @@ def test_an_exponent_taken_in_fp32_is_within_rounding():
     assert outcome.verdict is Verdict.WITHIN_ROUNDING, outcome.analysis
     record = outcome.analysis["backward_error"]
     assert record["scalars"] == "rounded to fp32" and "rounded to fp32 as ATen" in outcome.detail
+
+
+def test_elements_where_eager_is_not_finite_either_are_left_out():
+    """Such an element says nothing against the target: its inf is eager's too."""
+    from numfuzz.judge.backward_error import measure_side
+    from numfuzz.program.dtypes import check_dtype
+    from numfuzz.program.lowering import compile_source, lower
+
+    graph = Graph((TensorSpec((4,), "fp32"),), (Node.make("exp", [0]),), (1,))
+    fn = compile_source(lower(graph, reference=True))
+    x = torch.tensor([1.0, 2.0, 3.0, 4.0])
+    value = torch.exp(x)
+    value[2] = torch.inf  # as a kernel that overflows early would give, on both sides
+    fp32 = check_dtype("fp32")
+    every = measure_side(fn, 0, [[x]], [value], [fp32], fp32, None)
+    assert len(every.forward) == 4 and max(every.forward) == float("inf")
+    kept = measure_side(fn, 0, [[x]], [value], [fp32], fp32, None, skip=~torch.isfinite(value).numpy())
+    assert len(kept.forward) == 3 and max(kept.forward) < 1.0

@@ -1,0 +1,57 @@
+"""The backward-error record in words: one line for evidence, replay, the report and the issue text."""
+
+from __future__ import annotations
+
+import math
+
+
+def _num(x: float | str | None) -> float:
+    return float(x) if x is not None else math.nan
+
+
+def _ulps(x: float) -> str:
+    return "inf" if math.isinf(x) else f"{x:.3g}"
+
+
+def describe(record: dict) -> str:
+    """One line for evidence, replay, the report and the issue text: the backward error against the bound."""
+    if "error" in record:
+        return f"backward error at `{record.get('op')}`: {record['error']}"
+    bound = record["bound"]
+    documented = f"{_ulps(float(bound['documented_ulp']))} ULP ({bound['source']}{'; uncertain' if bound.get('uncertain') else ''})"
+    if record.get("bound_dtype", record["dtype"]) != "fp32":  # stated for fp32; a narrow op is computed in fp32 and rounded once
+        documented = (
+            f"{_ulps(float(bound['documented_ulp']))} fp32 ULP, so in {record.get('bound_dtype', record['dtype'])} {_ulps(float(bound['output_ulp']))} ULP at the output "
+            f"or {_ulps(float(bound['input_ulp']))} ULP of input move ({bound['source']})"
+        )
+    if record.get("n", 1) > 1 and bound.get("grows"):
+        documented += f", grown for {record['n']} elements"
+    eager = _num(record["eager"]["max_needed_ulp"])
+    out_ulp, in_ulp = float(bound["output_ulp"]), float(bound["input_ulp"])
+    front = [(_num(f), _num(n)) for f, n in record["target"]["front"]]
+    beyond = [n for f, n in front if f > out_ulp and n > in_ulp]
+    what = f"the program from `{record['op']}` on" if record.get("suffix") else f"`{record['op']}`"
+    if record.get("backward"):
+        what = f"`{record['op']}`'s backward (the gradient of its input {record.get('gradient_of', 0)})"
+    worst = record["target"].get("worst") or [{}]
+    at_worst = _num(worst[0].get("condition"))
+    condition = f"condition {_ulps(at_worst)} at its worst element, " if math.isfinite(at_worst) or math.isinf(at_worst) else ""
+    scalars = ", its float attributes rounded to fp32 as ATen's vectorised kernels take them" if record.get("scalars") == "rounded to fp32" else ""
+    where = f"at {what} ({record['dtype']}, {condition}up to {_ulps(_num(record['target']['max_condition']))}{scalars})"
+    if beyond and math.isinf(min(beyond)):
+        return (
+            f"{where}: numfuzz finds no input move that explains the compiled result (first order gives none, or the op at the "
+            f"moved inputs misses it); the documented bound is {documented}; eager's needs {_ulps(eager)} ULP"
+        )
+    if beyond:
+        return (
+            f"{where}: the compiled result is not the exact result of any input within {_ulps(min(beyond))} ULP; "
+            f"the documented bound is {documented}; eager's needs {_ulps(eager)} ULP"
+        )
+    excused = [n for f, n in front if f > out_ulp]
+    if not excused:
+        return f"{where}: the compiled result is within {_ulps(_num(record['target']['max_forward_ulp']))} ULP of float64 at the op; the documented bound is {documented}"
+    return (
+        f"{where}: the compiled value is the exact result of inputs within {_ulps(max(excused))} ULP; "
+        f"the documented bound is {documented}; eager's needs {_ulps(eager)} ULP"
+    )
