@@ -11,8 +11,10 @@ import torch
 from numfuzz.judge.execute import Outcome
 from numfuzz.judge.signature import Signature, signature_of
 from numfuzz.judge.verdicts import Verdict
+from numfuzz.program.dtypes import is_integer
 from numfuzz.program.ir import Graph, GraphError, canonical_json
 from numfuzz.program.ops import infer_specs
+from numfuzz.program.valid_inputs import input_problem
 from numfuzz.program.values import BitsError, Recipe, decode, encode
 from numfuzz.run_spec import RunSpec, RunSpecError
 
@@ -108,6 +110,7 @@ class Case:
             samples = [[str(x) for x in sample] for sample in data["samples"]]
             if not samples or any(len(s) != len(graph.inputs) for s in samples):
                 raise CaseError(f"samples do not match the graph's {len(graph.inputs)} inputs")
+            _check_values(graph, samples)
             provenance = dict(data.get("provenance", {}))
             run = RunSpec.from_json(data["run"]) if schema >= 2 else _schema1_run(data, provenance, len(samples))
             grads = _upstream_gradients(data, run, graph, len(samples))
@@ -129,6 +132,19 @@ class Case:
             if isinstance(exc, CaseError):
                 raise
             raise CaseError(f"malformed case: {type(exc).__name__} {exc}") from None
+
+
+def _check_values(graph: Graph, samples: list[list[str]]) -> None:
+    """Indices in range and expanded inputs equal along their expanded dims, in every sample (only such graphs are decoded here)."""
+    if not any(spec.layout is not None or is_integer(spec.dtype) for spec in graph.inputs):
+        return
+    for k, sample in enumerate(samples):
+        try:
+            problem = input_problem(graph, [decode(text, spec) for text, spec in zip(sample, graph.inputs)])
+        except BitsError as exc:
+            raise CaseError(str(exc)) from None
+        if problem is not None:
+            raise CaseError(f"sample {k}: {problem}")
 
 
 def _schema1_run(data: dict, provenance: dict[str, Any], samples: int) -> RunSpec:
