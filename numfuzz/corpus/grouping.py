@@ -59,7 +59,7 @@ class Group:
         ops, dtypes = "+".join(sorted(self.ops)) or "?", ",".join(sorted(d for d in self.dtypes if d)) or "-"
         if self.mechanism is not None:
             return f"{target} | {self.mechanism.title} | {ops} | {dtypes}"
-        if self.signature.cause and self.signature.cause != "cast_dropped":
+        if self.signature.cause and self.signature.cause not in ("cast_dropped", "strided_input"):
             return f"{target} | {'+'.join(self.signature.ops) or '?'} | {dtypes} | {self.signature.cause}"
         return self.signature.group_text()
 

@@ -59,7 +59,7 @@ class Signature:
 
     def group_key(self) -> tuple:
         """Findings with one key share a root cause."""
-        if self.cause == "cast_dropped":
+        if self.cause in ("cast_dropped", "strided_input"):  # one mechanism, whatever op it shows at
             return (self.target, self.cause)
         if self.cause:
             return (self.target, self.cause, self.ops)
@@ -69,6 +69,8 @@ class Signature:
         """The group's name, as the corpus table shows it."""
         if self.cause == "cast_dropped":
             return f"{self.target} | explicit cast dropped"
+        if self.cause == "strided_input":
+            return f"{self.target} | strided input mishandled"
         if self.cause:
             return f"{self.target} | {'+'.join(self.ops) or '?'} | {self.dtype or '-'} | {self.cause}"
         return self.text()

@@ -131,6 +131,7 @@ def _what_happens(outcome: Outcome) -> str:
 
 
 _CAUSE_PHRASES = {
+    "strided_input": "a strided input (permuted, stepped, expanded or offset) is mishandled: the same values laid out contiguously are fine",
     "cast_dropped": "an explicit cast the program asks for is dropped",
     "nonfinite_intermediate": "a value turns non-finite inside the compiled code where eager's is finite",
     "cancellation": "cancellation: a small result computed from larger terms loses its relative accuracy",
