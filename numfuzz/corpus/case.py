@@ -21,6 +21,9 @@ from numfuzz.run_spec import RunSpec, RunSpecError
 # 2: the run specification (`run`) replaces `target`; a schema-1 file loads as a run spec with
 # its target, the machine's default device, its own sample count and no search, as it ran then.
 SCHEMA_VERSION = 2
+# 3: an input may be strided (`layout`) or integer (`i64`); written only for such cases, so an older
+# numfuzz refuses them (instead of running a strided input contiguous) and every other case stays 2.
+INPUTS_SCHEMA = 3
 
 
 class CaseError(ValueError):
@@ -84,7 +87,7 @@ class Case:
 
     def to_json(self) -> dict:
         return {
-            "schema": SCHEMA_VERSION,
+            "schema": INPUTS_SCHEMA if any(spec.layout is not None or is_integer(spec.dtype) for spec in self.graph.inputs) else SCHEMA_VERSION,
             "graph": self.graph.to_json(),
             "samples": self.samples,
             "run": self.run.to_json(),
@@ -102,8 +105,8 @@ class Case:
         schema = data.get("schema")
         if not isinstance(schema, int):
             raise CaseError("not a numfuzz case: no schema version")
-        if schema > SCHEMA_VERSION:
-            raise CaseError(f"case schema {schema} is newer than this numfuzz understands ({SCHEMA_VERSION}); upgrade numfuzz")
+        if schema > INPUTS_SCHEMA:
+            raise CaseError(f"case schema {schema} is newer than this numfuzz understands ({INPUTS_SCHEMA}); upgrade numfuzz")
         try:
             graph = Graph.from_json(data["graph"])
             infer_specs(graph)  # unknown ops and ill-typed graphs fail here, not mid-run

@@ -76,6 +76,11 @@ def test_a_plain_layout_is_absent_from_json_so_old_cases_keep_their_hash():
     strided = TensorSpec((2, 3), "bf16", Layout.make(2, step=[2, 1]))
     assert strided.to_json()["layout"] == {"step": [2, 1]} and TensorSpec.from_json(strided.to_json()) == strided
     assert Layout.make(2, perm=[0, 1], step=[1, 1]).plain  # defaults spelled out are still plain
+    cases = [
+        Case.from_tensors(Graph((spec,), (Node.make("neg", [0]),), (1,)), [[torch.ones(2, 3, dtype=torch.bfloat16)]], "eager") for spec in (plain, strided)
+    ]
+    assert [c.to_json()["schema"] for c in cases] == [2, 3]  # an older numfuzz refuses a strided case instead of running it contiguous
+    assert Case.from_json(cases[1].to_json()).graph.inputs[0].layout == strided.layout
 
 
 @pytest.mark.parametrize(
