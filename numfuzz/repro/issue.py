@@ -119,6 +119,7 @@ def _outcome_tables(outcome: Outcome, outputs: int) -> str:
             ("compiled", o.target_max_ulp, o.target_mean_ulp, o.target_max_abs, o.target_max_rel),
         ]) + f"\n{'':>10}worse on {o.worse} elements, better on {o.better}: {o.verdict}"
         for o in outcome.outputs
+        if o.index < outputs or o.elements  # not an integer input's empty gradient
     )  # fmt: skip
 
 

@@ -205,6 +205,8 @@ less_accurate = []
 for k in range(len(eager[0])):
     fmt = FORMATS[eager[0][k].dtype]
     ref, e, t = flat(reference, k), flat(eager, k), flat(got, k)
+    if not ref.size:
+        continue  # an integer input's empty gradient
     keep = np.isfinite(ref) & (np.abs(ref) <= fmt.max_value)
     ref, e, t = ref[keep], e[keep], t[keep]
     e_err, t_err = ulp_error(e, ref, fmt), ulp_error(t, ref, fmt)
