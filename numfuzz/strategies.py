@@ -29,6 +29,7 @@ from hypothesis import strategies as st
 
 from numfuzz.program.generator import GenConfig, generate_from
 from numfuzz.program.ir import Graph
+from numfuzz.program.layout import conform
 from numfuzz.program.lowering import compile_source, lower
 from numfuzz.program.values import Recipe, draw_values, round_to
 
@@ -230,7 +231,7 @@ def draw_inputs(draw: st.DrawFn, graph: Graph, recipes: list[Recipe], samples: i
                 rng: Any = HypothesisValues(draw)
             else:
                 rng = np.random.Generator(np.random.PCG64(draw(st.integers(0, 2**32 - 1))))
-            sample.append(round_to(draw_values(recipe, spec, rng), spec))
+            sample.append(round_to(conform(draw_values(recipe, spec, rng), spec.layout), spec))  # an expanded input repeats its first slice
         drawn.append(sample)
     return drawn
 

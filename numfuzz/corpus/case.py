@@ -11,14 +11,19 @@ import torch
 from numfuzz.judge.execute import Outcome
 from numfuzz.judge.signature import Signature, signature_of
 from numfuzz.judge.verdicts import Verdict
+from numfuzz.program.dtypes import is_integer
 from numfuzz.program.ir import Graph, GraphError, canonical_json
 from numfuzz.program.ops import infer_specs
+from numfuzz.program.valid_inputs import input_problem
 from numfuzz.program.values import BitsError, Recipe, decode, encode
 from numfuzz.run_spec import RunSpec, RunSpecError
 
 # 2: the run specification (`run`) replaces `target`; a schema-1 file loads as a run spec with
 # its target, the machine's default device, its own sample count and no search, as it ran then.
 SCHEMA_VERSION = 2
+# 3: an input may be strided (`layout`) or integer (`i64`); written only for such cases, so an older
+# numfuzz refuses them (instead of running a strided input contiguous) and every other case stays 2.
+INPUTS_SCHEMA = 3
 
 
 class CaseError(ValueError):
@@ -82,7 +87,7 @@ class Case:
 
     def to_json(self) -> dict:
         return {
-            "schema": SCHEMA_VERSION,
+            "schema": INPUTS_SCHEMA if any(spec.layout is not None or is_integer(spec.dtype) for spec in self.graph.inputs) else SCHEMA_VERSION,
             "graph": self.graph.to_json(),
             "samples": self.samples,
             "run": self.run.to_json(),
@@ -100,14 +105,15 @@ class Case:
         schema = data.get("schema")
         if not isinstance(schema, int):
             raise CaseError("not a numfuzz case: no schema version")
-        if schema > SCHEMA_VERSION:
-            raise CaseError(f"case schema {schema} is newer than this numfuzz understands ({SCHEMA_VERSION}); upgrade numfuzz")
+        if schema > INPUTS_SCHEMA:
+            raise CaseError(f"case schema {schema} is newer than this numfuzz understands ({INPUTS_SCHEMA}); upgrade numfuzz")
         try:
             graph = Graph.from_json(data["graph"])
             infer_specs(graph)  # unknown ops and ill-typed graphs fail here, not mid-run
             samples = [[str(x) for x in sample] for sample in data["samples"]]
             if not samples or any(len(s) != len(graph.inputs) for s in samples):
                 raise CaseError(f"samples do not match the graph's {len(graph.inputs)} inputs")
+            _check_values(graph, samples)
             provenance = dict(data.get("provenance", {}))
             run = RunSpec.from_json(data["run"]) if schema >= 2 else _schema1_run(data, provenance, len(samples))
             grads = _upstream_gradients(data, run, graph, len(samples))
@@ -129,6 +135,19 @@ class Case:
             if isinstance(exc, CaseError):
                 raise
             raise CaseError(f"malformed case: {type(exc).__name__} {exc}") from None
+
+
+def _check_values(graph: Graph, samples: list[list[str]]) -> None:
+    """Indices in range and expanded inputs equal along their expanded dims, in every sample (only such graphs are decoded here)."""
+    if not any(spec.layout is not None or is_integer(spec.dtype) for spec in graph.inputs):
+        return
+    for k, sample in enumerate(samples):
+        try:
+            problem = input_problem(graph, [decode(text, spec) for text, spec in zip(sample, graph.inputs)])
+        except BitsError as exc:
+            raise CaseError(str(exc)) from None
+        if problem is not None:
+            raise CaseError(f"sample {k}: {problem}")
 
 
 def _schema1_run(data: dict, provenance: dict[str, Any], samples: int) -> RunSpec:

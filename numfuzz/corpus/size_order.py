@@ -9,8 +9,9 @@
  5. scalars          -- input elements over all samples (samples x sum of input numel)
  6. samples
  7. rank             -- sum of the inputs' ranks
- 8. distinct values  -- distinct input values (float64 bit patterns) over all samples
- 9. value cost       -- sum over input elements of `value_cost`: 0 is simplest, then +-1,
+ 8. layouts          -- inputs laid out as a strided view (not plain)
+ 9. distinct values  -- distinct input values (float64 bit patterns) over all samples
+10. value cost       -- sum over input elements of `value_cost`: 0 is simplest, then +-1,
                         then other powers of two, then values with more significant bits
                         (then more bits set, then an exponent further from 0, then negative)
 
@@ -28,7 +29,7 @@ from numfuzz.program.ops import infer_specs
 SizeKey = tuple[int, ...]
 
 
-SIZE_FIELDS = ("nodes", "outputs", "inputs", "dtypes", "scalars", "samples", "rank", "distinct", "value_cost")
+SIZE_FIELDS = ("nodes", "outputs", "inputs", "dtypes", "scalars", "samples", "rank", "layouts", "distinct", "value_cost")
 
 
 # Weights so that each criterion outweighs all later ones: |exponent| <= 1075, set bits <= 53.
@@ -73,6 +74,7 @@ def size_key(case: Case) -> SizeKey:
         values.size,
         len(case.samples),
         sum(len(s.shape) for s in g.inputs),
+        sum(s.layout is not None for s in g.inputs),
         len(np.unique(values.view(np.int64))),
         int(value_cost(values).sum()),
     )

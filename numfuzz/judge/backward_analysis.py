@@ -18,6 +18,7 @@ import torch
 
 from numfuzz.judge.backward_error_text import describe
 from numfuzz.judge.bounds import active_bounds
+from numfuzz.judge.compiled import laid_out
 from numfuzz.judge.execute import Outcome, evaluate
 from numfuzz.judge.gradient_error import measure_gradient
 from numfuzz.judge.localize import Culprit
@@ -40,9 +41,10 @@ def gradient_values(graph: Graph, samples: list[list[torch.Tensor]], upstream: l
     n_in = len(graph.inputs)
     found = []
     for sample, grads in zip(samples, upstream):
-        leaves = [x.to(device).detach().clone().requires_grad_(True) for x in sample]
+        # integer inputs (indices) get no gradient
+        leaves = [x.to(device).detach().clone().requires_grad_(x.is_floating_point()) for x in sample]
         with torch.enable_grad():
-            values = list(leaves) + list(fn(*leaves))[n_in:]
+            values = list(leaves) + list(fn(*laid_out(leaves, graph.inputs)))[n_in:]
             outs = [values[o] for o in graph.outputs]
             wanted = [v for v in values if v.requires_grad]
             got = torch.autograd.grad(outs, wanted, [g.to(device) for g in grads], allow_unused=True)

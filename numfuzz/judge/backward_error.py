@@ -36,7 +36,7 @@ import torch
 
 from numfuzz.judge.bounds import Allowance, Bounds
 from numfuzz.judge.oracle import ulp
-from numfuzz.program.dtypes import check_dtype
+from numfuzz.program.dtypes import check_dtype, is_integer
 from numfuzz.program.ir import Graph, Node
 from numfuzz.program.lowering import compile_source, lower
 from numfuzz.program.ops import infer_specs, lookup
@@ -151,7 +151,8 @@ def measure(ev: Evidence, bounds: Bounds) -> dict | None:
     n = reduced_length(ev.graph, c.node)
     allowance = bounds.allowance(c.op, c.dtype, ev.device, n)
     fn = compile_source(lower(alone, reference=True))
-    in_fmts = [check_dtype(s.dtype) for s in alone.inputs]
+    # an index (integer input) has no partial derivative, so it is never moved: any format will do for it
+    in_fmts = [check_dtype("fp64" if is_integer(s.dtype) else s.dtype) for s in alone.inputs]
     out_dtype = infer_specs(alone)[alone.outputs[out]].dtype
     out_fmt = check_dtype(out_dtype)
     suffix_ops = [[node.op, reduced_length(alone, k)] for k, node in enumerate(alone.nodes)] if ev.suffix is not None else None

@@ -27,7 +27,7 @@ import torch
 
 from numfuzz.judge.emulated_casts import CAUSE as EMULATED
 from numfuzz.judge.emulated_casts import without_option_is_clean
-from numfuzz.judge.execute import Outcome
+from numfuzz.judge.execute import Outcome, evaluate
 from numfuzz.judge.localize import Culprit, Probe, Suffix
 from numfuzz.judge.oracle import OutputErrors, _worse_than, compare_output, noise_floor, ulp_error
 from numfuzz.judge.sweep import sweep
@@ -39,7 +39,7 @@ from numfuzz.program.ops import infer_specs
 from numfuzz.program.values import round_significand
 from numfuzz.targets import Target
 
-CAUSES = ("cast_dropped", "emulated_rounding", "nonfinite_intermediate", "low_precision", "cancellation", "kernel_accuracy", "unexplained")
+CAUSES = ("strided_input", "cast_dropped", "emulated_rounding", "nonfinite_intermediate", "low_precision", "cancellation", "kernel_accuracy", "unexplained")
 CANCELLATION_REL = 0.1  # the target's relative error reaches at least this ...
 SMALL_RESULT = 2.0**-8  # ... where the result is this much smaller than the sweep's largest
 EAGER_SMALL_REL = 0.01  # points where eager is worse than this say nothing about the target
@@ -281,9 +281,27 @@ def low_precision(ev: Evidence, local_max: float, eager_max: float, above_half: 
     return None
 
 
+def strided_input(ev: Evidence) -> Diagnosis | None:
+    """The finding needs a strided input: with every input contiguous (the same values) the target is no finding (one compile)."""
+    strided = [i for i, s in enumerate(ev.graph.inputs) if s.layout is not None]
+    if not strided:
+        return None
+    plain = Graph(tuple(s.with_layout(None) for s in ev.graph.inputs), ev.graph.nodes, ev.graph.outputs)
+    again = evaluate(plain, ev.samples, ev.target, ev.device)
+    if again.verdict.is_finding or again.runs is None:
+        return None
+    what = ", ".join(f"x{i} {'+'.join(ev.graph.inputs[i].layout.kinds())}" for i in strided)
+    n_in = len(ev.graph.inputs)
+    reader = next((k for k, n in enumerate(ev.graph.nodes) if any(a in strided for a in n.args)), 0)
+    node = ev.culprit.node if ev.culprit is not None else reader
+    dtype = infer_specs(ev.graph)[n_in + node].dtype
+    evidence = [f"with every input contiguous (the same values; here {what}) the target is {again.verdict.value}: it mishandles a strided input"]
+    return Diagnosis("strided_input", evidence, node, ev.graph.nodes[node].op, dtype)
+
+
 def diagnose(ev: Evidence) -> Diagnosis:
     """The first cause whose test holds; `unexplained` when none does."""
-    found = cast_dropped(ev) or emulated_rounding(ev) or nonfinite_intermediate(ev)
+    found = strided_input(ev) or cast_dropped(ev) or emulated_rounding(ev) or nonfinite_intermediate(ev)
     if found is not None or ev.culprit is None:
         return found or Diagnosis("unexplained", ["the op where the difference starts is unknown"])
     c = ev.culprit

@@ -13,12 +13,17 @@ from typing import Callable
 import numpy as np
 import torch
 
-from numfuzz.program.ir import Graph
+from numfuzz.program.dtypes import is_integer
+from numfuzz.program.ir import Graph, TensorSpec
+from numfuzz.program.layout import apply_layout
 from numfuzz.program.lowering import compile_source, lower
 from numfuzz.program.ops import infer_specs
 from numfuzz.targets import Target
 
 Sample = list[torch.Tensor]
+# An integer input gets no gradient: its place among the judged values is an empty fp32 tensor on
+# every side, which the oracle leaves out (no elements), so later gradients keep their positions.
+NO_GRADIENT_DTYPE = "fp32"
 
 
 def as_tuple(result: object) -> tuple:
@@ -36,6 +41,9 @@ class CompiledProgram:
     With `grad`, every run also gives the gradient of each input for upstream gradients of the
     outputs (the `*_grads` methods), through autograd on each side: the target compiles its
     backward too. Raises GraphError at construction for an ill-typed graph.
+
+    Samples hold each input's logical values, contiguous; every run (eager, the target and the
+    float64 reference alike) gets them laid out as the input's spec says (`program.layout`).
     """
 
     def __init__(self, graph: Graph, target: Target, device: str, grad: bool = False):
@@ -44,7 +52,7 @@ class CompiledProgram:
         self.out_specs = [self.specs[o] for o in graph.outputs]
         self.out_dtypes = [s.dtype for s in self.out_specs]
         # what the judge compares: the outputs, then with gradients each input's gradient
-        self.judged_dtypes = self.out_dtypes + ([s.dtype for s in graph.inputs] if grad else [])
+        self.judged_dtypes = self.out_dtypes + ([NO_GRADIENT_DTYPE if is_integer(s.dtype) else s.dtype for s in graph.inputs] if grad else [])
         self.fn = compile_source(lower(graph))
         self.reference_fn = compile_source(lower(graph, reference=True, grad=grad))
         self._compiled: Callable | None = None
@@ -54,15 +62,19 @@ class CompiledProgram:
     def on_device(self, sample: Sample) -> Sample:
         return [x.to(self.device) for x in sample]
 
+    def laid_out(self, sample: Sample) -> Sample:
+        """The sample's inputs as the views their layouts describe."""
+        return laid_out(sample, self.graph.inputs)
+
     def eager(self, sample: Sample) -> tuple:
         """Eager's outputs on a sample already on the device."""
         with torch.no_grad():
-            return as_tuple(self.fn(*sample))
+            return as_tuple(self.fn(*self.laid_out(sample)))
 
     def reference(self, sample: Sample) -> tuple:
         """The float64 reference's outputs (on the CPU) for a sample anywhere."""
         with torch.no_grad():
-            return as_tuple(self.reference_fn(*[x.to("cpu", torch.float64) for x in sample]))
+            return as_tuple(self.reference_fn(*self.laid_out(as_reference(sample))))
 
     def prepare(self) -> None:
         """Compile now (the target's `prepare`); raises what the target raises."""
@@ -73,9 +85,11 @@ class CompiledProgram:
     def run(self, sample: Sample) -> tuple:
         """The target's outputs on a sample already on the device; raises what the target raises."""
 
+        inputs = self.laid_out(sample)
+
         def outputs() -> tuple:
             with torch.no_grad():
-                return as_tuple(self._compiled(*sample))
+                return as_tuple(self._compiled(*inputs))
 
         return self._timed(outputs)
 
@@ -94,32 +108,49 @@ class CompiledProgram:
 
     def eager_grads(self, sample: Sample, upstream: Sample) -> tuple:
         """Eager's outputs and input gradients, for upstream gradients of the outputs (all on the device)."""
-        return _with_grads(self.fn, sample, upstream)
+        return _with_grads(self.fn, sample, upstream, self.graph.inputs)
 
     def reference_grads(self, sample: Sample, upstream: Sample) -> tuple:
         """The float64 reference's outputs and input gradients (on the CPU); casts round the gradient too."""
-        as64 = lambda xs: [x.to("cpu", torch.float64) for x in xs]
-        return _with_grads(self.reference_fn, as64(sample), as64(upstream))
+        return _with_grads(self.reference_fn, as_reference(sample), as_reference(upstream), self.graph.inputs)
 
     def run_grads(self, sample: Sample, upstream: Sample) -> tuple:
         """The target's outputs and input gradients, through its compiled forward and backward."""
-        return self._timed(lambda: _with_grads(self._compiled, sample, upstream))
+        return self._timed(lambda: _with_grads(self._compiled, sample, upstream, self.graph.inputs))
 
     def trace(self) -> str | None:
         """The target's final trace of what it ran, where it has one."""
         return self.target.final_trace(self._compiled) if self._compiled is not None else None
 
 
-def _with_grads(fn: Callable, sample: Sample, upstream: Sample) -> tuple:
-    """fn's outputs, then the gradient of each input (zeros where an input does not reach an output)."""
-    leaves = [x.detach().clone().requires_grad_(True) for x in sample]
+def as_reference(sample: Sample) -> Sample:
+    """A sample as the float64 reference takes it: floats in float64, integer inputs as they are, on the CPU."""
+    return [x.to("cpu", torch.float64) if x.is_floating_point() else x.to("cpu") for x in sample]
+
+
+def laid_out(sample: Sample, specs: tuple[TensorSpec, ...] | list[TensorSpec]) -> Sample:
+    """Each input as the view its spec's layout describes (itself where plain)."""
+    return [apply_layout(x, spec.layout) for x, spec in zip(sample, specs)]
+
+
+def _with_grads(fn: Callable, sample: Sample, upstream: Sample, specs: tuple[TensorSpec, ...]) -> tuple:
+    """fn's outputs, then the gradient of each input (zeros where an input does not reach an output).
+
+    The leaves are the inputs' logical values; fn gets them laid out (a view of a leaf's copy, so
+    the gradient flows back through the layout). An integer input gets no gradient (`NO_GRADIENT_DTYPE`).
+    """
+    wants = [not is_integer(spec.dtype) for spec in specs]
+    leaves = [x.detach().clone().requires_grad_(True) if want else x for x, want in zip(sample, wants)]
+    floats = [x for x, want in zip(leaves, wants) if want]
     with torch.enable_grad():
-        outs = as_tuple(fn(*leaves))
+        outs = as_tuple(fn(*laid_out(leaves, specs)))
         pairs = [(o, g) for o, g in zip(outs, upstream) if isinstance(o, torch.Tensor) and o.requires_grad]
-        grads = torch.autograd.grad([o for o, _ in pairs], leaves, [g for _, g in pairs], allow_unused=True) if pairs else [None] * len(leaves)
-    return tuple(o.detach() if isinstance(o, torch.Tensor) else o for o in outs) + tuple(
-        torch.zeros_like(x) if g is None else g.detach() for x, g in zip(leaves, grads)
-    )
+        grads = iter(torch.autograd.grad([o for o, _ in pairs], floats, [g for _, g in pairs], allow_unused=True) if pairs else [None] * len(floats))
+    judged = []
+    for x, want in zip(leaves, wants):
+        g = next(grads) if want else None
+        judged.append(torch.zeros(0, device=x.device) if not want else torch.zeros_like(x) if g is None else g.detach())
+    return tuple(o.detach() if isinstance(o, torch.Tensor) else o for o in outs) + tuple(judged)
 
 
 def output_label(index: int, outputs: int) -> str:

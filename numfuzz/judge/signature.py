@@ -37,6 +37,7 @@ from numfuzz.program.ops import infer_specs
 ONE_ROOT_CAUSE = {
     "cast_dropped": "explicit cast dropped",
     "emulated_rounding": "emulate_precision_casts rounds a value eager keeps in fp32",
+    "strided_input": "strided input mishandled",
 }
 
 ACCURACY = (Verdict.LESS_ACCURATE, Verdict.NONFINITE)

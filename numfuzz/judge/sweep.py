@@ -52,7 +52,8 @@ def sweep(graph: Graph, sample: list[torch.Tensor], target: Target, device: str,
     specs = graph.inputs
     points, factors = [], []
     for e in exponents:
-        scaled = [round_to(x.to(torch.float64).numpy() * 2.0**e, spec) for x, spec in zip(sample, specs)]
+        # indices (integer inputs) are not values to scale
+        scaled = [round_to(x.to(torch.float64).numpy() * 2.0**e, spec) if x.is_floating_point() else x for x, spec in zip(sample, specs)]
         if all(bool(torch.isfinite(s).all()) for s in scaled):
             points.append(scaled)
             factors.append(2.0**e)

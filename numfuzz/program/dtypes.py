@@ -1,7 +1,9 @@
-"""Everything numfuzz knows about its floating dtypes, as plain data and without torch.
+"""Everything numfuzz knows about its dtypes, as plain data and without torch.
 
 Short names (`bf16`), precision and range, torch's promotion rule, the torch dtype each names
 and the integer width its bits are stored in. Other modules derive what they need from here.
+Integer dtypes (`i64`) are for inputs only: class targets and indices, which ops consume and no
+op returns, so the oracle never judges one.
 """
 
 from __future__ import annotations
@@ -32,8 +34,10 @@ FORMATS: dict[str, FloatFormat] = {
 }
 
 PROGRAM_DTYPES = ("bf16", "fp16", "fp32")
+# Integer inputs: short name -> torch's name; stored as little-endian integers of their width.
+INT_DTYPES = {"i64": "int64"}
 # How generated source names each dtype: "torch.bfloat16".
-TORCH_DTYPES = {name: f"torch.{fmt.torch_name}" for name, fmt in FORMATS.items()}
+TORCH_DTYPES = {name: f"torch.{fmt.torch_name}" for name, fmt in FORMATS.items()} | {n: f"torch.{t}" for n, t in INT_DTYPES.items()}
 
 
 def check_dtype(name: str) -> FloatFormat:
@@ -41,6 +45,27 @@ def check_dtype(name: str) -> FloatFormat:
         return FORMATS[name]
     except KeyError:
         raise ValueError(f"unknown dtype {name!r}; known: {', '.join(FORMATS)}") from None
+
+
+def is_integer(name: str) -> bool:
+    return name in INT_DTYPES
+
+
+def check_input_dtype(name: str) -> str:
+    """`name` when an input may have it (a float or an integer dtype); a ValueError otherwise."""
+    if name not in FORMATS and name not in INT_DTYPES:
+        raise ValueError(f"unknown dtype {name!r}; known: {', '.join([*FORMATS, *INT_DTYPES])}")
+    return name
+
+
+def storage_bits(name: str) -> int:
+    """The width of the little-endian integers a value of this dtype is stored as."""
+    return int(INT_DTYPES[name][3:]) if is_integer(name) else check_dtype(name).storage_bits
+
+
+def torch_name(name: str) -> str:
+    """The attribute of torch that is this dtype: "bfloat16", "int64"."""
+    return INT_DTYPES[name] if is_integer(name) else check_dtype(name).torch_name
 
 
 def promote(*names: str) -> str:

@@ -7,8 +7,10 @@ import random
 
 import numpy as np
 
-from numfuzz.program.dtypes import PROGRAM_DTYPES
+from numfuzz.program.dtypes import PROGRAM_DTYPES, is_integer
 from numfuzz.program.ir import Graph, GraphError, Node, TensorSpec
+from numfuzz.program.layout import Layout, conform
+from numfuzz.program.op_spec import INDEX_DTYPE
 from numfuzz.program.ops import OPS, OpSpec, infer_node
 from numfuzz.program.seams import CONSUMERS, RECOMPUTED, mirror_rows_and_tails, seam_shape
 from numfuzz.program.space import GenConfig
@@ -47,11 +49,24 @@ class _Builder:
     # Values are numbered with inputs first; inputs are added lazily, so keep a mapping.
     def new_input(self, shape: tuple[int, ...], dtype: str, domain: str = "any") -> int:
         kind = self.rng.choices(RECIPE_KINDS, RECIPE_WEIGHTS)[0]
-        self.inputs.append(TensorSpec(tuple(shape), dtype))
-        self.recipes.append(Recipe(kind, domain))
-        self.specs.append(self.inputs[-1])
+        return self._append_input(TensorSpec(tuple(shape), dtype), Recipe(kind, domain))
+
+    def new_index_input(self, shape: tuple[int, ...], bound: int) -> int:
+        """An integer input (class targets, indices) whose values are drawn in [0, bound)."""
+        if bound < 1:
+            raise GraphError("no valid index in an empty dim")
+        return self._append_input(TensorSpec(tuple(shape), INDEX_DTYPE), Recipe("index", "index", bound))
+
+    def _append_input(self, spec: TensorSpec, recipe: Recipe) -> int:
+        self.inputs.append(spec)
+        self.recipes.append(recipe)
+        self.specs.append(spec)
         self.is_input.append(True)
         return len(self.specs) - 1
+
+    def floats(self) -> list[int]:
+        """The values an op may take as a float argument: every value but the integer inputs."""
+        return [i for i, s in enumerate(self.specs) if not is_integer(s.dtype)]
 
     def add_node(self, node: Node) -> int:
         spec = infer_node(node, self.specs)
@@ -69,9 +84,9 @@ class _Builder:
 
     def pick_value(self) -> int:
         # Favour recent and unused values so graphs grow as chains with side branches.
-        n = len(self.specs)
-        weights = [(1 + i) * (3 if i not in self.used else 1) for i in range(n)]
-        return self.rng.choices(range(n), weights)[0]
+        values = self.floats()
+        weights = [(1 + i) * (3 if i not in self.used else 1) for i in values]
+        return self.rng.choices(values, weights)[0]
 
     def partner_dtype(self, dtype: str, same: bool) -> str:
         if not same and self.rng.random() < self.config.mix_dtypes:
@@ -84,7 +99,9 @@ class _Builder:
             return value
         if self.is_input[value]:
             k = sum(self.is_input[: value + 1]) - 1
-            if self.recipes[k].domain in ("any", domain):
+            if self.recipes[k].domain == domain:
+                return value
+            if self.recipes[k].domain == "any":
                 self.recipes[k] = Recipe(self.recipes[k].kind, domain)
                 return value
         if domain == "nonzero":  # a zero divisor gives a non-finite reference, and that element is left out
@@ -98,7 +115,7 @@ class _Builder:
         if self.rng.random() < 0.35:
             for cand in self.rng.sample(range(len(self.specs)), len(self.specs)):
                 other = self.specs[cand]
-                if cand != first and (not op.same_dtype or other.dtype == spec.dtype):
+                if cand != first and not is_integer(other.dtype) and (not op.same_dtype or other.dtype == spec.dtype):
                     try:
                         infer_node(Node.make("add", [first, cand]), self.specs)
                         return cand
@@ -110,6 +127,8 @@ class _Builder:
             shape = shape[self.rng.randint(1, len(shape)) :] if len(shape) > 1 else shape
         elif style < 0.45:
             shape = [1 if self.rng.random() < 0.5 else d for d in shape]
+        if self.config.zero_dim and self.rng.random() < self.config.zero_dim:  # 0-d: torch's promotion ranks it below dimensioned tensors
+            shape = []
         return self.new_input(tuple(shape), self.partner_dtype(spec.dtype, op.same_dtype))
 
     def args_for(self, op: OpSpec, first: int) -> tuple[list[int], dict]:
@@ -125,7 +144,7 @@ class _Builder:
             return [first] + [self.broadcast_partner(first, op) for _ in range(op.arity - 1)], attrs
         if fam == "cat":
             dim = attrs["dim"] % len(shape)
-            same = [i for i, s in enumerate(self.specs) if s.shape == shape and i != first]
+            same = [i for i in self.floats() if self.specs[i].shape == shape and i != first]
             if same and rng.random() < 0.5:
                 return [first, rng.choice(same)], attrs
             other = list(shape)
@@ -141,7 +160,13 @@ class _Builder:
             return [first, self.new_input((shape[-1], rng.randint(1, self.config.max_dim)), spec.dtype)], attrs
         if fam == "fresh":
             shapes = op.operands(rng, spec, attrs)
-            return [first] + [self.new_input(s, spec.dtype, op.domain(i + 1)) for i, s in enumerate(shapes)], attrs
+            args = [first]
+            for i, s in enumerate(shapes, start=1):
+                if i == op.index_arg and op.index_bound is not None:
+                    args.append(self.new_index_input(s, op.index_bound(spec, attrs)))
+                else:
+                    args.append(self.new_input(s, spec.dtype, op.domain(i)))
+            return args, attrs
         if fam == "expand" and 1 not in shape:  # give it a broadcast dim to expand
             first = self.add_node(Node.make("unsqueeze", [first], dim=rng.randint(0, len(shape))))
             shape = self.specs[first].shape
@@ -201,6 +226,13 @@ class _Builder:
         except GraphError:
             self.restore(saved)
 
+    def draw_layouts(self) -> None:
+        """With the config's chance, each float input of rank >= 1 gets a strided layout that changes how it sits in memory."""
+        for k, spec in enumerate(self.inputs):
+            if is_integer(spec.dtype) or not spec.shape or self.rng.random() >= self.config.layouts:
+                continue
+            self.inputs[k] = spec.with_layout(draw_layout(self.rng, spec.shape))
+
     def snapshot(self) -> tuple:
         return list(self.inputs), list(self.recipes), list(self.specs), list(self.nodes), list(self.is_input), set(self.used)
 
@@ -240,7 +272,30 @@ def generate_from(rng: random.Random, config: GenConfig | None = None, widths: s
             b.restore(saved)
     if not b.nodes:
         b.add_node(Node.make("neg", [0]))
+    b.draw_layouts()  # last, so that a seed's graph is the same whatever the layouts' chance
     return _renumber(b), b.recipes
+
+
+def draw_layout(rng: random.Random, shape: tuple[int, ...]) -> Layout:
+    """A layout for an input of `shape` that a kernel must handle: permuted, stepped (maybe offset), expanded, or for one element offset."""
+    wide = [d for d, n in enumerate(shape) if n > 1]
+    kinds = (["stepped", "expanded"] if wide else ["offset"]) + (["permuted"] if len(wide) >= 2 else [])
+    kind = rng.choice(kinds)
+    rank = len(shape)
+    if kind == "offset":  # one element: only where it starts in memory can differ
+        return Layout.make(rank, offset=1)
+    if kind == "permuted":  # a memory order in which the dims of size > 1 are not in order
+        perm = list(range(rank))
+        rng.shuffle(perm)
+        if [d for d in perm if d in wide] == wide:  # in order after all: swap two of them (a transpose)
+            a, b = perm.index(wide[0]), perm.index(wide[1])
+            perm[a], perm[b] = perm[b], perm[a]
+        return Layout.make(rank, perm=perm)
+    if kind == "expanded":
+        return Layout.make(rank, expand=[rng.choice(wide)])
+    step = [1] * rank
+    step[rng.choice(wide)] = rng.choice([2, 2, 3])
+    return Layout.make(rank, step=step, offset=rng.choice([0, 0, 1]))
 
 
 def _renumber(b: _Builder) -> Graph:
@@ -263,4 +318,4 @@ def draw_samples(graph: Graph, recipes: list[Recipe], seed: int, count: int, mir
     if mirror_every:
         for i in range(mirror_every - 1, count, mirror_every):
             samples[i] = mirror_rows_and_tails(samples[i], rng)
-    return samples
+    return [[conform(x, s.layout) for x, s in zip(sample, graph.inputs)] for sample in samples]

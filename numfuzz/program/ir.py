@@ -11,7 +11,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from numfuzz.program.dtypes import check_dtype
+from numfuzz.program.dtypes import check_input_dtype, is_integer
+from numfuzz.program.layout import Layout, LayoutError
 
 
 class GraphError(ValueError):
@@ -34,11 +35,21 @@ def _thaw(value: Any) -> Any:
 class TensorSpec:
     shape: tuple[int, ...]
     dtype: str
+    layout: Layout | None = None  # an input's strided view (`program.layout`); None: plain, contiguous
 
     def __post_init__(self) -> None:
-        check_dtype(self.dtype)
+        check_input_dtype(self.dtype)
         if any((not isinstance(d, int)) or d < 0 for d in self.shape):
             raise GraphError(f"bad shape {self.shape!r}")
+        if self.layout is not None and self.layout.plain:
+            object.__setattr__(self, "layout", None)
+        if self.layout is not None:
+            if is_integer(self.dtype):
+                raise GraphError(f"an integer input is contiguous; got layout {self.layout.to_json()}")
+            try:
+                Layout.make(len(self.shape), *self.layout.full(len(self.shape)))
+            except (LayoutError, IndexError) as exc:
+                raise GraphError(f"layout {self.layout.to_json()} does not fit shape {list(self.shape)}: {exc}") from None
 
     @property
     def numel(self) -> int:
@@ -47,12 +58,23 @@ class TensorSpec:
             n *= d
         return n
 
+    def with_layout(self, layout: Layout | None) -> TensorSpec:
+        return TensorSpec(self.shape, self.dtype, layout)
+
     def to_json(self) -> dict:
-        return {"shape": list(self.shape), "dtype": self.dtype}
+        data: dict = {"shape": list(self.shape), "dtype": self.dtype}
+        if self.layout is not None:  # absent when plain, so older cases keep their content hash
+            data["layout"] = self.layout.to_json()
+        return data
 
     @staticmethod
     def from_json(data: dict) -> TensorSpec:
-        return TensorSpec(tuple(int(d) for d in data["shape"]), str(data["dtype"]))
+        shape = tuple(int(d) for d in data["shape"])
+        try:
+            layout = Layout.from_json(data["layout"], len(shape)) if "layout" in data else None
+        except LayoutError as exc:
+            raise GraphError(f"bad layout of an input {list(shape)}: {exc}") from None
+        return TensorSpec(shape, str(data["dtype"]), layout)
 
 
 @dataclass(frozen=True)

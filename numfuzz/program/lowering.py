@@ -81,6 +81,11 @@ CALLS = {
     "margin_ranking_loss": "F.margin_ranking_loss({0}, {1}, {2}, margin={margin!r}, reduction={reduction!r})",
     "soft_margin_loss": "F.soft_margin_loss({0}, {1}, reduction={reduction!r})",
     "cross_entropy": "F.cross_entropy({0}, {1}, reduction={reduction!r}, label_smoothing={label_smoothing!r})",
+    # integer inputs: class targets and indices
+    "nll_loss": "F.nll_loss({0}, {1}, reduction={reduction!r}, ignore_index={ignore_index})",
+    "cross_entropy_index": "F.cross_entropy({0}, {1}, reduction={reduction!r}, label_smoothing={label_smoothing!r}, ignore_index={ignore_index})",
+    "gather": "torch.gather({0}, {dim}, {1})", "index_select": "torch.index_select({0}, {dim}, {1})",
+    "embedding": "F.embedding({1}, {0})",
 }  # fmt: skip
 
 # Where the float64 reference calls a helper of `numfuzz.program.exact` instead (why: there).
@@ -88,6 +93,11 @@ REFERENCE_CALLS = {
     "sinc": "sinc_exact({0})", "digamma": "digamma_exact({0})", "tanhshrink": "tanhshrink_exact({0})",
     "bce_with_logits": "bce_logits_exact({0}, {1}, {reduction!r})",
     "soft_margin_loss": "soft_margin_exact({0}, {1}, {reduction!r})",
+    # The reference may be handed every input as float64: the indices go back to int64 (exactly, they are small).
+    "nll_loss": "F.nll_loss({0}, {1}.long(), reduction={reduction!r}, ignore_index={ignore_index})",
+    "cross_entropy_index": "F.cross_entropy({0}, {1}.long(), reduction={reduction!r}, label_smoothing={label_smoothing!r}, ignore_index={ignore_index})",
+    "gather": "torch.gather({0}, {dim}, {1}.long())", "index_select": "torch.index_select({0}, {dim}, {1}.long())",
+    "embedding": "F.embedding({1}.long(), {0})",
 }  # fmt: skip
 
 
@@ -149,7 +159,7 @@ def rounded_cast(x, dtype, source):
 
 def reference_helpers(graph: Graph) -> list[str]:
     """The names of the `exact` helpers the graph's reference calls, in a stable order."""
-    return sorted({REFERENCE_CALLS[n.op].split("(")[0] for n in graph.nodes if n.op in REFERENCE_CALLS})
+    return sorted({name for n in graph.nodes if n.op in REFERENCE_CALLS and (name := REFERENCE_CALLS[n.op].split("(")[0]) in HELPERS})
 
 
 def value_names(graph: Graph) -> list[str]:

@@ -16,6 +16,9 @@ Infer = Callable[[list[TensorSpec], dict[str, Any]], TensorSpec]
 DrawAttrs = Callable[[random.Random, list[TensorSpec]], dict[str, Any]]
 # The shapes of the fresh inputs an op of family "fresh" takes after its first argument.
 Operands = Callable[[random.Random, TensorSpec, dict[str, Any]], list[tuple[int, ...]]]
+# An index argument's values lie in [0, bound): the bound, from the op's first argument and attributes.
+IndexBound = Callable[[TensorSpec, dict[str, Any]], int]
+INDEX_DTYPE = "i64"
 
 # Input domains, each drawn by `values.draw_values` and guarded by the generator.
 DOMAINS = {
@@ -26,6 +29,7 @@ DOMAINS = {
     "probability": "0 < x < 1 (logit, targets)",
     "above_one": "x > 1 (acosh)",
     "sign": "x in {-1, 1} (margin targets)",
+    "index": "integers in [0, bound) (class targets, indices: i64 inputs)",
 }
 
 
@@ -44,6 +48,11 @@ class OpSpec:
     weight: float = 1.0  # how often the generator picks it, relative to the others
     dtypes: tuple[str, ...] = PROGRAM_DTYPES  # the argument dtypes it takes
     operands: Operands | None = None
+    # The argument that is an integer input (i64, domain "index"), drawn in [0, index_bound) and
+    # kept there by the minimiser; every other argument is a float. A node's `ignore_index`
+    # attribute, where it has one, is a valid value too.
+    index_arg: int | None = None
+    index_bound: IndexBound | None = None
 
     def domain(self, arg: int) -> str:
         return self.domains[arg] if arg < len(self.domains) else "any"
@@ -66,8 +75,14 @@ def norm_dim(dim: int, rank: int) -> int:
     return dim % rank
 
 
+def result_dtype(specs: list[TensorSpec]) -> str:
+    """torch's result dtype of float tensors: 0-d ones take part only where every one is 0-d (bf16[4] + fp32[] is bf16)."""
+    dimensioned = [s.dtype for s in specs if s.shape]
+    return promote(*(dimensioned or [s.dtype for s in specs]))
+
+
 def elementwise(specs: list[TensorSpec], attrs: dict) -> TensorSpec:
-    return TensorSpec(broadcast_shapes(*(s.shape for s in specs)), promote(*(s.dtype for s in specs)))
+    return TensorSpec(broadcast_shapes(*(s.shape for s in specs)), result_dtype(specs))
 
 
 def same(specs: list[TensorSpec], attrs: dict) -> TensorSpec:

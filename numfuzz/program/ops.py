@@ -7,14 +7,15 @@ gathers them and type-checks nodes. No torch here: how an op becomes torch code 
 
 from __future__ import annotations
 
+from numfuzz.program.dtypes import is_integer
 from numfuzz.program.ir import Graph, GraphError, Node, TensorSpec
-from numfuzz.program.op_spec import DOMAINS, OpSpec, broadcast_shapes
-from numfuzz.program.op_table import binary, linalg, losses, reductions, shaping, unary
+from numfuzz.program.op_spec import DOMAINS, INDEX_DTYPE, OpSpec, broadcast_shapes
+from numfuzz.program.op_table import binary, indexing, linalg, losses, reductions, shaping, unary
 
-__all__ = ["DOMAINS", "OPS", "OpSpec", "broadcast_shapes", "infer_node", "infer_specs", "lookup"]
+__all__ = ["DOMAINS", "OPS", "OpSpec", "broadcast_shapes", "index_ranges", "infer_node", "infer_specs", "lookup"]
 
 OPS: dict[str, OpSpec] = {}
-for _module in (unary, binary, shaping, reductions, linalg, losses):
+for _module in (unary, binary, shaping, reductions, linalg, losses, indexing):
     for _spec in _module.SPECS:
         if _spec.name in OPS:
             raise ValueError(f"op {_spec.name!r} is in the table twice")
@@ -33,10 +34,13 @@ def infer_node(node: Node, specs: list[TensorSpec]) -> TensorSpec:
     if len(node.args) != op.arity and not (op.name == "linear" and len(node.args) == 3):
         raise GraphError(f"{node.op} takes {op.arity} arguments, got {len(node.args)}")
     args = [specs[a] for a in node.args]
-    if op.same_dtype and len({s.dtype for s in args}) > 1:
-        raise GraphError(f"{node.op} needs one dtype, got {[s.dtype for s in args]}")
-    if any(s.dtype not in op.dtypes for s in args):
-        raise GraphError(f"{node.op} takes {op.dtypes}, got {[s.dtype for s in args]}")
+    if op.index_arg is not None and args[op.index_arg].dtype != INDEX_DTYPE:
+        raise GraphError(f"{node.op} takes {INDEX_DTYPE} indices as argument {op.index_arg}, got {args[op.index_arg].dtype}")
+    floats = [s for i, s in enumerate(args) if i != op.index_arg]
+    if op.same_dtype and len({s.dtype for s in floats}) > 1:
+        raise GraphError(f"{node.op} needs one dtype, got {[s.dtype for s in floats]}")
+    if any(s.dtype not in op.dtypes for s in floats):
+        raise GraphError(f"{node.op} takes {op.dtypes}, got {[s.dtype for s in floats]}")
     try:
         return op.infer(args, node.attr_dict)
     except KeyError as exc:
@@ -48,4 +52,26 @@ def infer_specs(graph: Graph) -> list[TensorSpec]:
     specs = list(graph.inputs)
     for node in graph.nodes:
         specs.append(infer_node(node, specs))
+    if any(is_integer(specs[o].dtype) for o in graph.outputs):
+        raise GraphError("an integer input is not an output: only float values are judged")
     return specs
+
+
+def index_ranges(graph: Graph, specs: list[TensorSpec] | None = None) -> dict[int, tuple[int, frozenset[int]]]:
+    """For each integer input: (bound, extra) such that its values must lie in [0, bound) or in `extra`
+    (an `ignore_index`), over every node that reads it; the tightest bound wins."""
+    specs = specs if specs is not None else infer_specs(graph)
+    ranges: dict[int, tuple[int, frozenset[int]]] = {}
+    for node in graph.nodes:
+        op = OPS[node.op]
+        if op.index_arg is None or op.index_bound is None:
+            continue
+        value = node.args[op.index_arg]
+        bound = op.index_bound(specs[node.args[0]], node.attr_dict)
+        ignore = node.attr("ignore_index")
+        extra = frozenset() if ignore is None else frozenset({int(ignore)})
+        if value in ranges:
+            old_bound, old_extra = ranges[value]
+            bound, extra = min(bound, old_bound), extra & old_extra
+        ranges[value] = (bound, extra)
+    return ranges

@@ -19,12 +19,18 @@ class GenConfig:
     # a vector width or block size (past max_dim), a reduction may consume a pointwise op it can
     # recompute, and every fourth sample repeats its first row at the end and its heads in its tails.
     seams: float = 0.0
+    # Chance that a float input of rank >= 1 is laid out as a strided view (numfuzz.program.layout):
+    # permuted, stepped with NaN in the gaps, or expanded with stride 0. Most inputs stay contiguous.
+    layouts: float = 0.1
+    zero_dim: float = 0.05  # chance that a new broadcast partner is a 0-d tensor
 
     def __post_init__(self) -> None:
         if not 1 <= self.min_nodes <= self.max_nodes:
             raise ValueError("need 1 <= min_nodes <= max_nodes")
         if not 0.0 <= self.seams <= 1.0:
             raise ValueError("seams is a chance, between 0 and 1")
+        if not 0.0 <= self.layouts <= 1.0 or not 0.0 <= self.zero_dim <= 1.0:
+            raise ValueError("layouts and zero_dim are chances, between 0 and 1")
         unknown = set(self.ops) - set(OPS)
         if unknown:
             raise ValueError(f"unknown ops: {', '.join(sorted(unknown))}")

@@ -8,8 +8,9 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from numfuzz.program.dtypes import FORMATS, check_dtype
+from numfuzz.program.dtypes import FORMATS, INT_DTYPES, is_integer, storage_bits, torch_name
 from numfuzz.program.ir import TensorSpec
+from numfuzz.program.layout import first_slice
 
 RECIPE_KINDS = ("normal", "uniform", "logmag", "tiny", "large")
 _LARGE = {"bf16": 1e4, "fp16": 1e3, "fp32": 1e4, "fp64": 1e4}
@@ -25,21 +26,26 @@ class Recipe:
 
     kind: str
     domain: str = "any"  # a key of `op_spec.DOMAINS`
+    bound: int | None = None  # an index input's values are drawn in [0, bound)
 
     def to_json(self) -> dict:
-        return {"kind": self.kind, "domain": self.domain}
+        return {"kind": self.kind, "domain": self.domain, **({"bound": self.bound} if self.bound is not None else {})}
 
     @staticmethod
     def from_json(data: dict) -> Recipe:
-        return Recipe(str(data["kind"]), str(data.get("domain", "any")))
+        bound = data.get("bound")
+        return Recipe(str(data["kind"]), str(data.get("domain", "any")), None if bound is None else int(bound))
 
 
 def torch_dtype(name: str) -> torch.dtype:
-    return getattr(torch, check_dtype(name).torch_name)
+    return getattr(torch, torch_name(name))
 
 
 def draw_values(recipe: Recipe, spec: TensorSpec, rng: np.random.Generator) -> np.ndarray:
     n = spec.numel
+    if recipe.domain == "index":  # class targets and indices: uniform over [0, bound)
+        bound = max(int(recipe.bound or 1), 1)
+        return np.minimum(np.floor(rng.uniform(0.0, float(bound), n)), bound - 1).reshape(spec.shape)
     if recipe.kind == "normal":
         x = rng.normal(0.0, float(rng.choice([0.1, 1.0, 10.0])), n)
     elif recipe.kind == "uniform":
@@ -71,6 +77,8 @@ def in_domain(x: np.ndarray, domain: str) -> np.ndarray:
         return 1.0 + np.abs(x) + 1e-3
     if domain == "sign":
         return np.where(x < 0, -1.0, 1.0)
+    if domain == "index":  # drawn by draw_values from the recipe's bound
+        return x
     raise ValueError(f"unknown domain {domain!r}")
 
 
@@ -89,7 +97,7 @@ def encode(tensor: torch.Tensor) -> str:
 
 
 def decode(text: str, spec: TensorSpec) -> torch.Tensor:
-    np_type = f"<i{check_dtype(spec.dtype).storage_bits // 8}"
+    np_type = f"<i{storage_bits(spec.dtype) // 8}"
     try:
         raw = base64.b64decode(text.encode(), validate=True)
     except (ValueError, TypeError) as exc:
@@ -103,15 +111,35 @@ def decode(text: str, spec: TensorSpec) -> torch.Tensor:
 
 def dtype_name(dtype: torch.dtype) -> str:
     """numfuzz's short name of a torch dtype."""
-    for name, fmt in FORMATS.items():
-        if getattr(torch, fmt.torch_name) == dtype:
+    for name, torch_dtype_name in [(n, f.torch_name) for n, f in FORMATS.items()] + list(INT_DTYPES.items()):
+        if getattr(torch, torch_dtype_name) == dtype:
             return name
     raise ValueError(f"unsupported dtype {dtype}")
 
 
 def bit_view(name: str) -> torch.dtype:
     """The integer dtype that holds a value's bits."""
-    return getattr(torch, f"int{check_dtype(name).storage_bits}")
+    return getattr(torch, f"int{storage_bits(name)}")
+
+
+def conformed(tensor: torch.Tensor, spec: TensorSpec) -> torch.Tensor:
+    """The values an input's layout can hold: along each dim it expands with stride 0, its first slice repeated."""
+    if spec.layout is None or not spec.layout.expand:
+        return tensor
+    return tensor[first_slice(tensor.dim(), spec.layout.expand)].expand(tensor.shape).contiguous()
+
+
+def fits_layout(tensor: torch.Tensor, spec: TensorSpec) -> bool:
+    """Whether the values are what the layout can hold (equal along every expanded dim, bit for bit)."""
+    if spec.layout is None or not spec.layout.expand:
+        return True
+    bits = bit_view(spec.dtype)
+    return torch.equal(conformed(tensor, spec).view(bits), tensor.contiguous().view(bits))
+
+
+def is_index(spec: TensorSpec) -> bool:
+    """An integer input: class targets or indices, which no gradient, search or sweep touches."""
+    return is_integer(spec.dtype)
 
 
 def round_significand(x: np.ndarray | float, bits: int) -> np.ndarray:

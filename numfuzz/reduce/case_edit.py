@@ -1,11 +1,14 @@
 """Edits of a whole Case (graph and exact input values) that the minimiser's passes propose.
 
 Every function returns a new, well-typed Case, or None when the edit does not make one.
-Input values are edited in float64 and rounded back to each input's dtype.
+Input values are edited in float64 and rounded back to each input's dtype. An input keeps its
+layout where the edit leaves it meaningful; indices are taken modulo their bound where a
+shrunk dim leaves them out of range (`program.valid_inputs`).
 """
 
 from __future__ import annotations
 
+import itertools
 import math
 from typing import Callable
 
@@ -17,7 +20,8 @@ from numfuzz.program.graph_edit import cut, normalize
 from numfuzz.program.ir import Graph, GraphError, TensorSpec
 from numfuzz.program.lowering import compile_source, lower
 from numfuzz.program.ops import infer_specs
-from numfuzz.program.values import bit_view, round_to, torch_dtype
+from numfuzz.program.valid_inputs import into_range
+from numfuzz.program.values import bit_view, fits_layout, round_to, torch_dtype
 
 Samples = list[list[torch.Tensor]]
 
@@ -32,9 +36,10 @@ def rebuild(case: Case, graph: Graph, samples: Samples) -> Case | None:
     rows = [[sample[i] for i in kept] for sample in samples]
     for row in rows:
         for tensor, spec in zip(row, graph.inputs):
-            if tuple(tensor.shape) != spec.shape or tensor.dtype != torch_dtype(spec.dtype):
+            if tuple(tensor.shape) != spec.shape or tensor.dtype != torch_dtype(spec.dtype) or not fits_layout(tensor, spec):
                 return None
-    if not rows:
+    rows = [into_range(graph, row) for row in rows]
+    if not rows or any(row is None for row in rows):
         return None
     return Case.from_tensors(graph, rows, case.run, _upstream(case, graph, len(rows)), provenance=case.provenance, extra=case.extra)
 
@@ -100,7 +105,8 @@ def stack_samples(case: Case) -> Case | None:
             inputs.append(spec)
         else:
             merged.append(torch.stack(column))
-            inputs.append(TensorSpec((len(rows),) + spec.shape, spec.dtype))
+            layout = spec.layout.with_leading_dim(len(spec.shape)) if spec.layout is not None else None
+            inputs.append(TensorSpec((len(rows),) + spec.shape, spec.dtype, layout))
     return rebuild(case, Graph(tuple(inputs), case.graph.nodes, case.graph.outputs), [merged])
 
 
@@ -114,7 +120,7 @@ def select(case: Case, members: list[tuple[int, int]], indices: list[int]) -> Ca
     for i, d in members:
         shape = list(inputs[i].shape)
         shape[d] = len(indices)
-        inputs[i] = TensorSpec(tuple(shape), inputs[i].dtype)
+        inputs[i] = TensorSpec(tuple(shape), inputs[i].dtype, inputs[i].layout)
     rows = []
     for sample in case.tensors():
         row = list(sample)
@@ -129,16 +135,28 @@ def reshape_inputs(case: Case, shapes: dict[int, tuple[int, ...]]) -> Case | Non
     for i, shape in shapes.items():
         if i >= len(inputs) or math.prod(shape) != inputs[i].numel:
             return None
-        inputs[i] = TensorSpec(tuple(shape), inputs[i].dtype)
+        inputs[i] = TensorSpec(tuple(shape), inputs[i].dtype, _reshaped_layout(inputs[i], tuple(shape)))
     rows = [[t.reshape(inputs[i].shape) for i, t in enumerate(sample)] for sample in case.tensors()]
     return rebuild(case, Graph(tuple(inputs), case.graph.nodes, case.graph.outputs), rows)
+
+
+def _reshaped_layout(spec: TensorSpec, shape: tuple[int, ...]):
+    """The layout after a reshape: kept where only size-1 dims go, else plain (a reshape has no strides to keep)."""
+    if spec.layout is None:
+        return None
+    ones = [d for d, n in enumerate(spec.shape) if n == 1]
+    for k in range(len(ones) + 1):  # which size-1 dims go: any that leave the new shape
+        for gone in itertools.combinations(ones, k):
+            if tuple(n for d, n in enumerate(spec.shape) if d not in gone) == shape:
+                return spec.layout.without_dims(set(gone), len(spec.shape))
+    return None
 
 
 def map_inputs(case: Case, fn: Callable[[int, np.ndarray, TensorSpec], np.ndarray | None], dtypes: dict[int, str] | None = None) -> Case | None:
     """New values `fn(input index, float64 values, new spec)` for every input (None leaves one as it is);
     optionally new dtypes. The new values must be exactly representable in the (new) dtype, else no candidate.
     """
-    inputs = [TensorSpec(s.shape, (dtypes or {}).get(i, s.dtype)) for i, s in enumerate(case.graph.inputs)]
+    inputs = [TensorSpec(s.shape, (dtypes or {}).get(i, s.dtype), s.layout) for i, s in enumerate(case.graph.inputs)]
     rows = []
     for sample in float64_inputs(case):
         row = []

@@ -9,11 +9,13 @@ from __future__ import annotations
 
 from numfuzz.reduce.passes.graph import BypassNodes, CutNodes, DropOutputs, MergeInputs
 from numfuzz.reduce.passes.inputs import FocusWorst, ReduceSamples, ShrinkShapes, UnifyDtypes
+from numfuzz.reduce.passes.layouts import PlainLayouts
 from numfuzz.reduce.passes.values import SimplifyValues
 from numfuzz.reduce.shrinker import ShrinkPass
 
 PASSES: dict[str, type] = {
-    cls.name: cls for cls in (DropOutputs, CutNodes, BypassNodes, MergeInputs, ReduceSamples, FocusWorst, ShrinkShapes, UnifyDtypes, SimplifyValues)
+    cls.name: cls
+    for cls in (DropOutputs, CutNodes, BypassNodes, MergeInputs, ReduceSamples, FocusWorst, ShrinkShapes, UnifyDtypes, PlainLayouts, SimplifyValues)
 }
 
 SCHEDULE_NAMES: tuple[str, ...] = (
@@ -25,6 +27,7 @@ SCHEDULE_NAMES: tuple[str, ...] = (
     "focus-worst",  # that element's value everywhere
     "shapes",
     "unify-dtypes",
+    "plain-layouts",  # strided inputs made contiguous
     "values",  # toward 0, +-1 and powers of two
 )
 

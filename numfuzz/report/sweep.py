@@ -22,7 +22,7 @@ from numfuzz.corpus.case import Case, recorded_outcome
 from numfuzz.judge.compiled import CompiledProgram
 from numfuzz.judge.oracle import ulp_error
 from numfuzz.judge.signature import flagged_output
-from numfuzz.program.dtypes import check_dtype
+from numfuzz.program.dtypes import check_dtype, is_integer
 from numfuzz.program.ops import infer_specs
 from numfuzz.program.values import round_to
 from numfuzz.report.data import Sweep, SweepPoint
@@ -114,8 +114,9 @@ def sweep_case(case: Case, target: Target, device: str, exponents: Sequence[floa
 
 
 def _point(runner: _Runner, case: Case, base: list[np.ndarray], k: float, output: int, element: int, dtype: str) -> SweepPoint | None:
-    scaled = [values * 2.0**k for values in base]
-    if any(np.abs(v).max(initial=0.0) > check_dtype(spec.dtype).max_value for v, spec in zip(scaled, case.graph.inputs)):
+    floats = [not is_integer(spec.dtype) for spec in case.graph.inputs]  # indices are not scaled
+    scaled = [values * 2.0**k if scale else values for values, scale in zip(base, floats)]
+    if any(np.abs(v).max(initial=0.0) > check_dtype(spec.dtype).max_value for v, spec, scale in zip(scaled, case.graph.inputs, floats) if scale):
         return None  # overflows the input dtype: not the same computation any more
     sample = [round_to(v, spec) for v, spec in zip(scaled, case.graph.inputs)]
     magnitude = max((float(x.to(torch.float64).abs().max()) for x in sample if x.numel()), default=0.0)

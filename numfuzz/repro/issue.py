@@ -11,6 +11,7 @@ from numfuzz.judge.compiled import output_label
 from numfuzz.judge.execute import Outcome
 from numfuzz.judge.signature import Signature, flagged_output, severity, symptom_of
 from numfuzz.judge.verdicts import Verdict
+from numfuzz.program.layout import LAYOUT_SOURCE
 from numfuzz.program.lowering import lower
 from numfuzz.program.ops import infer_specs
 from numfuzz.repro.script import compile_call, error_table, tensor_literal, user_code_lines
@@ -27,11 +28,19 @@ def snippet_source(case: Case, target: Target, device: str, imports: Sequence[st
     ref_name = "fn" if same else "fn_fp64"
     rows = case.tensors()
     names = [f"x{i}" for i in range(len(case.graph.inputs))]
+    specs = case.graph.inputs
+
+    def literal(t, spec) -> str:  # an input laid out as a strided view is built as one
+        text = tensor_literal(t, device)
+        return text if spec.layout is None else f"laid_out({text}, *{tuple(spec.layout.full(len(spec.shape)))!r})"
+
     if len(rows) == 1:
-        inputs = "\n".join(f"{n} = {tensor_literal(t, device)}" for n, t in zip(names, rows[0]))
+        inputs = "\n".join(f"{n} = {literal(t, spec)}" for n, t, spec in zip(names, rows[0], specs))
         inputs += f"\nsamples = [({', '.join(names)},)]"
     else:
-        inputs = "samples = [\n" + "".join("    (" + ", ".join(tensor_literal(t, device) for t in row) + ",),\n" for row in rows) + "]"
+        inputs = "samples = [\n" + "".join("    (" + ", ".join(literal(t, spec) for t, spec in zip(row, specs)) + ",),\n" for row in rows) + "]"
+    if any(spec.layout is not None for spec in specs):
+        inputs = "# Strided inputs: dims in memory order, steps, dims of stride 0, storage offset.\n" + LAYOUT_SOURCE + "\n\n" + inputs
     return f"""import torch
 import torch.nn.functional as F
 {chr(10).join(compile_imports)}
@@ -58,8 +67,9 @@ def _gradient_lines(case: Case, device: str, ref_name: str) -> str:
 # The gradients, for the upstream gradients numfuzz drew (the first sample's):
 upstream = ({upstream},)
 for who, f in (("eager", fn), ("compiled", compiled), ("float64", {ref_name})):
-    args = [(x.double() if who == "float64" else x).detach().requires_grad_(True) for x in samples[0]]
-    grads = torch.autograd.grad(f(*args), args, [g.double() if who == "float64" else g for g in upstream], allow_unused=True)
+    args = [(x.double() if who == "float64" and x.is_floating_point() else x).detach().requires_grad_(x.is_floating_point()) for x in samples[0]]
+    wrt = [x for x in args if x.requires_grad]  # indices get no gradient
+    grads = torch.autograd.grad(f(*args), wrt, [g.double() if who == "float64" else g for g in upstream], allow_unused=True)
     print(f"{{who:>8}}: input gradients {{[None if g is None else g.double().tolist() for g in grads]}}")
 """
 
@@ -109,6 +119,7 @@ def _outcome_tables(outcome: Outcome, outputs: int) -> str:
             ("compiled", o.target_max_ulp, o.target_mean_ulp, o.target_max_abs, o.target_max_rel),
         ]) + f"\n{'':>10}worse on {o.worse} elements, better on {o.better}: {o.verdict}"
         for o in outcome.outputs
+        if o.index < outputs or o.elements  # not an integer input's empty gradient
     )  # fmt: skip
 
 
@@ -121,6 +132,7 @@ def _what_happens(outcome: Outcome) -> str:
 
 
 _CAUSE_PHRASES = {
+    "strided_input": "a strided input (permuted, stepped, expanded or offset) is mishandled: the same values laid out contiguously are fine",
     "cast_dropped": "an explicit cast the program asks for is dropped",
     "nonfinite_intermediate": "a value turns non-finite inside the compiled code where eager's is finite",
     "cancellation": "cancellation: a small result computed from larger terms loses its relative accuracy",

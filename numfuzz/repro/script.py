@@ -21,6 +21,8 @@ from numfuzz.corpus.case import Case
 from numfuzz.judge import oracle, position
 from numfuzz.program import dtypes
 from numfuzz.program.dtypes import TORCH_DTYPES
+from numfuzz.program.ir import TensorSpec
+from numfuzz.program.layout import LAYOUT_SOURCE
 from numfuzz.program.lowering import lower
 from numfuzz.program.values import dtype_name
 from numfuzz.targets import Target
@@ -65,6 +67,8 @@ def tensor_literal(t: torch.Tensor, device: str | None = None) -> str:
     """Source that rebuilds `t` exactly (NaN payloads aside): every value of t is exact in float64."""
     dtype = TORCH_DTYPES[dtype_name(t.dtype)]
     where = f", device={device!r}" if device else ""
+    if not t.is_floating_point():  # indices: integers as written
+        return f"torch.tensor({t.detach().cpu().tolist()!r}, dtype={dtype}{where})"
     values = t.detach().to("cpu", torch.float64)
     flat = values.reshape(-1)
     if flat.numel() > 1 and bool((flat.view(torch.int64) == flat[0].view(torch.int64)).all()):
@@ -123,6 +127,22 @@ def _position_source() -> str:
     return "\n\n".join(p.strip() + "\n" for p in parts)
 
 
+def layouts_source(specs: Sequence[TensorSpec]) -> str:
+    """`lay_out`, which turns a sample's inputs into the views their layouts describe, as numfuzz does (`program.layout`)."""
+    if all(spec.layout is None for spec in specs):
+        return "def lay_out(xs):\n    return list(xs)  # every input is contiguous\n"
+    layouts = ", ".join("None" if spec.layout is None else repr(tuple(spec.layout.full(len(spec.shape)))) for spec in specs)
+    return f"""# How each input lies in memory (None: contiguous): (dims in memory order, steps, dims of stride 0, offset).
+LAYOUTS = [{layouts}]
+
+
+{LAYOUT_SOURCE}
+
+def lay_out(xs):
+    return [x if layout is None else laid_out(x, *layout) for x, layout in zip(xs, LAYOUTS)]
+"""
+
+
 def script_source(case: Case, target: Target, device: str, imports: Sequence[str] = (), title: str = "") -> str:
     """The standalone repro script for `case` compiled by `target` on `device`."""
     compile_imports, compile_expr = compile_call(target)
@@ -158,6 +178,8 @@ DEVICE = {device!r}
 samples = [
 {samples},
 ]
+
+{layouts_source(case.graph.inputs)}
 {_grad_runs_source(upstream) if grad else RUNS_SOURCE}
 {_guard(target)}compiled = {compile_expr}
 
@@ -183,6 +205,8 @@ less_accurate = []
 for k in range(len(eager[0])):
     fmt = FORMATS[eager[0][k].dtype]
     ref, e, t = flat(reference, k), flat(eager, k), flat(got, k)
+    if not ref.size:
+        continue  # an integer input's empty gradient
     keep = np.isfinite(ref) & (np.abs(ref) <= fmt.max_value)
     ref, e, t = ref[keep], e[keep], t[keep]
     e_err, t_err = ulp_error(e, ref, fmt), ulp_error(t, ref, fmt)
@@ -204,13 +228,17 @@ print("OK: the compiled result is at least as accurate as eager")
 # The script's runs of eager, the compiled program and float64: outputs only.
 RUNS_SOURCE = """
 
+def as64(xs):
+    return [x.to("cpu", torch.float64) if x.is_floating_point() else x.to("cpu") for x in xs]  # indices stay integers
+
+
 def run_all():
     with torch.no_grad():
         inputs = [[x.to(DEVICE) for x in sample] for sample in samples]
-        eager = [fn(*xs) for xs in inputs]
-        got = [compiled(*xs) for xs in inputs]
-        again = compiled(*inputs[0])
-        reference = [fn_fp64(*[x.to(torch.float64) for x in sample]) for sample in samples]
+        eager = [fn(*lay_out(xs)) for xs in inputs]
+        got = [compiled(*lay_out(xs)) for xs in inputs]
+        again = compiled(*lay_out(inputs[0]))
+        reference = [fn_fp64(*lay_out(as64(sample))) for sample in samples]
     return eager, got, again, reference
 
 
@@ -233,12 +261,19 @@ upstream = [
 
 
 def with_grads(f, xs, gs):
-    leaves = [x.detach().clone().requires_grad_(True) for x in xs]
-    outs = f(*leaves)
+    # an integer input (indices) gets no gradient: an empty one holds its place
+    leaves = [x.detach().clone().requires_grad_(x.is_floating_point()) for x in xs]
+    floats = [x for x in leaves if x.requires_grad]
+    outs = f(*lay_out(leaves))
     outs = tuple(outs) if isinstance(outs, (tuple, list)) else (outs,)
     pairs = [(o, g) for o, g in zip(outs, gs) if o.requires_grad]
-    grads = torch.autograd.grad([o for o, _ in pairs], leaves, [g for _, g in pairs], allow_unused=True) if pairs else [None] * len(leaves)
-    return tuple(o.detach() for o in outs) + tuple(torch.zeros_like(x) if g is None else g.detach() for x, g in zip(leaves, grads))
+    grads = iter(torch.autograd.grad([o for o, _ in pairs], floats, [g for _, g in pairs], allow_unused=True) if pairs else [None] * len(floats))
+    judged = [(next(grads) if x.requires_grad else torch.zeros(0, device=x.device)) for x in leaves]
+    return tuple(o.detach() for o in outs) + tuple(torch.zeros_like(x) if g is None else g.detach() for x, g in zip(leaves, judged))
+
+
+def as64(xs):
+    return [x.to("cpu", torch.float64) if x.is_floating_point() else x.to("cpu") for x in xs]  # indices stay integers
 
 
 def run_all():
@@ -247,7 +282,6 @@ def run_all():
     eager = [with_grads(fn, xs, gs) for xs, gs in zip(inputs, ups)]
     got = [with_grads(compiled, xs, gs) for xs, gs in zip(inputs, ups)]
     again = with_grads(compiled, inputs[0], ups[0])
-    as64 = lambda ts: [t.to("cpu", torch.float64) for t in ts]
     reference = [with_grads(fn_fp64, as64(xs), as64(gs)) for xs, gs in zip(samples, upstream)]
     return eager, got, again, reference
 

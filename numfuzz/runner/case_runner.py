@@ -13,7 +13,7 @@ from numfuzz.judge.compiled import CompiledProgram
 from numfuzz.judge.execute import Outcome, judge
 from numfuzz.judge.verdicts import Verdict
 from numfuzz.program.ir import GraphError
-from numfuzz.program.values import encode
+from numfuzz.program.values import conformed, encode
 from numfuzz.search.phase import search_phase
 from numfuzz.search.worst_inputs import search_budget
 from numfuzz.targets import Target
@@ -49,7 +49,8 @@ def with_searched(case: Case, outcome: Outcome) -> Case:
     """The case with the samples its search added, bit for bit, and a note of them in its provenance."""
     if not outcome.searched:
         return case
-    added = [[encode(t) for t in sample] for sample in outcome.searched]  # the case's own samples stay as stored
+    # the case's own samples stay as stored; an expanded input stores what its layout held (its first slice, repeated)
+    added = [[encode(conformed(t, spec)) for t, spec in zip(sample, case.graph.inputs)] for sample in outcome.searched]
     provenance = {**case.provenance, "searched_samples": len(outcome.searched)}
     return Case(case.graph, case.samples + added, case.run, recipes=case.recipes, provenance=provenance, grads=case.grads)
 

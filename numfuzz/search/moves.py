@@ -1,7 +1,8 @@
 """New candidate inputs for the search: drawn across exponents, or moved a little from a good one.
 
 Every candidate is a list of tensors in the inputs' own dtypes, so that what the search finds is
-stored bit for bit. Moves work in float64 and round once to the input's dtype.
+stored bit for bit. Moves work in float64 and round once to the input's dtype. Integer inputs
+(class targets, indices) are never moved.
 """
 
 from __future__ import annotations
@@ -47,11 +48,11 @@ def exponent_window(like: torch.Tensor, positive: bool, rng: np.random.Generator
 
 
 def explore(base: Sample, positive: list[bool], rng: np.random.Generator) -> Sample:
-    """A base sample with some of its inputs redrawn across exponents (at least one)."""
+    """A base sample with some of its inputs redrawn across exponents (at least one); integer inputs (indices) stay."""
     chosen = [bool(rng.random() < 0.5) for _ in base]
     if not any(chosen):
         chosen[int(rng.integers(len(base)))] = True
-    return [exponent_window(x, pos, rng) if pick and x.numel() else x for x, pos, pick in zip(base, positive, chosen)]
+    return [exponent_window(x, pos, rng) if pick and x.numel() and x.is_floating_point() else x for x, pos, pick in zip(base, positive, chosen)]
 
 
 def _scale(x: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -94,8 +95,8 @@ def move(sample: Sample, positive: list[bool], rng: np.random.Generator) -> Samp
     if kind == "mirror":
         rank = max(a.ndim for a in arrays)
         moved = mirror(arrays, -1 if rank < 2 or rng.random() < 0.5 else -rank)
-        return [_back(a, x) for a, x in zip(moved, sample)]
-    sizable = [i for i, x in enumerate(sample) if x.numel()]
+        return [_back(a, x) if x.is_floating_point() else x for a, x in zip(moved, sample)]
+    sizable = [i for i, x in enumerate(sample) if x.numel() and x.is_floating_point()]
     if not sizable:
         return sample
     i = sizable[int(rng.integers(len(sizable)))]

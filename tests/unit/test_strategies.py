@@ -52,7 +52,8 @@ def test_the_simplest_program_is_the_first_op_on_one_element():
 def test_shrinking_goes_to_the_fewest_nodes_that_keep_the_property():
     program = find(programs(max_nodes=6), lambda p: len(p.graph.nodes) >= 3, settings=QUIET)
     assert len(program.graph.nodes) == 3
-    softmax = find(programs(max_nodes=6), lambda p: any(n.op == "softmax" for n in p.graph.nodes), settings=QUIET)
+    # among a few ops: whether 300 derandomized examples meet softmax in the whole table is luck
+    softmax = find(programs(max_nodes=6, ops=("neg", "exp", "add", "softmax")), lambda p: any(n.op == "softmax" for n in p.graph.nodes), settings=QUIET)
     assert [n.op for n in softmax.graph.nodes] == ["softmax"]
 
 

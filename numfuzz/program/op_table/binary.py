@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from numfuzz.program.dtypes import promote
 from numfuzz.program.ir import TensorSpec
-from numfuzz.program.op_spec import OpSpec, broadcast_shapes, draw_reduce, draw_scalar, elementwise, reduced_shape
+from numfuzz.program.op_spec import OpSpec, broadcast_shapes, draw_reduce, draw_scalar, elementwise, reduced_shape, result_dtype
 
 
 def _selected(first: int):
     """torch.where's rule: the shape of all arguments broadcast, the dtype of the values selected from `first` on."""
 
     def infer(specs: list[TensorSpec], attrs: dict) -> TensorSpec:
-        return TensorSpec(broadcast_shapes(*(s.shape for s in specs)), promote(*(s.dtype for s in specs[first:])))
+        return TensorSpec(broadcast_shapes(*(s.shape for s in specs)), result_dtype(specs[first:]))
 
     return infer
 

@@ -24,6 +24,35 @@ def _cross_entropy(specs: list[TensorSpec], attrs: dict) -> TensorSpec:
     return TensorSpec(shape[:1] + shape[2:] if len(shape) > 1 else (), out.dtype)
 
 
+def _class_targets(specs: list[TensorSpec], attrs: dict) -> TensorSpec:
+    """nll_loss and cross_entropy with class indices: input (C,) or (N, C, d...), targets () or (N, d...)."""
+    shape, target = specs[0].shape, specs[1].shape
+    if not shape or target != _target_shape(shape):
+        raise GraphError(f"class targets {target} do not fit an input {shape}")
+    return TensorSpec(target if attrs["reduction"] == "none" else (), specs[0].dtype)
+
+
+def _target_shape(shape: tuple[int, ...]) -> tuple[int, ...]:
+    return shape[:1] + shape[2:] if len(shape) > 1 else ()
+
+
+def _classes(spec: TensorSpec, attrs: dict) -> int:
+    return spec.shape[1] if len(spec.shape) > 1 else spec.shape[0]
+
+
+def _class_operands(rng: random.Random, spec: TensorSpec, attrs: dict) -> list[tuple[int, ...]]:
+    if not spec.shape:
+        raise GraphError("class targets need an input with a class dim")
+    return [_target_shape(spec.shape)]
+
+
+def _targets_spec(name: str, extra=None) -> OpSpec:
+    """A loss over integer class targets; ignore_index -100 (torch's default) ignores none, 0 or 1 the targets of that class."""
+    draw = draw_both(draw_choice("reduction", REDUCTIONS), draw_choice("ignore_index", [-100, -100, 0, 1]), *([extra] if extra else []))
+    return OpSpec(name, 2, "fresh", _class_targets, domains=("any", "index"), draw_attrs=draw, weight=0.5, operands=_class_operands,
+                  index_arg=1, index_bound=_classes)  # fmt: skip
+
+
 def _kl_div(specs: list[TensorSpec], attrs: dict) -> TensorSpec:
     return _loss(specs, {"reduction": "sum" if attrs["reduction"] == "batchmean" else attrs["reduction"]})
 
@@ -52,6 +81,9 @@ SPECS: list[OpSpec] = [
     _spec("bce_with_logits", domains=("any", "probability")),
     _spec("margin_ranking_loss", domains=("any", "any", "sign"), extra=draw_choice("margin", [0.0, 0.5]), count=2),
     _spec("soft_margin_loss", domains=("any", "sign")),
-    # class probabilities as targets: integer class indices are not values the IR holds
+    # class probabilities as targets
     _spec("cross_entropy", _cross_entropy, domains=("any", "probability"), extra=draw_choice("label_smoothing", [0.0, 0.1])),
+    # integer class indices as targets (an i64 input)
+    _targets_spec("nll_loss"),
+    _targets_spec("cross_entropy_index", draw_choice("label_smoothing", [0.0, 0.1])),
 ]

@@ -8,6 +8,7 @@ import numpy as np
 
 from numfuzz.corpus.case import Case, stored_signature
 from numfuzz.corpus.size_order import smaller
+from numfuzz.program.dtypes import is_integer
 from numfuzz.program.ops import infer_specs
 from numfuzz.program.values import round_to
 from numfuzz.reduce.case_edit import keep_samples, map_inputs, reshape_inputs, select, stack_samples
@@ -123,17 +124,18 @@ class FocusWorst:
 
 
 class UnifyDtypes:
-    """Give every input one dtype (values rounded to it)."""
+    """Give every float input one dtype (values rounded to it)."""
 
     name = "unify-dtypes"
 
     def candidates(self, case: Case) -> Candidates:
-        if len({s.dtype for s in infer_specs(case.graph)}) < 2:
+        if len({s.dtype for s in infer_specs(case.graph) if not is_integer(s.dtype)}) < 2:
             return
         sig = stored_signature(case)
-        order = sorted({s.dtype for s in case.graph.inputs}, key=lambda d: (sig is None or d != sig.dtype, d))
+        floats = [i for i, s in enumerate(case.graph.inputs) if not is_integer(s.dtype)]  # indices stay integers
+        order = sorted({case.graph.inputs[i].dtype for i in floats}, key=lambda d: (sig is None or d != sig.dtype, d))
         for dtype in order:
-            everything = {i: dtype for i in range(len(case.graph.inputs))}
+            everything = {i: dtype for i in floats}
             rounded = smaller(map_inputs(case, lambda i, x, spec: round_to(x, spec).double().numpy(), everything), case)
             if rounded is not None and (yield rounded):
                 return

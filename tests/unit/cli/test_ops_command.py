@@ -14,6 +14,7 @@ def test_lists_every_op_with_its_data(cli):
     assert set(lines) == set(OPS)
     assert lines["atanh"][1:4] == ["unary", "1", "unit"]
     assert lines["fmod"][1:4] == ["elementwise", "2", "any,nonzero"]
+    assert lines["nll_loss"][1:6] == ["fresh", "2", "any,index", "all;", "x1"] and "i64" in lines["gather"]  # the integer input
     assert f"{len(OPS)} ops" in result.output
     assert abs(sum(weight_shares().values()) - 1) < 1e-12
 

@@ -85,10 +85,14 @@ def test_domains_are_drawn_inside(domain):
         "probability": lambda x: (0 < x) & (x < 1),
         "above_one": lambda x: x > 1,
         "sign": lambda x: np.abs(x) == 1,
+        "index": lambda x: (x == np.floor(x)) & (0 <= x) & (x < 5),
     }[domain]
     rng = np.random.Generator(np.random.PCG64(0))
     for kind in ("normal", "uniform", "logmag", "tiny", "large"):
-        assert inside(draw_values(Recipe(kind, domain), TensorSpec((500,), "fp32"), rng)).all(), kind
+        values = draw_values(Recipe(kind, domain, bound=5 if domain == "index" else None), TensorSpec((500,), "fp32"), rng)
+        assert inside(values).all(), kind
+    if domain == "index":
+        assert set(np.unique(values)) == {0, 1, 2, 3, 4}  # every class is drawn
 
 
 def test_the_generator_keeps_node_values_in_their_domains():

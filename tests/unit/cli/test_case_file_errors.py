@@ -1,0 +1,59 @@
+"""A case file whose layout or indices are malformed: `replay` says so in one line and exits 2, before running anything."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import torch
+
+from numfuzz.corpus.case import Case
+from numfuzz.program.ir import Graph, Node, TensorSpec
+from numfuzz.program.layout import Layout
+
+
+def _case_file(tmp_path, edit) -> str:
+    inputs = (TensorSpec((3, 4), "fp32", Layout.make(2, perm=[1, 0])), TensorSpec((3,), "i64"))
+    graph = Graph(inputs, (Node.make("nll_loss", [0, 1], reduction="mean", ignore_index=-100),), (2,))
+    data = Case.from_tensors(graph, [[torch.randn(3, 4), torch.tensor([3, 0, 1])]], "eager").to_json()
+    edit(data)
+    path = tmp_path / "case.json"
+    path.write_text(json.dumps(data))
+    return str(path)
+
+
+def _set_layout(layout):
+    def edit(data):
+        data["graph"]["inputs"][0]["layout"] = layout
+
+    return edit
+
+
+def _bits(values: list[int]) -> str:
+    from numfuzz.program.values import encode
+
+    return encode(torch.tensor(values, dtype=torch.int64))
+
+
+@pytest.mark.parametrize(
+    "edit, message",
+    [
+        (_set_layout({"perm": [1, 1]}), "bad graph: bad layout of an input [3, 4]: layout perm [1, 1] is not a permutation of 2 dims"),
+        (_set_layout({"step": [1, 9]}), "layout step [1, 9] needs 2 steps, each 1..4"),
+        (_set_layout({"expand": [0], "perm": [1, 0]}), "sample 0: input x0's values differ along dim [0]"),
+        (_set_layout({"strides": [1, 3]}), "unknown fields ['strides']"),
+        (_set_layout("transposed"), "layout is not an object"),
+        (lambda data: data["samples"][0].__setitem__(1, _bits([7, 0, 1])), "input x1 holds index 7, outside [0, 4)"),
+        (lambda data: data["graph"]["inputs"][1].__setitem__("dtype", "fp32"), "takes i64 indices as argument 1, got fp32"),
+    ],
+)
+def test_replay_of_a_malformed_case_says_why_in_one_line_and_exits_2(cli, tmp_path, edit, message):
+    result = cli("replay", _case_file(tmp_path, edit), "--target", "eager")
+    assert result.exit_code == 2, result.output
+    assert message in result.output and "Traceback" not in result.output and len(result.output.strip().splitlines()) == 1
+
+
+def test_replay_of_the_same_case_unedited_runs(cli, tmp_path):
+    result = cli("replay", _case_file(tmp_path, lambda data: None), "--target", "eager")
+    assert result.exit_code == 0, result.output
+    assert "verdict: equal" in result.output
