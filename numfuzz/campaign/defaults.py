@@ -30,6 +30,12 @@ from numfuzz.workers.defaults import (  # noqa: F401  (the worker side's numbers
 # about 8 ms, against about 1.4 s of compile a graph); these shares cost 5.0% over an hour
 # (scripts/bench_search, README "Where compilers break"). DEFAULT_SEARCH is the search's share.
 DEFAULT_SEAMS = 0.1
+# Shares of cases compiled with symbolic sizes (dynamic=True; dims marked with mark_dynamic) and
+# with options drawn from the configuration space (numfuzz/data/compiler_configs.toml). The
+# measurement behind them is in docs/dynamic-and-configs.md: MIX_MEASUREMENT.
+DEFAULT_DYNAMIC_SHARE = 0.15
+DEFAULT_MARKED_SHARE = 0.1
+DEFAULT_CONFIG_SHARE = 0.2
 DEFAULT_MINIMIZE_TIMEOUT_S = 900.0  # the minimiser's compile budget, at a few seconds a compile
 # After a --graphs campaign's last case, minimisation goes on for at most this long; what is left
 # (the smallest case so far included) waits in the journal for the next run. Measured on 2 cores:
