@@ -77,12 +77,16 @@ def draw_compile(seed: int, run: RunSpec, graph: Graph, recipes: list[Recipe], m
 
 @functools.lru_cache(maxsize=32)
 def available_entries(spec: str, section: str) -> tuple[ConfigEntry, ...]:
-    """The section's entries whose every option this target has (some options exist only in some torch versions)."""
+    """The section's entries whose every option this target has (some options exist only in some torch versions)
+    and that change something: an entry setting only this torch's defaults is left out (defaults move between versions)."""
     target = resolve(spec)
     kept = []
-    for entry in entries_for(section):
+    for entry in entries_for(section, torch.__version__):
         try:
             ok = configured(target, RunSpec(spec, config=entry.options)).available()[0]
+            defaults = getattr(target, "defaults", None)
+            if ok and callable(defaults):
+                ok = defaults(list(entry.as_dict)) != entry.as_dict
         except Exception:  # an option the target refuses outright
             ok = False
         if ok:

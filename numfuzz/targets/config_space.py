@@ -13,6 +13,9 @@ import tomllib
 from dataclasses import dataclass
 from importlib import resources
 
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
+from packaging.version import InvalidVersion, Version
+
 from numfuzz.run_spec import OptionValue
 
 BUILTIN = "compiler_configs.toml"
@@ -29,6 +32,16 @@ class ConfigEntry:
     options: tuple[tuple[str, OptionValue], ...]
     weight: float
     why: str  # what code path it reaches, and what it costs
+    torch: str = ""  # a version specifier: drawn only where the installed torch matches ("" everywhere)
+
+    def fits(self, version: str) -> bool:
+        """Whether it is drawn with this torch version."""
+        if not self.torch:
+            return True
+        try:
+            return Version(version.split("+")[0]) in SpecifierSet(self.torch, prereleases=True)
+        except InvalidVersion:
+            return True
 
     @property
     def as_dict(self) -> dict[str, OptionValue]:
@@ -54,7 +67,12 @@ def parse_space(text: str, where: str = BUILTIN) -> dict[str, tuple[ConfigEntry,
                 raise ConfigSpaceError(f"{where}: {section} entry {e['name']!r}: option values are bools, numbers or strings")
             if isinstance(weight, bool) or not isinstance(weight, (int, float)) or weight < 0:
                 raise ConfigSpaceError(f"{where}: {section} entry {e['name']!r}: weight must be a number >= 0")
-            parsed.append(ConfigEntry(e["name"], tuple(sorted(options.items())), float(weight), str(e.get("why", ""))))
+            torch = e.get("torch", "")
+            try:
+                SpecifierSet(str(torch))
+            except InvalidSpecifier:
+                raise ConfigSpaceError(f"{where}: {section} entry {e['name']!r}: torch is not a version specifier: {torch!r}") from None
+            parsed.append(ConfigEntry(e["name"], tuple(sorted(options.items())), float(weight), str(e.get("why", "")), str(torch)))
         space[section] = tuple(parsed)
     return space
 
@@ -73,9 +91,10 @@ def add_section(name: str, toml_text: str) -> None:
     _ADDED[name] = space.get(name, ())
 
 
-def entries_for(section: str) -> tuple[ConfigEntry, ...]:
-    """The drawable entries of a section (weight > 0); none for an unknown or empty section."""
-    return tuple(e for e in _ADDED.get(section, load_space().get(section, ())) if e.weight > 0)
+def entries_for(section: str, torch_version: str | None = None) -> tuple[ConfigEntry, ...]:
+    """The drawable entries of a section (weight > 0, and for `torch_version` where given); none for an unknown or empty section."""
+    entries = _ADDED.get(section, load_space().get(section, ()))
+    return tuple(e for e in entries if e.weight > 0 and (torch_version is None or e.fits(torch_version)))
 
 
 def draw_options(entries: tuple[ConfigEntry, ...] | list[ConfigEntry], rng: random.Random) -> dict[str, OptionValue]:

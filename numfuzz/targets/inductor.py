@@ -9,6 +9,16 @@ from numfuzz.targets.compile_modes import DYNAMO_COMPILES_SOURCE, MARK_DIMS_SOUR
 from numfuzz.targets.options import parse_options, reset_dynamo, vector_elements
 
 
+def inductor_default(key: str) -> object:
+    """This torch's default value of an Inductor option (it exists: see `missing_inductor_option`)."""
+    import torch._inductor.config as config
+
+    node = config
+    for part in key.split("."):
+        node = getattr(node, part)
+    return node
+
+
 def missing_inductor_option(key: str) -> str:
     """Why this torch's Inductor config has no option `key` ("" when it has it: some exist only in some versions)."""
     import torch
@@ -50,6 +60,10 @@ class Inductor:
             if why:
                 return False, why
         return True, ""
+
+    def defaults(self, keys: list[str]) -> dict:
+        """This torch's defaults of these options: an entry of the configuration space that sets only defaults is no configuration."""
+        return {key: inductor_default(key) for key in keys}
 
     def prepare(self, fn: Callable, device: str) -> Callable:
         import torch

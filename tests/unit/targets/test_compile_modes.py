@@ -87,3 +87,16 @@ def test_a_family_that_compiles_static_sizes_only_gets_static_cases():
     graph, recipes = generate(1, GenConfig(max_nodes=3))
     run, second = draw_compile(1, RunSpec("eager", "cpu", samples=4), graph, recipes, RunMix(dynamic=1.0, config=1.0))
     assert (run.dynamic, run.config, second) == ("static", (), None)
+
+
+def test_an_entry_for_other_torch_versions_or_of_only_defaults_is_not_drawn():
+    import torch
+
+    space = parse_space('[[s]]\nname = "new"\noptions = { a = 1 }\ntorch = ">=99"\n\n[[s]]\nname = "any"\noptions = { a = 2 }\n')
+    (new, anywhere) = space["s"]
+    assert not new.fits("2.9.1+cu128") and new.fits("99.0") and anywhere.fits("2.9.1")
+    with pytest.raises(ConfigSpaceError, match="not a version specifier"):
+        parse_space('[[s]]\nname = "x"\noptions = { a = 1 }\ntorch = "newest"\n')
+    names = [e.name for e in available_entries("inductor", "inductor")]
+    default = torch._inductor.config.loop_ordering_after_fusion
+    assert ("loop-ordering" in names) != default and ("no-loop-ordering" in names) == default  # the entry that flips this torch's default
