@@ -173,3 +173,20 @@ def test_a_campaign_with_the_mix_off_keeps_its_journal_identity_and_one_with_it_
     assert "mix" not in off.identity() and on.identity()["mix"] == {"dynamic": 0.2, "marked": 0.1, "config": 0.3}
     with pytest.raises(RunSpecError, match="add up to more than 1"):
         RunMix(dynamic=0.7, marked=0.5)
+
+
+def test_every_committed_case_saves_back_as_it_was_and_writes_a_static_default_repro():
+    from helpers import SEEDS
+
+    from numfuzz.repro.script import script_source
+    from numfuzz.targets import resolve
+
+    for path in sorted([*FINDINGS.glob("*.json"), *SEEDS.glob("*.json")]):
+        data = json.loads(path.read_text())
+        case = Case.from_json(data)
+        assert case.run.default_compile and case.second is None
+        if data["schema"] == 2:
+            assert case.to_json() == data, path  # no new field written at its default
+        if case.target.startswith("inductor"):
+            script = script_source(case, resolve(case.target), "cpu")
+            assert "dynamic=False" in script and "mark_dims" not in script and "second size" not in script
