@@ -55,7 +55,7 @@ def draw_compile(seed: int, run: RunSpec, graph: Graph, recipes: list[Recipe], m
     family = family_of(run.target)
     pick = rng.random()
     mode = "dynamic" if pick < mix.dynamic else "marked" if pick < mix.dynamic + mix.marked else "static"
-    if family is None or mode not in family.modes:
+    if family is None or mode not in drawn_modes(run.target, family.modes):
         mode = "static"
     options = {}
     if rng.random() < mix.config and family is not None and family.config_space:
@@ -73,6 +73,12 @@ def draw_compile(seed: int, run: RunSpec, graph: Graph, recipes: list[Recipe], m
                 bits = tuple(tuple(encode(round_to(v, spec)) for v, spec in zip(row, graph2.inputs)) for row in rows)
                 second = SecondSize(tuple(s.shape for s in graph2.inputs), bits)
     return run.with_changes(dynamic=mode, marked=marked, config=tuple(options.items())), second
+
+
+@functools.lru_cache(maxsize=32)
+def drawn_modes(spec: str, family_modes: tuple[str, ...]) -> tuple[str, ...]:
+    """The size modes a campaign draws for this target: its family's, narrowed where the target says so (`drawn_modes`)."""
+    return tuple(getattr(resolve(spec), "drawn_modes", family_modes))
 
 
 @functools.lru_cache(maxsize=32)

@@ -100,3 +100,11 @@ def test_an_entry_for_other_torch_versions_or_of_only_defaults_is_not_drawn():
     names = [e.name for e in available_entries("inductor", "inductor")]
     default = torch._inductor.config.loop_ordering_after_fusion
     assert ("loop-ordering" in names) != default and ("no-loop-ordering" in names) == default  # the entry that flips this torch's default
+
+
+def test_thunder_jit_on_the_torchcompile_executor_is_drawn_static_and_still_compiles_a_dynamic_case():
+    from numfuzz.corpus.make import drawn_modes
+
+    assert drawn_modes("thunder:torchcompile", ("static", "dynamic")) == ("static",)
+    assert drawn_modes("thunder:torch", ("static", "dynamic")) == ("static", "dynamic")
+    assert configured(resolve("thunder:torchcompile"), RunSpec("thunder:torchcompile", dynamic="dynamic"))._mode_kwargs() == {"cache": "symbolic values"}
