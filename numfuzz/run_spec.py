@@ -9,7 +9,7 @@ file written before it still loads with the meaning it had. Torch-free, so the C
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, replace
-from typing import Any
+from typing import Any, Union
 
 # Input samples per compiled graph, and the input search's share of them: the measurements
 # behind both numbers are in numfuzz.campaign.defaults.
@@ -17,6 +17,10 @@ DEFAULT_SAMPLES = 64
 DEFAULT_SEARCH = 0.125
 MAX_SEARCH = 16.0
 DEVICE_KINDS = ("cpu", "cuda")
+# How sizes reach the compiler: as constants (torch.compile's dynamic=False, as before this field
+# existed), all symbolic (dynamic=True), or symbolic only in the dims `marked` names (mark_dynamic).
+DYNAMIC_MODES = ("static", "dynamic", "marked")
+OptionValue = Union[bool, int, float, str]
 
 
 class RunSpecError(ValueError):
@@ -31,6 +35,9 @@ class RunSpec:
     search: float = 0.0  # extra runs spent searching for worse inputs, as a share of `samples` (numfuzz.search); 0: off
     imports: tuple[str, ...] = ()  # --import modules and files the target needs; repro scripts import them too
     grad: bool = False  # also judge the gradients of every input, for upstream gradients stored with the case
+    dynamic: str = "static"  # one of DYNAMIC_MODES
+    marked: tuple[tuple[int, int], ...] = ()  # (input, dim) pairs marked dynamic; only with dynamic="marked"
+    config: tuple[tuple[str, OptionValue], ...] = ()  # compiler options drawn for the case, by name (numfuzz/data/compiler_configs.toml)
 
     def __post_init__(self) -> None:
         if not isinstance(self.target, str) or not self.target:
@@ -46,6 +53,45 @@ class RunSpec:
         if not isinstance(self.grad, bool):
             raise RunSpecError(f"grad is true or false, not {self.grad!r}")
         object.__setattr__(self, "imports", tuple(self.imports))
+        self._check_modes()
+
+    def _check_modes(self) -> None:
+        if self.dynamic not in DYNAMIC_MODES:
+            raise RunSpecError(f"dynamic is one of {', '.join(DYNAMIC_MODES)}, not {self.dynamic!r}")
+        pairs = [tuple(p) for p in self.marked] if all(isinstance(p, (tuple, list)) for p in self.marked) else [()]
+        if any(len(p) != 2 or any(isinstance(x, bool) or not isinstance(x, int) or x < 0 for x in p) for p in pairs):
+            raise RunSpecError(f"marked holds (input, dim) pairs of non-negative integers, not {self.marked!r}")
+        marked = tuple(sorted(set(pairs)))
+        if (self.dynamic == "marked") != bool(marked):
+            raise RunSpecError("marked dims go with dynamic='marked', and it needs at least one")
+        object.__setattr__(self, "marked", marked)
+        try:
+            config = dict(self.config.items() if isinstance(self.config, dict) else self.config)
+        except (TypeError, ValueError):
+            raise RunSpecError(f"config maps option names to values, not {self.config!r}") from None
+        for key, value in config.items():
+            if not isinstance(key, str) or not key or not isinstance(value, (bool, int, float, str)):
+                raise RunSpecError(f"config maps option names to a bool, number or string, not {key!r}: {value!r}")
+        object.__setattr__(self, "config", tuple(sorted(config.items())))
+
+    @property
+    def options(self) -> dict[str, OptionValue]:
+        """The drawn compiler options, as a dict."""
+        return dict(self.config)
+
+    @property
+    def default_compile(self) -> bool:
+        """Static sizes and no drawn options: how every case compiled before these fields existed."""
+        return self.dynamic == "static" and not self.config
+
+    def compile_label(self, dims: bool = False) -> str:
+        """How the case compiles, in a few words ("" for static sizes and the default options): signatures show it.
+
+        `dims`: name the marked dims too (`marked x0.1`), as a case's own description does."""
+        marks = " " + ",".join(f"x{i}.{d}" for i, d in self.marked) if dims else ""
+        parts = [] if self.dynamic == "static" else [self.dynamic + (marks if self.dynamic == "marked" else "")]
+        parts += [f"{k}={_option_text(v)}" for k, v in self.config]
+        return " ".join(parts)
 
     @property
     def device_kind(self) -> str:
@@ -60,14 +106,26 @@ class RunSpec:
 
         The device, samples, search and imports say where and how thoroughly a case ran, not
         what its program is, so a case keeps its name wherever it is replayed; gradients are
-        another program (the backward), so they count.
+        another program (the backward), so they count, and so do symbolic sizes and compiler options.
+        Each is left out at its default, so that a case written before it keeps its name.
         """
-        return {"grad": True} if self.grad else {}
+        hashed: dict[str, Any] = {"grad": True} if self.grad else {}
+        return {**hashed, **self._modes_json()}
+
+    def _modes_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {}
+        if self.dynamic != "static":
+            data["dynamic"] = self.dynamic
+        if self.marked:
+            data["marked"] = [list(pair) for pair in self.marked]
+        if self.config:
+            data["config"] = dict(self.config)
+        return data
 
     def to_json(self) -> dict[str, Any]:
-        data = asdict(self)
+        data = {k: v for k, v in asdict(self).items() if k not in ("dynamic", "marked", "config")}
         data["imports"] = list(self.imports)
-        return data
+        return {**data, **self._modes_json()}  # the new fields only where not default: older files stay as they were
 
     @staticmethod
     def from_json(data: Any) -> RunSpec:
@@ -78,7 +136,42 @@ class RunSpec:
             raise RunSpecError(f"the run specification has unknown fields: {', '.join(sorted(unknown))}; a newer numfuzz wrote it")
         if "target" not in data:
             raise RunSpecError("the run specification names no target")
+        marked, config = data.get("marked", ()), data.get("config", {})
+        if not isinstance(marked, (list, tuple)) or not all(isinstance(p, (list, tuple)) and len(p) == 2 for p in marked):
+            raise RunSpecError(f"marked holds (input, dim) pairs, not {marked!r}")
+        if not isinstance(config, dict):
+            raise RunSpecError("config is an object of option names and values")
         try:
-            return RunSpec(**{**data, "imports": tuple(data.get("imports", ()))})
+            return RunSpec(**{**data, "imports": tuple(data.get("imports", ())), "marked": tuple(tuple(p) for p in marked), "config": tuple(config.items())})
         except TypeError as exc:
             raise RunSpecError(f"malformed run specification: {exc}") from None
+
+
+def _option_text(value: OptionValue) -> str:
+    return str(int(value)) if isinstance(value, bool) else str(value)
+
+
+@dataclass(frozen=True)
+class RunMix:
+    """A campaign's shares of cases drawn with symbolic sizes and with compiler options (numfuzz.corpus.make draws them).
+
+    Each share is a chance per case: `dynamic` for dynamic=True, `marked` for dims marked dynamic,
+    `config` for options drawn from the target's configuration space (independent of the sizes).
+    All zero: every case static with the default options, as before the mix existed.
+    """
+
+    dynamic: float = 0.0
+    marked: float = 0.0
+    config: float = 0.0
+
+    def __post_init__(self) -> None:
+        for name in ("dynamic", "marked", "config"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 <= value <= 1.0:
+                raise RunSpecError(f"the {name} share is a chance, between 0 and 1, not {value!r}")
+        if self.dynamic + self.marked > 1.0:
+            raise RunSpecError(f"the dynamic and marked shares add up to more than 1 ({self.dynamic:g} + {self.marked:g})")
+
+    @property
+    def off(self) -> bool:
+        return not (self.dynamic or self.marked or self.config)

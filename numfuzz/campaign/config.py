@@ -8,7 +8,7 @@ earlier versions wrote, so that a campaign they began still resumes.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
 from numfuzz.campaign.defaults import (
@@ -19,7 +19,7 @@ from numfuzz.campaign.defaults import (
     RECYCLE_GROWTH,
 )
 from numfuzz.program.space import GenConfig
-from numfuzz.run_spec import DEFAULT_SAMPLES, RunSpec
+from numfuzz.run_spec import DEFAULT_SAMPLES, RunMix, RunSpec
 from numfuzz.workers.settings import WorkerSettings
 
 STATS_INTERVAL_S = 2.0  # journal, stats file and coverage; a killed run redoes at most this much
@@ -42,6 +42,7 @@ class CampaignConfig:
     grad: bool = False  # judge every input's gradient too (the search and batches are off then)
     device: str = "cpu"
     gen: GenConfig = field(default_factory=GenConfig)  # the program space
+    mix: RunMix = field(default_factory=RunMix)  # shares of symbolic sizes and compiler options (the CLI's defaults: campaign.defaults)
     workers: int = 1  # with `ray`: at most this many (0: one per CPU of the cluster, or per GPU on CUDA)
     ray: str | None = None  # a Ray cluster's address ("local": start one here); its actors host the workers
     shard: tuple[int, int] = (0, 1)
@@ -91,13 +92,15 @@ class CampaignConfig:
             "device": self.device,
             "gen": gen,
         }
-        return {**identity, "grad": True} if self.grad else identity
+        identity = {**identity, "grad": True} if self.grad else identity
+        return {**identity, "mix": asdict(self.mix)} if not self.mix.off else identity  # a campaign without the mix keeps its journal
 
     def worker_settings(self, memory_limit: int | None, threads: int) -> WorkerSettings:
         """The settings every worker of this campaign starts with; `memory_limit` is each worker's share."""
         return WorkerSettings(
             runs=self.runs(),
             programs=self.gen,
+            mix=self.mix,
             case_timeout=self.case_timeout,
             memory_limit=memory_limit,
             recycle_bytes=int(0.75 * memory_limit) if memory_limit else None,  # leave before the watchdog must kill

@@ -30,6 +30,15 @@ from numfuzz.workers.defaults import (  # noqa: F401  (the worker side's numbers
 # about 8 ms, against about 1.4 s of compile a graph); these shares cost 5.0% over an hour
 # (scripts/bench_search, README "Where compilers break"). DEFAULT_SEARCH is the search's share.
 DEFAULT_SEAMS = 0.1
+# Shares of cases compiled with symbolic sizes (dynamic=True; dims marked with mark_dynamic) and
+# with options drawn from the configuration space (numfuzz/data/compiler_configs.toml). Such a
+# case compiles alone (no batch): on 2 loaded cores, torch 2.9.1, these shares (24% of cases)
+# cost 14% of Inductor's graphs/min against static default compiles (scripts/bench
+# --modes-seconds 90); 0.15/0.1/0.2 and 0.15/0.1/0.15 cost 24% and 55% in two runs like it. Above the seams' 10% on purpose: each such case
+# reaches code a static compile never does (docs/dynamic-and-configs.md, "What it costs").
+DEFAULT_DYNAMIC_SHARE = 0.1
+DEFAULT_MARKED_SHARE = 0.05
+DEFAULT_CONFIG_SHARE = 0.1
 DEFAULT_MINIMIZE_TIMEOUT_S = 900.0  # the minimiser's compile budget, at a few seconds a compile
 # After a --graphs campaign's last case, minimisation goes on for at most this long; what is left
 # (the smallest case so far included) waits in the journal for the next run. Measured on 2 cores:

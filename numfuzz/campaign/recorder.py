@@ -7,7 +7,7 @@ a finding of that death.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Callable
 
@@ -81,7 +81,8 @@ class ResultRecorder:
             case.extra["campaign"] = {"index": task.index, "seed": task.seed, **self.journal.identity}
             analysis = outcome.get("analysis") or {}
             if analysis.get("op"):  # its own group, named by its culprit (no cause: it joins no finding's group)
-                case.extra["signature"] = Signature(task.target, verdict.value, (str(analysis["op"]),), str(analysis.get("dtype", ""))).to_json()
+                signature = Signature(task.target, verdict.value, (str(analysis["op"]),), str(analysis.get("dtype", "")), mode=case.run.compile_label())
+                case.extra["signature"] = replace(signature, at=str(outcome.get("at", ""))).to_json()
             path = self.save(case, "rounding")
             logger.debug("case {} on {}: within_rounding -> {}", task.index, task.target, path)
         else:
@@ -97,7 +98,7 @@ class ResultRecorder:
         task = lost.task
         # The seed makes the same case again: the parent rebuilds what the worker was running.
         try:
-            case = make_case(task.seed, self.config.run_for(task.target), self.config.gen)
+            case = make_case(task.seed, self.config.run_for(task.target), self.config.gen, self.config.mix)
         except Exception as exc:  # the generator's bug; the worker would have reported it had it lived
             logger.error("case {} ({}) was lost ({}) and cannot be rebuilt: {}", task.index, task.target, lost.verdict.value, exc)
             self._finish(task, None, [], 0, None)

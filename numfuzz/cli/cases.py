@@ -76,4 +76,18 @@ def prepare_case(case_path: Path, target_spec: str | None, device: str | None, i
         import_user_code(spec)
     target = case_target(target_spec or case.target, case)
     run = case.run.with_changes(target=target.name, device=run_device(device, case), imports=tuple(recorded_imports(case, imports)))
+    check_compile_mode(target, run)
     return case.with_run(run), target, run.device
+
+
+def check_compile_mode(target, run) -> None:
+    """One line and exit 2 unless `target` compiles as the case asks: its size mode, and every drawn option in this torch."""
+    from numfuzz.targets import TargetError
+    from numfuzz.targets.compile_modes import configured
+
+    try:
+        ok, why = configured(target, run).available()
+    except TargetError as exc:
+        fail(str(exc))
+    if not ok:
+        fail(f"the case compiles {target.name} with {run.compile_label(dims=True)}, unavailable here: {why}")

@@ -127,10 +127,11 @@ def _runner(imports: tuple[str, ...], device: str):
     """Run one case here: in this process, or isolated when it killed its process; a string says why it cannot run."""
     from numfuzz.runner.case_runner import run_case
     from numfuzz.targets import TargetError, resolve
+    from numfuzz.targets.compile_modes import configured
 
     def run(case):
         try:
-            target = resolve(case.target)
+            target = configured(resolve(case.target), case.run)
         except TargetError as exc:
             return f"target {case.target}: {exc}"
         ok, why = target.available()
@@ -138,7 +139,7 @@ def _runner(imports: tuple[str, ...], device: str):
             return f"target {case.target} is unavailable here: {why}"
         case = case.with_run(case.run.with_changes(device=device, imports=tuple(recorded_imports(case, imports))))
         with isolated_runner(case, target.name, device, list(case.run.imports), False) as runner:
-            return run_case(case, target) if runner is None else runner.evaluate(case.graph, case.tensors())
+            return run_case(case, target) if runner is None else runner.evaluate_case(case)
 
     return run
 

@@ -11,6 +11,9 @@ import click
 
 from numfuzz.campaign.defaults import (
     DEFAULT_CASE_TIMEOUT_S,
+    DEFAULT_CONFIG_SHARE,
+    DEFAULT_DYNAMIC_SHARE,
+    DEFAULT_MARKED_SHARE,
     DEFAULT_MINIMIZE_TAIL_S,
     DEFAULT_MINIMIZE_TIMEOUT_S,
     DEFAULT_SAMPLES,
@@ -51,6 +54,27 @@ from numfuzz.cli.setup import bounds_in_environment, import_user_code, load_know
     default=False,
     show_default=True,
     help="Also judge the gradient of every input, for upstream gradients drawn per output (the search and batches are off then).",
+)
+@click.option(
+    "--dynamic-share",
+    type=click.FloatRange(0, 1),
+    default=DEFAULT_DYNAMIC_SHARE,
+    show_default=True,
+    help="Chance that a case compiles with symbolic sizes (dynamic=True) and is checked again at a second size, on the same compile.",
+)
+@click.option(
+    "--marked-share",
+    type=click.FloatRange(0, 1),
+    default=DEFAULT_MARKED_SHARE,
+    show_default=True,
+    help="Chance that a case marks some dims dynamic (mark_dynamic) instead, checked again at a second size of those dims.",
+)
+@click.option(
+    "--config-share",
+    type=click.FloatRange(0, 1),
+    default=DEFAULT_CONFIG_SHARE,
+    show_default=True,
+    help="Chance that a case compiles with options drawn from the target's configuration space (numfuzz/data/compiler_configs.toml).",
 )
 @click.option(
     "--workers",
@@ -119,6 +143,9 @@ def fuzz(
     seams,
     search,
     grad,
+    dynamic_share,
+    marked_share,
+    config_share,
     workers,
     ray_address,
     shard,
@@ -157,6 +184,7 @@ def fuzz(
     from numfuzz.campaign.loop import run_campaign
     from numfuzz.environment import default_device
     from numfuzz.program.generator import GenConfig
+    from numfuzz.run_spec import RunMix
     from numfuzz.workers.pool import WorkerStartError
 
     device = device or default_device()
@@ -168,6 +196,7 @@ def fuzz(
     op_names = tuple(o.strip() for o in ops.split(",") if o.strip()) if ops else ()
     try:
         gen = GenConfig(max_nodes=max_nodes, max_dim=max_dim, seams=seams, **({"ops": op_names} if op_names else {}))
+        mix = RunMix(dynamic=dynamic_share, marked=marked_share, config=config_share)
         config = CampaignConfig(
             targets=tuple(t.name for t in resolve_targets(target_specs)),
             graphs=graphs,
@@ -179,6 +208,7 @@ def fuzz(
             grad=grad,
             device=device,
             gen=gen,
+            mix=mix,
             workers=workers or 0,
             ray=ray_address,
             shard=shard_k_n,

@@ -25,7 +25,7 @@ def minimize(case_path, out, max_compiles, target_spec, device, imports, isolate
     from numfuzz.reduce.minimize import DEFAULT_MAX_COMPILES, minimize_case, save_minimized
 
     with isolated_runner(case, target.name, device, list(case.run.imports), isolated, spare=True) as runner:
-        evaluate = runner.evaluate if runner is not None else None
+        evaluate = runner.evaluate_case if runner is not None else None
         result = minimize_case(case, target, device, max_compiles or DEFAULT_MAX_COMPILES, runner=evaluate)
     if not result.reproduced:
         click.echo(f"numfuzz: {case_path}: {result.summary()}", err=True)

@@ -34,7 +34,7 @@ def repro(case_path, out_dir, target_spec, device, imports, isolated) -> None:
 
     recorded = list(case.run.imports)
     with isolated_runner(case, target.name, device, recorded, isolated) as runner:
-        outcome = runner.evaluate(case.graph, case.tensors()) if runner is not None else None
+        outcome = runner.evaluate_case(case) if runner is not None else None
     try:
         files = write_repro(case, target, device, out_dir if out_dir is not None else Path(case_path).parent, recorded, outcome)
     except ReproError as exc:

@@ -15,6 +15,7 @@ from numfuzz.program.dtypes import is_integer
 from numfuzz.program.ir import Graph, GraphError, canonical_json
 from numfuzz.program.ops import infer_specs
 from numfuzz.program.valid_inputs import input_problem
+from numfuzz.program.sizes import with_input_shapes
 from numfuzz.program.values import BitsError, Recipe, decode, encode
 from numfuzz.run_spec import RunSpec, RunSpecError
 
@@ -30,6 +31,26 @@ class CaseError(ValueError):
     """A case file that cannot be used; the message is one line for the user."""
 
 
+@dataclass(frozen=True)
+class SecondSize:
+    """A dynamic compile's second size: the inputs' shapes there, and its samples' bits (as `Case.samples`).
+
+    The program is the case's own (same nodes and attributes); only the varying dims differ.
+    """
+
+    shapes: tuple[tuple[int, ...], ...]
+    samples: tuple[tuple[str, ...], ...]
+
+    def to_json(self) -> dict:
+        return {"shapes": [list(s) for s in self.shapes], "samples": [list(row) for row in self.samples]}
+
+    @staticmethod
+    def from_json(data: Any) -> SecondSize:
+        if not isinstance(data, dict) or not isinstance(data.get("shapes"), list) or not isinstance(data.get("samples"), list):
+            raise CaseError("malformed case: second_size needs shapes and samples")
+        return SecondSize(tuple(tuple(int(n) for n in s) for s in data["shapes"]), tuple(tuple(str(x) for x in row) for row in data["samples"]))
+
+
 @dataclass
 class Case:
     graph: Graph
@@ -41,6 +62,7 @@ class Case:
     extra: dict[str, Any] = field(default_factory=dict)  # e.g. minimisation notes, signature
     # with gradients on (run.grad): per sample, per output, the upstream gradient's bits
     grads: list[list[str]] = field(default_factory=list)
+    second: SecondSize | None = None  # a dynamic compile's second size (numfuzz.judge.second_size)
 
     def __post_init__(self) -> None:
         if isinstance(self.run, str):
@@ -59,7 +81,27 @@ class Case:
 
     def with_run(self, run: RunSpec) -> Case:
         """The same case under another run specification (a target or device given on the command line)."""
-        return Case(self.graph, self.samples, run, self.recipes, self.provenance, self.result, self.extra, self.grads)
+        second = self.second if run.dynamic != "static" else None
+        return Case(self.graph, self.samples, run, self.recipes, self.provenance, self.result, self.extra, self.grads, second)
+
+    def second_graph(self) -> Graph | None:
+        """The program at its second size, or None without one."""
+        if self.second is None:
+            return None
+        graph = with_input_shapes(self.graph, self.second.shapes)
+        if graph is None:
+            raise CaseError("second_size: the program is not well typed at the second size's shapes")
+        return graph
+
+    def second_tensors(self) -> list[list[torch.Tensor]]:
+        """The second size's samples, per sample and input; [] without one."""
+        graph = self.second_graph()
+        if graph is None:
+            return []
+        try:
+            return [[decode(text, spec) for text, spec in zip(row, graph.inputs)] for row in self.second.samples]
+        except BitsError as exc:
+            raise CaseError(f"second_size: {exc}") from None
 
     def grad_tensors(self) -> list[list[torch.Tensor]] | None:
         """The upstream gradients, per sample and output; None without gradients."""
@@ -83,6 +125,8 @@ class Case:
             body["run"] = self.run.hashed()
         if self.grads:
             body["grads"] = self.grads
+        if self.second is not None:
+            body["second_size"] = self.second.to_json()
         return hashlib.sha256(canonical_json(body).encode()).hexdigest()
 
     def to_json(self) -> dict:
@@ -92,6 +136,7 @@ class Case:
             "samples": self.samples,
             "run": self.run.to_json(),
             **({"grads": self.grads} if self.run.grad else {}),
+            **({"second_size": self.second.to_json()} if self.second is not None else {}),
             "recipes": [r.to_json() for r in self.recipes],
             "provenance": self.provenance,
             "result": self.result,
@@ -117,7 +162,7 @@ class Case:
             provenance = dict(data.get("provenance", {}))
             run = RunSpec.from_json(data["run"]) if schema >= 2 else _schema1_run(data, provenance, len(samples))
             grads = _upstream_gradients(data, run, graph, len(samples))
-            return Case(
+            case = Case(
                 graph,
                 samples,
                 run,
@@ -126,7 +171,10 @@ class Case:
                 data.get("result"),
                 dict(data.get("extra", {})),
                 grads,
+                _second_size(data, run, graph),
             )
+            case.second_tensors()  # bits that do not match the second size's shapes fail here
+            return case
         except RunSpecError as exc:
             raise CaseError(f"bad run specification: {exc}") from None
         except GraphError as exc:
@@ -157,6 +205,18 @@ def _schema1_run(data: dict, provenance: dict[str, Any], samples: int) -> RunSpe
         raise CaseError("malformed case: provenance.imports is not a list")
     drawn = max(samples - int(provenance.get("searched_samples", 0) or 0), 1)
     return RunSpec(str(data["target"]), samples=drawn, imports=tuple(str(x) for x in imports))
+
+
+def _second_size(data: dict, run: RunSpec, graph: Graph) -> SecondSize | None:
+    """The stored second size: only with symbolic sizes, one shape per input, at least one sample."""
+    if "second_size" not in data:
+        return None
+    if run.dynamic == "static":
+        raise CaseError("the case has a second size but its run specification compiles static sizes")
+    second = SecondSize.from_json(data["second_size"])
+    if len(second.shapes) != len(graph.inputs) or not second.samples or any(len(row) != len(graph.inputs) for row in second.samples):
+        raise CaseError(f"second_size does not match the graph's {len(graph.inputs)} inputs")
+    return second
 
 
 def _upstream_gradients(data: dict, run: RunSpec, graph: Graph, samples: int) -> list[list[str]]:
@@ -192,7 +252,7 @@ def recorded_signature(case: Case) -> Signature:
     stored = stored_signature(case)
     if stored is not None:
         return stored
-    return signature_of(case.target, recorded_outcome(case))
+    return signature_of(case.target, recorded_outcome(case), case.run)
 
 
 def recorded_outcome(case: Case) -> Outcome:

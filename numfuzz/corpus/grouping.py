@@ -54,7 +54,7 @@ class Group:
     @property
     def title(self) -> str:
         """The group's name, as the corpus table and the report show it."""
-        target = self.signature.target
+        target = self.signature.where
         if self.known is not None:
             return f"{target} | known issue {self.known.id}"
         ops, dtypes = "+".join(sorted(self.ops)) or "?", ",".join(sorted(d for d in self.dtypes if d)) or "-"

@@ -2,32 +2,102 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import random
 from datetime import datetime, timezone
 
 import numpy as np
 import torch
 
-from numfuzz.corpus.case import Case
+from numfuzz.corpus.case import Case, SecondSize
 from numfuzz.environment import provenance as environment_provenance
 from numfuzz.program.generator import GenConfig, draw_samples, generate
 from numfuzz.program.ir import Graph, canonical_json
 from numfuzz.program.ops import infer_specs
-from numfuzz.program.values import round_to
-from numfuzz.run_spec import RunSpec
+from numfuzz.program.sizes import draw_second_size
+from numfuzz.program.values import Recipe, encode, round_to
+from numfuzz.run_spec import RunMix, RunSpec
+from numfuzz.targets.compile_modes import configured
+from numfuzz.targets.config_space import ConfigEntry, draw_options, entries_for
+from numfuzz.targets.registry import family_of, resolve
 
 MIRROR_EVERY = 4  # with seams on, every fourth sample repeats values across a seam
+# Samples at the second size of a dynamic compile: its inputs are drawn by the same recipes. The
+# case stores them, so fewer than the first size's keep case files small; 16 is the --samples at
+# which the samples sweep (scripts/bench) found every planted bug that 64 found.
+SECOND_SIZE_SAMPLES = 16
+MARKED_CLASSES = (1, 1, 2)  # size classes a marked case marks: one, sometimes two
 
 
-def make_case(seed: int, run: RunSpec, programs: GenConfig | None = None) -> Case:
-    """The case for `seed` under `run`: `run.samples` samples, seam widths of `run`'s device; `programs` is the space drawn from."""
+def make_case(seed: int, run: RunSpec, programs: GenConfig | None = None, mix: RunMix | None = None) -> Case:
+    """The case for `seed` under `run`: `run.samples` samples, seam widths of `run`'s device; `programs` is the space drawn from.
+
+    With a `mix`, the case's size mode and compiler options are drawn too (`draw_compile`); its
+    graph and samples are the same as without, so a static case keeps the name it had."""
     graph, recipes = generate(seed, programs, widths=run.device_kind)
     seams = programs is not None and programs.seams
     drawn = draw_samples(graph, recipes, seed, run.samples, mirror_every=MIRROR_EVERY if seams else 0)
     tensors = [[round_to(v, spec) for v, spec in zip(sample, graph.inputs)] for sample in drawn]
     provenance = {"seed": seed, **environment_provenance(run.device or "cpu"), "created": datetime.now(timezone.utc).isoformat(timespec="seconds")}
     grads = upstream_gradients(graph, seed, len(tensors)) if run.grad else None
-    return Case.from_tensors(graph, tensors, run, grads, recipes=recipes, provenance=provenance)
+    run, second = draw_compile(seed, run, graph, recipes, mix) if mix is not None and not mix.off else (run, None)
+    return Case.from_tensors(graph, tensors, run, grads, recipes=recipes, provenance=provenance, second=second)
+
+
+def draw_compile(seed: int, run: RunSpec, graph: Graph, recipes: list[Recipe], mix: RunMix) -> tuple[RunSpec, SecondSize | None]:
+    """The case's size mode (static, dynamic, marked dims) and compiler options, by `mix`'s shares, with its second size.
+
+    A mode the target's family does not compile, or a marked case with no dim that can vary, is
+    static; options come from the family's section of the configuration space, as far as this
+    torch has them. With gradients no second size is drawn (the check judges outputs only)."""
+    rng = random.Random(seed ^ 0xD1_5A3E)
+    family = family_of(run.target)
+    pick = rng.random()
+    mode = "dynamic" if pick < mix.dynamic else "marked" if pick < mix.dynamic + mix.marked else "static"
+    if family is None or mode not in drawn_modes(run.target, family.modes):
+        mode = "static"
+    options = {}
+    if rng.random() < mix.config and family is not None and family.config_space:
+        options = draw_options(available_entries(run.target, family.config_space), rng)
+    second, marked = None, ()
+    if mode != "static":
+        found = draw_second_size(graph, rng, None if mode == "dynamic" else rng.choice(MARKED_CLASSES))
+        if found is None and mode == "marked":
+            mode = "static"  # nothing can vary: no dim to mark
+        elif found is not None:
+            graph2, dims = found
+            marked = tuple(dims) if mode == "marked" else ()
+            if not run.grad:
+                rows = draw_samples(graph2, recipes, seed ^ 0x5EC0D, min(run.samples, SECOND_SIZE_SAMPLES))
+                bits = tuple(tuple(encode(round_to(v, spec)) for v, spec in zip(row, graph2.inputs)) for row in rows)
+                second = SecondSize(tuple(s.shape for s in graph2.inputs), bits)
+    return run.with_changes(dynamic=mode, marked=marked, config=tuple(options.items())), second
+
+
+@functools.lru_cache(maxsize=32)
+def drawn_modes(spec: str, family_modes: tuple[str, ...]) -> tuple[str, ...]:
+    """The size modes a campaign draws for this target: its family's, narrowed where the target says so (`drawn_modes`)."""
+    return tuple(getattr(resolve(spec), "drawn_modes", family_modes))
+
+
+@functools.lru_cache(maxsize=32)
+def available_entries(spec: str, section: str) -> tuple[ConfigEntry, ...]:
+    """The section's entries whose every option this target has (some options exist only in some torch versions)
+    and that change something: an entry setting only this torch's defaults is left out (defaults move between versions)."""
+    target = resolve(spec)
+    kept = []
+    for entry in entries_for(section, torch.__version__):
+        try:
+            ok = configured(target, RunSpec(spec, config=entry.options)).available()[0]
+            defaults = getattr(target, "defaults", None)
+            if ok and callable(defaults):
+                ok = defaults(list(entry.as_dict)) != entry.as_dict
+        except Exception:  # an option the target refuses outright
+            ok = False
+        if ok:
+            kept.append(entry)
+    return tuple(kept)
 
 
 def upstream_gradients(graph: Graph, seed: int, samples: int) -> list[list[torch.Tensor]]:
@@ -43,4 +113,4 @@ def with_gradients(case: Case) -> Case:
         return case
     seed = int(hashlib.sha256(canonical_json({"graph": case.graph.to_json(), "samples": case.samples}).encode()).hexdigest()[:15], 16)
     grads = upstream_gradients(case.graph, seed, len(case.samples))
-    return Case.from_tensors(case.graph, case.tensors(), case.run.with_changes(grad=True), grads, recipes=case.recipes, provenance=case.provenance)
+    return Case.from_tensors(case.graph, case.tensors(), case.run.with_changes(grad=True), grads, recipes=case.recipes, provenance=case.provenance, second=case.second)

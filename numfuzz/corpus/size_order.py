@@ -14,12 +14,21 @@
 10. value cost       -- sum over input elements of `value_cost`: 0 is simplest, then +-1,
                         then other powers of two, then values with more significant bits
                         (then more bits set, then an exponent further from 0, then negative)
+11. options          -- compiler options drawn for the case (the default configuration: 0)
+12. dynamic          -- 0 static sizes, 1 marked dims, 2 every size symbolic
+13. marked           -- dims marked dynamic
+14. second           -- input elements at the second size, over its samples
+
+The last four come after the program's: shrinking the program never trades against them, and a
+case that needs no symbolic size or option is smaller without it.
 
 Every component is a natural number, so the order is well founded: with or without a budget,
 shrinking terminates.
 """
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
@@ -29,7 +38,8 @@ from numfuzz.program.ops import infer_specs
 SizeKey = tuple[int, ...]
 
 
-SIZE_FIELDS = ("nodes", "outputs", "inputs", "dtypes", "scalars", "samples", "rank", "layouts", "distinct", "value_cost")
+SIZE_FIELDS = ("nodes", "outputs", "inputs", "dtypes", "scalars", "samples", "rank", "layouts", "distinct", "value_cost", "options", "dynamic", "marked", "second")
+DYNAMIC_ORDER = {"static": 0, "marked": 1, "dynamic": 2}
 
 
 # Weights so that each criterion outweighs all later ones: |exponent| <= 1075, set bits <= 53.
@@ -77,6 +87,10 @@ def size_key(case: Case) -> SizeKey:
         sum(s.layout is not None for s in g.inputs),
         len(np.unique(values.view(np.int64))),
         int(value_cost(values).sum()),
+        len(case.run.config),
+        DYNAMIC_ORDER[case.run.dynamic],
+        len(case.run.marked),
+        sum(math.prod(shape) for shape in case.second.shapes) * len(case.second.samples) if case.second is not None else 0,
     )
 
 

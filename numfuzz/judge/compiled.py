@@ -7,6 +7,7 @@ target; the target compiles on its first call, and every later call reuses that 
 
 from __future__ import annotations
 
+import copy
 import time
 from typing import Callable
 
@@ -19,6 +20,7 @@ from numfuzz.program.layout import apply_layout
 from numfuzz.program.lowering import compile_source, lower
 from numfuzz.program.ops import infer_specs
 from numfuzz.targets import Target
+from numfuzz.targets.compile_modes import compile_count
 
 Sample = list[torch.Tensor]
 # An integer input gets no gradient: its place among the judged values is an empty fp32 tensor on
@@ -58,6 +60,22 @@ class CompiledProgram:
         self._compiled: Callable | None = None
         self.compile_s = 0.0  # the first target call, which compiles
         self.run_s = 0.0  # every later target call
+
+    def at_size(self, graph: Graph) -> CompiledProgram:
+        """The same compiled program, for inputs of `graph`'s shapes: the same nodes on inputs resized
+        (`numfuzz.program.sizes`), so the same source and the same compile; nothing recompiles here."""
+        if lower(graph) != lower(self.graph):
+            raise ValueError("a program at another size must have the same source")
+        view = copy.copy(self)
+        view.graph, view.specs = graph, infer_specs(graph)
+        view.out_specs = [view.specs[o] for o in graph.outputs]
+        view.out_dtypes = [s.dtype for s in view.out_specs]
+        view.judged_dtypes = view.out_dtypes + ([s.dtype for s in graph.inputs] if self.grad else [])
+        return view
+
+    def compiles(self) -> int | None:
+        """Compiles the target has spent on this program so far, where it can tell."""
+        return compile_count(self.target, self._compiled) if self._compiled is not None else None
 
     def on_device(self, sample: Sample) -> Sample:
         return [x.to(self.device) for x in sample]

@@ -45,6 +45,9 @@ class Outcome:
     runs: Runs | None = field(default=None, repr=False, compare=False)
     # samples an input search added (on CPU, in the inputs' dtypes): the case must store them to reproduce
     searched: list[list[torch.Tensor]] = field(default_factory=list, repr=False, compare=False)
+    at: str = ""  # "second_size": the verdict is the second size's, of a program compiled at the first (numfuzz.judge.second_size)
+    second_size: dict | None = None  # what the second-size check saw: its verdict, sizes, whether it recompiled
+    first: Outcome | None = field(default=None, repr=False, compare=False)  # a second size's outcome: the first size's (in memory only)
 
     @property
     def clean(self) -> bool:
@@ -60,6 +63,10 @@ class Outcome:
         }
         if self.analysis is not None:
             data["analysis"] = self.analysis
+        if self.at:
+            data["at"] = self.at
+        if self.second_size is not None:
+            data["second_size"] = self.second_size
         return data
 
     @staticmethod
@@ -71,6 +78,8 @@ class Outcome:
             float(data.get("compile_s", 0.0)),
             float(data.get("run_s", 0.0)),
             analysis=data.get("analysis") if isinstance(data.get("analysis"), dict) else None,
+            at=str(data.get("at", "")),
+            second_size=data.get("second_size") if isinstance(data.get("second_size"), dict) else None,
         )
 
 

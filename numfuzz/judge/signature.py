@@ -6,6 +6,11 @@
              symptoms it is unknown `()` until minimisation, which names the ops left.
 * dtype   -- the dtype of that op's value ("" when not located).
 * cause   -- for accuracy findings, the cause class whose test held (`numfuzz.judge.causes`).
+* mode    -- how the case compiled, where not static with the default options: `dynamic`,
+             `marked` and the drawn compiler options (`RunSpec.compile_label`); a finding that
+             needs them is filed apart from one that does not (the minimiser drops what is not needed).
+* at      -- `second_size` when the difference shows only at the second size of a dynamic
+             compile (`numfuzz.judge.second_size`): the program compiled at one size, run at another.
 
 Findings are grouped by root cause (`group_key`): an accuracy finding by target, cause and op,
 whatever its symptom and dtype (a cancellation that makes a later pow infinite is that
@@ -32,6 +37,7 @@ from numfuzz.judge.verdicts import Verdict
 from numfuzz.program.graph_edit import cone
 from numfuzz.program.ir import Graph
 from numfuzz.program.ops import infer_specs
+from numfuzz.run_spec import RunSpec
 
 # Causes that are one root cause whatever the op they show at: one group per target, so named.
 ONE_ROOT_CAUSE = {
@@ -56,48 +62,60 @@ class Signature:
     ops: tuple[str, ...] = ()
     dtype: str = ""
     cause: str = ""
+    mode: str = ""
+    at: str = ""
 
     @property
     def located(self) -> bool:
         return bool(self.ops)
 
+    @property
+    def where(self) -> str:
+        """The target, with how it compiled and where the difference shows, when not the default: `inductor [dynamic, at the second size]`."""
+        parts = [p for p in (self.mode, "at the second size" if self.at == "second_size" else self.at) if p]
+        return f"{self.target} [{', '.join(parts)}]" if parts else self.target
+
     def text(self) -> str:
-        return f"{self.target} | {self.symptom} | {'+'.join(self.ops) or '?'} | {self.dtype or '-'}" + (f" | {self.cause}" if self.cause else "")
+        return f"{self.where} | {self.symptom} | {'+'.join(self.ops) or '?'} | {self.dtype or '-'}" + (f" | {self.cause}" if self.cause else "")
 
     def group_key(self) -> tuple:
         """Findings with one key share a root cause."""
+        extra = (self.mode, self.at) if self.mode or self.at else ()  # old signatures keep their keys
         if self.cause in ONE_ROOT_CAUSE:
-            return (self.target, self.cause)
+            return (self.target, self.cause) + extra
         if self.cause:
-            return (self.target, self.cause, self.ops)
-        return (self.target, self.symptom, self.ops, self.dtype)
+            return (self.target, self.cause, self.ops) + extra
+        return (self.target, self.symptom, self.ops, self.dtype) + extra
 
     def group_text(self) -> str:
         """The group's name, as the corpus table shows it."""
         if self.cause in ONE_ROOT_CAUSE:
-            return f"{self.target} | {ONE_ROOT_CAUSE[self.cause]}"
+            return f"{self.where} | {ONE_ROOT_CAUSE[self.cause]}"
         if self.cause:
-            return f"{self.target} | {'+'.join(self.ops) or '?'} | {self.dtype or '-'} | {self.cause}"
+            return f"{self.where} | {'+'.join(self.ops) or '?'} | {self.dtype or '-'} | {self.cause}"
         return self.text()
 
     def to_json(self) -> dict:
         data = {"target": self.target, "symptom": self.symptom, "ops": list(self.ops), "dtype": self.dtype}
-        if self.cause:
-            data["cause"] = self.cause
+        for name in ("cause", "mode", "at"):
+            if getattr(self, name):
+                data[name] = getattr(self, name)
         return data
 
     @staticmethod
     def from_json(data: dict) -> Signature:
         ops = tuple(str(o) for o in data.get("ops", []))
-        return Signature(str(data["target"]), str(data["symptom"]), ops, str(data.get("dtype", "")), str(data.get("cause", "")))
+        extra = {k: str(data.get(k, "")) for k in ("cause", "mode", "at")}
+        return Signature(str(data["target"]), str(data["symptom"]), ops, str(data.get("dtype", "")), **extra)
 
 
-def signature_of(target: str, outcome: Outcome) -> Signature:
-    """The signature an outcome shows: located and with its cause when the outcome carries an analysis."""
+def signature_of(target: str, outcome: Outcome, run: RunSpec | None = None) -> Signature:
+    """The signature an outcome shows: located and with its cause when the outcome carries an analysis; `run` says how it compiled."""
     analysis = outcome.analysis or {}
+    where = {"mode": run.compile_label() if run is not None else "", "at": outcome.at}
     if outcome.verdict in ACCURACY and analysis.get("op"):
-        return Signature(target, symptom_of(outcome), (str(analysis["op"]),), str(analysis.get("dtype", "")), str(analysis.get("cause", "")))
-    return Signature(target, symptom_of(outcome))
+        return Signature(target, symptom_of(outcome), (str(analysis["op"]),), str(analysis.get("dtype", "")), str(analysis.get("cause", "")), **where)
+    return Signature(target, symptom_of(outcome), **where)
 
 
 def symptom_of(outcome: Outcome) -> str:
@@ -124,7 +142,7 @@ def severity(outcome: Outcome) -> float | None:
 
 def same_finding(signature: Signature, graph: Graph, outcome: Outcome) -> bool:
     """Does this outcome of `graph` show the finding `signature` describes (and not another one)?"""
-    if symptom_of(outcome) != signature.symptom:
+    if symptom_of(outcome) != signature.symptom or outcome.at != signature.at:
         return False
     if not signature.located or outcome.verdict not in ACCURACY:
         return True

@@ -25,7 +25,13 @@ def outcome_table(outcome: Outcome, outputs: int | None = None) -> str:
                 f"{'':<8}{'':<6}{'target':<8}{_fmt(o.target_max_ulp):>10}{_fmt(o.target_mean_ulp):>10}{_fmt(o.target_max_abs):>11}{_fmt(o.target_max_rel):>11}"
                 f"  {o.worse}/{o.better:<10}  {o.verdict}"
             )
-    lines.append(f"verdict: {outcome.verdict.value}" + (f" ({outcome.detail})" if outcome.detail else ""))
+    at = " at the second size" if outcome.at == "second_size" else ""
+    lines.append(f"verdict: {outcome.verdict.value}{at}" + (f" ({outcome.detail})" if outcome.detail else ""))
+    second = outcome.second_size or {}
+    if second:
+        shapes = " ".join(str(tuple(s)) for s in second.get("shapes", []))
+        again = {True: "recompiled", False: "no recompile", None: "recompile unknown"}[second.get("recompiled")]
+        lines.append(f"second size: {shapes}, {again}" + ("" if at else f", {second.get('verdict')}"))
     analysis = outcome.analysis or {}
     if analysis.get("cause") and analysis.get("cause") != "amplified":
         culprit = analysis.get("culprit") or {}

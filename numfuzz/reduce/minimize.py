@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import math
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Callable, Iterable
@@ -21,16 +21,19 @@ from typing import Callable, Iterable
 from numfuzz.corpus.case import Case
 from numfuzz.corpus.size_order import SIZE_FIELDS, size_key
 from numfuzz.corpus.store import save_case, write_atomic
-from numfuzz.judge.analysis import ANALYSED, analyse, rounding_only
+from numfuzz.judge.analysis import ANALYSED, rounding_only
 from numfuzz.judge.causes import Evidence, cast_dropped
-from numfuzz.judge.execute import Outcome, evaluate
+from numfuzz.judge.execute import Outcome
 from numfuzz.judge.localize import flagged_index
 from numfuzz.judge.signature import Signature, same_finding, signature_of
 from numfuzz.program.ir import Graph
 from numfuzz.program.ops import infer_specs
 from numfuzz.reduce.schedule import SCHEDULE
 from numfuzz.reduce.shrinker import Check, Exhausted, ShrinkPass, Step, shrink
+from numfuzz.run_spec import RunSpec
+from numfuzz.runner.case_runner import analyse_case, judge_case
 from numfuzz.targets import Target
+from numfuzz.targets.compile_modes import compile_count, configured
 
 DEFAULT_MAX_COMPILES = 400
 ANALYSED_SYMPTOMS = tuple(v.value for v in ANALYSED)
@@ -38,12 +41,30 @@ FINAL_ANALYSIS_COMPILES = 3  # the minimised case run again, its probe and its s
 
 
 class CountingTarget:
-    """Wraps a target and counts how often it is asked to compile."""
+    """Wraps a target and counts how often it is asked to compile; `configured(run)` counts into the same count."""
 
-    def __init__(self, inner: Target):
+    def __init__(self, inner: Target, count: list[int] | None = None):
         self.inner = inner
         self.name = inner.name
-        self.compiles = 0
+        self._count = count if count is not None else [0]
+
+    @property
+    def compiles(self) -> int:
+        return self._count[0]
+
+    @compiles.setter
+    def compiles(self, value: int) -> None:
+        self._count[0] = value
+
+    def configured(self, run: RunSpec) -> CountingTarget:
+        return CountingTarget(configured(self.inner, run), self._count)
+
+    def compile_count(self, compiled: Callable) -> int | None:
+        return compile_count(self.inner, compiled)
+
+    def min_elements(self, dtype: str, device: str) -> int:
+        floor = getattr(self.inner, "min_elements", None)
+        return floor(dtype, device) if callable(floor) else 1
 
     def available(self) -> tuple[bool, str]:
         return self.inner.available()
@@ -81,7 +102,7 @@ class MinimizeResult:
         )
 
 
-Runner = Callable[[Graph, list], Outcome]  # evaluates a graph on samples, as `execute.evaluate` does
+Runner = Callable[[Case], Outcome]  # evaluates a case elsewhere (an isolated worker), as `run_case` does
 Progress = Callable[[dict], None]  # told before the first run and after each candidate
 
 
@@ -110,7 +131,6 @@ def minimize_case(
     Once `stop()` is true, no further candidate runs.
     """
     counting = CountingTarget(target)
-    samples = case.tensors()
     started = time.monotonic()
     deadline = started + max_seconds if max_seconds is not None else math.inf
     smallest = [len(case.graph.nodes)]
@@ -123,31 +143,34 @@ def minimize_case(
             info.update(runs=counting.compiles, seconds=round(time.monotonic() - started, 2), verdict=verdict, kept=kept)
             progress(info)
 
-    def run(graph: Graph, rows=samples, upstream=None) -> Outcome:
+    def run(candidate: Case) -> Outcome:
+        """A candidate as its run specification asks (size mode, options, second size), judged on one compile."""
         if runner is None:
-            return evaluate(graph, rows, counting, device, upstream=upstream)
+            return judge_case(candidate, counting, device)
         counting.compiles += 1
-        return runner(graph, rows)
+        return runner(candidate)
 
-    def analysed(graph: Graph, rows, upstream=None) -> Outcome:
-        got = run(graph, rows, upstream)
-        return analyse(graph, rows, counting, device, got, upstream) if runner is None else got
+    def analysed(candidate: Case) -> Outcome:
+        got = run(candidate)
+        return analyse_case(candidate, counting, device, got) if runner is None else got
 
     tell("confirm")
-    outcome = analysed(case.graph, samples, case.grad_tensors())
+    work = case.with_run(case.run.with_changes(target=target.name))
+    outcome = analysed(work)
     if not outcome.verdict.is_finding:
         why = f"{target.name} on {device} gives {outcome.verdict.value}" + (f" ({outcome.detail})" if outcome.detail else "")
         return MinimizeResult(case, case, False, counting.compiles, outcome=outcome, detail=why)
-    signature = signature_of(target.name, outcome)
+    signature = signature_of(target.name, outcome, work.run)
     work = Case(
-        case.graph,
-        case.samples,
-        case.run.with_changes(target=target.name),
+        work.graph,
+        work.samples,
+        work.run,
         [],
         dict(case.provenance),
         outcome.to_json(),
         {**case.extra, "signature": signature.to_json()},
-        case.grads,
+        work.grads,
+        work.second,
     )
 
     def predicate(candidate: Case) -> Check:
@@ -157,11 +180,11 @@ def minimize_case(
         rows = candidate.tensors()
         if not wide_enough(candidate.graph):
             return Check(False, None, 0)
-        got = run(candidate.graph, rows, candidate.grad_tensors())
+        got = run(candidate)
         keep = (
             same_finding(signature, candidate.graph, got)
             and still_dropped(signature, candidate.graph, rows, got)
-            and not rounding_only(candidate.graph, rows, counting, device, got, signature.cause)
+            and (bool(got.at) or not rounding_only(candidate.graph, rows, counting, device, got, signature.cause))
         )
         judged[0] += 1
         if keep:
@@ -190,13 +213,14 @@ def minimize_case(
     final = shrunk.case
     walked_back = 0
     if kept and signature.symptom in ANALYSED_SYMPTOMS and runner is None:  # the final case's own culprit and cause
-        found = _latest_finding(kept, lambda c: analysed(c.graph, c.tensors(), c.grad_tensors()))
+        found = _latest_finding(kept, analysed)
         walked_back = len(kept) - 1 - found[0] if found is not None else len(kept)
         final = kept[found[0]] if found is not None else work
         if found is not None and found[1].analysis:
-            final.result, signature = found[1].to_json(), signature_of(target.name, found[1])
+            final.result, signature = found[1].to_json(), signature_of(target.name, found[1], final.run)
+    signature = replace(signature, mode=final.run.compile_label())  # what the finding still needs of its size mode and options
     if not signature.located:  # a crash or the like: name the ops that are left
-        signature = Signature(signature.target, signature.symptom, tuple(sorted({n.op for n in final.graph.nodes})), "")
+        signature = replace(signature, ops=tuple(sorted({n.op for n in final.graph.nodes})), dtype="")
     original = case.extra.get("original") if isinstance(case.extra.get("original"), dict) else None
     final.extra = {
         **{k: v for k, v in case.extra.items() if k not in ("minimize", "original")},

@@ -7,6 +7,7 @@ PASSES and put its name where it belongs in SCHEDULE_NAMES: cheap, big cuts firs
 
 from __future__ import annotations
 
+from numfuzz.reduce.passes.compile_mode import CompileMode
 from numfuzz.reduce.passes.graph import BypassNodes, CutNodes, DropOutputs, MergeInputs
 from numfuzz.reduce.passes.inputs import FocusWorst, ReduceSamples, ShrinkShapes, UnifyDtypes
 from numfuzz.reduce.passes.layouts import PlainLayouts
@@ -15,10 +16,23 @@ from numfuzz.reduce.shrinker import ShrinkPass
 
 PASSES: dict[str, type] = {
     cls.name: cls
-    for cls in (DropOutputs, CutNodes, BypassNodes, MergeInputs, ReduceSamples, FocusWorst, ShrinkShapes, UnifyDtypes, PlainLayouts, SimplifyValues)
+    for cls in (
+        CompileMode,
+        DropOutputs,
+        CutNodes,
+        BypassNodes,
+        MergeInputs,
+        ReduceSamples,
+        FocusWorst,
+        ShrinkShapes,
+        UnifyDtypes,
+        PlainLayouts,
+        SimplifyValues,
+    )
 }
 
 SCHEDULE_NAMES: tuple[str, ...] = (
+    "compile-mode",  # the default options and static sizes, where the finding shows with them: cheaper compiles from here on
     "drop-outputs",  # one output: everything off its cone goes
     "cut-nodes",  # the culprit alone, its producers replaced by their eager values
     "bypass-nodes",

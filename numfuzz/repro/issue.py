@@ -16,10 +16,12 @@ from numfuzz.program.lowering import lower
 from numfuzz.program.ops import infer_specs
 from numfuzz.repro.script import compile_call, error_table, tensor_literal, user_code_lines
 from numfuzz.targets import Target
+from numfuzz.targets.compile_modes import configured
 
 
 def snippet_source(case: Case, target: Target, device: str, imports: Sequence[str] = ()) -> str:
     """A short snippet for the issue text, in the style of a hand-written report."""
+    target = configured(target, case.run)
     compile_imports, compile_expr = compile_call(target)
     same = lower(case.graph, reference=True) == lower(case.graph)
     reference = (
@@ -57,7 +59,24 @@ for args in samples:
     for who, f in (("eager", fn), ("compiled", compiled)):
         errors = [(out.double() - ref).abs().max().item() for out, ref in zip(f(*args), expected)]
         print(f"{{who:>8}}: greatest absolute difference from float64 per output: {{errors}}")
-{_gradient_lines(case, device, ref_name) if case.run.grad else ""}"""
+{_gradient_lines(case, device, ref_name) if case.run.grad else ""}{_second_size_lines(case, device, ref_name)}"""
+
+
+def _second_size_lines(case: Case, device: str, ref_name: str) -> str:
+    """The snippet's second size: the same compiled program on the second size's inputs (no recompile)."""
+    if case.second is None or case.run.grad:
+        return ""
+    rows = "".join("    (" + ", ".join(tensor_literal(t, device) for t in row) + ",),\n" for row in case.second_tensors())
+    return f"""
+# The same compiled program at the second size (numfuzz checked that this does not recompile):
+second_samples = [
+{rows}]
+for args in second_samples:
+    expected = {ref_name}(*[x.double() for x in args])
+    for who, f in (("eager", fn), ("compiled", compiled)):
+        errors = [(out.double() - ref).abs().max().item() for out, ref in zip(f(*args), expected)]
+        print(f"{{who:>8}} at the second size: greatest absolute difference from float64 per output: {{errors}}")
+"""
 
 
 def _gradient_lines(case: Case, device: str, ref_name: str) -> str:
@@ -80,18 +99,25 @@ def _culprit_call(case: Case, signature: Signature | None) -> str:
     return ", ".join(f"`{op}`" for op in dict.fromkeys(n.op for n in case.graph.nodes)) or "the program"
 
 
+def compiled_as(case: Case) -> str:
+    """The target, with how the case compiles where that is not static with the default options."""
+    label = case.run.compile_label(dims=True)
+    return f"{case.target} ({label})" if label else case.target
+
+
 def title_of(case: Case, outcome: Outcome, signature: Signature | None) -> str:
     what = ("the gradient of " if signature and signature.cause == "backward" else "") + _culprit_call(case, signature)
+    what += " at a second size of its dynamic dims" if outcome.at == "second_size" else ""
     dtype = f" on {signature.dtype}" if signature and signature.dtype else ""
     if outcome.verdict is Verdict.LESS_ACCURATE:
         bits = severity(outcome)
-        return f"{case.target}: {what}{dtype} is less accurate than eager against float64 ({bits:.1f} bits lost)"
+        return f"{compiled_as(case)}: {what}{dtype} is less accurate than eager against float64 ({bits:.1f} bits lost)"
     if outcome.verdict is Verdict.NONFINITE:
-        return f"{case.target}: {what}{dtype} gives inf/nan where eager and float64 are finite"
+        return f"{compiled_as(case)}: {what}{dtype} gives inf/nan where eager and float64 are finite"
     symptom = symptom_of(outcome)
     _, _, exception = symptom.partition(":")
     phrase = _PHRASES.get(outcome.verdict, outcome.verdict.value.replace("_", " "))
-    return f"{case.target}: {what} {phrase}" + (f" ({exception})" if exception else "")
+    return f"{compiled_as(case)}: {what} {phrase}" + (f" ({exception})" if exception else "")
 
 
 _PHRASES = {
@@ -178,7 +204,7 @@ def issue_markdown(case: Case, outcome: Outcome, snippet: str, script: str, devi
         "",
         "## Bug",
         "",
-        f"Compiled with `{case.target}`, this {len(case.graph.nodes)}-op program ({program}) on {n_values} input value{'s' * (n_values != 1)} "
+        f"Compiled with `{compiled_as(case)}`, this {len(case.graph.nodes)}-op program ({program}) on {n_values} input value{'s' * (n_values != 1)} "
         + _what_happens(outcome),
         "Errors are in ULPs of the output dtype; the reference runs every op in float64 and rounds only at explicit casts.",
         *_cause_lines(outcome),

@@ -26,6 +26,7 @@ from numfuzz.program.layout import LAYOUT_SOURCE
 from numfuzz.program.lowering import lower
 from numfuzz.program.values import dtype_name
 from numfuzz.targets import Target
+from numfuzz.targets.compile_modes import configured
 
 
 class ReproError(ValueError):
@@ -144,7 +145,8 @@ def lay_out(xs):
 
 
 def script_source(case: Case, target: Target, device: str, imports: Sequence[str] = (), title: str = "") -> str:
-    """The standalone repro script for `case` compiled by `target` on `device`."""
+    """The standalone repro script for `case` compiled by `target` on `device` (as the case's run asks: sizes, options)."""
+    target = configured(target, case.run)
     compile_imports, compile_expr = compile_call(target)
     samples = ",\n".join("    (" + "".join(tensor_literal(t) + ", " for t in sample).rstrip(" ") + ")" for sample in case.tensors())
     grad = case.run.grad
@@ -201,10 +203,18 @@ for e, g in zip(eager[0], got[0]):
 for a, b in zip(got[0], again):
     assert torch.equal(a.nan_to_num(0.0), b.nan_to_num(0.0)) and torch.equal(a.isnan(), b.isnan()), "two runs on the same inputs differ"
 
-less_accurate = []
-for k in range(len(eager[0])):
-    fmt = FORMATS[eager[0][k].dtype]
-    ref, e, t = flat(reference, k), flat(eager, k), flat(got, k)
+{VERDICT_LOOP.format(eager="eager", got="got", reference="reference")}
+assert not less_accurate, f"the compiled result is less accurate than eager on {{', '.join(label(k) for k in less_accurate)}}"
+{"" if grad else POSITION_ASSERTION}{second_size_source(case, target)}
+print("OK: the compiled result is at least as accurate as eager")
+'''
+
+
+# The verdict loop over one set of runs: `less_accurate` lists the outputs the rule flags.
+VERDICT_LOOP = """less_accurate = []
+for k in range(len({eager}[0])):
+    fmt = FORMATS[{eager}[0][k].dtype]
+    ref, e, t = flat({reference}, k), flat({eager}, k), flat({got}, k)
     if not ref.size:
         continue  # an integer input's empty gradient
     keep = np.isfinite(ref) & (np.abs(ref) <= fmt.max_value)
@@ -218,11 +228,34 @@ for k in range(len(eager[0])):
     print(error_table(label(k), fmt.name, ref.size, rows))
     if (np.isfinite(e) & ~np.isfinite(t)).any() or _worse_than(t_err, e_err, noise_floor(fmt)):
         less_accurate.append(k)
+"""
 
-assert not less_accurate, f"the compiled result is less accurate than eager on {{', '.join(label(k) for k in less_accurate)}}"
-{"" if grad else POSITION_ASSERTION}
-print("OK: the compiled result is at least as accurate as eager")
-'''
+
+def second_size_source(case: Case, target: Target) -> str:
+    """The script's second-size check ("" without a second size): the same compiled program run at the
+    second size's inputs, without recompiling where the target can tell, and judged by the same rule."""
+    if case.second is None or case.run.grad:
+        return ""
+    rows = ",\n".join("    (" + "".join(tensor_literal(t) + ", " for t in row).rstrip(" ") + ")" for row in case.second_tensors())
+    count = getattr(target, "compile_count_source", None)
+    imports, expr = count() if callable(count) else ("", "")
+    before = f"{imports + chr(10) if imports else ''}compiles_before = {expr}\n" if expr else ""
+    after = f"recompiled = {expr} != compiles_before\n" if expr else "recompiled = None  # this target cannot tell\n"
+    shapes = ", ".join(str(tuple(s)) for s in case.second.shapes)
+    return f"""
+# ---- the second size: the same compiled program, at other sizes of its dynamic dims ({shapes}) ----
+second_samples = [
+{rows},
+]
+{before}with torch.no_grad():
+    inputs2 = [[x.to(DEVICE) for x in sample] for sample in second_samples]
+    eager2 = [fn(*xs) for xs in inputs2]
+    got2 = [compiled(*xs) for xs in inputs2]
+    reference2 = [fn_fp64(*[x.to(torch.float64) for x in sample]) for sample in second_samples]
+{after}print("second size:", "cannot tell whether it recompiled" if recompiled is None else "recompiled (a guard failed)" if recompiled else "the same compiled program")
+{VERDICT_LOOP.format(eager="eager2", got="got2", reference="reference2")}
+assert not less_accurate, f"at the second size, the compiled result is less accurate than eager on {{', '.join(label(k) for k in less_accurate)}}"
+"""
 
 
 # The script's runs of eager, the compiled program and float64: outputs only.

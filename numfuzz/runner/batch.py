@@ -31,7 +31,11 @@ Sample = list[torch.Tensor]
 
 
 def _member(case: Case, target: Target, device: str) -> tuple[CompiledProgram, tuple[list, list]] | None:
-    """The case's own program with its eager and float64 runs, when it is well typed and eager runs on every sample; else it runs alone."""
+    """The case's own program with its eager and float64 runs, when it is well typed and eager runs on every sample; else it runs alone.
+
+    A case compiled with symbolic sizes or drawn options runs alone too: a batch is one compile, with one mode and one configuration."""
+    if not case.run.default_compile:
+        return None
     try:
         program = CompiledProgram(case.graph, target, device)
         runs = eager_and_reference(program, [program.on_device(sample) for sample in case.tensors()])

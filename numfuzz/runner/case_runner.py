@@ -1,6 +1,9 @@
-"""A case on its target, in phases over one compiled program: judge, then search (when asked), then analyse.
+"""A case on its target, in phases over one compiled program: judge, search (when asked), the second size, then analyse.
 
-The case's run specification says how: its device, and the search's share of the samples.
+The case's run specification says how: its device, the search's share of the samples, and how
+the target compiles (symbolic sizes, marked dims, compiler options: `targets.compile_modes`).
+A dynamic case with a second size runs the same compile there after a clean first size
+(`judge.second_size`), before the analysis, whose probes compile again.
 """
 
 from __future__ import annotations
@@ -11,12 +14,14 @@ from numfuzz.corpus.case import Case
 from numfuzz.judge.analysis import analyse
 from numfuzz.judge.compiled import CompiledProgram
 from numfuzz.judge.execute import Outcome, judge
+from numfuzz.judge.second_size import judge_second_size, second_size_note
 from numfuzz.judge.verdicts import Verdict
 from numfuzz.program.ir import GraphError
 from numfuzz.program.values import conformed, encode
 from numfuzz.search.phase import search_phase
 from numfuzz.search.worst_inputs import search_budget
 from numfuzz.targets import Target
+from numfuzz.targets.compile_modes import configured
 
 
 def _device(case: Case, device: str | None) -> str:
@@ -29,14 +34,44 @@ def _device(case: Case, device: str | None) -> str:
 
 def run_case(case: Case, target: Target, device: str | None = None, want_trace: bool = False) -> Outcome:
     """The case's outcome on `target` (judged, no search); an accuracy finding comes with its analysis (culprit and cause)."""
+    return analyse_case(case, target, device, judge_case(case, target, device, want_trace))
+
+
+def judge_case(case: Case, target: Target, device: str | None = None, want_trace: bool = False) -> Outcome:
+    """The case judged on one compile, not analysed: its first size, then (after a clean first size) its second."""
     device = _device(case, device)
+    target = configured(target, case.run)
     samples = case.tensors()
     try:
         program = CompiledProgram(case.graph, target, device, grad=case.run.grad)
     except GraphError as exc:
         return Outcome(Verdict.INVALID, f"ill-typed graph: {exc}")
-    upstream = case.grad_tensors()
-    return analyse(case.graph, samples, target, device, judge(program, samples, want_trace, upstream), upstream)
+    return _second_size(case, program, judge(program, samples, want_trace, case.grad_tensors()))
+
+
+def _second_size(case: Case, program: CompiledProgram, first: Outcome) -> Outcome:
+    """The second size's outcome after a clean first size, on the same compile (it keeps the first's); else the first's."""
+    if case.second is None or case.run.grad or not first.clean:
+        return first
+    second = judge_second_size(program, case.second_graph(), case.second_tensors())
+    second.first = first
+    return second
+
+
+def analyse_case(case: Case, target: Target, device: str | None, outcome: Outcome, samples: list | None = None) -> Outcome:
+    """The analysed outcome of `judge_case`: the first size's, or the second size's when only it is a finding
+    (else the first's, with the second size's verdict noted). `samples`: the first size's, searched ones included."""
+    device = _device(case, device)
+    target = configured(target, case.run)
+    if outcome.first is None:
+        return analyse(case.graph, case.tensors() if samples is None else samples, target, device, outcome, case.grad_tensors())
+    if outcome.verdict.is_finding:
+        outcome = analyse(case.second_graph(), case.second_tensors(), target, device, outcome)
+        if outcome.verdict.is_finding:
+            return outcome
+    first = outcome.first
+    first.second_size = second_size_note(outcome)
+    return first
 
 
 def search_rng(case: Case) -> np.random.Generator:
@@ -52,7 +87,7 @@ def with_searched(case: Case, outcome: Outcome) -> Case:
     # the case's own samples stay as stored; an expanded input stores what its layout held (its first slice, repeated)
     added = [[encode(conformed(t, spec)) for t, spec in zip(sample, case.graph.inputs)] for sample in outcome.searched]
     provenance = {**case.provenance, "searched_samples": len(outcome.searched)}
-    return Case(case.graph, case.samples + added, case.run, recipes=case.recipes, provenance=provenance, grads=case.grads)
+    return Case(case.graph, case.samples + added, case.run, recipes=case.recipes, provenance=provenance, grads=case.grads, second=case.second)
 
 
 def search_case(case: Case, target: Target, device: str | None = None) -> tuple[Case, Outcome]:
@@ -61,6 +96,7 @@ def search_case(case: Case, target: Target, device: str | None = None) -> tuple[
     if case.run.grad:  # the search draws inputs, not upstream gradients: with gradients it is off
         return case, run_case(case, target, device)
     device = _device(case, device)
+    target = configured(target, case.run)
     samples = case.tensors()
     try:
         program = CompiledProgram(case.graph, target, device)
@@ -69,4 +105,4 @@ def search_case(case: Case, target: Target, device: str | None = None) -> tuple[
     outcome = judge(program, samples)
     outcome = search_phase(program, samples, outcome, search_budget(case.run.search, len(case.samples)), search_rng(case))
     case = with_searched(case, outcome)
-    return case, analyse(case.graph, samples + outcome.searched, target, device, outcome)
+    return case, analyse_case(case, target, device, _second_size(case, program, outcome), samples + outcome.searched)

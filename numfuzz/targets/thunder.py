@@ -6,10 +6,18 @@ import importlib.util
 from importlib import metadata
 from typing import Callable
 
+from numfuzz.run_spec import RunSpec
+from numfuzz.targets.compile_modes import DYNAMO_COMPILES_SOURCE, MARK_DIMS_SOURCE, check_modes, dynamo_compiles, marking
 from numfuzz.targets.options import parse_options, reset_dynamo, vector_elements
 from numfuzz.targets.protocol import TargetError
 
 NVFUSER_WHY = "nvFuser needs CUDA and the nvfuser package (pip install 'numfuzz[nvfuser]')"
+# thunder.jit's symbolic sizes are all or nothing (its cache option); thunderfx is torch.compile,
+# so Dynamo's per-dim marks work there.
+JIT_MODES, FX_MODES = ("static", "dynamic"), ("static", "dynamic", "marked")
+SYMBOLIC_CACHE = "symbolic values"  # thunder.jit's cache option for symbolic sizes (0.2.6 calls it experimental)
+# The transforms a drawn configuration may name (`transforms=a+b`), by class in thunder.transforms.
+TRANSFORMS = {"constant_folding": "ConstantFolding"}
 
 
 def thunder_import_error() -> str:
@@ -44,6 +52,40 @@ class Thunder:
         self.executors = [e for e in executors.split(",") if e] or (["torchcompile"] if not fx else [])
         self.options = parse_options(opts)
         self.name = ("thunderfx" if fx else "thunder") + (f":{arg}" if arg else "")
+        self.modes = FX_MODES if fx else JIT_MODES
+        # What a campaign draws for it. thunder 0.2.6's symbolic values with the torchcompile executor
+        # fail to compile even one sigmoid ("Failed to find an executor for bound symbol prims.eq(i0, 1)",
+        # with or without the torch executor beside it): drawn, they would be crashes of an
+        # experimental cache, not numerics. A case asking for them still compiles so (replay).
+        self.drawn_modes = ("static",) if not fx and "torchcompile" in self.executors else self.modes
+        self.dynamic = "static"
+        self.marked: tuple[tuple[int, int], ...] = ()
+        self.transforms: tuple[str, ...] = ()
+
+    def configured(self, run: RunSpec) -> Thunder:
+        """This target with the run's size mode and drawn options (`transforms`, or options thunder.jit takes)."""
+        check_modes(self.name, run, self.modes)
+        copy = Thunder.__new__(Thunder)
+        copy.__dict__.update(self.__dict__)
+        options = run.options
+        transforms = str(options.pop("transforms", ""))
+        copy.transforms = tuple(t for t in transforms.split("+") if t)
+        unknown = [t for t in copy.transforms if t not in TRANSFORMS]
+        if unknown:
+            raise TargetError(f"thunder has no transform {unknown[0]!r} numfuzz knows (known: {', '.join(TRANSFORMS)})")
+        copy.options = {**self.options, **options}
+        copy.dynamic, copy.marked = run.dynamic, run.marked
+        return copy
+
+    def _mode_kwargs(self) -> dict:
+        if self.dynamic == "static":
+            return {}
+        return {"dynamic": True} if self.fx and self.dynamic == "dynamic" else {} if self.fx else {"cache": SYMBOLIC_CACHE}
+
+    def _transform_objects(self) -> list:
+        import thunder.transforms
+
+        return [getattr(thunder.transforms, TRANSFORMS[t])() for t in self.transforms]
 
     def available(self) -> tuple[bool, str]:
         if importlib.util.find_spec("thunder") is None:
@@ -55,6 +97,12 @@ class Thunder:
             self._executor_objects()
         except TargetError as exc:
             return False, str(exc)
+        if self.transforms:
+            import thunder.transforms
+
+            missing = [TRANSFORMS[t] for t in self.transforms if not hasattr(thunder.transforms, TRANSFORMS[t])]
+            if missing:
+                return False, f"this thunder has no thunder.transforms.{missing[0]}"
         return True, ""
 
     def _executor_objects(self) -> list:
@@ -72,16 +120,32 @@ class Thunder:
 
     def prepare(self, fn: Callable, device: str) -> Callable:
         executors = self._executor_objects()
+        extra = {**self._mode_kwargs(), **({"transforms": self._transform_objects()} if self.transforms else {})}
         if self.fx:
             from thunder.dynamo import thunderfx
 
             kwargs = dict(self.options)
             if executors:
                 kwargs["executors"] = executors
-            return thunderfx(fn, **kwargs)
+            compiled = thunderfx(fn, **kwargs, **extra)
+            return marking(compiled, self.marked) if self.marked else compiled
         import thunder
 
-        return thunder.jit(fn, executors=executors, **self.options)
+        return thunder.jit(fn, executors=executors, **self.options, **extra)
+
+    def compile_count(self, compiled: Callable) -> int | None:
+        """thunderfx: Dynamo's graphs; thunder.jit: its cache misses (each one a compile)."""
+        if self.fx:
+            return dynamo_compiles()
+        import thunder
+
+        try:
+            return int(thunder.cache_misses(compiled))
+        except Exception:  # not a jitted function after all: no count
+            return None
+
+    def compile_count_source(self) -> tuple[str, str]:
+        return DYNAMO_COMPILES_SOURCE if self.fx else ("", "thunder.cache_misses(compiled)")
 
     def final_trace(self, compiled: Callable) -> str | None:
         try:
@@ -99,20 +163,26 @@ class Thunder:
 
     def repro_source(self) -> tuple[list[str], str]:
         executors = "[" + ", ".join(f"get_executor({name!r})" for name in self.executors) + "]"
-        options = "".join(f", {k}={v!r}" for k, v in self.options.items())
+        options = "".join(f", {k}={v!r}" for k, v in {**self.options, **self._mode_kwargs()}.items())
+        if self.transforms:
+            options += ", transforms=[" + ", ".join(f"thunder.transforms.{TRANSFORMS[t]}()" for t in self.transforms) + "]"
+        imports = ["import thunder.transforms"] if self.transforms else []
         if self.fx:
             args = f", executors={executors}" if self.executors else ""
-            return ["from thunder.dynamo import thunderfx", "from thunder.extend import get_executor"], f"thunderfx(fn{args}{options})"
-        return ["import thunder", "from thunder.extend import get_executor"], f"thunder.jit(fn, executors={executors}{options})"
+            expr = f"thunderfx(fn{args}{options})"
+            expr = f"mark_dims({expr}, {self.marked!r})" if self.marked else expr
+            return ["from thunder.dynamo import thunderfx", "from thunder.extend import get_executor", *imports], expr
+        return ["import thunder", "from thunder.extend import get_executor", *imports], f"thunder.jit(fn, executors={executors}{options})"
 
     def min_elements(self, dtype: str, device: str) -> int:
         """thunderfx and the torchcompile executor generate Inductor code; other executors call kernels as they are."""
         return vector_elements(dtype, device) if self.fx or "torchcompile" in self.executors else 1
 
     def repro_guard(self) -> str:
+        marks = MARK_DIMS_SOURCE if self.marked else ""
         if not self.executors:
-            return ""
-        return (
+            return marks
+        return marks + (
             f"missing = [name for name in {tuple(self.executors)!r} if get_executor(name) is None]\n"
             "if missing:  # not the bug: the code that registers these executors was not imported\n"
             '    raise RuntimeError(f"thunder has no executor {missing}")\n\n'

@@ -27,7 +27,7 @@ def run_batch(worker: Any, msg: BatchRequest) -> BatchReply:
     cases: list[Case | None] = []
     for item in items:
         try:
-            cases.append(make_case(item.seed, run, worker.settings.programs))
+            cases.append(make_case(item.seed, run, worker.settings.programs, worker.settings.mix))
         except Exception:  # run alone, it reports numfuzz's own error as usual
             cases.append(None)
     generated = cpu_seconds()

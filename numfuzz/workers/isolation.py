@@ -76,12 +76,16 @@ class IsolatedRunner:
         self.pool = Pool(2 if spare else 1, settings, folder, memory_limit, 0.0, log_name=log_name, entry=entry)
 
     def evaluate(self, graph: Graph, samples: list[list[torch.Tensor]], timeout: float | None = None) -> Outcome:
-        """Run `graph` on these samples in the worker; the outcome, or the verdict of its death.
+        """Run `graph` on these samples in the worker (static sizes, default options): `evaluate_case` of a bare case."""
+        return self.evaluate_case(Case.from_tensors(graph, samples, self.target), timeout)
+
+    def evaluate_case(self, case: Case, timeout: float | None = None) -> Outcome:
+        """Run `case` in the worker, as its run specification asks (on this runner's target); the outcome, or the verdict of its death.
 
         `timeout` overrides the clock (a fresh worker gets the clock's extra on top). Raises Cancelled
         when `should_stop` turns true meanwhile.
         """
-        case = Case.from_tensors(graph, samples, self.target)
+        case = case.with_run(case.run.with_changes(target=self.target))
         task: Task | None = Task("evaluate", self.cases, 0, self.target, self.case_timeout, case.to_json())
         self.cases += 1
         fresh, begun = False, time.monotonic()

@@ -78,9 +78,9 @@ def minimize_finding(
             )
             isolated.should_stop = cancelled
 
-            def run(graph: Any, samples: list) -> Any:
+            def run(candidate: Any) -> Any:
                 try:
-                    return isolated.evaluate(graph, samples)
+                    return isolated.evaluate_case(candidate)
                 except Cancelled:
                     raise Exhausted from None
 
@@ -91,7 +91,7 @@ def minimize_finding(
                     # the candidates had shorter limits: a hang is what outlasts the campaign's own
                     notify(Progress(msg.finding, "confirm-hang", nodes=len(result.case.graph.nodes), seconds=case_timeout))
                     try:
-                        confirmed = isolated.evaluate(result.case.graph, result.case.tensors(), timeout=case_timeout)
+                        confirmed = isolated.evaluate_case(result.case, timeout=case_timeout)
                     except Cancelled:  # unconfirmed: the next run goes on from this case and confirms it
                         result.exhausted = True
                     else:

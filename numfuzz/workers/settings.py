@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from numfuzz.program.space import GenConfig
-from numfuzz.run_spec import RunSpec
+from numfuzz.run_spec import RunMix, RunSpec
 from numfuzz.workers.defaults import DEFAULT_CASE_TIMEOUT_S
 
 
@@ -19,6 +19,7 @@ class WorkerSettings:
 
     runs: tuple[RunSpec, ...]  # one per target the worker serves
     programs: GenConfig = field(default_factory=GenConfig)
+    mix: RunMix = field(default_factory=RunMix)  # the shares of cases drawn with symbolic sizes and compiler options
     case_timeout: float = DEFAULT_CASE_TIMEOUT_S
     memory_limit: int | None = None  # bytes; an allocation past it fails inside the target (an OOM finding)
     recycle_bytes: int | None = None  # leave after a reply once RSS passes this

@@ -4,17 +4,33 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+from numfuzz.targets.compile_modes import compile_count, configured
 from numfuzz.workers.process_metrics import cpu_seconds
 
 
-class TimedTarget:
-    """Forwards to a target and books the CPU time spent inside it: compiling and running."""
+class _Book:
+    compile_cpu = 0.0  # prepare, reset and the first call (which compiles)
+    run_cpu = 0.0  # every later call
 
-    def __init__(self, inner: Any):
+
+class TimedTarget:
+    """Forwards to a target and books the CPU time spent inside it: compiling and running.
+
+    `configured(run)` gives the same for the target compiling as `run` asks, booking into the same account."""
+
+    def __init__(self, inner: Any, book: _Book | None = None):
         self.inner = inner
         self.name = inner.name
-        self.compile_cpu = 0.0  # prepare, reset and the first call (which compiles)
-        self.run_cpu = 0.0  # every later call
+        self.book = book or _Book()
+
+    compile_cpu = property(lambda self: self.book.compile_cpu)
+    run_cpu = property(lambda self: self.book.run_cpu)
+
+    def configured(self, run: Any) -> TimedTarget:
+        return TimedTarget(configured(self.inner, run), self.book)
+
+    def compile_count(self, compiled: Callable) -> int | None:
+        return compile_count(self.inner, compiled)
 
     def available(self) -> tuple[bool, str]:
         return self.inner.available()
@@ -22,12 +38,12 @@ class TimedTarget:
     def reset(self) -> None:
         start = cpu_seconds()
         self.inner.reset()
-        self.compile_cpu += cpu_seconds() - start
+        self.book.compile_cpu += cpu_seconds() - start
 
     def prepare(self, fn: Callable, device: str) -> Callable:
         start = cpu_seconds()
         compiled = self.inner.prepare(fn, device)
-        self.compile_cpu += cpu_seconds() - start
+        self.book.compile_cpu += cpu_seconds() - start
         calls = [0]
 
         def timed(*args: Any) -> Any:
@@ -37,9 +53,9 @@ class TimedTarget:
             finally:
                 spent = cpu_seconds() - begin
                 if calls[0] == 0:
-                    self.compile_cpu += spent
+                    self.book.compile_cpu += spent
                 else:
-                    self.run_cpu += spent
+                    self.book.run_cpu += spent
                 calls[0] += 1
 
         timed.numfuzz_inner = compiled  # type: ignore[attr-defined]

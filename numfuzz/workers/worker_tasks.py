@@ -103,7 +103,7 @@ class WorkerTasks:
         timed = TimedTarget(self.targets[msg.target])
         generated = start_cpu
         try:
-            case = made or make_case(msg.seed, self.settings.run_for(msg.target), self.settings.programs)
+            case = made or make_case(msg.seed, self.settings.run_for(msg.target), self.settings.programs, self.settings.mix)
             generated = cpu_seconds()
             case, outcome = search_case(case, timed)
         except Exception:  # numfuzz's own bug, not the target's: the campaign keeps the case

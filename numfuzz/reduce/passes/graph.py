@@ -6,7 +6,7 @@ from numfuzz.corpus.case import Case, stored_signature
 from numfuzz.corpus.size_order import smaller
 from numfuzz.program.graph_edit import cone, replace_uses, sinks, with_outputs
 from numfuzz.program.ops import infer_specs
-from numfuzz.reduce.case_edit import all_values, cut_nodes, rebuild
+from numfuzz.reduce.case_edit import all_second_values, all_values, cut_nodes, rebuild
 from numfuzz.reduce.ddmin import ddmin
 from numfuzz.reduce.passes.hints import flagged_element
 from numfuzz.reduce.shrinker import Candidates
@@ -52,14 +52,15 @@ class CutNodes:
             if digest not in memo:
                 memo.clear()
                 try:
-                    memo[digest] = all_values(c)
+                    memo[digest] = (all_values(c), all_second_values(c))
                 except Exception:  # eager on the CPU can refuse what ran on the device: no cuts then
                     memo[digest] = None
             if memo[digest] is None:
                 return None
             keep_set = set(kept)
             cut_set = set(range(len(c.graph.nodes))) - keep_set
-            return cut_nodes(c, memo[digest], cut_set, sinks(c.graph, keep_set))
+            values, second = memo[digest]
+            return cut_nodes(c, values, cut_set, sinks(c.graph, keep_set), second)
 
         current = case
         for kept in self._hinted(current):

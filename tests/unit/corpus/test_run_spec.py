@@ -61,7 +61,13 @@ def test_a_made_case_carries_its_run_specification_through_save_and_load(tmp_pat
         ({"target": "inductor", "samples": 0}, "samples must be a positive integer"),
         ({"target": "inductor", "search": 99.0}, "search is a share"),
         ({"target": "inductor", "device": "tpu"}, "unknown device"),
-        ({"target": "inductor", "dynamic": True}, "unknown fields: dynamic"),
+        ({"target": "inductor", "fused": True}, "unknown fields: fused"),
+        ({"target": "inductor", "dynamic": True}, "dynamic is one of static, dynamic, marked"),
+        ({"target": "inductor", "dynamic": "marked"}, "marked dims go with dynamic='marked'"),
+        ({"target": "inductor", "marked": [[0, 1]]}, "marked dims go with dynamic='marked'"),
+        ({"target": "inductor", "dynamic": "marked", "marked": [[0, -1]]}, "non-negative integers"),
+        ({"target": "inductor", "config": [["max_autotune", 1]]}, "config is an object"),
+        ({"target": "inductor", "config": {"max_autotune": [1]}}, "config maps option names"),
         ({"target": "inductor", "grad": 1}, "grad is true or false"),
         ("inductor", "not an object"),
     ],
@@ -117,3 +123,70 @@ def test_a_config_is_immutable_and_needs_a_budget():
     config = CampaignConfig(targets=("inductor",), graphs=1)
     with pytest.raises(Exception):
         config.workers = 3
+
+
+def test_the_new_fields_default_to_static_sizes_and_the_default_options_and_leave_old_files_as_they_were():
+    """A case written before symbolic sizes and compiler options loads as static with no options, keeps its name and writes the same run."""
+    case = Case.from_tensors(GRAPH, [[torch.ones(4)]], RunSpec("inductor", "cpu", samples=1))
+    data = json.loads(json.dumps(case.to_json()))
+    assert set(data["run"]) == {"target", "device", "samples", "search", "imports", "grad"}  # nothing new at the defaults
+    loaded = Case.from_json(data)
+    assert (loaded.run.dynamic, loaded.run.marked, loaded.run.config, loaded.second) == ("static", (), (), None)
+    assert loaded.run.default_compile and loaded.run.compile_label() == "" and loaded.run.hashed() == {}
+    assert loaded.content_hash() == case.content_hash() and loaded.to_json() == data
+
+
+def test_symbolic_sizes_and_options_are_stored_and_hashed():
+    static = RunSpec("inductor", "cpu", samples=1)
+    marked = static.with_changes(dynamic="marked", marked=((0, 0),), config={"cpp.simdlen": 256})
+    assert marked.config == (("cpp.simdlen", 256),) and marked.compile_label(dims=True) == "marked x0.0 cpp.simdlen=256"
+    assert RunSpec.from_json(json.loads(json.dumps(marked.to_json()))) == marked
+    hashes = {Case.from_tensors(GRAPH, [[torch.ones(4)]], run).content_hash() for run in (static, marked, static.with_changes(dynamic="dynamic"))}
+    assert len(hashes) == 3  # each compiles another program
+
+
+def test_a_second_size_is_stored_bit_for_bit_and_checked_on_load():
+    from numfuzz.corpus.case import SecondSize
+    from numfuzz.program.values import encode
+
+    run = RunSpec("inductor", "cpu", samples=1, dynamic="dynamic")
+    second = SecondSize(((7,),), ((encode(torch.full((7,), 0.1)),),))
+    case = Case.from_tensors(GRAPH, [[torch.ones(4)]], run, second=second)
+    loaded = Case.from_json(json.loads(json.dumps(case.to_json())))
+    assert loaded.second == second and torch.equal(loaded.second_tensors()[0][0], torch.full((7,), 0.1))
+    assert loaded.content_hash() == case.content_hash() != Case.from_tensors(GRAPH, [[torch.ones(4)]], run).content_hash()
+    data = case.to_json()
+    data["run"] = {**data["run"], "dynamic": "static"}
+    with pytest.raises(CaseError, match="compiles static sizes"):
+        Case.from_json(data)
+    data = case.to_json()
+    data["second_size"]["shapes"] = [[5]]
+    with pytest.raises(CaseError, match="second_size"):
+        Case.from_json(data)
+
+
+def test_a_campaign_with_the_mix_off_keeps_its_journal_identity_and_one_with_it_gets_another():
+    from numfuzz.run_spec import RunMix
+
+    off = CampaignConfig(targets=("inductor",), graphs=1)
+    on = CampaignConfig(targets=("inductor",), graphs=1, mix=RunMix(dynamic=0.2, marked=0.1, config=0.3))
+    assert "mix" not in off.identity() and on.identity()["mix"] == {"dynamic": 0.2, "marked": 0.1, "config": 0.3}
+    with pytest.raises(RunSpecError, match="add up to more than 1"):
+        RunMix(dynamic=0.7, marked=0.5)
+
+
+def test_every_committed_case_saves_back_as_it_was_and_writes_a_static_default_repro():
+    from helpers import SEEDS
+
+    from numfuzz.repro.script import script_source
+    from numfuzz.targets import resolve
+
+    for path in sorted([*FINDINGS.glob("*.json"), *SEEDS.glob("*.json")]):
+        data = json.loads(path.read_text())
+        case = Case.from_json(data)
+        assert case.run.default_compile and case.second is None
+        if data["schema"] == 2:
+            assert case.to_json() == data, path  # no new field written at its default
+        if case.target.startswith("inductor"):
+            script = script_source(case, resolve(case.target), "cpu")
+            assert "dynamic=False" in script and "mark_dims" not in script and "second size" not in script

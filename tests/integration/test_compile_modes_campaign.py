@@ -1,0 +1,74 @@
+"""Compile modes end to end: planted backends wrong only with symbolic sizes, only at a second size, or only under one option,
+each found by a short campaign, minimised (keeping just the mode or option it needs) and reproduced by its repro script."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from helpers import ROOT
+
+from numfuzz.corpus.store import iter_cases, load_case
+
+PLANTED = ROOT / "examples" / "planted_compile_modes.py"
+SMALL = ("--ops", "expm1,add,mul", "--max-nodes", "3", "--samples", "16", "--workers", "1")
+
+
+def _campaign(cli, corpus, target: str, graphs: int, *shares: str):
+    result = cli("fuzz", "--import", PLANTED, "--target", target, "--graphs", graphs, *SMALL, *shares, "--corpus", corpus)
+    assert result.exit_code == 0, result.output
+    return [load_case(p) for p in iter_cases(corpus / "findings")], [load_case(p) for p in iter_cases(corpus / "minimized")]
+
+
+def _repro_fails(cli, case, folder, tmp_path) -> str:
+    path = folder / "minimized" / f"{case.content_hash()[:16]}.json"
+    out = tmp_path / "repro"
+    assert cli("repro", path, "--import", PLANTED, "-o", out).exit_code == 0
+    (script,) = out.glob("repro_*.py")
+    env = {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}
+    ran = subprocess.run([sys.executable, script], capture_output=True, text=True, cwd=tmp_path, timeout=300, env=env)
+    assert ran.returncode == 1, ran.stdout + ran.stderr
+    return script.read_text() + ran.stderr
+
+
+def test_a_bug_only_with_symbolic_sizes_is_found_minimised_and_its_repro_fails_with_dynamic_true(cli, tmp_path):
+    from numfuzz.cli.setup import import_user_code
+    from numfuzz.runner.case_runner import run_case
+    from numfuzz.targets import resolve
+
+    corpus = tmp_path / "corpus"
+    findings, minimized = _campaign(cli, corpus, "symbolic_bug", 24, "--dynamic-share", "0.7", "--marked-share", "0.3", "--config-share", "0")
+    assert findings and all(f.run.dynamic != "static" for f in findings)  # a static case never shows it
+    dynamic = [m for m in minimized if m.run.dynamic == "dynamic"]
+    assert dynamic, [m.run for m in minimized]
+    small = dynamic[0]
+    assert [n.op for n in small.graph.nodes] == ["expm1"] and small.second is None  # the finding is at the first size
+    assert small.extra["signature"]["mode"] == "dynamic"
+    import_user_code(str(PLANTED))
+    static = small.with_run(small.run.with_changes(dynamic="static", device="cpu"))
+    assert not run_case(static, resolve("symbolic_bug")).verdict.is_finding  # the same case with static sizes is right
+    text = _repro_fails(cli, small, corpus, tmp_path)
+    assert "dynamic=True" in text and "less accurate than eager on output 0" in text
+
+
+def test_a_bug_only_at_a_second_size_is_its_own_finding_and_its_repro_fails_there(cli, tmp_path):
+    corpus = tmp_path / "corpus"
+    findings, minimized = _campaign(cli, corpus, "resize_bug", 16, "--dynamic-share", "0.5", "--marked-share", "0.5", "--config-share", "0")
+    assert findings and all(f.result.get("at") == "second_size" and f.second is not None for f in findings)
+    assert all(f.result["second_size"]["recompiled"] is False for f in findings)  # the same compile ran at both sizes
+    small = minimized[0]
+    assert small.extra["signature"]["at"] == "second_size" and small.second is not None and [n.op for n in small.graph.nodes] == ["expm1"]
+    replay = cli("replay", corpus / "minimized" / f"{small.content_hash()[:16]}.json", "--import", PLANTED)
+    assert replay.exit_code == 1 and "verdict: less_accurate at the second size" in replay.output and "no recompile" in replay.output
+    text = _repro_fails(cli, small, corpus, tmp_path)
+    assert "second size: the same compiled program" in text and "at the second size, the compiled result is less accurate" in text
+
+
+def test_a_bug_only_under_one_option_keeps_that_option_alone(cli, tmp_path):
+    corpus = tmp_path / "corpus"
+    findings, minimized = _campaign(cli, corpus, "option_bug", 16, "--dynamic-share", "0", "--marked-share", "0", "--config-share", "1")
+    assert findings and all(f.run.options.get("aggressive_fusion") is True and len(f.run.config) >= 2 for f in findings)
+    assert minimized and all(m.run.config == (("aggressive_fusion", True),) for m in minimized)
+    assert minimized[0].extra["signature"]["mode"] == "aggressive_fusion=1"
+    text = _repro_fails(cli, minimized[0], corpus, tmp_path)
+    assert "option_backend({'aggressive_fusion': True})" in text
