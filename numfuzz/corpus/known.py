@@ -21,7 +21,7 @@ from numfuzz.judge.signature import Signature
 
 BUILTIN = "known_issues.toml"
 _TEXT = ("id", "title", "status", "torch", "thunder", "device")
-_LISTS = ("links", "targets", "not_targets", "causes", "ops", "dtypes", "mechanisms")
+_LISTS = ("links", "targets", "not_targets", "causes", "symptoms", "ops", "dtypes", "mechanisms")
 
 
 class KnownIssuesError(ValueError):
@@ -37,6 +37,7 @@ class KnownIssue:
     targets: tuple[str, ...] = ()
     not_targets: tuple[str, ...] = ()
     causes: tuple[str, ...] = ()
+    symptoms: tuple[str, ...] = ()  # the finding's symptom (nonfinite, less_accurate, a crash kind)
     ops: tuple[str, ...] = ()
     dtypes: tuple[str, ...] = ()
     mechanisms: tuple[str, ...] = ()  # a mechanism group's name (numfuzz.judge.signature.MECHANISMS), whatever its culprit op
@@ -58,6 +59,8 @@ class KnownIssue:
         if any(fnmatchcase(signature.target, p) for p in self.not_targets):
             return False
         if self.causes and signature.cause not in self.causes:
+            return False
+        if self.symptoms and signature.symptom not in self.symptoms:
             return False
         if self.ops and not set(signature.ops) & set(self.ops):
             return False

@@ -41,6 +41,13 @@ def test_a_mechanism_rule_matches_the_mechanism_whatever_the_culprit_op():
     assert match_known(known, Signature("inductor", "nonfinite", ("pow",), "fp32", "nonfinite_intermediate"), CPU_214) is None  # no mechanism
 
 
+def test_a_symptom_rule_keeps_a_nan_gradient_issue_off_a_rounding_difference():
+    known = load_known()
+    nan = Signature("thunder:torch", "nonfinite", ("elu",), "fp16", "backward")
+    assert match_known(known, nan, CPU_29).id == "numfuzz-thunder-vjp-inf-times-zero"
+    assert match_known(known, Signature("thunder:torch", "less_accurate", ("sigmoid",), "fp32", "backward"), CPU_29) is None
+
+
 def test_a_user_file_adds_and_replaces_entries(tmp_path):
     mine = tmp_path / "mine.toml"
     mine.write_text('[[issue]]\nid = "my-softmax"\ntitle = "t"\nstatus = "filed as #1"\ntargets = ["inductor*"]\nops = ["softmax"]\n')
