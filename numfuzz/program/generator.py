@@ -127,8 +127,8 @@ class _Builder:
             shape = shape[self.rng.randint(1, len(shape)) :] if len(shape) > 1 else shape
         elif style < 0.45:
             shape = [1 if self.rng.random() < 0.5 else d for d in shape]
-        if self.config.zero_dim and self.rng.random() < self.config.zero_dim:  # 0-d: torch's promotion ranks it below dimensioned tensors
-            shape = []
+        elif style >= 1.0 - self.config.zero_dim:  # 0-d, which torch's promotion ranks below dimensioned tensors
+            shape = []  # (no draw of its own, so that graphs without a 0-d partner are drawn as before)
         return self.new_input(tuple(shape), self.partner_dtype(spec.dtype, op.same_dtype))
 
     def args_for(self, op: OpSpec, first: int) -> tuple[list[int], dict]:
@@ -229,9 +229,12 @@ class _Builder:
     def draw_layouts(self) -> None:
         """With the config's chance, each float input of rank >= 1 gets a strided layout that changes how it sits in memory."""
         for k, spec in enumerate(self.inputs):
-            if is_integer(spec.dtype) or not spec.shape or self.rng.random() >= self.config.layouts:
+            if is_integer(spec.dtype) or not spec.shape:
                 continue
-            self.inputs[k] = spec.with_layout(draw_layout(self.rng, spec.shape))
+            chosen = self.rng.random() < self.config.layouts
+            layout = draw_layout(self.rng, spec.shape)  # drawn either way, for the same reason as its draws
+            if chosen:
+                self.inputs[k] = spec.with_layout(layout)
 
     def snapshot(self) -> tuple:
         return list(self.inputs), list(self.recipes), list(self.specs), list(self.nodes), list(self.is_input), set(self.used)
@@ -277,25 +280,31 @@ def generate_from(rng: random.Random, config: GenConfig | None = None, widths: s
 
 
 def draw_layout(rng: random.Random, shape: tuple[int, ...]) -> Layout:
-    """A layout for an input of `shape` that a kernel must handle: permuted, stepped (maybe offset), expanded, or for one element offset."""
+    """A layout for an input of `shape` that a kernel must handle: permuted, stepped (maybe offset), expanded, or for one element offset.
+
+    It takes the same draws whichever kind it picks (a count set by the shape alone), so that a
+    Hypothesis shrink that moves draws about does not shift the input values drawn after it.
+    """
     wide = [d for d, n in enumerate(shape) if n > 1]
     kinds = (["stepped", "expanded"] if wide else ["offset"]) + (["permuted"] if len(wide) >= 2 else [])
     kind = rng.choice(kinds)
     rank = len(shape)
+    perm = list(range(rank))
+    rng.shuffle(perm)
+    dim = rng.choice(wide) if wide else 0
+    every, offset = rng.choice([2, 2, 3]), rng.choice([0, 0, 1])
     if kind == "offset":  # one element: only where it starts in memory can differ
         return Layout.make(rank, offset=1)
     if kind == "permuted":  # a memory order in which the dims of size > 1 are not in order
-        perm = list(range(rank))
-        rng.shuffle(perm)
         if [d for d in perm if d in wide] == wide:  # in order after all: swap two of them (a transpose)
             a, b = perm.index(wide[0]), perm.index(wide[1])
             perm[a], perm[b] = perm[b], perm[a]
         return Layout.make(rank, perm=perm)
     if kind == "expanded":
-        return Layout.make(rank, expand=[rng.choice(wide)])
+        return Layout.make(rank, expand=[dim])
     step = [1] * rank
-    step[rng.choice(wide)] = rng.choice([2, 2, 3])
-    return Layout.make(rank, step=step, offset=rng.choice([0, 0, 1]))
+    step[dim] = every
+    return Layout.make(rank, step=step, offset=offset)
 
 
 def _renumber(b: _Builder) -> Graph:

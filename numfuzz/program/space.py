@@ -22,7 +22,7 @@ class GenConfig:
     # Chance that a float input of rank >= 1 is laid out as a strided view (numfuzz.program.layout):
     # permuted, stepped with NaN in the gaps, or expanded with stride 0. Most inputs stay contiguous.
     layouts: float = 0.1
-    zero_dim: float = 0.05  # chance that a new broadcast partner is a 0-d tensor
+    zero_dim: float = 0.05  # chance that a new broadcast partner of its first argument's shape is 0-d instead
 
     def __post_init__(self) -> None:
         if not 1 <= self.min_nodes <= self.max_nodes:
