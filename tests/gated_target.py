@@ -22,7 +22,7 @@ from numfuzz.targets import register
 from numfuzz.targets.eager import Eager
 
 GATE = "NUMFUZZ_TEST_GATE"
-FREE = 6  # cases per worker process before the gate: enough for the Ray pool to time its tasks
+FREE = 10  # compiles per worker process before the gate: enough for the Ray pool to time 8 tasks, with an analysis per case
 _prepared = 0  # cases this process has prepared
 
 

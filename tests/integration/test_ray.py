@@ -29,7 +29,7 @@ from numfuzz.run_spec import RunSpec
 TANH_ONLY = GenConfig(max_nodes=3, max_dim=4, ops=("tanh",))
 NAN = "thunder:crash_nan"  # every case a finding: a lost case would show
 GATED = "gated"  # the same, and each worker waits at a gate after a few cases: the kills fall mid-case
-GRAPHS = 40  # more than the workers of any two runs can do before they wait at the gate (2 x FREE each)
+GRAPHS = 48  # more than the workers of any two runs can do before they wait at the gate (2 x FREE each)
 RAY_AGENTS = ("ray::DashboardAgent", "ray::RuntimeEnvAgent")  # Ray's own helpers, which may take a minute to leave
 
 
@@ -112,14 +112,15 @@ def test_ray_campaign_finds_what_the_local_pool_finds(tmp_path, ray_tag):
 
 
 def _fuzz(corpus: Path, graphs: int, seed: int) -> list[str]:
-    """The CLI's campaign on the gated target, with no seams or search, so that its graphs are those `_names` draws.
+    """The CLI's campaign on the gated target, with no seams, search or compile modes, so that its graphs are those `_names` draws.
 
     No case may time out while it waits at the gate, however long the machine takes to get the other worker there.
     """
     return [
         sys.executable, "-m", "numfuzz", "fuzz", "--import", GATED_TARGET, "--target", GATED, "--ops", "tanh", "--max-nodes", "3",
         "--max-dim", "4", "--samples", "4", "--graphs", str(graphs), "--seed", str(seed), "--ray", "local", "--workers", "2",
-        "--seams", "0", "--search", "0", "--no-minimize", "--case-timeout", "3600", "--corpus", str(corpus),
+        "--seams", "0", "--search", "0", "--dynamic-share", "0", "--marked-share", "0", "--config-share", "0",
+        "--no-minimize", "--case-timeout", "3600", "--corpus", str(corpus),
     ]  # fmt: skip
 
 

@@ -1,7 +1,7 @@
 """A campaign's minimisation tail: hangs minimised to their op in bounded time, visibly, and resumable.
 
 The planted crash_hang_exp executor (examples/planted_crashes.py) hangs on `exp`; the rest of each
-graph runs on Thunder's torch executor. Seed 6 draws two graphs without exp, then one with exp
+graph runs on Thunder's torch executor. Seed 38 draws two graphs without exp, then one with exp
 (four ops, two outputs), then one without: the hang has neighbours whose run times set its
 candidates' time limits.
 """
@@ -36,7 +36,7 @@ BOUND_S = 240.0  # measured on 2 busy cores: about 100 s; the old tail took 4 mi
 
 def test_a_hang_is_minimised_to_its_op_within_a_bound_and_the_log_shows_it(tmp_path):
     config = CampaignConfig(
-        targets=[HANG], graphs=4, seed=6, corpus=tmp_path, samples=4, gen=GEN, workers=2, case_timeout=CASE_TIMEOUT,
+        targets=[HANG], graphs=4, seed=38, corpus=tmp_path, samples=4, gen=GEN, workers=2, case_timeout=CASE_TIMEOUT,
         imports=(PLANTED_CRASHES,), progress=False,
     )  # fmt: skip
     started = time.monotonic()
@@ -68,9 +68,9 @@ def test_a_hang_is_minimised_to_its_op_within_a_bound_and_the_log_shows_it(tmp_p
 def _command(corpus: Path, tail: float) -> list[str]:
     return [
         sys.executable, "-m", "numfuzz", "fuzz", "--import", PLANTED_CRASHES, "--target", HANG, "--ops", "exp,tanh,add,mul",
-        "--max-nodes", "4", "--max-dim", "4", "--samples", "4", "--graphs", "4", "--seed", "6", "--workers", "2",
+        "--max-nodes", "4", "--max-dim", "4", "--samples", "4", "--graphs", "4", "--seed", "38", "--workers", "2",
         "--case-timeout", str(CASE_TIMEOUT), "--minimize-tail", str(tail), "--corpus", str(corpus),
-        "--seams", "0", "--search", "0",  # the graphs of GEN: seed 6 gives one hang in 4
+        "--seams", "0", "--search", "0",  # the graphs of GEN: seed 38 gives one hang in 4
     ]  # fmt: skip
 
 
