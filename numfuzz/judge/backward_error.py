@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import torch
 
-from numfuzz.judge.bounds import Allowance, Bounds
+from numfuzz.judge.bounds import FP32_MANTISSA, Allowance, Bounds
 from numfuzz.judge.oracle import ulp
 from numfuzz.program.dtypes import check_dtype, is_integer
 from numfuzz.program.ir import Graph, Node
@@ -197,9 +197,6 @@ def measure(ev: Evidence, bounds: Bounds) -> dict | None:
         "target": target.summary(),
         "eager": eager.summary(),
     }
-
-
-FP32_MANTISSA = 23
 
 
 def _scalars_as_fp32(alone: Graph) -> Graph | None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import torch
 
+from numfuzz.judge.bounds import FP32_MANTISSA
 from numfuzz.judge.execute import CLEAN, evaluate
 from numfuzz.program.dtypes import check_dtype
 from numfuzz.program.ir import Graph
@@ -22,7 +23,6 @@ from numfuzz.targets import TargetError, resolve
 
 OPTION = "emulate_precision_casts"
 CAUSE = "emulated_rounding"
-FP32_MANTISSA = 23
 
 
 def without_option(spec: str) -> str | None:
