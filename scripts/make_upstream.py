@@ -80,7 +80,7 @@ REPORTS = {
         183605, "torch.compile changes fp16 NaN behavior for var + rsqrt normalization",
         graph([TensorSpec((3, 5), "fp16")], N("var", [0], dim=1, correction=1, keepdim=True), N("add_scalar", [1], value=1e-9), N("rsqrt", [2]), N("mul", [0, 3])),
         [np.full((3, 5), 1e-10)],  # the report's 1e-10 is 0 in fp16
-        cpu("<2.15", "eager rounds var + 1e-9 to fp16 zero, rsqrt gives inf and 0 * inf NaN; Inductor keeps 1e-9 in fp32 and returns 0, the float64 answer: more accurate, no bug by the float64 rule. 2.15.0 returns eager's NaN (equal; which release between the report's 2.11 and 2.15.0 changed it is not measured); " + MEASURED),
+        cpu("<2.14", "eager rounds var + 1e-9 to fp16 zero, rsqrt gives inf and 0 * inf NaN; Inductor keeps 1e-9 in fp32 and returns 0, the float64 answer: more accurate, no bug by the float64 rule. 2.14.1 and 2.15.0 return eager's NaN (equal; which release between the report's 2.11 and 2.14.1 changed it is not measured); measured on 2.9.1, 2.14.1 and 2.15.0, AVX512 and AVX2"),
         expect="more_accurate",
     ),
     "pytorch-189808-sqrt-negative-nan-sign": Report(
