@@ -175,7 +175,7 @@ def emulated_rounding(ev: Evidence) -> Diagnosis | None:
     c = ev.culprit
     if c is None:
         return None
-    why = without_option_is_clean(ev.graph, ev.samples, getattr(ev.target, "name", ""), ev.device, c.node, c.dtype)
+    why = without_option_is_clean(ev.graph, ev.samples, ev.target, ev.device, c.node, c.dtype)
     return Diagnosis(EMULATED, [why], c.node, c.op, c.dtype) if why is not None else None
 
 

@@ -7,10 +7,13 @@ option, the option rounds a value that eager keeps in fp32: a decomposition's in
 such as `x * 10**d` in `round(x, decimals=d)`, the quotient of a truncating division, or the
 products of an einsum lowered to a multiply and a sum. That is a finding whatever the bound
 (`judge.rounding.KEPT`), and one root cause whatever the op. One compile: the case's program on
-the target without the option.
+the target without the option, in the case's size mode and with its other options, whether the
+option came with the target spec or was drawn from the configuration space.
 """
 
 from __future__ import annotations
+
+import copy
 
 import torch
 
@@ -19,7 +22,7 @@ from numfuzz.judge.execute import CLEAN, evaluate
 from numfuzz.program.dtypes import check_dtype
 from numfuzz.program.ir import Graph
 from numfuzz.program.ops import infer_specs
-from numfuzz.targets import TargetError, resolve
+from numfuzz.targets import Target, TargetError, resolve
 
 OPTION = "emulate_precision_casts"
 CAUSE = "emulated_rounding"
@@ -36,19 +39,37 @@ def without_option(spec: str) -> str | None:
     return family + (":" + ",".join(rest) if rest else "")
 
 
-def without_option_is_clean(graph: Graph, samples: list[list[torch.Tensor]], spec: str, device: str, node: int, dtype: str) -> str | None:
-    """Evidence that the option makes the finding: the target turns it on, node `node` works in bf16/fp16
-    (its output `dtype` or an input), and without the option the program is as accurate as eager. None otherwise."""
-    plain = without_option(spec)
-    specs = infer_specs(graph)
-    dtypes = [specs[a].dtype for a in graph.nodes[node].args] + [dtype]
-    if plain is None or all(check_dtype(d).mantissa_bits >= FP32_MANTISSA for d in dtypes):  # it rounds to bf16/fp16 only
-        return None
+def target_without_option(target: Target) -> Target | None:
+    """`target` as it compiles, less the option; None where it does not turn the option on.
+
+    A target with an `options` dict (the spec's, with a case's drawn configuration over them) is
+    copied with the option taken out, keeping its size mode; any other is resolved from its spec."""
+    options = getattr(target, "options", None)
+    if isinstance(options, dict):
+        if options.get(OPTION) not in (True, 1, "1", "true"):
+            return None
+        plain = copy.copy(target)
+        plain.options = {k: v for k, v in options.items() if k != OPTION}
+        plain.name = without_option(target.name) or target.name
+        return plain
+    spec = without_option(getattr(target, "name", ""))
     try:
-        target = resolve(plain)
+        return resolve(spec) if spec is not None else None
     except TargetError:
         return None
-    got = evaluate(graph, samples, target, device)
+
+
+def without_option_is_clean(graph: Graph, samples: list[list[torch.Tensor]], target: Target, device: str, node: int, dtype: str) -> str | None:
+    """Evidence that the option makes the finding: the target turns it on, node `node` works in bf16/fp16
+    (its output `dtype` or an input), and without the option the program is as accurate as eager. None otherwise."""
+    specs = infer_specs(graph)
+    dtypes = [specs[a].dtype for a in graph.nodes[node].args] + [dtype]
+    if all(check_dtype(d).mantissa_bits >= FP32_MANTISSA for d in dtypes):  # it rounds to bf16/fp16 only
+        return None
+    plain = target_without_option(target)
+    if plain is None:
+        return None
+    got = evaluate(graph, samples, plain, device)
     if got.verdict not in CLEAN:
         return None
     return (

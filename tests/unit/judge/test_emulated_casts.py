@@ -8,13 +8,16 @@ import torch
 from torch.overrides import TorchFunctionMode
 
 from numfuzz.corpus.case import Case
-from numfuzz.judge.emulated_casts import without_option
+from numfuzz.judge.emulated_casts import target_without_option, without_option
 from numfuzz.judge.rounding import KEPT
 from numfuzz.judge.verdicts import Verdict
 from numfuzz.program.ir import Graph, Node, TensorSpec
+from numfuzz.run_spec import RunSpec
 from numfuzz.runner.case_runner import run_case
 from numfuzz.targets import register, resolve
+from numfuzz.targets.compile_modes import configured
 from numfuzz.targets.eager import Eager
+from numfuzz.targets.options import parse_options
 
 
 class _RoundTheScaledValue(TorchFunctionMode):
@@ -29,14 +32,19 @@ class _RoundTheScaledValue(TorchFunctionMode):
 
 
 class Emulating(Eager):
-    """Eager, except that with `emulate_precision_casts=1` it rounds round()'s scaled intermediate."""
+    """Eager, except that with `emulate_precision_casts` on (in its spec or a case's drawn options) it rounds round()'s scaled intermediate."""
 
     def __init__(self, arg: str | None):
-        self.emulating = bool(arg) and "emulate_precision_casts=1" in arg
+        self.options = parse_options(arg or "")
         self.name = "emulating" + (f":{arg}" if arg else "")
 
+    def configured(self, run: RunSpec) -> Emulating:
+        copy = Emulating(self.name.partition(":")[2] or None)
+        copy.options = {**self.options, **run.options}
+        return copy
+
     def prepare(self, fn: Callable, device: str) -> Callable:
-        if not self.emulating:
+        if self.options.get("emulate_precision_casts") is not True:
             return fn
 
         def run(*args):
@@ -46,7 +54,9 @@ class Emulating(Eager):
         return run
 
 
-register("emulating", Emulating, "eager, with a planted emulated rounding (tests only)")
+register("emulating", Emulating, "eager, with a planted emulated rounding (tests only)", config_space="inductor")
+ROUND = Graph((TensorSpec((16,), "fp16"),), (Node.make("round", [0], decimals=2),), (1,))
+X = torch.full((16,), 1024.0, dtype=torch.float16)  # x * 100 overflows fp16; eager scales in fp32
 
 
 def test_the_option_is_removed_from_the_spec_only_when_it_is_on():
@@ -57,8 +67,7 @@ def test_the_option_is_removed_from_the_spec_only_when_it_is_on():
 
 
 def test_a_rounding_only_the_option_makes_is_its_own_kept_cause():
-    graph = Graph((TensorSpec((16,), "fp16"),), (Node.make("round", [0], decimals=2),), (1,))
-    x = torch.full((16,), 1024.0, dtype=torch.float16)  # x * 100 overflows fp16; eager scales in fp32
+    graph, x = ROUND, X
     outcome = run_case(Case.from_tensors(graph, [[x]], "emulating:emulate_precision_casts=1"), resolve("emulating:emulate_precision_casts=1"), "cpu")
     assert outcome.verdict is Verdict.NONFINITE
     assert outcome.analysis["cause"] == "emulated_rounding" and outcome.analysis["op"] == "round"
@@ -66,3 +75,12 @@ def test_a_rounding_only_the_option_makes_is_its_own_kept_cause():
     assert "emulated_rounding" in KEPT  # a finding whatever the bound
     plain = run_case(Case.from_tensors(graph, [[x]], "emulating"), resolve("emulating"), "cpu")
     assert plain.verdict is Verdict.EQUAL
+
+
+def test_the_option_drawn_from_the_configuration_space_is_taken_out_too():
+    run = RunSpec("emulating:max_autotune=1", config={"emulate_precision_casts": True})
+    outcome = run_case(Case.from_tensors(ROUND, [[X]], run), resolve(run.target), "cpu")
+    assert outcome.verdict is Verdict.NONFINITE and outcome.analysis["cause"] == "emulated_rounding"
+    plain = target_without_option(configured(resolve(run.target), run))
+    assert plain is not None and plain.options == {"max_autotune": True}  # the rest of the configuration stays
+    assert target_without_option(resolve("emulating:max_autotune=1")) is None
