@@ -19,7 +19,7 @@ import torch
 
 from numfuzz.judge.bounds import FP32_MANTISSA
 from numfuzz.judge.execute import CLEAN, evaluate
-from numfuzz.program.dtypes import check_dtype
+from numfuzz.program.dtypes import check_dtype, is_integer
 from numfuzz.program.ir import Graph
 from numfuzz.program.ops import infer_specs
 from numfuzz.targets import Target, TargetError, resolve
@@ -63,7 +63,7 @@ def without_option_is_clean(graph: Graph, samples: list[list[torch.Tensor]], tar
     """Evidence that the option makes the finding: the target turns it on, node `node` works in bf16/fp16
     (its output `dtype` or an input), and without the option the program is as accurate as eager. None otherwise."""
     specs = infer_specs(graph)
-    dtypes = [specs[a].dtype for a in graph.nodes[node].args] + [dtype]
+    dtypes = [d for d in [specs[a].dtype for a in graph.nodes[node].args] + [dtype] if not is_integer(d)]  # class targets, indices
     if all(check_dtype(d).mantissa_bits >= FP32_MANTISSA for d in dtypes):  # it rounds to bf16/fp16 only
         return None
     plain = target_without_option(target)

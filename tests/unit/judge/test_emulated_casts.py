@@ -8,7 +8,7 @@ import torch
 from torch.overrides import TorchFunctionMode
 
 from numfuzz.corpus.case import Case
-from numfuzz.judge.emulated_casts import target_without_option, without_option
+from numfuzz.judge.emulated_casts import target_without_option, without_option, without_option_is_clean
 from numfuzz.judge.rounding import KEPT
 from numfuzz.judge.verdicts import Verdict
 from numfuzz.program.ir import Graph, Node, TensorSpec
@@ -84,3 +84,11 @@ def test_the_option_drawn_from_the_configuration_space_is_taken_out_too():
     plain = target_without_option(configured(resolve(run.target), run))
     assert plain is not None and plain.options == {"max_autotune": True}  # the rest of the configuration stays
     assert target_without_option(resolve("emulating:max_autotune=1")) is None
+
+
+def test_an_integer_input_of_the_culprit_is_no_dtype_to_round():
+    """nll_loss takes i64 class targets: the check looks at its float input only (a campaign raised on the i64)."""
+    graph = Graph((TensorSpec((4, 3), "bf16"), TensorSpec((4,), "i64")), (Node.make("nll_loss", [0, 1], ignore_index=-100, reduction="sum"),), (2,))
+    x, classes = torch.randn(4, 3).to(torch.bfloat16), torch.tensor([0, 2, 1, 0])
+    why = without_option_is_clean(graph, [[x, classes]], resolve("emulating:emulate_precision_casts=1"), "cpu", 0, "bf16")
+    assert why is not None and "without emulate_precision_casts" in why  # the planted rounding is in round() only: clean without it
