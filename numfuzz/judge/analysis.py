@@ -12,7 +12,9 @@ and the sweep of the cancellation test. Its result is stored in `Outcome.analysi
 cast names. An outcome whose difference is only amplified becomes `amplified`, not a finding.
 A less accurate outcome whose culprit value is within the op's documented bound
 (`judge.backward_error`, `judge.bounds`) becomes `within_rounding`, not a finding, unless its
-cause is one that stays a finding whatever the bound (`judge.rounding`).
+cause is one that stays a finding whatever the bound (`judge.rounding`). So does a non-finite one
+whose culprit is within its bound where the exact rest of the program makes the same non-finite
+elements from the target's culprit value (`judge.nonfinite_rest`).
 """
 
 from __future__ import annotations
@@ -26,7 +28,8 @@ from numfuzz.judge.bounds import active_bounds
 from numfuzz.judge.causes import Diagnosis, Evidence, cast_dropped, diagnose
 from numfuzz.judge.execute import Outcome
 from numfuzz.judge.localize import Probe, flagged_index, locate_by_cutting, locate_culprit, probe_reproduces, run_probe, single_op_culprit
-from numfuzz.judge.rounding import within_rounding
+from numfuzz.judge.nonfinite_rest import rest_makes_it_nonfinite
+from numfuzz.judge.rounding import KEPT, NONFINITE_REST, within_rounding
 from numfuzz.judge.verdicts import Verdict
 from numfuzz.program.graph_edit import cone
 from numfuzz.program.ir import Graph
@@ -79,6 +82,13 @@ def analyse(
     if backward is not None and outcome.verdict is Verdict.LESS_ACCURATE and within_rounding(outcome.analysis, bounds):
         outcome.verdict = Verdict.WITHIN_ROUNDING
         outcome.detail = describe(backward)
+    elif backward is not None and outcome.verdict is Verdict.NONFINITE and diagnosis.cause not in KEPT and within_rounding(outcome.analysis, bounds):
+        why = rest_makes_it_nonfinite(ev)
+        if why is not None:
+            outcome.verdict = Verdict.WITHIN_ROUNDING
+            outcome.detail = f"{describe(backward)}; {why}"
+            outcome.analysis[NONFINITE_REST] = why
+            outcome.analysis["evidence"].append(why)
     return outcome
 
 

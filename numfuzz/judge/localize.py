@@ -33,7 +33,7 @@ from numfuzz.judge.execute import Outcome, Runs, evaluate
 from numfuzz.judge.oracle import OutputErrors, compare_output
 from numfuzz.judge.signature import flagged_output
 from numfuzz.judge.verdicts import Verdict
-from numfuzz.program.graph_edit import cone, cut, with_outputs
+from numfuzz.program.graph_edit import cone, cut, index_after_cut, with_outputs
 from numfuzz.program.ir import Graph, Node
 from numfuzz.program.lowering import compile_source, lower
 from numfuzz.program.ops import infer_specs
@@ -86,7 +86,7 @@ def probe_reproduces(graph: Graph, probe: Probe, outcome: Outcome, output: int) 
     return again.verdict in ACCURACY
 
 
-def _values(probe: Probe, graph: Graph, samples: list[list[torch.Tensor]], who: str, value: int) -> list[torch.Tensor]:
+def probe_values(probe: Probe, graph: Graph, samples: list[list[torch.Tensor]], who: str, value: int) -> list[torch.Tensor]:
     """Per sample, `who`'s tensor for a graph value: an input as given, else the probe's output."""
     n_in = len(graph.inputs)
     if value < n_in:
@@ -105,7 +105,7 @@ def local_errors(graph: Graph, samples: list[list[torch.Tensor]], probe: Probe, 
     refs = {}
     with torch.no_grad():
         for who in ("target", "eager"):
-            inputs = [_values(probe, graph, samples, who, a) for a in args]
+            inputs = [probe_values(probe, graph, samples, who, a) for a in args]
             refs[who] = np.concatenate(
                 [reference_fn(*[inputs[j][s].to("cpu", torch.float64) for j in range(len(args))])[0].reshape(-1).numpy() for s in range(len(samples))]
             )
@@ -167,7 +167,7 @@ def locate_by_cutting(graph: Graph, samples: list[list[torch.Tensor]], target: T
         before = sorted(positions[:k])
         cut_graph = cut(graph, specs, set(before))
         rows = [row[:n_in] + [row[n_in + j] for j in before] for row in values]
-        position = cut_graph.outputs.index(_new_index(graph, before, graph.outputs[output]))
+        position = cut_graph.outputs.index(index_after_cut(graph, before, graph.outputs[output]))
         got = evaluate(cut_graph, rows, target, device)
         flagged = next((o for o in got.outputs if o.index == position), None)
         if flagged is not None and flagged.verdict == outcome.verdict.value and got.runs is not None:
@@ -175,10 +175,3 @@ def locate_by_cutting(graph: Graph, samples: list[list[torch.Tensor]], target: T
             return Culprit(node, graph.nodes[node].op, specs[n_in + node].dtype, flagged.verdict, "cutting"), Suffix(cut_graph, rows, got, position)
     node = positions[0]
     return Culprit(node, graph.nodes[node].op, specs[n_in + node].dtype, outcome.verdict.value, "cutting"), Suffix(graph, samples, outcome, output)
-
-
-def _new_index(graph: Graph, cut_nodes: list[int], value: int) -> int:
-    """Where `value` (a node not cut) lands in `graph_edit.cut`'s numbering."""
-    n_in = len(graph.inputs)
-    kept = [k for k in range(len(graph.nodes)) if k not in set(cut_nodes)]
-    return n_in + len(cut_nodes) + kept.index(value - n_in)

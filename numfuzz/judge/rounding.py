@@ -5,7 +5,8 @@ element measured is within that op's documented bound (`numfuzz.judge.bounds`): 
 the op is at most the bound in ULPs of the output, or it is the exact result of the op's inputs
 moved by at most the bound in ULPs of each input (`numfuzz.judge.backward_error`). Whatever the
 bound, these stay findings: a non-finite value where eager and float64 are finite (the verdict
-`nonfinite`), the causes in KEPT, and `low_precision` in bf16/fp16 (an accumulator narrower than
+`nonfinite`; unless the exact rest of the program makes it from a culprit value within its bound,
+`judge.nonfinite_rest`), the causes in KEPT, and `low_precision` in bf16/fp16 (an accumulator narrower than
 eager's fp32 one, or one more rounding in the narrow dtype). A gradient finding is judged the
 same way at its culprit's backward (`judge.gradient_error`, `Bounds.backward_allowance`). An fp32 `low_precision` finding (an
 fp32 sum accumulated in fp32, in another order than eager's) is judged by its bound like any other.
@@ -18,7 +19,7 @@ file judge alike without running anything.
 from __future__ import annotations
 
 from numfuzz.judge.backward_error import within
-from numfuzz.judge.bounds import Bounds
+from numfuzz.judge.bounds import FP32_MANTISSA, Bounds
 from numfuzz.judge.verdicts import Verdict
 from numfuzz.program.dtypes import check_dtype
 
@@ -28,7 +29,11 @@ KEPT = ("cast_dropped", "emulated_rounding", "nonfinite_intermediate")
 # In bf16/fp16 also this one: eager accumulates and computes in fp32 and rounds once, so an
 # accumulator in the narrow dtype, or one more rounding in it, is what the program did not ask for.
 KEPT_NARROW = ("low_precision",)
-FP32_MANTISSA = 23
+# The analysis key of a non-finite finding judged within rounding because the exact rest of the
+# program makes the same non-finite elements (judge.nonfinite_rest): judged again, it is
+# `nonfinite` where its culprit is no longer within the bound.
+NONFINITE_REST = "nonfinite_rest"
+
 JUDGED = (Verdict.LESS_ACCURATE, Verdict.WITHIN_ROUNDING)
 
 
@@ -67,4 +72,6 @@ def rejudged(verdict: Verdict, analysis: dict | None, bounds: Bounds) -> Verdict
     found = within_rounding(analysis, bounds)
     if found is None:
         return verdict
-    return Verdict.WITHIN_ROUNDING if found else Verdict.LESS_ACCURATE
+    if found:
+        return Verdict.WITHIN_ROUNDING
+    return Verdict.NONFINITE if isinstance(analysis, dict) and analysis.get(NONFINITE_REST) else Verdict.LESS_ACCURATE

@@ -81,6 +81,13 @@ def cut(graph: Graph, specs: list[TensorSpec], cut_nodes: set[int], extra_output
     return Graph(inputs, tuple(nodes), tuple(outputs))
 
 
+def index_after_cut(graph: Graph, cut_nodes: list[int], value: int) -> int:
+    """Where `value` (a node not cut) lands in `cut`'s numbering."""
+    n_in = len(graph.inputs)
+    kept = [k for k in range(len(graph.nodes)) if k not in set(cut_nodes)]
+    return n_in + len(cut_nodes) + kept.index(value - n_in)
+
+
 def sinks(graph: Graph, among: set[int]) -> list[int]:
     """Nodes in `among` whose value no other node in `among` reads."""
     n_in = len(graph.inputs)

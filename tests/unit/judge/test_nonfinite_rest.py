@@ -1,0 +1,65 @@
+"""A non-finite result that the exact rest of the program makes from a culprit value within its bound is within rounding."""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import torch
+from torch.overrides import TorchFunctionMode
+
+from numfuzz.corpus.case import Case
+from numfuzz.judge.bounds import load_bounds, parse_bounds
+from numfuzz.judge.rounding import NONFINITE_REST, rejudged
+from numfuzz.judge.verdicts import Verdict
+from numfuzz.program.ir import Graph, Node, TensorSpec
+from numfuzz.runner.case_runner import run_case
+from numfuzz.targets import register, resolve
+from numfuzz.targets.eager import Eager
+
+
+class _CosTwoUlpsUp(TorchFunctionMode):
+    """cos two fp32 ULPs toward +inf: within Sleef's 3.5 ULP, and 1.0 where eager's is 1 - 2**-23."""
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        out = func(*args, **(kwargs or {}))
+        if func is torch.cos:
+            up = torch.full_like(out, float("inf"))
+            return torch.nextafter(torch.nextafter(out, up), up)
+        return out
+
+
+class CosUp(Eager):
+    def __init__(self, arg: str | None):
+        self.name = "cos_up"
+
+    def prepare(self, fn: Callable, device: str) -> Callable:
+        def run(*args):
+            with _CosTwoUlpsUp():
+                return fn(*args)
+
+        return run
+
+
+register("cos_up", CosUp, "eager with cos two ULPs up (tests only)")
+# digamma(log(cos(x))): cos near 1 has condition x*tan(x) ~ 1e-7, log near 1 and digamma near 0 are poles.
+POLE = Graph((TensorSpec((16,), "fp32"),), (Node.make("cos", [0]), Node.make("log", [1]), Node.make("digamma", [2])), (3,))
+X = torch.full((16,), 4.56e-4)  # cos 1 - 1.04e-7: eager's is 1 - 2**-23, two ULPs up it is 1.0 (1.75 ULP off), log 0, digamma -inf
+
+
+def test_a_pole_after_a_within_bound_culprit_is_rounding_not_a_finding():
+    outcome = run_case(Case.from_tensors(POLE, [[X]], "cos_up"), resolve("cos_up"), "cpu")
+    assert outcome.verdict is Verdict.WITHIN_ROUNDING
+    assert outcome.analysis["op"] == "cos" and "non-finite at all 16 elements" in outcome.analysis[NONFINITE_REST]
+
+
+def test_the_same_culprit_is_not_rounding_where_the_exact_rest_stays_finite():
+    x = torch.full((16,), 0.5)  # cos(0.5) two ULPs up: finite through log and digamma, so less accurate at most
+    outcome = run_case(Case.from_tensors(POLE, [[x]], "cos_up"), resolve("cos_up"), "cpu")
+    assert outcome.verdict is not Verdict.NONFINITE and NONFINITE_REST not in (outcome.analysis or {})
+
+
+def test_judged_again_with_a_tighter_bound_it_is_nonfinite_again():
+    outcome = run_case(Case.from_tensors(POLE, [[X]], "cos_up"), resolve("cos_up"), "cpu")
+    tight = parse_bounds('[[bound]]\nops = ["cos"]\nulp = 0.25\nsource = "tests"\n', "tight.toml", load_bounds())
+    assert rejudged(Verdict.WITHIN_ROUNDING, outcome.analysis, tight) is Verdict.NONFINITE
+    assert rejudged(Verdict.WITHIN_ROUNDING, outcome.analysis, load_bounds()) is Verdict.WITHIN_ROUNDING
