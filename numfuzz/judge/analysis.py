@@ -14,7 +14,8 @@ A less accurate outcome whose culprit value is within the op's documented bound
 (`judge.backward_error`, `judge.bounds`) becomes `within_rounding`, not a finding, unless its
 cause is one that stays a finding whatever the bound (`judge.rounding`). So does a non-finite one
 whose culprit is within its bound where the exact rest of the program makes the same non-finite
-elements from the target's culprit value (`judge.nonfinite_rest`).
+elements from the target's culprit value (`judge.nonfinite_rest`), and a non-finite sum or
+product that eager makes too from the same terms in another order (`judge.reduction_order`).
 """
 
 from __future__ import annotations
@@ -29,7 +30,8 @@ from numfuzz.judge.causes import Diagnosis, Evidence, cast_dropped, diagnose
 from numfuzz.judge.execute import Outcome
 from numfuzz.judge.localize import Probe, flagged_index, locate_by_cutting, locate_culprit, probe_reproduces, run_probe, single_op_culprit
 from numfuzz.judge.nonfinite_rest import rest_makes_it_nonfinite
-from numfuzz.judge.rounding import KEPT, NONFINITE_REST, within_rounding
+from numfuzz.judge.reduction_order import reordered_is_nonfinite
+from numfuzz.judge.rounding import KEPT, NONFINITE_REST, REORDERED, within_rounding
 from numfuzz.judge.verdicts import Verdict
 from numfuzz.program.graph_edit import cone
 from numfuzz.program.ir import Graph
@@ -85,11 +87,20 @@ def analyse(
     elif backward is not None and outcome.verdict is Verdict.NONFINITE and diagnosis.cause not in KEPT and within_rounding(outcome.analysis, bounds):
         why = rest_makes_it_nonfinite(ev)
         if why is not None:
-            outcome.verdict = Verdict.WITHIN_ROUNDING
-            outcome.detail = f"{describe(backward)}; {why}"
-            outcome.analysis[NONFINITE_REST] = why
-            outcome.analysis["evidence"].append(why)
+            _benign(outcome, NONFINITE_REST, why, f"{describe(backward)}; {why}")
+    elif outcome.verdict is Verdict.NONFINITE:
+        why = reordered_is_nonfinite(ev)
+        if why is not None:
+            _benign(outcome, REORDERED, why, why)
     return outcome
+
+
+def _benign(outcome: Outcome, key: str, why: str, detail: str) -> None:
+    """A non-finite outcome that `why` shows to be rounding: within_rounding, with the evidence stored under `key`."""
+    outcome.verdict = Verdict.WITHIN_ROUNDING
+    outcome.detail = detail
+    outcome.analysis[key] = why
+    outcome.analysis["evidence"].append(why)
 
 
 def rounding_only(graph: Graph, samples: list[list[torch.Tensor]], target: Target, device: str, outcome: Outcome, cause: str) -> bool:

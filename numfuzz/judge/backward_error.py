@@ -141,12 +141,12 @@ def reduced_length(graph: Graph, k: int) -> int:
 
 def measure(ev: Evidence, bounds: Bounds) -> dict | None:
     """The backward-error record of the culprit (JSON-safe), or None where it cannot be measured."""
-    from numfuzz.judge.causes import _alone, _alone_output, _culprit_io
+    from numfuzz.judge.causes import culprit_alone, culprit_alone_output, culprit_io
 
     c = ev.culprit
     if c is None or (ev.suffix is None and ev.probe is None and any(a >= len(ev.graph.inputs) for a in ev.graph.nodes[c.node].args)):
         return None  # the culprit's inputs were never seen (no probe)
-    alone, out = _alone(ev), _alone_output(ev)
+    alone, out = culprit_alone(ev), culprit_alone_output(ev)
     pointwise = ev.suffix is None and lookup(c.op).family in POINTWISE
     n = reduced_length(ev.graph, c.node)
     allowance = bounds.allowance(c.op, c.dtype, ev.device, n)
@@ -158,8 +158,8 @@ def measure(ev: Evidence, bounds: Bounds) -> dict | None:
     suffix_ops = [[node.op, reduced_length(alone, k)] for k, node in enumerate(alone.nodes)] if ev.suffix is not None else None
     if suffix_ops is not None:  # the program from the culprit on, as one op: the loosest bound of its ops, in its output's dtype
         allowance = bounds.loosest(suffix_ops, out_dtype, ev.device)
-    t_inputs, t_values = _culprit_io(ev, "target")
-    e_inputs, e_values = _culprit_io(ev, "eager")
+    t_inputs, t_values = culprit_io(ev, "target")
+    e_inputs, e_values = culprit_io(ev, "eager")
     scalars = "as written"
     # where eager's value is not finite either, the element says nothing against the target
     skip = np.concatenate([~torch.isfinite(v.detach().cpu()).reshape(-1).numpy() for v in e_values])

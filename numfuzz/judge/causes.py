@@ -142,7 +142,7 @@ def cast_dropped(ev: Evidence) -> Diagnosis | None:
 # --- the culprit's own values ----------------------------------------------------------------
 
 
-def _culprit_io(ev: Evidence, who: str) -> tuple[list[list[torch.Tensor]], list[torch.Tensor]]:
+def culprit_io(ev: Evidence, who: str) -> tuple[list[list[torch.Tensor]], list[torch.Tensor]]:
     """Per sample: `who`'s inputs of the culprit op and its value there."""
     if ev.suffix is not None:  # fed eager's values on both sides; its output stands for the culprit's value
         return ev.suffix.samples, [run[ev.suffix.output] for run in getattr(ev.suffix.outcome.runs, who)]
@@ -160,11 +160,11 @@ def _culprit_io(ev: Evidence, who: str) -> tuple[list[list[torch.Tensor]], list[
     return [[arg[s] for arg in args] for s in range(len(ev.samples))], value(n_in + k)
 
 
-def _alone_output(ev: Evidence) -> int:
+def culprit_alone_output(ev: Evidence) -> int:
     return ev.suffix.output if ev.suffix is not None else 0
 
 
-def _alone(ev: Evidence) -> Graph:
+def culprit_alone(ev: Evidence) -> Graph:
     if ev.suffix is not None:
         return ev.suffix.graph
     node, specs = ev.graph.nodes[ev.culprit.node], infer_specs(ev.graph)
@@ -183,8 +183,8 @@ def nonfinite_intermediate(ev: Evidence) -> Diagnosis | None:
     c = ev.culprit
     if c is None or c.verdict != "nonfinite":
         return None
-    inputs, values = _culprit_io(ev, "target")
-    _, eager = _culprit_io(ev, "eager")
+    inputs, values = culprit_io(ev, "target")
+    _, eager = culprit_io(ev, "eager")
     bad = sum(int((~torch.isfinite(t) & torch.isfinite(e)).sum()) for t, e in zip(values, eager))
     kinds = sorted({"nan" if bool(t.isnan().any()) else "inf" for t in values if not bool(torch.isfinite(t).all())})
     made = f"{'/'.join(kinds) or 'non-finite'} ({bad} elements) where eager's is finite"
@@ -210,9 +210,9 @@ def cancellation(ev: Evidence) -> Diagnosis | None:
     c = ev.culprit
     if c is None:
         return None
-    inputs, values = _culprit_io(ev, "target")
+    inputs, values = culprit_io(ev, "target")
     smallest = min(range(len(ev.samples)), key=lambda s: float(values[s].abs().double().min()))  # the smallest result
-    found = _cancels(sweep(_alone(ev), inputs[smallest], ev.target, ev.device, output=_alone_output(ev)), f"`{_name(ev.graph, c.node)}`'s inputs")
+    found = _cancels(sweep(culprit_alone(ev), inputs[smallest], ev.target, ev.device, output=culprit_alone_output(ev)), f"`{_name(ev.graph, c.node)}`'s inputs")
     if found is None and ev.suffix is None and len(ev.graph.nodes) > 1:
         whole = sweep(ev.graph, ev.samples[smallest], ev.target, ev.device, output=ev.output)
         found = _cancels(whole, "the whole program's inputs (the op alone compiles to other code)")
@@ -246,7 +246,7 @@ def low_precision(ev: Evidence, local_max: float, eager_max: float, above_half: 
     fmt = check_dtype(c.dtype)
     node = ev.graph.nodes[c.node]
     if node.op in ACCUMULATING and ev.suffix is None:
-        inputs, values = _culprit_io(ev, "target")
+        inputs, values = culprit_io(ev, "target")
         dim = node.attr("dim")
         errs = []
         for x, got in zip(inputs, values):
@@ -331,25 +331,25 @@ def diagnose(ev: Evidence) -> Diagnosis:
 
 def culprit_local_errors(ev: Evidence) -> OutputErrors:
     """The culprit judged on its own: each side against the op applied, in float64, to that side's inputs."""
-    reference_fn = compile_source(lower(_alone(ev), reference=True))
+    reference_fn = compile_source(lower(culprit_alone(ev), reference=True))
     flat = {}
     with torch.no_grad():
         for who in ("target", "eager"):
-            inputs, values = _culprit_io(ev, who)
-            refs = [reference_fn(*[a.to("cpu", torch.float64) for a in args])[_alone_output(ev)].reshape(-1).numpy() for args in inputs]
+            inputs, values = culprit_io(ev, who)
+            refs = [reference_fn(*[a.to("cpu", torch.float64) for a in args])[culprit_alone_output(ev)].reshape(-1).numpy() for args in inputs]
             flat[who] = (np.concatenate(refs), np.concatenate([v.detach().to("cpu", torch.float64).reshape(-1).numpy() for v in values]))
     return compare_output(0, ev.culprit.dtype, flat["target"][0], flat["eager"][1], flat["target"][1], eager_reference=flat["eager"][0])
 
 
 def _target_local_ulp(ev: Evidence) -> np.ndarray:
     """Per element: the target's error at the culprit against the op applied, in float64, to the target's own inputs."""
-    inputs, values = _culprit_io(ev, "target")
-    reference_fn = compile_source(lower(_alone(ev), reference=True))
+    inputs, values = culprit_io(ev, "target")
+    reference_fn = compile_source(lower(culprit_alone(ev), reference=True))
     fmt = check_dtype(ev.culprit.dtype)
     errs = []
     with torch.no_grad():
         for args, got in zip(inputs, values):
-            ref = reference_fn(*[a.to("cpu", torch.float64) for a in args])[_alone_output(ev)].reshape(-1).numpy()
+            ref = reference_fn(*[a.to("cpu", torch.float64) for a in args])[culprit_alone_output(ev)].reshape(-1).numpy()
             keep = np.isfinite(ref) & (np.abs(ref) <= fmt.max_value)
             errs.append(ulp_error(got.to("cpu", torch.float64).reshape(-1).numpy()[keep], ref[keep], fmt))
     return np.concatenate(errs) if errs else np.zeros(0)

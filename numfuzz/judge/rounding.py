@@ -33,6 +33,9 @@ KEPT_NARROW = ("low_precision",)
 # program makes the same non-finite elements (judge.nonfinite_rest): judged again, it is
 # `nonfinite` where its culprit is no longer within the bound.
 NONFINITE_REST = "nonfinite_rest"
+# The analysis key of a non-finite sum or product that eager makes too from its terms in another
+# order (judge.reduction_order): no bound is involved, so it stays within rounding when judged again.
+REORDERED = "reordered"
 
 JUDGED = (Verdict.LESS_ACCURATE, Verdict.WITHIN_ROUNDING)
 

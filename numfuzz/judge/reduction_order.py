@@ -1,0 +1,50 @@
+"""Is a non-finite reduction only the order of its terms? Sums and products have none specified.
+
+`prod([0, 2**64, 2**64, 2**64])` in bf16 is 0 exactly, and eager, multiplying from the front,
+gives 0; a compiled kernel that multiplies two of the large terms first overflows fp32 and
+returns 0 * inf = NaN. Neither order is wrong: ATen, Inductor and the hardware all reassociate
+reductions, and eager gives the same NaN for the same terms in another order. So a non-finite
+value at a `sum`, `mean` or `prod` culprit where eager, fed the culprit's inputs reordered along
+the reduced dim (reversed, and rotated by 1 to 3), is non-finite too at every element the
+target made non-finite, is within rounding. Eager runs the op alone; no compile.
+"""
+
+from __future__ import annotations
+
+import torch
+
+from numfuzz.judge.causes import Evidence, culprit_alone, culprit_alone_output, culprit_io
+from numfuzz.program.lowering import compile_source, lower
+
+ORDER_FREE = ("sum", "mean", "prod")
+ROTATIONS = (1, 2, 3)
+
+
+def reordered_is_nonfinite(ev: Evidence) -> str | None:
+    """Evidence that eager, given the culprit reduction's terms in other orders, makes the same non-finite elements; None otherwise."""
+    c = ev.culprit
+    if c is None or c.op not in ORDER_FREE or ev.suffix is not None:
+        return None
+    dim = ev.graph.nodes[c.node].attr("dim")
+    if not isinstance(dim, int):
+        return None
+    eager_fn, out = compile_source(lower(culprit_alone(ev))), culprit_alone_output(ev)
+    (inputs, values), (_, eager_values) = culprit_io(ev, "target"), culprit_io(ev, "eager")
+    made = 0
+    with torch.no_grad():
+        for args, got, eager in zip(inputs, values, eager_values):
+            new = ~torch.isfinite(got) & torch.isfinite(eager)
+            if not bool(new.any()):
+                continue
+            explained = torch.zeros_like(new)
+            for order in [lambda t: t.flip(dim)] + [lambda t, k=k: t.roll(k, dim) for k in ROTATIONS]:
+                explained |= ~torch.isfinite(eager_fn(*[order(a) for a in args])[out])
+            if bool((new & ~explained).any()):
+                return None
+            made += int(new.sum())
+    if not made:
+        return None
+    return (
+        f"eager's `{c.op}` of the same terms in another order (reversed or rotated along dim {dim}) is non-finite "
+        f"at all {made} elements the target made non-finite: the reduction's order is unspecified, and this one overflows"
+    )

@@ -1,0 +1,67 @@
+"""A non-finite sum or product that eager makes too from the same terms in another order is within rounding."""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import torch
+from torch.overrides import TorchFunctionMode
+
+from numfuzz.corpus.case import Case
+from numfuzz.judge.rounding import REORDERED
+from numfuzz.judge.verdicts import Verdict
+from numfuzz.program.ir import Graph, Node, TensorSpec
+from numfuzz.runner.case_runner import run_case
+from numfuzz.targets import register, resolve
+from numfuzz.targets.eager import Eager
+
+
+class _Prod(TorchFunctionMode):
+    def __init__(self, how: str):
+        super().__init__()
+        self.how = how
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        if func is not torch.prod:
+            return func(*args, **kwargs)
+        x = args[0]
+        if self.how == "backwards":  # multiplies from the back: another order, no bug
+            return func(x.flip(kwargs.get("dim", -1)), *args[1:], **kwargs)
+        out = func(*args, **kwargs)  # NaN wherever a zero is among the terms: a bug in any order
+        return torch.where((x == 0).any(dim=kwargs.get("dim", -1), keepdim=kwargs.get("keepdim", False)), torch.nan, out)
+
+
+class PlantedProd(Eager):
+    def __init__(self, arg: str | None):
+        self.how, self.name = arg or "backwards", f"planted_prod:{arg or 'backwards'}"
+
+    def prepare(self, fn: Callable, device: str) -> Callable:
+        def run(*args):
+            with _Prod(self.how):
+                return fn(*args)
+
+        return run
+
+
+register("planted_prod", PlantedProd, "eager with prod from the back, or NaN at zeros (tests only)")
+PROD = Graph((TensorSpec((8, 4), "bf16"),), (Node.make("prod", [0], dim=-1, keepdim=True),), (1,))
+BIG = 2.0**64  # two of them overflow fp32, where bf16 products accumulate
+
+
+def _terms(first: float) -> torch.Tensor:
+    x = torch.full((8, 4), BIG)
+    x[:, 0] = first
+    return x.to(torch.bfloat16)
+
+
+def test_a_product_that_overflows_in_another_order_is_rounding():
+    outcome = run_case(Case.from_tensors(PROD, [[_terms(0.0)]], "planted_prod:backwards"), resolve("planted_prod:backwards"), "cpu")
+    assert outcome.verdict is Verdict.WITHIN_ROUNDING  # eager from the front: 0; from the back: inf * 0
+    assert "non-finite at all 8 elements" in outcome.analysis[REORDERED]
+
+
+def test_a_nan_no_order_gives_stays_a_finding():
+    x = torch.tensor([[0.0, 1.0, 2.0, 3.0]] * 8).to(torch.bfloat16)  # 0 in every order
+    outcome = run_case(Case.from_tensors(PROD, [[x]], "planted_prod:nan_at_zero"), resolve("planted_prod:nan_at_zero"), "cpu")
+    assert outcome.verdict is Verdict.NONFINITE and REORDERED not in outcome.analysis
