@@ -84,11 +84,11 @@ def analyse(
     if backward is not None and outcome.verdict is Verdict.LESS_ACCURATE and within_rounding(outcome.analysis, bounds):
         outcome.verdict = Verdict.WITHIN_ROUNDING
         outcome.detail = describe(backward)
-    elif backward is not None and outcome.verdict is Verdict.NONFINITE and diagnosis.cause not in KEPT and within_rounding(outcome.analysis, bounds):
+    if backward is not None and outcome.verdict is Verdict.NONFINITE and diagnosis.cause not in KEPT and within_rounding(outcome.analysis, bounds):
         why = rest_makes_it_nonfinite(ev)
         if why is not None:
             _benign(outcome, NONFINITE_REST, why, f"{describe(backward)}; {why}")
-    elif outcome.verdict is Verdict.NONFINITE:
+    if outcome.verdict is Verdict.NONFINITE:
         why = reordered_is_nonfinite(ev)
         if why is not None:
             _benign(outcome, REORDERED, why, why)
