@@ -16,6 +16,8 @@ cause is one that stays a finding whatever the bound (`judge.rounding`). So does
 whose culprit is within its bound where the exact rest of the program makes the same non-finite
 elements from the target's culprit value (`judge.nonfinite_rest`), and a non-finite sum or
 product that eager makes too from the same terms in another order (`judge.reduction_order`).
+A `position_dependent` outcome whose two positions first part at an op within its bound at
+both is `within_rounding` too (`judge.position_analysis`).
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from numfuzz.judge.causes import Diagnosis, Evidence, cast_dropped, diagnose
 from numfuzz.judge.execute import Outcome
 from numfuzz.judge.localize import Probe, flagged_index, locate_by_cutting, locate_culprit, probe_reproduces, run_probe, single_op_culprit
 from numfuzz.judge.nonfinite_rest import rest_makes_it_nonfinite
+from numfuzz.judge.position_analysis import positions_within_bounds
 from numfuzz.judge.reduction_order import reordered_is_nonfinite
 from numfuzz.judge.rounding import KEPT, NONFINITE_REST, REORDERED, within_rounding
 from numfuzz.judge.verdicts import Verdict
@@ -48,6 +51,8 @@ def analyse(
     With gradients (`upstream`, each sample's upstream gradients), a finding in an input's gradient
     is located in the backward (`judge.backward_analysis`).
     """
+    if outcome.verdict is Verdict.POSITION_DEPENDENT and upstream is None:
+        return _positions(graph, samples, target, device, outcome)
     if outcome.verdict not in ANALYSED or outcome.runs is None:
         return outcome
     output = flagged_index(outcome)
@@ -92,6 +97,22 @@ def analyse(
         why = reordered_is_nonfinite(ev)
         if why is not None:
             _benign(outcome, REORDERED, why, why)
+    return outcome
+
+
+def _positions(graph: Graph, samples: list[list[torch.Tensor]], target: Target, device: str, outcome: Outcome) -> Outcome:
+    found = positions_within_bounds(graph, samples, target, device, outcome)
+    if found is not None:
+        culprit, output, why = found
+        outcome.verdict, outcome.detail = Verdict.WITHIN_ROUNDING, f"{outcome.detail}; {why}"
+        outcome.analysis = {
+            "output": output,
+            "culprit": culprit.to_json(),
+            "cause": "position_rounding",
+            "evidence": [why],
+            "op": culprit.op,
+            "dtype": culprit.dtype,
+        }
     return outcome
 
 

@@ -35,14 +35,14 @@ def repeated_block(arrays: list[np.ndarray], axis: int) -> tuple[int, int] | Non
     return None
 
 
-def _ends(x: np.ndarray, axis: int, size: int, block: int) -> tuple[np.ndarray, np.ndarray] | None:
+def ends_along(x: np.ndarray, axis: int, size: int, block: int) -> tuple[np.ndarray, np.ndarray] | None:
     if x.ndim < -axis or x.shape[axis] != size:
         return None
     moved = np.moveaxis(x, axis, 0)
     return moved[:block], moved[size - block :]
 
 
-def _same(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+def same_values(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return (a == b) | (np.isnan(a) & np.isnan(b))
 
 
@@ -59,12 +59,12 @@ def position_dependence(
                 continue
             size, block = found
             for k, dtype in enumerate(out_dtypes):
-                sides = [_ends(run[i][k].detach().to("cpu", torch.float64).numpy(), axis, size, block) for run in (reference, eager, target)]
+                sides = [ends_along(run[i][k].detach().to("cpu", torch.float64).numpy(), axis, size, block) for run in (reference, eager, target)]
                 if any(side is None for side in sides):
                     continue
                 (r0, r1), (e0, e1), (t0, t1) = sides
-                witnessed = (r0 == r1) & np.isfinite(r0) & _same(e0, e1)
-                differ = witnessed & ~_same(t0, t1)
+                witnessed = (r0 == r1) & np.isfinite(r0) & same_values(e0, e1)
+                differ = witnessed & ~same_values(t0, t1)
                 if not differ.any():
                     continue
                 fmt = check_dtype(dtype)

@@ -123,7 +123,7 @@ def _position_source() -> str:
     """The position check (`numfuzz.judge.position`), as the script runs it."""
     parts = [
         "def check_dtype(name):\n    return next(fmt for fmt in FORMATS.values() if fmt.name == name)",
-        *(inspect.getsource(f) for f in (position.repeated_block, position._ends, position._same, position.position_dependence)),
+        *(inspect.getsource(f) for f in (position.repeated_block, position.ends_along, position.same_values, position.position_dependence)),
     ]
     return "\n\n".join(p.strip() + "\n" for p in parts)
 

@@ -1,0 +1,84 @@
+"""Is a position-dependent result each position's op within its bound, amplified by the ops after it?
+
+The position check (`judge.position`) flags the same values at two positions giving results
+further apart than kernel libraries document. But a vector body and a scalar tail are two
+implementations, each allowed its bound: `fmod(x, tanh(cos(x)))` at x = 2 has tanh(cos(x)) one
+ULP apart in the body and the tail, each within 0.4 ULP, and fmod's quotient of 5 makes that 40
+ULP of the result. One compile, the probe of the flagged output's cone (`judge.localize`), on
+the sample that shows it: the first op at which the two positions part is judged on its own, as
+the culprit of a finding is, and where the target's value there is within the op's bound the
+difference is rounding that the rest of the program amplifies.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+from numfuzz.judge.bounds import active_bounds
+from numfuzz.judge.execute import Outcome, Runs
+from numfuzz.judge.localize import Culprit, Probe, local_errors, run_probe
+from numfuzz.judge.position import ends_along, position_dependence, repeated_block, same_values
+from numfuzz.program.ir import Graph
+from numfuzz.program.ops import infer_specs
+from numfuzz.targets import Target
+
+
+def _numpy(t: torch.Tensor) -> np.ndarray:
+    return t.detach().to("cpu", torch.float64).numpy()
+
+
+def _flagged(samples: list[list[torch.Tensor]], runs: Runs, out_dtypes: list[str]) -> tuple[int, int] | None:
+    """(sample, output) of the first position-dependent result, as the check finds it."""
+    for i, sample in enumerate(samples):
+        for k, dtype in enumerate(out_dtypes):
+            one = {who: [(getattr(runs, who)[i][k],)] for who in ("eager", "reference", "target")}
+            if position_dependence([sample], one["eager"], one["reference"], one["target"], [dtype]) is not None:
+                return i, k
+    return None
+
+
+def _parting(value: tuple[torch.Tensor, torch.Tensor], axis: int, size: int, block: int) -> bool:
+    """Do the target's values at the two positions differ where the reference's are equal and finite?"""
+    ref, got = (ends_along(_numpy(v), axis, size, block) for v in value)
+    if ref is None or got is None:
+        return False
+    (r0, r1), (t0, t1) = ref, got
+    return bool(((r0 == r1) & np.isfinite(r0) & ~same_values(t0, t1)).any())
+
+
+def positions_within_bounds(graph: Graph, samples: list[list[torch.Tensor]], target: Target, device: str, outcome: Outcome) -> tuple[Culprit, int, str] | None:
+    """The op where the positions part, the flagged output, and the evidence that the op is within its bound at both; None where that is not shown."""
+    out_dtypes = [spec.dtype for spec in (infer_specs(graph)[v] for v in graph.outputs)]
+    flagged = _flagged(samples, outcome.runs, out_dtypes) if outcome.runs is not None else None
+    if flagged is None:
+        return None
+    i, output = flagged
+    sample = samples[i]
+    arrays = [_numpy(x) for x in sample]
+    rank = max((a.ndim for a in arrays), default=0)
+    probe = run_probe(graph, [sample], target, device, output)
+    if not isinstance(probe, Probe):
+        return None
+    specs, n_in, bounds = infer_specs(graph), len(graph.inputs), active_bounds()
+    reasons, culprit = [], None
+    for axis in sorted({-1, -rank}) if rank else ():
+        found = repeated_block(arrays, axis)
+        last = len(probe.nodes) - 1
+        if found is None or not _parting((probe.runs.reference[0][last], probe.runs.target[0][last]), axis, *found):
+            continue  # not this axis, or exposing the values changed what the compiler fused
+        position = next((p for p in range(len(probe.nodes)) if _parting((probe.runs.reference[0][p], probe.runs.target[0][p]), axis, *found)), None)
+        if position is None:
+            return None
+        k = probe.nodes[position]
+        op, dtype = graph.nodes[k].op, specs[n_in + k].dtype
+        local = local_errors(graph, [sample], probe, k).target_max_ulp
+        allowed = bounds.allowance(op, dtype, device).output_ulp
+        if not local <= allowed:
+            return None
+        culprit = culprit or Culprit(k, op, dtype, outcome.verdict.value, "probe")
+        reasons.append(
+            f"the two positions first part at `{op}` ({dtype}), whose compiled values are within {local:.3g} ULP of the op applied "
+            f"exactly to their own inputs (its bound: {allowed:g}); the ops after it amplify the difference"
+        )
+    return (culprit, output, "; ".join(reasons)) if culprit is not None else None
