@@ -70,7 +70,7 @@ def _narrow(dtype: object) -> bool:
 
 def rejudged(verdict: Verdict, analysis: dict | None, bounds: Bounds) -> Verdict:
     """A recorded less_accurate or within_rounding verdict judged again against `bounds`; any other as recorded."""
-    if verdict not in JUDGED:
+    if verdict not in JUDGED or (isinstance(analysis, dict) and analysis.get(REORDERED)):
         return verdict
     found = within_rounding(analysis, bounds)
     if found is None:

@@ -8,7 +8,8 @@ import torch
 from torch.overrides import TorchFunctionMode
 
 from numfuzz.corpus.case import Case
-from numfuzz.judge.rounding import REORDERED
+from numfuzz.judge.bounds import load_bounds, parse_bounds
+from numfuzz.judge.rounding import REORDERED, rejudged
 from numfuzz.judge.verdicts import Verdict
 from numfuzz.program.ir import Graph, Node, TensorSpec
 from numfuzz.runner.case_runner import run_case
@@ -65,3 +66,10 @@ def test_a_nan_no_order_gives_stays_a_finding():
     x = torch.tensor([[0.0, 1.0, 2.0, 3.0]] * 8).to(torch.bfloat16)  # 0 in every order
     outcome = run_case(Case.from_tensors(PROD, [[x]], "planted_prod:nan_at_zero"), resolve("planted_prod:nan_at_zero"), "cpu")
     assert outcome.verdict is Verdict.NONFINITE and REORDERED not in outcome.analysis
+
+
+def test_judged_again_with_any_bound_the_reordered_product_stays_rounding():
+    outcome = run_case(Case.from_tensors(PROD, [[_terms(0.0)]], "planted_prod:backwards"), resolve("planted_prod:backwards"), "cpu")
+    analysis = {**outcome.analysis, "cause": "kernel_accuracy"}  # a cause the bound decides, and no input move explains it
+    tight = parse_bounds('[[bound]]\nops = ["prod"]\nulp = 0\nsource = "tests"\n', "tight.toml", load_bounds())
+    assert rejudged(Verdict.WITHIN_ROUNDING, analysis, tight) is Verdict.WITHIN_ROUNDING  # the order, not a bound, explains it
