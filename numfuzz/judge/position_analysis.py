@@ -38,9 +38,9 @@ def _flagged(samples: list[list[torch.Tensor]], runs: Runs, out_dtypes: list[str
     return None
 
 
-def _parting(value: tuple[torch.Tensor, torch.Tensor], axis: int, size: int, block: int) -> bool:
-    """Do the target's values at the two positions differ where the reference's are equal and finite?"""
-    ref, got = (ends_along(_numpy(v), axis, size, block) for v in value)
+def _parting(probe: Probe, position: int, axis: int, size: int, block: int) -> bool:
+    """Do the target's values of the probe's `position` differ at the two positions where the reference's are equal and finite?"""
+    ref, got = (ends_along(_numpy(getattr(probe.runs, who)[0][position]), axis, size, block) for who in ("reference", "target"))
     if ref is None or got is None:
         return False
     (r0, r1), (t0, t1) = ref, got
@@ -49,7 +49,8 @@ def _parting(value: tuple[torch.Tensor, torch.Tensor], axis: int, size: int, blo
 
 def positions_within_bounds(graph: Graph, samples: list[list[torch.Tensor]], target: Target, device: str, outcome: Outcome) -> tuple[Culprit, int, str] | None:
     """The op where the positions part, the flagged output, and the evidence that the op is within its bound at both; None where that is not shown."""
-    out_dtypes = [spec.dtype for spec in (infer_specs(graph)[v] for v in graph.outputs)]
+    specs = infer_specs(graph)
+    out_dtypes = [specs[v].dtype for v in graph.outputs]
     flagged = _flagged(samples, outcome.runs, out_dtypes) if outcome.runs is not None else None
     if flagged is None:
         return None
@@ -60,16 +61,13 @@ def positions_within_bounds(graph: Graph, samples: list[list[torch.Tensor]], tar
     probe = run_probe(graph, [sample], target, device, output)
     if not isinstance(probe, Probe):
         return None
-    specs, n_in, bounds = infer_specs(graph), len(graph.inputs), active_bounds()
+    n_in, bounds, last = len(graph.inputs), active_bounds(), len(probe.nodes) - 1
     reasons, culprit = [], None
     for axis in sorted({-1, -rank}) if rank else ():
         found = repeated_block(arrays, axis)
-        last = len(probe.nodes) - 1
-        if found is None or not _parting((probe.runs.reference[0][last], probe.runs.target[0][last]), axis, *found):
+        if found is None or not _parting(probe, last, axis, *found):
             continue  # not this axis, or exposing the values changed what the compiler fused
-        position = next((p for p in range(len(probe.nodes)) if _parting((probe.runs.reference[0][p], probe.runs.target[0][p]), axis, *found)), None)
-        if position is None:
-            return None
+        position = next(p for p in range(len(probe.nodes)) if _parting(probe, p, axis, *found))  # the output's own op parts, at the latest
         k = probe.nodes[position]
         op, dtype = graph.nodes[k].op, specs[n_in + k].dtype
         local = local_errors(graph, [sample], probe, k).target_max_ulp
