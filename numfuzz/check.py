@@ -18,8 +18,10 @@ from typing import Any
 import torch
 
 from numfuzz.judge.analysis import analyse
+from numfuzz.judge.bounds import Bounds, active_bounds
 from numfuzz.judge.compiled import CompiledProgram
 from numfuzz.judge.execute import Outcome, judge
+from numfuzz.judge.facts import Analysis, Culprit
 from numfuzz.judge.oracle import OutputErrors
 from numfuzz.judge.table import outcome_table
 from numfuzz.judge.verdicts import Verdict
@@ -86,6 +88,7 @@ class CheckResult:
     target: str  # the target's name
     device: str
     outcome: Outcome
+    bounds: Bounds | None = None  # what it was judged by
 
     @property
     def verdict(self) -> Verdict:
@@ -106,22 +109,22 @@ class CheckResult:
         return self.outcome.outputs
 
     @property
-    def analysis(self) -> dict | None:
-        """For an accuracy finding analysed: {"output", "culprit", "cause", "evidence", "op", "dtype"}."""
+    def analysis(self) -> Analysis | None:
+        """For a finding analysed: its facts (`numfuzz.judge.facts.Analysis`): culprit, cause, evidence, rounding error."""
         return self.outcome.analysis
 
     @property
-    def culprit(self) -> dict | None:
-        """The node where the difference starts ({"node", "op", "dtype", ...}), where the analysis found one."""
-        return (self.outcome.analysis or {}).get("culprit")
+    def culprit(self) -> Culprit | None:
+        """The node where the difference starts (node, op, dtype, how it was located), where the analysis found one."""
+        return self.outcome.analysis.culprit if self.outcome.analysis is not None else None
 
     @property
     def cause(self) -> str | None:
-        return (self.outcome.analysis or {}).get("cause")
+        return self.outcome.analysis.cause if self.outcome.analysis is not None else None
 
     def explain(self) -> str:
         """The program, its inputs and the error table: what to print when an assertion fails."""
-        return f"{self.target} on {self.device}:\n{self.program.describe()}\n{outcome_table(self.outcome)}"
+        return f"{self.target} on {self.device}:\n{self.program.describe()}\n{outcome_table(self.outcome, bounds=self.bounds)}"
 
     def __repr__(self) -> str:
         return f"CheckResult({self.target}, {self.verdict.value}{', ' + self.detail if self.detail else ''})"
@@ -144,13 +147,15 @@ def check(
     samples: list[list[torch.Tensor]] | None = None,
     device: str = "cpu",
     analysis: bool = True,
+    bounds: Bounds | None = None,
 ) -> CheckResult:
     """Run `program` on eager, float64 and `target` (compiled once), and judge it as a campaign does.
 
     `samples` replaces the program's inputs (required for a bare Graph). With `analysis` (the
     default) an accuracy finding gets its culprit op and cause, at the cost of up to two more
     compiles; the analysis may also clear it as `amplified` (the error is only an upstream
-    difference amplified), as the fuzzer does. Without it such a case stays a finding.
+    difference amplified) or as within the ops' documented bounds (`bounds`, default: the shipped
+    ones and $NUMFUZZ_BOUNDS's files), as the fuzzer does. Without it such a case stays a finding.
     """
     program = _program(program, samples)
     resolved = as_target(target)
@@ -160,9 +165,10 @@ def check(
     except GraphError as exc:
         return CheckResult(program, resolved.name, device, Outcome(Verdict.INVALID, f"ill-typed graph: {exc}"))
     outcome = judge(compiled, inputs)
+    bounds = active_bounds() if bounds is None else bounds
     if analysis:
-        outcome = analyse(program.graph, inputs, resolved, device, outcome)
-    return CheckResult(program, resolved.name, device, outcome)
+        outcome = analyse(program.graph, inputs, resolved, device, outcome, bounds)
+    return CheckResult(program, resolved.name, device, outcome, bounds)
 
 
 class _CallableModule(types.ModuleType):

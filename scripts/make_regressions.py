@@ -98,7 +98,7 @@ def refresh(case: Case, stem: str) -> None:
     case.result = outcome.to_json()
     case.provenance = {**case.provenance, **provenance("cpu")}
     case.extra = {**case.extra, "signature": signature_of(case.target, outcome).to_json(), "reproduces": STATEMENTS[stem]}
-    print(f"{stem}: {outcome.verdict.value}, {outcome.analysis.get('cause') if outcome.analysis else '-'} -> {save_case(case, FINDINGS, stem)}")
+    print(f"{stem}: {outcome.verdict.value}, {outcome.analysis.cause if outcome.analysis else '-'} -> {save_case(case, FINDINGS, stem)}")
 
 
 def main() -> None:

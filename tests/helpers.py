@@ -41,6 +41,7 @@ def save_finding(
     from numfuzz.corpus.case import Case
     from numfuzz.corpus.store import save_case
     from numfuzz.judge.execute import Outcome
+    from numfuzz.judge.facts import Analysis
     from numfuzz.judge.oracle import OutputErrors
     from numfuzz.judge.signature import Signature
 
@@ -48,7 +49,7 @@ def save_finding(
     analysis = {"output": 0, "cause": cause, "evidence": ["..."], "op": op, "dtype": dtype}
     analysis["culprit"] = {"node": node, "op": op, "dtype": dtype, "verdict": verdict.value, "located": located}
     analysis.update(extra)
-    result = Outcome(verdict, outputs=[errors], analysis=analysis).to_json()
+    result = Outcome(verdict, outputs=[errors], analysis=Analysis.from_json(analysis)).to_json()  # the keys of a version-1 analysis read too
     tensors = [
         torch.full(spec.shape, value, dtype=getattr(torch, {"fp32": "float32", "bf16": "bfloat16", "fp16": "float16"}[spec.dtype])) for spec in graph.inputs
     ]

@@ -1,6 +1,6 @@
 """Which findings a campaign minimises: one per root cause, none for what is already known or only rounding.
 
-A finding's key is its group key (`numfuzz.corpus.grouping.group_key`), from the analysis its
+A finding's key is its group key (`numfuzz.corpus.group_key.GroupKey`), from the analysis its
 worker ran: the same root cause is minimised once, whatever op consumes a dropped cast, whatever
 the dtype, and a mechanism (the softmax(pow) class) once whatever op it is located at. A finding
 that a known upstream issue claims is minimised once per issue and target. An outcome within the
@@ -15,20 +15,16 @@ import json
 from pathlib import Path
 from typing import Any, Sequence
 
-from numfuzz.corpus.case import Case
-from numfuzz.corpus.grouping import NOTES, group_key, judged, minimize_notes
-from numfuzz.corpus.known import KnownIssue, match_known
+from numfuzz.corpus.case import Case, recorded_outcome
+from numfuzz.corpus.group_key import GroupKey
+from numfuzz.corpus.grouping import NOTES, minimize_notes
+from numfuzz.corpus.known import KnownIssue
 from numfuzz.corpus.store import write_atomic
-from numfuzz.judge.bounds import active_bounds
+from numfuzz.judge.bounds import Bounds
 from numfuzz.judge.execute import Outcome
-from numfuzz.judge.signature import Signature, mechanism_of, signature_of
+from numfuzz.judge.rules import verdict_of
+from numfuzz.judge.signature import Signature, signature_of
 from numfuzz.judge.verdicts import Verdict
-
-
-def dedupe_key(signature: Signature, case: Case | None = None, analysis: dict | None = None, issue: KnownIssue | None = None) -> str:
-    if case is None:
-        return json.dumps(signature.group_key())
-    return json.dumps(group_key(signature, case.graph, analysis, issue))
 
 
 def known_key(issue: KnownIssue, target: str) -> str:
@@ -38,9 +34,10 @@ def known_key(issue: KnownIssue, target: str) -> str:
 class Dedupe:
     """Decides, per finding, whether to minimise it; remembers the keys it has handed out."""
 
-    def __init__(self, keys: set[str], known: Sequence[KnownIssue], corpus: Path | None):
+    def __init__(self, keys: set[str], known: Sequence[KnownIssue], corpus: Path | None, bounds: Bounds):
         self.keys = keys  # the journal's set: it persists with the campaign
         self.known = known
+        self.bounds = bounds
         self.corpus = corpus
         self.notes = minimize_notes(corpus) if corpus is not None else {}
 
@@ -48,12 +45,12 @@ class Dedupe:
         """The key to minimise this finding under, or None (with a note saying why not)."""
         parsed = Outcome.from_json(outcome)
         signature = signature_of(case.target, parsed, case.run)
-        if judged(parsed, active_bounds()) is Verdict.WITHIN_ROUNDING:
+        if verdict_of(parsed, self.bounds) is Verdict.WITHIN_ROUNDING:
             return self._note(finding, "within_rounding: within the op's documented error bound")
-        issue = self._known(signature, case, parsed.analysis)
-        key = dedupe_key(signature, case, parsed.analysis, issue)
+        group = GroupKey.of(signature, case.graph, parsed.analysis, self.known, case.provenance)
+        key, issue = group.text(), group.known
         if key in self.keys:
-            what = f"known issue {issue.id}" if issue is not None else f"its group ({signature.group_text()})"
+            what = f"known issue {issue.id}" if issue is not None else f"its group ({group.title()})"
             return self._note(finding, f"{what} is minimised from another finding")
         if issue is not None:
             if known_key(issue, case.target) in self.keys:
@@ -70,13 +67,7 @@ class Dedupe:
                 signature = Signature.from_json(data)
             except (KeyError, TypeError):
                 return
-            analysis = case.result.get("analysis") if isinstance(case.result, dict) else None
-            analysis = analysis if isinstance(analysis, dict) else None
-            self.keys.add(dedupe_key(signature, case, analysis, self._known(signature, case, analysis)))
-
-    def _known(self, signature: Signature, case: Case, analysis: dict | None) -> KnownIssue | None:
-        mechanism = mechanism_of(signature, case.graph, analysis)
-        return match_known(self.known, signature, case.provenance, mechanism.name if mechanism is not None else "")
+            self.keys.add(GroupKey.of(signature, case.graph, recorded_outcome(case).analysis, self.known, case.provenance).text())
 
     def failed(self, finding: str, why: str) -> None:
         self._note(finding, f"minimisation failed: {why}")

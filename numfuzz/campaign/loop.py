@@ -29,6 +29,7 @@ from numfuzz.campaign.recorder import Finding, ResultRecorder
 from numfuzz.campaign.stats import CampaignStats
 from numfuzz.corpus.known import load_known
 from numfuzz.corpus.store import write_atomic
+from numfuzz.judge.bounds import active_bounds
 from numfuzz.workers.messages import CaseResult
 from numfuzz.workers.pool import Event, Pool, Task
 from numfuzz.workers.settings import WorkerSettings
@@ -81,7 +82,7 @@ class Campaign:
         # with gradients every case compiles alone: a batch's wrapper would also batch the backward
         self.feed = CaseFeed(config, self.journal.pending(config.graphs), 1 if config.grad else config.batch)
         self.recorder = ResultRecorder(config, self.journal, on_graph=lambda: self.bar.update(1))
-        dedupe = Dedupe(self.journal.minimize_keys, load_known(config.known_files), config.corpus)
+        dedupe = Dedupe(self.journal.minimize_keys, load_known(config.known_files), config.corpus, active_bounds())  # --bounds, as the workers see it
         self.minimizer = MinimizeScheduler(config, self.journal, dedupe, self.recorder.save)
         self.summary = CampaignSummary(self.stats, self.recorder.findings, self.minimizer.minimized, directory=self.journal.directory)
         self.exhausted = False  # every case within the graph budget has been handed out

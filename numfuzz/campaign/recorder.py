@@ -18,6 +18,7 @@ from numfuzz.campaign.journal import Journal
 from numfuzz.campaign.stats import CampaignStats
 from numfuzz.corpus.case import Case
 from numfuzz.corpus.store import save_case
+from numfuzz.judge.facts import Analysis
 from numfuzz.judge.signature import Signature
 from numfuzz.judge.verdicts import Verdict
 from numfuzz.workers.messages import CaseResult, ErrorReply
@@ -79,9 +80,9 @@ class ResultRecorder:
         elif verdict is Verdict.WITHIN_ROUNDING and case is not None:  # no finding, but `numfuzz corpus --all` lists it
             case.result = outcome
             case.extra["campaign"] = {"index": task.index, "seed": task.seed, **self.journal.identity}
-            analysis = outcome.get("analysis") or {}
-            if analysis.get("op"):  # its own group, named by its culprit (no cause: it joins no finding's group)
-                signature = Signature(task.target, verdict.value, (str(analysis["op"]),), str(analysis.get("dtype", "")), mode=case.run.compile_label())
+            facts = Analysis.from_json(outcome["analysis"]) if isinstance(outcome.get("analysis"), dict) else None
+            if facts is not None and facts.op:  # its own group, named by its culprit (no cause: it joins no finding's group)
+                signature = Signature(task.target, verdict.value, (facts.op,), facts.dtype, mode=case.run.compile_label())
                 case.extra["signature"] = replace(signature, at=str(outcome.get("at", ""))).to_json()
             path = self.save(case, "rounding")
             logger.debug("case {} on {}: within_rounding -> {}", task.index, task.target, path)

@@ -14,12 +14,6 @@ from numfuzz.cli.options import bounds_option, device_option, import_option, kno
 from numfuzz.cli.setup import bounds_in_environment, import_user_code, load_known_or_fail, use_bounds_or_fail
 
 
-def _severity_text(value: float | None) -> str:
-    if value is None:
-        return "-"
-    return "inf" if math.isinf(value) else f"{value:.1f}"
-
-
 def _status(group) -> str:
     if group.within_rounding:
         return "within_rounding"
@@ -28,8 +22,10 @@ def _status(group) -> str:
     return "new" if group.minimized else "new, not minimised"
 
 
-def group_rows(groups: list) -> list[dict]:
-    """The groups as plain data (for --json and scripts)."""
+def group_rows(groups: list, bounds) -> list[dict]:
+    """The groups as plain data (for --json and scripts); the rounding error in words under `bounds`."""
+    from numfuzz.judge.rounding_error_text import describe
+
     return [
         {
             "group": g.title,
@@ -40,9 +36,10 @@ def group_rows(groups: list) -> list[dict]:
             "count": g.count,
             "bits_lost": None if g.severity is None or math.isinf(g.severity) else g.severity,
             "nonfinite": g.severity is not None and math.isinf(g.severity),
-            "cause": g.analysis.get("cause", ""),
-            "evidence": g.analysis.get("evidence", []),
-            "backward_error": g.analysis.get("backward_error"),
+            "cause": g.analysis.cause if g.analysis is not None else "",
+            "evidence": list(g.analysis.evidence) if g.analysis is not None else [],
+            "rounding_error": g.analysis.rounding_error if g.analysis is not None else None,
+            "rounding_error_text": describe(g.analysis.rounding_error, bounds) if g.analysis is not None and g.analysis.rounding_error is not None else "",
             "known": None if g.known is None else {"id": g.known.id, "title": g.known.title, "links": list(g.known.links), "status": g.known.status},
             "within_rounding": g.within_rounding,
             "minimized": g.minimized,
@@ -91,7 +88,8 @@ def corpus(
     known = load_known_or_fail(known_files)
     bounds = use_bounds_or_fail(bounds_files)
     from numfuzz.corpus.grouping import group_corpus, listed
-    from numfuzz.judge.backward_error_text import describe
+    from numfuzz.judge.rounding_error_text import describe
+    from numfuzz.judge.verdicts import severity_text
 
     groups, problems = group_corpus(directory, known, bounds)
     for problem in problems:
@@ -101,7 +99,7 @@ def corpus(
         with bounds_in_environment(bounds_files):  # the cases are judged again by the same bounds
             return _replay(directory, shown, imports, device, as_json)
     if as_json:
-        click.echo(json.dumps(group_rows(shown), indent=1))
+        click.echo(json.dumps(group_rows(shown, bounds), indent=1))
         return
     hidden = len(groups) - len(shown)
     note = f" ({hidden} within_rounding group{'s' * (hidden != 1)} hidden: --all lists them)" if hidden else ""
@@ -110,13 +108,13 @@ def corpus(
         return
     width = max(len(g.title) for g in shown)
     status_width = max(len(_status(g)) for g in shown)
-    click.echo(f"{'count':>5}  {'bits lost':>9}  {'group (target | op | dtype | cause)':<{width}}  {'status':<{status_width}}  smallest case")
+    click.echo(f"{'count':>5}  {'severity':>10}  {'group (target | op | dtype | cause)':<{width}}  {'status':<{status_width}}  smallest case")
     for g in shown:
-        click.echo(f"{g.count:>5}  {_severity_text(g.severity):>9}  {g.title:<{width}}  {_status(g):<{status_width}}  {g.smallest}")
+        click.echo(f"{g.count:>5}  {severity_text(g.severity):>10}  {g.title:<{width}}  {_status(g):<{status_width}}  {g.smallest}")
         if g.note and g.known is None:
-            click.echo(f"{'':>18}not minimised: {g.note}")
-        if isinstance(g.analysis.get("backward_error"), dict):
-            click.echo(f"{'':>18}{describe(g.analysis['backward_error'])}")
+            click.echo(f"{'':>19}not minimised: {g.note}")
+        if g.analysis is not None and g.analysis.rounding_error is not None:
+            click.echo(f"{'':>19}{describe(g.analysis.rounding_error, bounds)}")
     new = sum(1 for g in shown if g.known is None and not g.within_rounding)
     benign = sum(1 for g in shown if g.within_rounding)
     counts = f"{new} new, {sum(1 for g in shown if g.known is not None and not g.within_rounding)} known" + (f", {benign} within_rounding" if benign else "")

@@ -32,8 +32,8 @@ def replay(case_path, target_spec, as_json, grad, device, imports, isolated, bou
     from numfuzz.environment import provenance
     from numfuzz.runner.case_runner import run_case
 
-    with bounds_in_environment(bounds_files), isolated_runner(case, target.name, device, list(case.run.imports), isolated) as runner:
-        outcome = run_case(case, target) if runner is None else runner.evaluate_case(case)
+    with bounds_in_environment(bounds_files) as bounds, isolated_runner(case, target.name, device, list(case.run.imports), isolated) as runner:
+        outcome = run_case(case, target, bounds=bounds) if runner is None else runner.evaluate_case(case)
     if as_json:
         click.echo(json.dumps({"case": str(case_path), "target": target.name, "versions": provenance(device), **outcome.to_json()}, indent=1))
     else:
@@ -43,5 +43,5 @@ def replay(case_path, target_spec, as_json, grad, device, imports, isolated, bou
         click.echo(
             f"case {case_path} on {target.name}{how} ({device}, {here['isa']}; torch {here['torch']}, thunder {here['thunder']}, python {here['python']})"
         )
-        click.echo(outcome_table(outcome, len(case.graph.outputs)))
+        click.echo(outcome_table(outcome, len(case.graph.outputs), bounds))
     sys.exit(1 if outcome.verdict.is_finding else 0)

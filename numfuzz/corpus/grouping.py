@@ -1,12 +1,12 @@
 """Findings under a folder, folded by root cause: one group per root cause, its worst severity and smallest case.
 
-A finding's group (`group_key`) is, first that applies: the known upstream issue it matches
-(one group per issue and target, whatever its causes, dtypes and ops); the mechanism it shows
-(`numfuzz.judge.signature.MECHANISMS`); else its signature's group key (target, cause, op).
-Groups are listed new first, then known ones; within each, by severity. Each version's recorded
-verdict is judged again against the error bounds (`numfuzz.judge.rounding`): a group whose every
-finding is `within_rounding` is kept but not listed unless asked for (`listed(..., everything=True)`).
-Groups are computed from the stored data only, so old case files group too.
+A finding's group is its `GroupKey` (`numfuzz.corpus.group_key`): the known upstream issue it
+matches, the mechanism it shows, else its signature's fold (target, cause, op). Groups are listed
+new first, then known ones; within each, by severity. Each version's verdict is the verdict
+function's (`numfuzz.judge.rules.final_verdict`) on its stored oracle verdict and facts, under the
+bounds in force: a group whose every finding is `within_rounding` is kept but not listed unless
+asked for (`listed(..., everything=True)`). Groups are computed from the stored data only, so old
+case files group too.
 """
 
 from __future__ import annotations
@@ -17,21 +17,22 @@ from pathlib import Path
 from typing import Sequence
 
 from numfuzz.corpus.case import Case, CaseError, recorded_outcome, recorded_signature
-from numfuzz.corpus.known import KnownIssue, load_known, match_known
+from numfuzz.corpus.group_key import GroupKey
+from numfuzz.corpus.known import KnownIssue, load_known
 from numfuzz.corpus.size_order import size_key
 from numfuzz.corpus.store import load_case
 from numfuzz.judge.bounds import Bounds, active_bounds
-from numfuzz.judge.execute import Outcome
-from numfuzz.judge.rounding import rejudged
-from numfuzz.judge.signature import ONE_ROOT_CAUSE
-from numfuzz.judge.signature import Mechanism, Signature, mechanism_of, severity
+from numfuzz.judge.facts import Analysis
+from numfuzz.judge.rules import verdict_of
+from numfuzz.judge.signature import Mechanism, Signature, severity
 from numfuzz.judge.verdicts import Verdict
-from numfuzz.program.ir import Graph, GraphError
+from numfuzz.program.ir import GraphError
 
 
 @dataclass
 class Group:
-    signature: Signature
+    key: GroupKey
+    signature: Signature  # the smallest finding's
     findings: set[str] = field(default_factory=set)  # one id per original finding
     severity: float | None = None  # the worst over the group
     smallest: Path | None = None
@@ -39,7 +40,7 @@ class Group:
     known: KnownIssue | None = None
     mechanism: Mechanism | None = None
     within_rounding: bool = True  # every finding in it is only rounding within the documented bounds
-    analysis: dict = field(default_factory=dict)  # the smallest case's: culprit, cause, evidence
+    analysis: Analysis | None = None  # the smallest case's: culprit, cause, evidence
     minimized: bool = False  # the smallest case is a minimised one
     members: dict[str, Path] = field(default_factory=dict)  # finding id -> its smallest version
     note: str = ""  # why its smallest case is not minimised, as the campaign noted it
@@ -54,35 +55,12 @@ class Group:
     @property
     def title(self) -> str:
         """The group's name, as the corpus table and the report show it."""
-        target = self.signature.where
-        if self.known is not None:
-            return f"{target} | known issue {self.known.id}"
-        ops, dtypes = "+".join(sorted(self.ops)) or "?", ",".join(sorted(d for d in self.dtypes if d)) or "-"
-        if self.mechanism is not None:
-            return f"{target} | {self.mechanism.title} | {ops} | {dtypes}"
-        if self.signature.cause and self.signature.cause not in ONE_ROOT_CAUSE:
-            return f"{target} | {'+'.join(self.signature.ops) or '?'} | {dtypes} | {self.signature.cause}"
-        return self.signature.group_text()
+        return self.key.title(self.ops, self.dtypes)
 
 
 def listed(groups: list[Group], everything: bool = False) -> list[Group]:
     """The groups to show: those only within rounding when asked for. `corpus` and `report` both list these."""
     return [g for g in groups if everything or not g.within_rounding]
-
-
-def group_key(signature: Signature, graph: Graph, analysis: dict | None, known: KnownIssue | None) -> tuple:
-    """The root cause a finding is filed under (see the module docstring)."""
-    if known is not None:
-        return ("known", known.id, signature.target)
-    mechanism = mechanism_of(signature, graph, analysis)
-    if mechanism is not None:
-        return ("mechanism", mechanism.name, signature.target)
-    return signature.group_key()
-
-
-def judged(outcome: Outcome, bounds: Bounds) -> Verdict:
-    """The recorded verdict, judged again against `bounds` from the stored backward error."""
-    return rejudged(outcome.verdict, outcome.analysis, bounds)
 
 
 def finding_id(case: Case) -> str:
@@ -132,8 +110,7 @@ def group_corpus(directory: Path, known: Sequence[KnownIssue] | None = None, bou
         except CaseError as exc:
             problems.append(str(exc))
             continue
-        verdict = recorded_outcome(case).verdict
-        if verdict.is_finding or verdict is Verdict.WITHIN_ROUNDING:
+        if verdict_of(recorded_outcome(case), bounds).is_kept:
             cases.append((path, case))
     # A finding may have several versions (found, minimised): they share the best signature any
     # of them knows, and the smallest version stands for the finding (its severity, its path).
@@ -150,24 +127,23 @@ def group_corpus(directory: Path, known: Sequence[KnownIssue] | None = None, bou
         found.sort(key=lambda v: (v[0], str(v[1])))  # smallest first: its signature is the best informed
         signatures = [recorded_signature(case) for _, _, case in found]
         signature = next((s for s in signatures if s.cause), next((s for s in signatures if s.located), signatures[0]))
-        key, path, case = found[0]
+        size, path, case = found[0]
         outcome = recorded_outcome(case)
-        analysis = next((c.result.get("analysis") for _, _, c in found if isinstance(c.result, dict) and isinstance(c.result.get("analysis"), dict)), None)
-        mechanism = mechanism_of(signature, case.graph, analysis)
-        issue = match_known(known, signature, case.provenance, mechanism.name if mechanism is not None else "")
-        group = groups.setdefault(group_key(signature, case.graph, analysis, issue), Group(signature, known=issue, mechanism=mechanism))
+        facts = next((f for f in (recorded_outcome(c).analysis for _, _, c in found) if f is not None), None)
+        key = GroupKey.of(signature, case.graph, facts, known, case.provenance)
+        group = groups.setdefault(key.parts, Group(key, signature, known=key.known, mechanism=key.mechanism))
         group.findings.add(fid)
         group.members[fid] = path
-        group.within_rounding = group.within_rounding and judged(outcome, bounds) is Verdict.WITHIN_ROUNDING
+        group.within_rounding = group.within_rounding and verdict_of(outcome, bounds) is Verdict.WITHIN_ROUNDING
         group.dtypes.add(signature.dtype)
         group.ops.update(signature.ops)
         group.causes.add(signature.cause)
         sev = severity(outcome)
         if sev is not None:
             group.severity = sev if group.severity is None else max(group.severity, sev)
-        if group.smallest is None or key < group.smallest_key:
-            group.smallest, group.smallest_key, group.signature = path, key, signature
-            group.analysis = outcome.analysis or {}
+        if group.smallest is None or size < group.smallest_key:
+            group.smallest, group.smallest_key, group.signature = path, size, signature
+            group.analysis = outcome.analysis
             group.minimized = isinstance(case.extra.get("minimize"), dict)
     notes = minimize_notes(root)
     for group in groups.values():

@@ -1,158 +1,129 @@
-"""The analysis of an accuracy finding: where the difference starts and why, or that it is only amplified.
+"""The analysis of a finding: where the difference starts, why, and every fact the verdict rules read.
 
-Run on every less_accurate or nonfinite outcome (in a campaign's worker, on replay, on the
-minimised case). It costs at most two compiles: the probe that exposes the cone's values
-(skipped when the flagged output's cone is one op, or when a dropped cast explains the case)
-and the sweep of the cancellation test. Its result is stored in `Outcome.analysis`:
+Run on every less_accurate, nonfinite or position_dependent outcome (in a campaign's worker, on
+replay, on the minimised case). Its stages: localise (`judge.localize`: the probe that exposes
+the cone's values, skipped when the flagged output's cone is one op or a dropped cast explains
+the case), explain (`judge.causes`, in their documented order), measure (the rounding error at
+the culprit, `judge.rounding_error`; for a non-finite value the rest-of-program and reorder
+probes), then the rules (`judge.rules.final_verdict`) decide. It costs at most two compiles for a
+value finding (the probe and the cancellation sweep) and one for a position-dependent one.
 
-    {"output": k, "culprit": {...}, "cause": "...", "evidence": [...], "op": "...", "dtype": "...",
-     "backward_error": {...}}
-
-`op` and `dtype` are what the finding is filed under: the culprit op, or the cast a dropped
-cast names. An outcome whose difference is only amplified becomes `amplified`, not a finding.
-A less accurate outcome whose culprit value is within the op's documented bound
-(`judge.backward_error`, `judge.bounds`) becomes `within_rounding`, not a finding, unless its
-cause is one that stays a finding whatever the bound (`judge.rounding`). So does a non-finite one
-whose culprit is within its bound where the exact rest of the program makes the same non-finite
-elements from the target's culprit value (`judge.nonfinite_rest`), and a non-finite sum or
-product that eager makes too from the same terms in another order (`judge.reduction_order`).
-A `position_dependent` outcome whose two positions first part at an op within its bound at
-both is `within_rounding` too (`judge.position_analysis`).
+The facts are an `Analysis` (`judge.facts`) stored in `Outcome.analysis`; the oracle's verdict
+stays in `Outcome.oracle`. Nothing here depends on the bounds but the rules' verdict.
 """
 
 from __future__ import annotations
 
 import torch
 
-from numfuzz.judge.backward_analysis import analyse_backward
-from numfuzz.judge.backward_error import measure
-from numfuzz.judge.backward_error_text import describe
-from numfuzz.judge.bounds import active_bounds
-from numfuzz.judge.causes import Diagnosis, Evidence, cast_dropped, diagnose
+from numfuzz.judge.bounds import Bounds
+from numfuzz.judge.causes import Diagnosis, cast_dropped, diagnose
+from numfuzz.judge.evidence import Evidence
 from numfuzz.judge.execute import Outcome
+from numfuzz.judge.facts import Analysis
+from numfuzz.judge.gradient_analysis import analyse_gradient
 from numfuzz.judge.localize import Probe, flagged_index, locate_by_cutting, locate_culprit, probe_reproduces, run_probe, single_op_culprit
-from numfuzz.judge.nonfinite_rest import rest_makes_it_nonfinite
-from numfuzz.judge.position_analysis import positions_within_bounds
-from numfuzz.judge.reduction_order import reordered_is_nonfinite
-from numfuzz.judge.rounding import KEPT, NONFINITE_REST, REORDERED, within_rounding
+from numfuzz.judge.nonfinite_rest import nonfinite_rest_evidence
+from numfuzz.judge.position_analysis import position_partings
+from numfuzz.judge.reduction_order import reorder_evidence
+from numfuzz.judge.rounding_error import measure
+from numfuzz.judge.rules import AMPLIFIED_TEXT, KEPT, apply_rules
 from numfuzz.judge.verdicts import Verdict
 from numfuzz.program.graph_edit import cone
 from numfuzz.program.ir import Graph
 from numfuzz.targets import Target
 
-ANALYSED = (Verdict.LESS_ACCURATE, Verdict.NONFINITE)
-
 
 def analyse(
-    graph: Graph, samples: list[list[torch.Tensor]], target: Target, device: str, outcome: Outcome, upstream: list[list[torch.Tensor]] | None = None
+    graph: Graph,
+    samples: list[list[torch.Tensor]],
+    target: Target,
+    device: str,
+    outcome: Outcome,
+    bounds: Bounds,
+    upstream: list[list[torch.Tensor]] | None = None,
 ) -> Outcome:
-    """Fill `outcome.analysis` for an accuracy finding (in place, and returned); other outcomes pass through.
+    """Fill `outcome.analysis` for an accuracy or position finding and give it its final verdict (in place, and returned).
 
     With gradients (`upstream`, each sample's upstream gradients), a finding in an input's gradient
-    is located in the backward (`judge.backward_analysis`).
+    is located in the backward (`judge.gradient_analysis`). Other outcomes pass through.
     """
-    if outcome.verdict is Verdict.POSITION_DEPENDENT and upstream is None:
-        return _positions(graph, samples, target, device, outcome)
-    if outcome.verdict not in ANALYSED or outcome.runs is None:
+    facts = None
+    if outcome.oracle is Verdict.POSITION_DEPENDENT and upstream is None and outcome.runs is not None:
+        facts = _position_facts(graph, samples, target, device, outcome)
+    elif outcome.oracle.is_accuracy and outcome.runs is not None:
+        output = flagged_index(outcome)
+        if output is not None and output >= len(graph.outputs):  # judged after the outputs: an input's gradient
+            facts = analyse_gradient(graph, samples, upstream, target, device, outcome, output, bounds) if upstream is not None else None
+        elif output is not None:
+            facts = _value_facts(Evidence(graph, samples, target, device, outcome, output), bounds)
+    if facts is None:
         return outcome
-    output = flagged_index(outcome)
-    if output is None:
-        return outcome
-    if output >= len(graph.outputs):  # judged after the outputs: an input's gradient
-        return analyse_backward(graph, samples, upstream, target, device, outcome, output) if upstream is not None else outcome
-    ev = Evidence(graph, samples, target, device, outcome, output)
+    outcome.analysis = facts
+    return apply_rules(outcome, bounds)
+
+
+def _value_facts(ev: Evidence, bounds: Bounds) -> Analysis:
+    graph, outcome, output = ev.graph, ev.outcome, ev.output
     dropped = cast_dropped(ev)  # output-level and cheap; exposing values could undo the elision it sees
     if dropped is not None:
-        return _store(outcome, output, None, dropped)
+        return _facts(output, None, dropped)
     nodes = cone(graph, graph.outputs[output])
     if len(nodes) == 1:
         ev.culprit = single_op_culprit(graph, outcome, output, "single op")
     else:
-        probe = run_probe(graph, samples, target, device, output)
+        probe = run_probe(graph, ev.samples, ev.target, ev.device, output)
         if isinstance(probe, Probe) and probe_reproduces(graph, probe, outcome, output):
             ev.probe = probe
-            ev.culprit = locate_culprit(graph, samples, probe, outcome)
+            ev.culprit = locate_culprit(graph, ev.samples, probe, outcome)
             if ev.culprit is None:
-                outcome.verdict = Verdict.AMPLIFIED
-                outcome.detail = "the target parts from eager only where it is as accurate or more; an op downstream amplifies that"
-                outcome.analysis = {"output": output, "culprit": None, "cause": "amplified", "evidence": [outcome.detail], "op": "", "dtype": ""}
-                return outcome
+                return Analysis(output, cause="amplified", evidence=[AMPLIFIED_TEXT], amplified=True)
         elif isinstance(probe, Probe):  # exposing the values changed what the compiler fused: cut the fused program instead
             ev.probe = probe
-            ev.culprit, ev.suffix = locate_by_cutting(graph, samples, target, device, outcome, output)
+            ev.culprit, ev.suffix = locate_by_cutting(graph, ev.samples, ev.target, ev.device, outcome, output)
         else:
             ev.culprit = single_op_culprit(graph, outcome, output, f"fallback (the probe gave {probe.verdict.value})")
-    diagnosis = diagnose(ev)
-    bounds = active_bounds()
-    backward = measure(ev, bounds) if ev.culprit is not None else None
-    _store(outcome, output, ev.culprit, diagnosis, backward)
-    if backward is not None and outcome.verdict is Verdict.LESS_ACCURATE and within_rounding(outcome.analysis, bounds):
-        outcome.verdict = Verdict.WITHIN_ROUNDING
-        outcome.detail = describe(backward)
-    if backward is not None and outcome.verdict is Verdict.NONFINITE and diagnosis.cause not in KEPT and within_rounding(outcome.analysis, bounds):
-        why = rest_makes_it_nonfinite(ev)
-        if why is not None:
-            _benign(outcome, NONFINITE_REST, why, f"{describe(backward)}; {why}")
-    if outcome.verdict is Verdict.NONFINITE:
-        why = reordered_is_nonfinite(ev)
-        if why is not None:
-            _benign(outcome, REORDERED, why, why)
-    return outcome
+    diagnosis = diagnose(ev, skip=("cast_dropped",))  # tested above, before locating
+    facts = _facts(output, ev, diagnosis, measure(ev, bounds) if ev.culprit is not None else None)
+    if outcome.oracle is Verdict.NONFINITE:  # the probes the rules read; their words join the detail where a rule holds
+        if facts.rounding_error is not None and diagnosis.cause not in KEPT:
+            facts.nonfinite_rest = nonfinite_rest_evidence(ev)
+        facts.reordered = reorder_evidence(ev)
+    return facts
 
 
-def _positions(graph: Graph, samples: list[list[torch.Tensor]], target: Target, device: str, outcome: Outcome) -> Outcome:
-    found = positions_within_bounds(graph, samples, target, device, outcome)
-    if found is not None:
-        culprit, output, why = found
-        outcome.verdict, outcome.detail = Verdict.WITHIN_ROUNDING, f"{outcome.detail}; {why}"
-        outcome.analysis = {
-            "output": output,
-            "culprit": culprit.to_json(),
-            "cause": "position_rounding",
-            "evidence": [why],
-            "op": culprit.op,
-            "dtype": culprit.dtype,
-        }
-    return outcome
+def _position_facts(graph: Graph, samples: list[list[torch.Tensor]], target: Target, device: str, outcome: Outcome) -> Analysis | None:
+    found = position_partings(graph, samples, target, device, outcome)
+    if found is None:
+        return None
+    culprit, output, partings = found
+    evidence = [
+        f"the two positions first part at `{p.op}` ({p.dtype}), whose compiled values are within {p.local_ulp:.3g} ULP of the op applied exactly to their own inputs"
+        for p in partings
+    ]
+    return Analysis(output, cause="position_parting", evidence=evidence, op=culprit.op, dtype=culprit.dtype, culprit=culprit, partings=partings)
 
 
-def _benign(outcome: Outcome, key: str, why: str, detail: str) -> None:
-    """A non-finite outcome that `why` shows to be rounding: within_rounding, with the evidence stored under `key`."""
-    outcome.verdict = Verdict.WITHIN_ROUNDING
-    outcome.detail = detail
-    outcome.analysis[key] = why
-    outcome.analysis["evidence"].append(why)
+def _facts(output: int, ev: Evidence | None, diagnosis: Diagnosis, record: dict | None = None) -> Analysis:
+    """The evidence is the cause's; the rounding-error record is said in words where it is shown, under the bounds in force there."""
+    culprit = ev.culprit if ev is not None else None
+    return Analysis(output, diagnosis.cause, list(diagnosis.evidence), diagnosis.op, diagnosis.dtype, culprit=culprit, rounding_error=record)
 
 
-def rounding_only(graph: Graph, samples: list[list[torch.Tensor]], target: Target, device: str, outcome: Outcome, cause: str) -> bool:
-    """Is a less accurate outcome whose flagged output is one op only rounding within that op's bound? No compile.
+def facts_without_compiling(
+    graph: Graph, samples: list[list[torch.Tensor]], target: Target, device: str, outcome: Outcome, cause: str, bounds: Bounds
+) -> Analysis | None:
+    """The facts of a less accurate outcome whose flagged output is one op, as far as float64 alone can measure them; None elsewhere.
 
-    For the minimiser: shrinking values can turn a finding into rounding, which its verdict
-    alone does not show. Where the flagged output is a single op its inputs are the case's, so
-    the backward error costs float64 autograd only; elsewhere this says False (not known).
+    For the minimiser's predicate: shrinking values can turn a finding into rounding, which the
+    oracle alone does not show. Where the flagged output is one op its inputs are the case's, so
+    its rounding error costs float64 autograd only; `cause` is the finding's, which the candidate keeps.
     """
-    if outcome.verdict is not Verdict.LESS_ACCURATE or outcome.runs is None:
-        return False
+    if outcome.oracle is not Verdict.LESS_ACCURATE or outcome.runs is None:
+        return None
     output = flagged_index(outcome)
     if output is None or output >= len(graph.outputs) or len(cone(graph, graph.outputs[output])) != 1:
-        return False
+        return None
     ev = Evidence(graph, samples, target, device, outcome, output)
     ev.culprit = single_op_culprit(graph, outcome, output, "single op")
-    bounds = active_bounds()
-    record = measure(ev, bounds)
-    return record is not None and bool(within_rounding({"cause": cause, "dtype": ev.culprit.dtype, "backward_error": record}, bounds))
-
-
-def _store(outcome: Outcome, output: int, culprit, diagnosis: Diagnosis, backward: dict | None = None) -> Outcome:
-    evidence = list(diagnosis.evidence) + ([describe(backward)] if backward is not None else [])
-    outcome.analysis = {
-        "output": output,
-        "culprit": culprit.to_json() if culprit is not None else None,
-        "cause": diagnosis.cause,
-        "evidence": evidence,
-        "op": diagnosis.op,
-        "dtype": diagnosis.dtype,
-    }
-    if backward is not None:
-        outcome.analysis["backward_error"] = backward
-    return outcome
+    return Analysis(output, cause, op=ev.culprit.op, dtype=ev.culprit.dtype, culprit=ev.culprit, rounding_error=measure(ev, bounds))

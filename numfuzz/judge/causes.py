@@ -1,9 +1,14 @@
 """Why a finding happens: cause classes, each a claim tested on the case, with its evidence.
 
-Tests run in this order; the first that holds is the cause:
+Each cause is an object (`Cause`) with its name, what its test costs, and the test. They run in
+this order over one cached view of the culprit (`judge.evidence`); the first that holds is the cause:
 
 * cast_dropped          -- the target agrees with the program with an explicit narrowing cast
                            taken as a no-op, and not with the program as written (float64 only).
+                           Tested on the flagged output before the culprit is located: exposing
+                           values (the probe) could undo the elision it sees.
+* strided_input         -- with every input contiguous (the same values) the target is no finding
+                           (one compile; named at the culprit where one is located).
 * emulated_rounding     -- with Inductor's emulate_precision_casts on, the program compiled
                            without it is as accurate as eager (one compile; judge.emulated_casts).
 * nonfinite_intermediate-- the culprit op is the first value the target makes inf/nan where
@@ -21,25 +26,24 @@ Tests run in this order; the first that holds is the cause:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Callable
 
 import numpy as np
 import torch
 
 from numfuzz.judge.emulated_casts import CAUSE as EMULATED
-from numfuzz.judge.emulated_casts import without_option_is_clean
-from numfuzz.judge.execute import Outcome, evaluate
-from numfuzz.judge.localize import Culprit, Probe, Suffix
-from numfuzz.judge.oracle import OutputErrors, _worse_than, compare_output, noise_floor, ulp_error
+from numfuzz.judge.emulated_casts import without_option_evidence
+from numfuzz.judge.evidence import Evidence, op_line
+from numfuzz.judge.execute import evaluate
+from numfuzz.judge.oracle import OutputErrors, compare_output, noise_floor, ulp_error, worse_than
 from numfuzz.judge.sweep import sweep
 from numfuzz.program.dtypes import check_dtype
 from numfuzz.program.graph_edit import cone
-from numfuzz.program.ir import Graph, Node
+from numfuzz.program.ir import Graph
 from numfuzz.program.lowering import compile_source, lower
 from numfuzz.program.ops import infer_specs
 from numfuzz.program.values import round_significand
-from numfuzz.targets import Target
 
-CAUSES = ("strided_input", "cast_dropped", "emulated_rounding", "nonfinite_intermediate", "low_precision", "cancellation", "kernel_accuracy", "unexplained")
 CANCELLATION_REL = 0.1  # the target's relative error reaches at least this ...
 SMALL_RESULT = 2.0**-8  # ... where the result is this much smaller than the sweep's largest
 EAGER_SMALL_REL = 0.01  # points where eager is worse than this say nothing about the target
@@ -57,32 +61,6 @@ class Diagnosis:
 
     def to_json(self) -> dict:
         return {"cause": self.cause, "evidence": self.evidence, "node": self.node, "op": self.op, "dtype": self.dtype}
-
-
-@dataclass
-class Evidence:
-    """What the tests read: the case, its outcome with its runs, the flagged output and the culprit."""
-
-    graph: Graph
-    samples: list[list[torch.Tensor]]
-    target: Target
-    device: str
-    outcome: Outcome
-    output: int
-    culprit: Culprit | None = None
-    probe: Probe | None = None
-    suffix: Suffix | None = None  # located by cutting: the culprit's tests run on this suffix as one op
-
-
-def _name(graph: Graph, k: int) -> str:
-    node = graph.nodes[k]
-    attrs = "".join(f", {key}={value!r}" for key, value in node.attrs)
-    return f"t{k} = {node.op}({', '.join(_arg(graph, a) for a in node.args)}{attrs})"
-
-
-def _arg(graph: Graph, value: int) -> str:
-    n_in = len(graph.inputs)
-    return f"x{value}" if value < n_in else f"t{value - n_in}"
 
 
 # --- cast_dropped ----------------------------------------------------------------------------
@@ -123,9 +101,9 @@ def cast_dropped(ev: Evidence) -> Diagnosis | None:
         without = _reference_without(ev.graph, ev.samples, subset, ev.output)[keep]
         t_without = ulp_error(got[keep], without, fmt)
         explained = float(np.max(t_without, initial=0.0))
-        if not _worse_than(t_without, e_err, noise_floor(fmt)) and explained <= as_written / 2:
+        if not worse_than(t_without, e_err, noise_floor(fmt)) and explained <= as_written / 2:
             k = min(subset)
-            dropped = ", ".join(f"`{_name(ev.graph, j)}`" for j in sorted(subset))
+            dropped = ", ".join(f"`{op_line(ev.graph, j)}`" for j in sorted(subset))
             return Diagnosis(
                 "cast_dropped",
                 [
@@ -142,40 +120,11 @@ def cast_dropped(ev: Evidence) -> Diagnosis | None:
 # --- the culprit's own values ----------------------------------------------------------------
 
 
-def culprit_io(ev: Evidence, who: str) -> tuple[list[list[torch.Tensor]], list[torch.Tensor]]:
-    """Per sample: `who`'s inputs of the culprit op and its value there."""
-    if ev.suffix is not None:  # fed eager's values on both sides; its output stands for the culprit's value
-        return ev.suffix.samples, [run[ev.suffix.output] for run in getattr(ev.suffix.outcome.runs, who)]
-    k = ev.culprit.node
-    n_in = len(ev.graph.inputs)
-
-    def value(v: int) -> list[torch.Tensor]:
-        if v < n_in:
-            return [sample[v] for sample in ev.samples]
-        if v == ev.graph.outputs[ev.output]:  # the flagged output as the case computed it, not as probed
-            return [run[ev.output] for run in getattr(ev.outcome.runs, who)]
-        return [run[ev.probe.nodes.index(v - n_in)] for run in getattr(ev.probe.runs, who)]
-
-    args = [value(a) for a in ev.graph.nodes[k].args]
-    return [[arg[s] for arg in args] for s in range(len(ev.samples))], value(n_in + k)
-
-
-def culprit_alone_output(ev: Evidence) -> int:
-    return ev.suffix.output if ev.suffix is not None else 0
-
-
-def culprit_alone(ev: Evidence) -> Graph:
-    if ev.suffix is not None:
-        return ev.suffix.graph
-    node, specs = ev.graph.nodes[ev.culprit.node], infer_specs(ev.graph)
-    return Graph(tuple(specs[a] for a in node.args), (Node(node.op, tuple(range(len(node.args))), node.attrs),), (len(node.args),))
-
-
 def emulated_rounding(ev: Evidence) -> Diagnosis | None:
     c = ev.culprit
     if c is None:
         return None
-    why = without_option_is_clean(ev.graph, ev.samples, ev.target, ev.device, c.node, c.dtype)
+    why = without_option_evidence(ev.graph, ev.samples, ev.target, ev.device, c.node, c.dtype)
     return Diagnosis(EMULATED, [why], c.node, c.op, c.dtype) if why is not None else None
 
 
@@ -183,17 +132,17 @@ def nonfinite_intermediate(ev: Evidence) -> Diagnosis | None:
     c = ev.culprit
     if c is None or c.verdict != "nonfinite":
         return None
-    inputs, values = culprit_io(ev, "target")
-    _, eager = culprit_io(ev, "eager")
+    inputs, values = ev.side("target")
+    _, eager = ev.side("eager")
     bad = sum(int((~torch.isfinite(t) & torch.isfinite(e)).sum()) for t, e in zip(values, eager))
     kinds = sorted({"nan" if bool(t.isnan().any()) else "inf" for t in values if not bool(torch.isfinite(t).all())})
     made = f"{'/'.join(kinds) or 'non-finite'} ({bad} elements) where eager's is finite"
     if ev.suffix is not None:  # located by cutting: the culprit's own value may be finite; the fused rest from it is not
         evidence = [
-            f"the program from `{_name(ev.graph, c.node)}` on, compiled from eager's values before it, makes {made}; from the op after it on, it does not"
+            f"the program from `{op_line(ev.graph, c.node)}` on, compiled from eager's values before it, makes {made}; from the op after it on, it does not"
         ]
     else:
-        evidence = [f"`{_name(ev.graph, c.node)}` is the first value the target makes {made}"]
+        evidence = [f"`{op_line(ev.graph, c.node)}` is the first value the target makes {made}"]
     if c.op in ("softmax", "log_softmax"):
         dim = ev.graph.nodes[c.node].attr("dim")
         rows = sum(int((torch.isfinite(x[0]).all(dim=dim) & ~torch.isfinite(y).all(dim=dim)).sum()) for x, y in zip(inputs, values))
@@ -210,9 +159,9 @@ def cancellation(ev: Evidence) -> Diagnosis | None:
     c = ev.culprit
     if c is None:
         return None
-    inputs, values = culprit_io(ev, "target")
+    inputs, values = ev.side("target")
     smallest = min(range(len(ev.samples)), key=lambda s: float(values[s].abs().double().min()))  # the smallest result
-    found = _cancels(sweep(culprit_alone(ev), inputs[smallest], ev.target, ev.device, output=culprit_alone_output(ev)), f"`{_name(ev.graph, c.node)}`'s inputs")
+    found = _cancels(sweep(ev.alone(), inputs[smallest], ev.target, ev.device, output=ev.alone_output()), f"`{op_line(ev.graph, c.node)}`'s inputs")
     if found is None and ev.suffix is None and len(ev.graph.nodes) > 1:
         whole = sweep(ev.graph, ev.samples[smallest], ev.target, ev.device, output=ev.output)
         found = _cancels(whole, "the whole program's inputs (the op alone compiles to other code)")
@@ -239,14 +188,17 @@ def _cancels(result, what: str) -> str | None:
     )
 
 
-def low_precision(ev: Evidence, local_max: float, eager_max: float, above_half: float) -> Diagnosis | None:
+def low_precision(ev: Evidence) -> Diagnosis | None:
     c = ev.culprit
     if c is None:
         return None
+    local = culprit_local_errors(ev)
+    local_max, eager_max = local.target_max_ulp, local.eager_max_ulp
+    above_half = float(np.mean(_target_local_ulp(ev) > 0.5)) if local.elements else 0.0
     fmt = check_dtype(c.dtype)
     node = ev.graph.nodes[c.node]
     if node.op in ACCUMULATING and ev.suffix is None:
-        inputs, values = culprit_io(ev, "target")
+        inputs, values = ev.side("target")
         dim = node.attr("dim")
         errs = []
         for x, got in zip(inputs, values):
@@ -299,57 +251,74 @@ def strided_input(ev: Evidence) -> Diagnosis | None:
     return Diagnosis("strided_input", evidence, node, ev.graph.nodes[node].op, dtype)
 
 
-def diagnose(ev: Evidence) -> Diagnosis:
-    """The first cause whose test holds; `unexplained` when none does."""
-    found = strided_input(ev) or cast_dropped(ev) or emulated_rounding(ev) or nonfinite_intermediate(ev)
-    if found is not None or ev.culprit is None:
-        return found or Diagnosis("unexplained", ["the op where the difference starts is unknown"])
+def kernel_accuracy(ev: Evidence) -> Diagnosis | None:
     c = ev.culprit
+    if c is None:
+        return None
     local = culprit_local_errors(ev)
-    above_half = float(np.mean(_target_local_ulp(ev) > 0.5)) if local.elements else 0.0
-    found = low_precision(ev, local.target_max_ulp, local.eager_max_ulp, above_half) or cancellation(ev)
-    if found is not None:
-        return found
-    if local.target_max_ulp <= KERNEL_FEW_ULP:
-        return Diagnosis(
-            "kernel_accuracy",
-            [
-                f"`{c.op}` in {c.dtype} is {local.target_max_ulp:.3g} ULP off at most (eager {local.eager_max_ulp:.3g}), with no cancellation, cast or accumulator pattern"
-            ],
-            c.node,
-            c.op,
-            c.dtype,
-        )
-    return Diagnosis(
-        "unexplained",
-        [f"`{c.op}` in {c.dtype}: {local.target_max_ulp:.3g} ULP against eager's {local.eager_max_ulp:.3g}; no cause test holds"],
-        c.node,
-        c.op,
-        c.dtype,
-    )
+    if local.target_max_ulp > KERNEL_FEW_ULP:
+        return None
+    why = f"`{c.op}` in {c.dtype} is {local.target_max_ulp:.3g} ULP off at most (eager {local.eager_max_ulp:.3g}), with no cancellation, cast or accumulator pattern"
+    return Diagnosis("kernel_accuracy", [why], c.node, c.op, c.dtype)
+
+
+def unexplained(ev: Evidence) -> Diagnosis:
+    c = ev.culprit
+    if c is None:
+        return Diagnosis("unexplained", ["the op where the difference starts is unknown"])
+    local = culprit_local_errors(ev)
+    why = f"`{c.op}` in {c.dtype}: {local.target_max_ulp:.3g} ULP against eager's {local.eager_max_ulp:.3g}; no cause test holds"
+    return Diagnosis("unexplained", [why], c.node, c.op, c.dtype)
+
+
+@dataclass(frozen=True)
+class Cause:
+    """One cause class: its name, what its test costs, whether it needs the culprit located, and the test."""
+
+    name: str
+    cost: str
+    needs_culprit: bool
+    test: Callable[[Evidence], Diagnosis | None]
+
+
+# The documented order (the module docstring, the README): the first whose test holds is the cause.
+CAUSES = (
+    Cause("cast_dropped", "float64 only", False, cast_dropped),
+    Cause("strided_input", "one compile, where an input is strided", False, strided_input),
+    Cause(EMULATED, "one compile, where the target turns the option on", True, emulated_rounding),
+    Cause("nonfinite_intermediate", "none", True, nonfinite_intermediate),
+    Cause("low_precision", "float64 only", True, low_precision),
+    Cause("cancellation", "one or two compiles (the sweeps)", True, cancellation),
+    Cause("kernel_accuracy", "none", True, kernel_accuracy),
+)
+CAUSE_NAMES = tuple(c.name for c in CAUSES) + ("unexplained",)
+
+
+def diagnose(ev: Evidence, skip: tuple[str, ...] = ()) -> Diagnosis:
+    """The first cause whose test holds, in the order of CAUSES; `unexplained` when none does. `skip`: causes already tested."""
+    for cause in CAUSES:
+        if cause.name in skip or (cause.needs_culprit and ev.culprit is None):
+            continue
+        found = cause.test(ev)
+        if found is not None:
+            return found
+    return unexplained(ev)
 
 
 def culprit_local_errors(ev: Evidence) -> OutputErrors:
-    """The culprit judged on its own: each side against the op applied, in float64, to that side's inputs."""
-    reference_fn = compile_source(lower(culprit_alone(ev), reference=True))
-    flat = {}
-    with torch.no_grad():
-        for who in ("target", "eager"):
-            inputs, values = culprit_io(ev, who)
-            refs = [reference_fn(*[a.to("cpu", torch.float64) for a in args])[culprit_alone_output(ev)].reshape(-1).numpy() for args in inputs]
-            flat[who] = (np.concatenate(refs), np.concatenate([v.detach().to("cpu", torch.float64).reshape(-1).numpy() for v in values]))
-    return compare_output(0, ev.culprit.dtype, flat["target"][0], flat["eager"][1], flat["target"][1], eager_reference=flat["eager"][0])
+    """The culprit judged on its own: each side against the op applied, in float64, to that side's inputs (cached)."""
+    if "local_errors" not in ev._cache:
+        flat = {who: np.concatenate([v.detach().to("cpu", torch.float64).reshape(-1).numpy() for v in ev.side(who)[1]]) for who in ("target", "eager")}
+        refs = {who: np.concatenate(ev.reference_of(who)) for who in ("target", "eager")}
+        ev._cache["local_errors"] = compare_output(0, ev.culprit.dtype, refs["target"], flat["eager"], flat["target"], eager_reference=refs["eager"])
+    return ev._cache["local_errors"]
 
 
 def _target_local_ulp(ev: Evidence) -> np.ndarray:
     """Per element: the target's error at the culprit against the op applied, in float64, to the target's own inputs."""
-    inputs, values = culprit_io(ev, "target")
-    reference_fn = compile_source(lower(culprit_alone(ev), reference=True))
     fmt = check_dtype(ev.culprit.dtype)
     errs = []
-    with torch.no_grad():
-        for args, got in zip(inputs, values):
-            ref = reference_fn(*[a.to("cpu", torch.float64) for a in args])[culprit_alone_output(ev)].reshape(-1).numpy()
-            keep = np.isfinite(ref) & (np.abs(ref) <= fmt.max_value)
-            errs.append(ulp_error(got.to("cpu", torch.float64).reshape(-1).numpy()[keep], ref[keep], fmt))
+    for ref, got in zip(ev.reference_of("target"), ev.side("target")[1]):
+        keep = np.isfinite(ref) & (np.abs(ref) <= fmt.max_value)
+        errs.append(ulp_error(got.to("cpu", torch.float64).reshape(-1).numpy()[keep], ref[keep], fmt))
     return np.concatenate(errs) if errs else np.zeros(0)

@@ -18,7 +18,7 @@ import copy
 import torch
 
 from numfuzz.judge.bounds import FP32_MANTISSA
-from numfuzz.judge.execute import CLEAN, evaluate
+from numfuzz.judge.execute import evaluate
 from numfuzz.program.dtypes import check_dtype, is_integer
 from numfuzz.program.ir import Graph
 from numfuzz.program.ops import infer_specs
@@ -59,7 +59,7 @@ def target_without_option(target: Target) -> Target | None:
         return None
 
 
-def without_option_is_clean(graph: Graph, samples: list[list[torch.Tensor]], target: Target, device: str, node: int, dtype: str) -> str | None:
+def without_option_evidence(graph: Graph, samples: list[list[torch.Tensor]], target: Target, device: str, node: int, dtype: str) -> str | None:
     """Evidence that the option makes the finding: the target turns it on, node `node` works in bf16/fp16
     (its output `dtype` or an input), and without the option the program is as accurate as eager. None otherwise."""
     specs = infer_specs(graph)
@@ -70,7 +70,7 @@ def without_option_is_clean(graph: Graph, samples: list[list[torch.Tensor]], tar
     if plain is None:
         return None
     got = evaluate(graph, samples, plain, device)
-    if got.verdict not in CLEAN:
+    if not got.verdict.is_clean:
         return None
     return (
         f"compiled without {OPTION}, the same program is {got.verdict.value} against eager; with it, the program from "

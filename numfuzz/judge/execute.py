@@ -12,6 +12,7 @@ import numpy as np
 import torch
 
 from numfuzz.judge.compiled import CompiledProgram, flat64
+from numfuzz.judge.facts import Analysis
 from numfuzz.judge.oracle import OutputErrors, combine, compare_output
 from numfuzz.judge.position import position_dependence
 from numfuzz.judge.verdicts import Verdict
@@ -35,23 +36,31 @@ class Runs:
 
 @dataclass
 class Outcome:
+    """One judgement. `verdict` is the final one (`judge.rules.final_verdict`); `oracle` the oracle's, never rewritten."""
+
     verdict: Verdict
     detail: str = ""
     outputs: list[OutputErrors] = field(default_factory=list)
     compile_s: float = 0.0  # first target call, which compiles
     run_s: float = 0.0  # every later target call
     trace: str | None = None
-    analysis: dict | None = None  # where the difference starts and why (numfuzz.judge.analysis)
+    analysis: Analysis | None = None  # where the difference starts and why (numfuzz.judge.analysis)
     runs: Runs | None = field(default=None, repr=False, compare=False)
     # samples an input search added (on CPU, in the inputs' dtypes): the case must store them to reproduce
     searched: list[list[torch.Tensor]] = field(default_factory=list, repr=False, compare=False)
     at: str = ""  # "second_size": the verdict is the second size's, of a program compiled at the first (numfuzz.judge.second_size)
     second_size: dict | None = None  # what the second-size check saw: its verdict, sizes, whether it recompiled
     first: Outcome | None = field(default=None, repr=False, compare=False)  # a second size's outcome: the first size's (in memory only)
+    oracle: Verdict | None = None  # the oracle's verdict, before any rule (`judge.rules`); set from `verdict` when not given
+    rule: str = ""  # the rule that gave `verdict`, where one did
+
+    def __post_init__(self) -> None:
+        if self.oracle is None:
+            self.oracle = self.verdict
 
     @property
     def clean(self) -> bool:
-        return self.verdict in CLEAN
+        return self.verdict.is_clean
 
     def to_json(self) -> dict:
         data = {
@@ -62,7 +71,11 @@ class Outcome:
             "run_s": round(self.run_s, 4),
         }
         if self.analysis is not None:
-            data["analysis"] = self.analysis
+            data["analysis"] = self.analysis.to_json()
+        if self.oracle is not self.verdict:
+            data["oracle_verdict"] = self.oracle.value
+        if self.rule:
+            data["rule"] = self.rule
         if self.at:
             data["at"] = self.at
         if self.second_size is not None:
@@ -71,16 +84,33 @@ class Outcome:
 
     @staticmethod
     def from_json(data: dict) -> Outcome:
+        """A stored outcome; ValueError where it cannot be read. Cases stored before `oracle_verdict` get it from their outputs."""
+        verdict = Verdict(data["verdict"])
+        outputs = [OutputErrors.from_json(o) for o in data.get("outputs", [])]
+        analysis = Analysis.from_json(data["analysis"]) if isinstance(data.get("analysis"), dict) else None
+        oracle = Verdict(data["oracle_verdict"]) if "oracle_verdict" in data else _oracle_before_rules(verdict, outputs, analysis)
         return Outcome(
-            Verdict(data["verdict"]),
+            verdict,
             data.get("detail", ""),
-            [OutputErrors.from_json(o) for o in data.get("outputs", [])],
+            outputs,
             float(data.get("compile_s", 0.0)),
             float(data.get("run_s", 0.0)),
-            analysis=data.get("analysis") if isinstance(data.get("analysis"), dict) else None,
+            analysis=analysis,
             at=str(data.get("at", "")),
             second_size=data.get("second_size") if isinstance(data.get("second_size"), dict) else None,
+            oracle=oracle,
+            rule=str(data.get("rule", "")),
         )
+
+
+def _oracle_before_rules(verdict: Verdict, outputs: list[OutputErrors], analysis: Analysis | None) -> Verdict:
+    """What the oracle said of a case stored without it: only the benign rules rewrote verdicts, and the outputs keep theirs."""
+    if verdict not in (Verdict.WITHIN_ROUNDING, Verdict.AMPLIFIED):
+        return verdict
+    if analysis is not None and analysis.partings is not None:
+        return Verdict.POSITION_DEPENDENT
+    found = {o.verdict for o in outputs if o.elements}
+    return Verdict.NONFINITE if Verdict.NONFINITE.value in found else Verdict.LESS_ACCURATE
 
 
 def _one_line(exc: BaseException) -> str:
@@ -98,9 +128,6 @@ def _crash_verdict(exc: BaseException, verdict: Verdict) -> Verdict:
 def _same_bits(a: tuple, b: tuple) -> bool:
     return all(torch.equal(torch.nan_to_num(x, nan=0.0), torch.nan_to_num(y, nan=0.0)) and
                bool((x.isnan() == y.isnan()).all()) for x, y in zip(a, b))  # fmt: skip
-
-
-CLEAN = (Verdict.EQUAL, Verdict.MORE_ACCURATE)
 
 
 def judge(program: CompiledProgram, samples: list[list[torch.Tensor]], want_trace: bool = False, upstream: list[list[torch.Tensor]] | None = None) -> Outcome:
@@ -181,7 +208,7 @@ def judge_runs(program: CompiledProgram, samples: list, eager_runs: list[tuple],
     verdict = combine(outputs)
     detail = "no element has a finite reference" if verdict is Verdict.INVALID else ""
     # gradients repeat nothing across positions (each position has its own upstream gradient)
-    if verdict in CLEAN and not program.grad:
+    if verdict.is_clean and not program.grad:
         moved = position_dependence([[x.cpu() for x in sample] for sample in samples], runs.eager, runs.reference, runs.target, program.out_dtypes)
         if moved is not None:
             verdict, detail = Verdict.POSITION_DEPENDENT, moved

@@ -30,6 +30,7 @@ import numpy as np
 import torch
 
 from numfuzz.judge.execute import Outcome, Runs, evaluate
+from numfuzz.judge.facts import Culprit
 from numfuzz.judge.oracle import OutputErrors, compare_output
 from numfuzz.judge.signature import flagged_output
 from numfuzz.judge.verdicts import Verdict
@@ -38,20 +39,6 @@ from numfuzz.program.ir import Graph, Node
 from numfuzz.program.lowering import compile_source, lower
 from numfuzz.program.ops import infer_specs
 from numfuzz.targets import Target
-
-ACCURACY = (Verdict.LESS_ACCURATE.value, Verdict.NONFINITE.value)
-
-
-@dataclass(frozen=True)
-class Culprit:
-    node: int  # position in graph.nodes
-    op: str
-    dtype: str
-    verdict: str  # at that op, locally: less_accurate or nonfinite
-    located: str  # how it was found: "probe", "single op", "cutting" or "fallback (why)"
-
-    def to_json(self) -> dict:
-        return {"node": self.node, "op": self.op, "dtype": self.dtype, "verdict": self.verdict, "located": self.located}
 
 
 @dataclass
@@ -83,7 +70,7 @@ def probe_reproduces(graph: Graph, probe: Probe, outcome: Outcome, output: int) 
     position = probe.nodes.index(graph.outputs[output] - len(graph.inputs))
     dtype = infer_specs(graph)[graph.outputs[output]].dtype
     again = compare_output(position, dtype, probe.runs.flat("reference", position), probe.runs.flat("eager", position), probe.runs.flat("target", position))
-    return again.verdict in ACCURACY
+    return Verdict(again.verdict).is_accuracy
 
 
 def probe_values(probe: Probe, graph: Graph, samples: list[list[torch.Tensor]], who: str, value: int) -> list[torch.Tensor]:
@@ -124,10 +111,10 @@ def locate_culprit(graph: Graph, samples: list[list[torch.Tensor]], probe: Probe
         globally = compare_output(
             position, dtype, probe.runs.flat("reference", position), probe.runs.flat("eager", position), probe.runs.flat("target", position)
         )
-        if globally.verdict not in ACCURACY:
+        if not Verdict(globally.verdict).is_accuracy:
             continue
         locally = local_errors(graph, samples, probe, k)
-        if locally.verdict in ACCURACY:
+        if Verdict(locally.verdict).is_accuracy:
             return Culprit(k, graph.nodes[k].op, dtype, locally.verdict, "probe")
     return None
 

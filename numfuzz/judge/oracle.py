@@ -102,7 +102,7 @@ def noise_floor(fmt: FloatFormat) -> float:
     return FAITHFUL_ULP if fmt.mantissa_bits >= FAITHFUL_MIN_MANTISSA else 0.0
 
 
-def _worse_than(a_err: np.ndarray, b_err: np.ndarray, floor: float = 0.0) -> bool:
+def worse_than(a_err: np.ndarray, b_err: np.ndarray, floor: float = 0.0) -> bool:
     """Is `a` less accurate than `b`, per the rule in the module docstring?"""
     if bool((~np.isfinite(a_err) & np.isfinite(b_err)).any()):
         return True  # non-finite where the other is finite
@@ -174,9 +174,9 @@ def compare_output(
     )
     if nonfinite:
         out.verdict = Verdict.NONFINITE.value
-    elif _worse_than(t_err, e_err, noise_floor(fmt)):
+    elif worse_than(t_err, e_err, noise_floor(fmt)):
         out.verdict = Verdict.LESS_ACCURATE.value
-    elif _worse_than(e_err, t_err, noise_floor(fmt)):
+    elif worse_than(e_err, t_err, noise_floor(fmt)):
         out.verdict = Verdict.MORE_ACCURATE.value
     return out
 

@@ -6,8 +6,9 @@ implementations, each allowed its bound: `fmod(x, tanh(cos(x)))` at x = 2 has ta
 ULP apart in the body and the tail, each within 0.4 ULP, and fmod's quotient of 5 makes that 40
 ULP of the result. One compile, the probe of the flagged output's cone (`judge.localize`), on
 the sample that shows it: the first op at which the two positions part is judged on its own, as
-the culprit of a finding is, and where the target's value there is within the op's bound the
-difference is rounding that the rest of the program amplifies.
+the culprit of a finding is. The partings are facts; the rule `position_within_bound`
+(`judge.rules`) calls the difference rounding where the target's value is within the op's bound
+at each of them.
 """
 
 from __future__ import annotations
@@ -15,9 +16,9 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from numfuzz.judge.bounds import active_bounds
 from numfuzz.judge.execute import Outcome, Runs
-from numfuzz.judge.localize import Culprit, Probe, local_errors, run_probe
+from numfuzz.judge.facts import Culprit, Parting
+from numfuzz.judge.localize import Probe, local_errors, run_probe
 from numfuzz.judge.position import ends_along, position_dependence, repeated_block, same_values
 from numfuzz.program.ir import Graph
 from numfuzz.program.ops import infer_specs
@@ -47,8 +48,10 @@ def _parting(probe: Probe, position: int, axis: int, size: int, block: int) -> b
     return bool(((r0 == r1) & np.isfinite(r0) & ~same_values(t0, t1)).any())
 
 
-def positions_within_bounds(graph: Graph, samples: list[list[torch.Tensor]], target: Target, device: str, outcome: Outcome) -> tuple[Culprit, int, str] | None:
-    """The op where the positions part, the flagged output, and the evidence that the op is within its bound at both; None where that is not shown."""
+def position_partings(
+    graph: Graph, samples: list[list[torch.Tensor]], target: Target, device: str, outcome: Outcome
+) -> tuple[Culprit, int, list[Parting]] | None:
+    """The op where the positions first part, the flagged output, and each axis's parting; None where no probe shows one."""
     specs = infer_specs(graph)
     out_dtypes = [specs[v].dtype for v in graph.outputs]
     flagged = _flagged(samples, outcome.runs, out_dtypes) if outcome.runs is not None else None
@@ -61,8 +64,9 @@ def positions_within_bounds(graph: Graph, samples: list[list[torch.Tensor]], tar
     probe = run_probe(graph, [sample], target, device, output)
     if not isinstance(probe, Probe):
         return None
-    n_in, bounds, last = len(graph.inputs), active_bounds(), len(probe.nodes) - 1
-    reasons, culprit = [], None
+    n_in, last = len(graph.inputs), len(probe.nodes) - 1
+    partings, culprit = [], None
+    backend = "cuda" if str(device).startswith("cuda") else "cpu"
     for axis in sorted({-1, -rank}) if rank else ():
         found = repeated_block(arrays, axis)
         if found is None or not _parting(probe, last, axis, *found):
@@ -70,13 +74,6 @@ def positions_within_bounds(graph: Graph, samples: list[list[torch.Tensor]], tar
         position = next(p for p in range(len(probe.nodes)) if _parting(probe, p, axis, *found))  # the output's own op parts, at the latest
         k = probe.nodes[position]
         op, dtype = graph.nodes[k].op, specs[n_in + k].dtype
-        local = local_errors(graph, [sample], probe, k).target_max_ulp
-        allowed = bounds.allowance(op, dtype, device).output_ulp
-        if not local <= allowed:
-            return None
+        partings.append(Parting(op, dtype, backend, float(local_errors(graph, [sample], probe, k).target_max_ulp)))
         culprit = culprit or Culprit(k, op, dtype, outcome.verdict.value, "probe")
-        reasons.append(
-            f"the two positions first part at `{op}` ({dtype}), whose compiled values are within {local:.3g} ULP of the op applied "
-            f"exactly to their own inputs (its bound: {allowed:g}); the ops after it amplify the difference"
-        )
-    return (culprit, output, "; ".join(reasons)) if culprit is not None else None
+    return (culprit, output, partings) if culprit is not None else None

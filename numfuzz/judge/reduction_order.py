@@ -13,14 +13,14 @@ from __future__ import annotations
 
 import torch
 
-from numfuzz.judge.causes import Evidence, culprit_alone, culprit_alone_output, culprit_io
+from numfuzz.judge.evidence import Evidence
 from numfuzz.program.lowering import compile_source, lower
 
 ORDER_FREE = ("sum", "mean", "prod")
 ROTATIONS = (1, 2, 3)
 
 
-def reordered_is_nonfinite(ev: Evidence) -> str | None:
+def reorder_evidence(ev: Evidence) -> str | None:
     """Evidence that eager, given the culprit reduction's terms in other orders, makes the same non-finite elements; None otherwise."""
     c = ev.culprit
     if c is None or c.op not in ORDER_FREE or ev.suffix is not None:
@@ -28,8 +28,8 @@ def reordered_is_nonfinite(ev: Evidence) -> str | None:
     dim = ev.graph.nodes[c.node].attr("dim")
     if not isinstance(dim, int):
         return None
-    eager_fn, out = compile_source(lower(culprit_alone(ev))), culprit_alone_output(ev)
-    (inputs, values), (_, eager_values) = culprit_io(ev, "target"), culprit_io(ev, "eager")
+    eager_fn, out = compile_source(lower(ev.alone())), ev.alone_output()
+    (inputs, values), (_, eager_values) = ev.side("target"), ev.side("eager")
     made = 0
     with torch.no_grad():
         for args, got, eager in zip(inputs, values, eager_values):

@@ -32,8 +32,9 @@ import re
 from dataclasses import dataclass
 
 from numfuzz.judge.execute import Outcome
+from numfuzz.judge.facts import Analysis
 from numfuzz.judge.oracle import OutputErrors, bits_lost
-from numfuzz.judge.verdicts import Verdict
+from numfuzz.judge.verdicts import ACCURACY_SYMPTOMS, Verdict
 from numfuzz.program.graph_edit import cone
 from numfuzz.program.ir import Graph
 from numfuzz.program.ops import infer_specs
@@ -45,9 +46,6 @@ ONE_ROOT_CAUSE = {
     "emulated_rounding": "emulate_precision_casts rounds a value eager keeps in fp32",
     "strided_input": "strided input mishandled",
 }
-
-ACCURACY = (Verdict.LESS_ACCURATE, Verdict.NONFINITE)
-
 
 _LEADING_NAME = re.compile(r"^([A-Za-z_][A-Za-z0-9_.]*):")  # "TypeError: ..." as execute reports a crash
 
@@ -87,14 +85,6 @@ class Signature:
             return (self.target, self.cause, self.ops) + extra
         return (self.target, self.symptom, self.ops, self.dtype) + extra
 
-    def group_text(self) -> str:
-        """The group's name, as the corpus table shows it."""
-        if self.cause in ONE_ROOT_CAUSE:
-            return f"{self.where} | {ONE_ROOT_CAUSE[self.cause]}"
-        if self.cause:
-            return f"{self.where} | {'+'.join(self.ops) or '?'} | {self.dtype or '-'} | {self.cause}"
-        return self.text()
-
     def to_json(self) -> dict:
         data = {"target": self.target, "symptom": self.symptom, "ops": list(self.ops), "dtype": self.dtype}
         for name in ("cause", "mode", "at"):
@@ -111,15 +101,15 @@ class Signature:
 
 def signature_of(target: str, outcome: Outcome, run: RunSpec | None = None) -> Signature:
     """The signature an outcome shows: located and with its cause when the outcome carries an analysis; `run` says how it compiled."""
-    analysis = outcome.analysis or {}
+    facts = outcome.analysis
     where = {"mode": run.compile_label() if run is not None else "", "at": outcome.at}
-    if outcome.verdict in ACCURACY and analysis.get("op"):
-        return Signature(target, symptom_of(outcome), (str(analysis["op"]),), str(analysis.get("dtype", "")), str(analysis.get("cause", "")), **where)
+    if outcome.verdict.is_accuracy and facts is not None and facts.op:
+        return Signature(target, symptom_of(outcome), (facts.op,), facts.dtype, facts.cause, **where)
     return Signature(target, symptom_of(outcome), **where)
 
 
 def symptom_of(outcome: Outcome) -> str:
-    if outcome.verdict in ACCURACY or not outcome.verdict.is_finding:
+    if outcome.verdict.is_accuracy or not outcome.verdict.is_finding:
         return outcome.verdict.value
     detail = outcome.detail.removeprefix("prepare raised ")
     found = _LEADING_NAME.match(detail) or _EXCEPTION.search(detail)
@@ -135,7 +125,7 @@ def flagged_output(outcome: Outcome) -> OutputErrors | None:
 def severity(outcome: Outcome) -> float | None:
     """Bits lost against eager (inf for non-finite); None where the symptom has no such measure."""
     flagged = flagged_output(outcome)
-    if flagged is None or outcome.verdict not in ACCURACY:
+    if flagged is None or not outcome.verdict.is_accuracy:
         return None
     return math.inf if outcome.verdict is Verdict.NONFINITE else bits_lost(flagged)
 
@@ -144,7 +134,7 @@ def same_finding(signature: Signature, graph: Graph, outcome: Outcome) -> bool:
     """Does this outcome of `graph` show the finding `signature` describes (and not another one)?"""
     if symptom_of(outcome) != signature.symptom or outcome.at != signature.at:
         return False
-    if not signature.located or outcome.verdict not in ACCURACY:
+    if not signature.located or not outcome.verdict.is_accuracy:
         return True
     specs = infer_specs(graph)
     n_in = len(graph.inputs)
@@ -178,19 +168,20 @@ MECHANISMS = (
 _UNCERTAIN_LOCATION = ("cutting", "fallback")  # where exposing values changed what the compiler fused
 
 
-def mechanism_of(signature: Signature, graph: Graph, analysis: dict | None) -> Mechanism | None:
+def mechanism_of(signature: Signature, graph: Graph, facts: Analysis | None) -> Mechanism | None:
     """The mechanism a finding shows: its culprit is the reduction, or an op whose fused program from
     there into such a reduction fails while the op's own value, exposed, does not."""
-    if signature.symptom not in (v.value for v in ACCURACY) or not isinstance(analysis, dict):
+    if signature.symptom not in ACCURACY_SYMPTOMS or facts is None:
         return None
-    culprit = analysis.get("culprit") if isinstance(analysis.get("culprit"), dict) else {}
     for mechanism in MECHANISMS:
         if signature.cause not in mechanism.causes or not signature.ops:
             continue
         if set(signature.ops) & set(mechanism.reductions):
             return mechanism
-        node, located = culprit.get("node"), str(culprit.get("located", ""))
-        if not isinstance(node, int) or not located.startswith(_UNCERTAIN_LOCATION) or not 0 <= node < len(graph.nodes):
+        if facts.culprit is None:
+            continue
+        node, located = facts.culprit.node, facts.culprit.located
+        if not located.startswith(_UNCERTAIN_LOCATION) or not 0 <= node < len(graph.nodes):
             continue
         n_in = len(graph.inputs)
         downstream = {k for out in graph.outputs for k in cone(graph, out) if k > node and n_in + node in _inputs_of(graph, k)}

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+from numfuzz.judge.bounds import Bounds
 from numfuzz.judge.execute import Outcome
+from numfuzz.judge.rounding_error_text import describe
 
 
 def _fmt(x: float) -> str:
     return f"{x:.3g}" if x == x and abs(x) != float("inf") else str(x)
 
 
-def outcome_table(outcome: Outcome, outputs: int | None = None) -> str:
-    """The error table; with `outputs` (the graph's count) the values judged after them are labelled as input gradients."""
+def outcome_table(outcome: Outcome, outputs: int | None = None, bounds: Bounds | None = None) -> str:
+    """The error table; with `outputs` (the graph's count) the values judged after them are labelled as input gradients;
+    with `bounds`, the culprit's rounding error against them."""
     lines = []
     if outcome.outputs:
         lines.append(f"{'output':<8}{'dtype':<6}{'who':<8}{'max ulp':>10}{'mean ulp':>10}{'max abs':>11}{'max rel':>11}  worse/better  verdict")
@@ -32,11 +35,15 @@ def outcome_table(outcome: Outcome, outputs: int | None = None) -> str:
         shapes = " ".join(str(tuple(s)) for s in second.get("shapes", []))
         again = {True: "recompiled", False: "no recompile", None: "recompile unknown"}[second.get("recompiled")]
         lines.append(f"second size: {shapes}, {again}" + ("" if at else f", {second.get('verdict')}"))
-    analysis = outcome.analysis or {}
-    if analysis.get("cause") and analysis.get("cause") != "amplified":
-        culprit = analysis.get("culprit") or {}
-        where = f"t{culprit['node']} = {culprit['op']} ({culprit['dtype']})" if culprit else f"{analysis.get('op')} ({analysis.get('dtype')})"
+    if outcome.rule:
+        lines.append(f"rule: {outcome.rule} (the oracle said {outcome.oracle.value})")
+    facts = outcome.analysis
+    if facts is not None and facts.cause and not facts.amplified:
+        c = facts.culprit
+        where = f"t{c.node} = {c.op} ({c.dtype})" if c is not None else f"{facts.op} ({facts.dtype})"
         lines.append(f"starts at: {where}")
-        lines.append(f"cause: {analysis['cause']}" + (f" (the gradient of input x{analysis['gradient_of']})" if "gradient_of" in analysis else ""))
-        lines.extend(f"  {line}" for line in analysis.get("evidence", []))
+        lines.append(f"cause: {facts.cause}" + (f" (the gradient of input x{facts.gradient_of})" if facts.gradient_of is not None else ""))
+        lines.extend(f"  {line}" for line in facts.evidence)
+        if facts.rounding_error is not None and bounds is not None:
+            lines.append(f"  {describe(facts.rounding_error, bounds)}")
     return "\n".join(lines)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from enum import Enum
 
 
@@ -23,7 +24,7 @@ class Verdict(str, Enum):
     # (a more accurate op, say) is amplified by an ill-conditioned op downstream
     AMPLIFIED = "amplified"
     # benign: less accurate than eager, yet at the op where it starts the value is within that op's
-    # documented bound, at its output or as the exact result of inputs moved within it (judge.backward_error)
+    # documented bound, at its output or as the exact result of inputs moved within it (judge.rounding_error)
     WITHIN_ROUNDING = "within_rounding"
     INVALID = "invalid"  # the program itself is bad: eager raised, or no finite reference
 
@@ -32,9 +33,27 @@ class Verdict(str, Enum):
         return self not in (Verdict.EQUAL, Verdict.MORE_ACCURATE, Verdict.AMPLIFIED, Verdict.WITHIN_ROUNDING, Verdict.INVALID)
 
     @property
+    def is_accuracy(self) -> bool:
+        """A finding about the values (less accurate or non-finite): analysed, located, judged against the bounds."""
+        return self in (Verdict.LESS_ACCURATE, Verdict.NONFINITE)
+
+    @property
+    def is_clean(self) -> bool:
+        """As accurate as eager or more: what the position check, the search and the second size look past."""
+        return self in (Verdict.EQUAL, Verdict.MORE_ACCURATE)
+
+    @property
+    def is_kept(self) -> bool:
+        """Stored in a campaign's corpus: a finding, or rounding within the bounds that `corpus --all` lists."""
+        return self.is_finding or self is Verdict.WITHIN_ROUNDING
+
+    @property
     def kills_process(self) -> bool:
         """Seen only from outside the process that ran the case: rerun such cases isolated."""
         return self in (Verdict.SEGFAULT, Verdict.ABORT, Verdict.TIMEOUT, Verdict.OOM)
+
+
+ACCURACY_SYMPTOMS = tuple(v.value for v in Verdict if v.is_accuracy)  # the symptoms (stored verdict names) that are about the values
 
 
 def parse_verdict(text: str) -> Verdict:
@@ -42,3 +61,10 @@ def parse_verdict(text: str) -> Verdict:
         return Verdict(text)
     except ValueError:
         raise ValueError(f"unknown verdict {text!r}") from None
+
+
+def severity_text(bits: float | None) -> str:
+    """The one wording of a finding's severity: bits lost against eager, or non-finite."""
+    if bits is None:
+        return "-"
+    return "non-finite" if math.isinf(bits) else f"{bits:.1f} bits"

@@ -18,10 +18,6 @@ def cone(graph: Graph, value: int) -> list[int]:
     return sorted(needed)
 
 
-def cone_ops(graph: Graph, value: int) -> set[str]:
-    return {graph.nodes[k].op for k in cone(graph, value)}
-
-
 def normalize(graph: Graph) -> tuple[Graph, list[int]]:
     """Drop nodes no output needs and inputs nothing uses; renumber.
 

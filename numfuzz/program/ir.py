@@ -127,10 +127,6 @@ class Graph:
     def n_values(self) -> int:
         return len(self.inputs) + len(self.nodes)
 
-    def node_of(self, value: int) -> Node | None:
-        k = value - len(self.inputs)
-        return self.nodes[k] if k >= 0 else None
-
     def to_json(self) -> dict:
         return {
             "inputs": [s.to_json() for s in self.inputs],

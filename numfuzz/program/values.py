@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from numfuzz.program.dtypes import FORMATS, INT_DTYPES, is_integer, storage_bits, torch_name
+from numfuzz.program.dtypes import FORMATS, INT_DTYPES, storage_bits, torch_name
 from numfuzz.program.ir import TensorSpec
 from numfuzz.program.layout import first_slice
 
@@ -135,11 +135,6 @@ def fits_layout(tensor: torch.Tensor, spec: TensorSpec) -> bool:
         return True
     bits = bit_view(spec.dtype)
     return torch.equal(conformed(tensor, spec).view(bits), tensor.contiguous().view(bits))
-
-
-def is_index(spec: TensorSpec) -> bool:
-    """An integer input: class targets or indices, which no gradient, search or sweep touches."""
-    return is_integer(spec.dtype)
 
 
 def round_significand(x: np.ndarray | float, bits: int) -> np.ndarray:

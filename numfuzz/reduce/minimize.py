@@ -21,11 +21,15 @@ from typing import Callable, Iterable
 from numfuzz.corpus.case import Case
 from numfuzz.corpus.size_order import SIZE_FIELDS, size_key
 from numfuzz.corpus.store import save_case, write_atomic
-from numfuzz.judge.analysis import ANALYSED, rounding_only
-from numfuzz.judge.causes import Evidence, cast_dropped
+from numfuzz.judge.analysis import facts_without_compiling
+from numfuzz.judge.bounds import Bounds, active_bounds
+from numfuzz.judge.causes import cast_dropped
+from numfuzz.judge.evidence import Evidence
 from numfuzz.judge.execute import Outcome
 from numfuzz.judge.localize import flagged_index
+from numfuzz.judge.rules import final_verdict
 from numfuzz.judge.signature import Signature, same_finding, signature_of
+from numfuzz.judge.verdicts import ACCURACY_SYMPTOMS
 from numfuzz.program.ir import Graph
 from numfuzz.program.ops import infer_specs
 from numfuzz.reduce.schedule import SCHEDULE
@@ -36,7 +40,6 @@ from numfuzz.targets import Target
 from numfuzz.targets.compile_modes import compile_count, configured
 
 DEFAULT_MAX_COMPILES = 400
-ANALYSED_SYMPTOMS = tuple(v.value for v in ANALYSED)
 FINAL_ANALYSIS_COMPILES = 3  # the minimised case run again, its probe and its sweep
 
 
@@ -120,6 +123,7 @@ def minimize_case(
     runner: Runner | None = None,
     progress: Progress | None = None,
     stop: Callable[[], bool] | None = None,
+    bounds: Bounds | None = None,
 ) -> MinimizeResult:
     """Shrink `case` on `target` to the smallest case that shows the same finding.
 
@@ -128,121 +132,136 @@ def minimize_case(
     raises for what the target does (a runner may raise `Exhausted` to stop early: the smallest
     case so far is the result); the original case is not modified. `progress` gets a dict:
     stage, candidates judged, the smallest size so far in ops, runs (compiles) and seconds.
-    Once `stop()` is true, no further candidate runs.
+    Once `stop()` is true, no further candidate runs. `bounds`: what the verdict rules judge by.
     """
-    counting = CountingTarget(target)
-    started = time.monotonic()
-    deadline = started + max_seconds if max_seconds is not None else math.inf
-    smallest = [len(case.graph.nodes)]
-    judged = [0]
-    kept: list[Case] = []  # the accepted candidates, in order: the last one is the result
+    return Minimizer(case, target, device, max_compiles, max_seconds, runner, progress, stop, bounds).run(schedule)
 
-    def tell(stage: str, verdict: str = "", kept: bool = False) -> None:
-        if progress is not None:
-            info = {"stage": stage, "candidates": judged[0], "nodes": smallest[0], "from_nodes": len(case.graph.nodes)}
-            info.update(runs=counting.compiles, seconds=round(time.monotonic() - started, 2), verdict=verdict, kept=kept)
-            progress(info)
 
-    def run(candidate: Case) -> Outcome:
+class Minimizer:
+    """One minimisation: the counted target, the budget, the finding's signature and the candidates kept."""
+
+    def __init__(self, case: Case, target: Target, device: str, max_compiles: int, max_seconds: float | None,
+                 runner: Runner | None, progress: Progress | None, stop: Callable[[], bool] | None, bounds: Bounds | None):  # fmt: skip
+        self.case, self.device, self.max_compiles = case, device, max_compiles
+        self.target = CountingTarget(target)
+        self.runner, self.progress, self.stop = runner, progress, stop
+        self.bounds = active_bounds() if bounds is None else bounds
+        self.started = time.monotonic()
+        self.deadline = self.started + max_seconds if max_seconds is not None else math.inf
+        self.smallest = len(case.graph.nodes)
+        self.judged = 0
+        self.kept: list[Case] = []  # the accepted candidates, in order: the last one is the result
+        self.signature: Signature | None = None
+        self.floor = 1
+
+    def tell(self, stage: str, verdict: str = "", kept: bool = False) -> None:
+        if self.progress is not None:
+            info = {"stage": stage, "candidates": self.judged, "nodes": self.smallest, "from_nodes": len(self.case.graph.nodes)}
+            info.update(runs=self.target.compiles, seconds=round(time.monotonic() - self.started, 2), verdict=verdict, kept=kept)
+            self.progress(info)
+
+    def evaluate(self, candidate: Case) -> Outcome:
         """A candidate as its run specification asks (size mode, options, second size), judged on one compile."""
-        if runner is None:
-            return judge_case(candidate, counting, device)
-        counting.compiles += 1
-        return runner(candidate)
+        if self.runner is None:
+            return judge_case(candidate, self.target, self.device)
+        self.target.compiles += 1
+        return self.runner(candidate)
 
-    def analysed(candidate: Case) -> Outcome:
-        got = run(candidate)
-        return analyse_case(candidate, counting, device, got) if runner is None else got
+    def analysed(self, candidate: Case) -> Outcome:
+        got = self.evaluate(candidate)
+        return analyse_case(candidate, self.target, self.device, got, bounds=self.bounds) if self.runner is None else got
 
-    tell("confirm")
-    work = case.with_run(case.run.with_changes(target=target.name))
-    outcome = analysed(work)
-    if not outcome.verdict.is_finding:
-        why = f"{target.name} on {device} gives {outcome.verdict.value}" + (f" ({outcome.detail})" if outcome.detail else "")
-        return MinimizeResult(case, case, False, counting.compiles, outcome=outcome, detail=why)
-    signature = signature_of(target.name, outcome, work.run)
-    work = Case(
-        work.graph,
-        work.samples,
-        work.run,
-        [],
-        dict(case.provenance),
-        outcome.to_json(),
-        {**case.extra, "signature": signature.to_json()},
-        work.grads,
-        work.second,
-    )
+    def run(self, schedule: Iterable[ShrinkPass]) -> MinimizeResult:
+        case, target = self.case, self.target
+        self.tell("confirm")
+        work = case.with_run(case.run.with_changes(target=target.name))
+        outcome = self.analysed(work)
+        if not outcome.verdict.is_finding:
+            why = f"{target.name} on {self.device} gives {outcome.verdict.value}" + (f" ({outcome.detail})" if outcome.detail else "")
+            return MinimizeResult(case, case, False, target.compiles, outcome=outcome, detail=why)
+        self.signature = signature = signature_of(target.name, outcome, work.run)
+        work = Case(work.graph, work.samples, work.run, [], dict(case.provenance), outcome.to_json(), {**case.extra, "signature": signature.to_json()},
+                    work.grads, work.second)  # fmt: skip
+        self.floor = _vector_floor(target, case, outcome, self.device)
+        budget = max(self.max_compiles - target.compiles - FINAL_ANALYSIS_COMPILES, 0)  # room left to analyse the result
+        self.tell("shrink", outcome.verdict.value, True)
+        shrunk = shrink(work, self.predicate, schedule, max_cost=budget, enough=one_op if outcome.verdict.kills_process else None)
+        final, walked_back = shrunk.case, 0
+        if self.kept and signature.symptom in ACCURACY_SYMPTOMS and self.runner is None:  # the final case's own culprit and cause
+            found = _latest_finding(self.kept, self.analysed)
+            walked_back = len(self.kept) - 1 - found[0] if found is not None else len(self.kept)
+            final = self.kept[found[0]] if found is not None else work
+            if found is not None and found[1].analysis is not None:
+                final.result, signature = found[1].to_json(), signature_of(target.name, found[1], final.run)
+        signature = replace(signature, mode=final.run.compile_label())  # what the finding still needs of its size mode and options
+        if not signature.located:  # a crash or the like: name the ops that are left
+            signature = replace(signature, ops=tuple(sorted({n.op for n in final.graph.nodes})), dtype="")
+        self._note(final, signature, shrunk, walked_back)
+        return MinimizeResult(case, final, True, target.compiles, signature, Outcome.from_json(final.result), shrunk.steps, shrunk.exhausted)
 
-    def predicate(candidate: Case) -> Check:
-        if time.monotonic() > deadline or (stop is not None and stop()):
+    def predicate(self, candidate: Case) -> Check:
+        """Keep a candidate that shows the same finding, and that the verdict rules still call a finding."""
+        if time.monotonic() > self.deadline or (self.stop is not None and self.stop()):
             raise Exhausted
-        before = counting.compiles
-        rows = candidate.tensors()
-        if not wide_enough(candidate.graph):
+        before = self.target.compiles
+        if not self.wide_enough(candidate.graph):
             return Check(False, None, 0)
-        got = run(candidate)
+        got = self.evaluate(candidate)
+        rows = candidate.tensors()
         keep = (
-            same_finding(signature, candidate.graph, got)
-            and still_dropped(signature, candidate.graph, rows, got)
-            and (bool(got.at) or not rounding_only(candidate.graph, rows, counting, device, got, signature.cause))
+            same_finding(self.signature, candidate.graph, got)
+            and self.still_dropped(candidate.graph, rows, got)
+            and self.still_a_finding(candidate.graph, rows, got)
         )
-        judged[0] += 1
+        self.judged += 1
         if keep:
-            smallest[0] = len(candidate.graph.nodes)
-            kept.append(candidate)
-        tell("shrink", got.verdict.value, keep)
-        return Check(keep, got.to_json(), counting.compiles - before)
+            self.smallest = len(candidate.graph.nodes)
+            self.kept.append(candidate)
+        self.tell("shrink", got.verdict.value, keep)
+        return Check(keep, got.to_json(), self.target.compiles - before)
 
-    floor = _vector_floor(target, case, outcome, device)
-
-    def wide_enough(graph: Graph) -> bool:
+    def wide_enough(self, graph: Graph) -> bool:
         """Every output keeps at least `floor` elements: the vectorised path the finding was seen on stays taken."""
         specs = infer_specs(graph)
-        return all(specs[o].numel >= floor for o in graph.outputs)
+        return all(specs[o].numel >= self.floor for o in graph.outputs)
 
-    def still_dropped(signature: Signature, graph: Graph, rows, got: Outcome) -> bool:
+    def still_dropped(self, graph: Graph, rows: list, got: Outcome) -> bool:
         """A dropped cast stays a dropped cast (its test runs in float64 only, no compile)."""
-        if signature.cause != "cast_dropped" or got.runs is None:
+        if self.signature.cause != "cast_dropped" or got.runs is None:
             return True
         output = flagged_index(got)
-        return output is not None and cast_dropped(Evidence(graph, rows, counting, device, got, output)) is not None
+        return output is not None and cast_dropped(Evidence(graph, rows, self.target, self.device, got, output)) is not None
 
-    budget = max(max_compiles - counting.compiles - FINAL_ANALYSIS_COMPILES, 0)  # room left to analyse the result
-    tell("shrink", outcome.verdict.value, True)
-    shrunk = shrink(work, predicate, schedule, max_cost=budget, enough=one_op if outcome.verdict.kills_process else None)
-    final = shrunk.case
-    walked_back = 0
-    if kept and signature.symptom in ANALYSED_SYMPTOMS and runner is None:  # the final case's own culprit and cause
-        found = _latest_finding(kept, analysed)
-        walked_back = len(kept) - 1 - found[0] if found is not None else len(kept)
-        final = kept[found[0]] if found is not None else work
-        if found is not None and found[1].analysis:
-            final.result, signature = found[1].to_json(), signature_of(target.name, found[1], final.run)
-    signature = replace(signature, mode=final.run.compile_label())  # what the finding still needs of its size mode and options
-    if not signature.located:  # a crash or the like: name the ops that are left
-        signature = replace(signature, ops=tuple(sorted({n.op for n in final.graph.nodes})), dtype="")
-    original = case.extra.get("original") if isinstance(case.extra.get("original"), dict) else None
-    final.extra = {
-        **{k: v for k, v in case.extra.items() if k not in ("minimize", "original")},
-        "signature": signature.to_json(),
-        "original": original or {"hash": case.content_hash(), "case": case.to_json()},
-        "minimize": {
-            "compiles": counting.compiles,
-            "max_compiles": max_compiles,
-            "exhausted": shrunk.exhausted,
-            "isolated": runner is not None,
-            "device": device,
-            "from": dict(zip(SIZE_FIELDS, size_key(case))),
-            "to": dict(zip(SIZE_FIELDS, size_key(final))),
-            "spent": shrunk.spent,
-            "steps": [s.to_json() for s in shrunk.steps],
-            "walked_back": walked_back,  # accepted steps undone: their case was no longer a finding once analysed
-            "when": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        },
-    }
-    final.provenance = dict(case.provenance)
-    final.recipes = []
-    return MinimizeResult(case, final, True, counting.compiles, signature, Outcome.from_json(final.result), shrunk.steps, shrunk.exhausted)
+    def still_a_finding(self, graph: Graph, rows: list, got: Outcome) -> bool:
+        """The verdict function on the facts float64 alone measures (a second size's candidate: its oracle verdict)."""
+        if got.at:
+            return True
+        facts = facts_without_compiling(graph, rows, self.target, self.device, got, self.signature.cause, self.bounds)
+        return final_verdict(got.oracle, facts, self.bounds).verdict.is_finding
+
+    def _note(self, final: Case, signature: Signature, shrunk, walked_back: int) -> None:
+        case = self.case
+        original = case.extra.get("original") if isinstance(case.extra.get("original"), dict) else None
+        final.extra = {
+            **{k: v for k, v in case.extra.items() if k not in ("minimize", "original")},
+            "signature": signature.to_json(),
+            "original": original or {"hash": case.content_hash(), "case": case.to_json()},
+            "minimize": {
+                "compiles": self.target.compiles,
+                "max_compiles": self.max_compiles,
+                "exhausted": shrunk.exhausted,
+                "isolated": self.runner is not None,
+                "device": self.device,
+                "from": dict(zip(SIZE_FIELDS, size_key(case))),
+                "to": dict(zip(SIZE_FIELDS, size_key(final))),
+                "spent": shrunk.spent,
+                "steps": [s.to_json() for s in shrunk.steps],
+                "walked_back": walked_back,  # accepted steps undone: their case was no longer a finding once analysed
+                "when": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+            },
+        }
+        final.provenance = dict(case.provenance)
+        final.recipes = []
 
 
 WALK_BACK_ANALYSES = 5  # at most this many analyses (up to 3 compiles each) to find the latest accepted case that is still a finding

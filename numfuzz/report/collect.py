@@ -17,7 +17,9 @@ from typing import Any
 from numfuzz.corpus.case import Case, recorded_outcome
 from numfuzz.corpus.grouping import Group, group_corpus, listed
 from numfuzz.corpus.store import load_case
-from numfuzz.judge.backward_error_text import describe
+from numfuzz.judge.bounds import Bounds, active_bounds
+from numfuzz.judge.execute import Outcome
+from numfuzz.judge.rounding_error_text import describe
 from numfuzz.program.lowering import lower
 from numfuzz.report.data import ErrorFile, ErrorRow, GroupView, Known, Link
 
@@ -34,12 +36,13 @@ class CollectedGroup:
     path: Path
 
 
-def collect_groups(corpus: Path, page_dir: Path) -> tuple[list[CollectedGroup], list[str]]:
+def collect_groups(corpus: Path, page_dir: Path, bounds: Bounds | None = None) -> tuple[list[CollectedGroup], list[str]]:
     """The corpus's finding groups, new ones first, then known ones; and one line per unreadable file.
 
-    The groups are those `numfuzz corpus` lists, by the same rule (`grouping.listed`).
+    The groups are those `numfuzz corpus` lists, by the same rule (`grouping.listed`), under the same bounds.
     """
-    groups, problems = group_corpus(corpus)
+    bounds = active_bounds() if bounds is None else bounds
+    groups, problems = group_corpus(corpus, bounds=bounds)
     collected: list[CollectedGroup] = []
     for group in listed(groups):
         if group.smallest is None:
@@ -49,20 +52,20 @@ def collect_groups(corpus: Path, page_dir: Path) -> tuple[list[CollectedGroup], 
         except Exception as exc:  # it parsed during grouping; a file changed since is a problem line, not a crash
             problems.append(f"{group.smallest}: {exc}")
             continue
-        collected.append(CollectedGroup(group_view(group, case, group.smallest, page_dir), case, group.smallest))
+        collected.append(CollectedGroup(group_view(group, case, group.smallest, page_dir, bounds), case, group.smallest))
     collected.sort(key=lambda c: c.view.known is not None)  # stable: severity order within new and within known
     return collected, problems
 
 
-def group_view(group: Group, case: Case, path: Path, page_dir: Path) -> GroupView:
+def group_view(group: Group, case: Case, path: Path, page_dir: Path, bounds: Bounds) -> GroupView:
     signature = group.signature
     outcome = recorded_outcome(case)
-    cause, evidence, backward = _analysis(case)
+    cause, evidence, backward = _analysis(outcome, bounds)
     return GroupView(
         anchor="g-" + hashlib.sha256(signature.text().encode()).hexdigest()[:10],
         signature=signature.text(),
         title=group.title,
-        backward_error=backward,
+        rounding_error=backward,
         target=signature.target,
         symptom=signature.symptom,
         count=group.count,
@@ -103,17 +106,13 @@ def _known(group: Group) -> Known | None:
     return Known(*(str(getattr(known, name, "") or "") for name in ("id", "title", "link", "status")))
 
 
-def _analysis(case: Case) -> tuple[str | None, list[str], str]:
-    """Cause, evidence and the backward-error line, from the recorded outcome (older cases kept it in extra)."""
-    analysis = recorded_outcome(case).analysis or case.extra.get("analysis", {})
-    if not isinstance(analysis, dict):
+def _analysis(outcome: Outcome, bounds: Bounds) -> tuple[str | None, list[str], str]:
+    """Cause, evidence and the rounding-error line (under `bounds`), from the recorded outcome."""
+    facts = outcome.analysis
+    if facts is None:
         return None, [], ""
-    cause = analysis.get("cause")
-    evidence = analysis.get("evidence", [])
-    record = analysis.get("backward_error")
-    backward = describe(record) if isinstance(record, dict) else ""
-    lines = [str(e) for e in evidence] if isinstance(evidence, list) else [str(evidence)]
-    return (str(cause) if cause else None), [e for e in lines if e != backward], backward
+    backward = describe(facts.rounding_error, bounds) if facts.rounding_error is not None else ""
+    return facts.cause or None, list(facts.evidence), backward
 
 
 def _program(case: Case) -> str:

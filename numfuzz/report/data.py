@@ -5,6 +5,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+from numfuzz.judge.verdicts import ACCURACY_SYMPTOMS, severity_text
+
 
 @dataclass
 class SweepPoint:
@@ -94,7 +96,7 @@ class GroupView:
     cause: str | None = None
     evidence: list[str] = field(default_factory=list)
     title: str = ""  # the group's name as `numfuzz corpus` lists it (folded dtypes, a mechanism, a known issue)
-    backward_error: str = ""  # the culprit's backward error against its documented bound, one line
+    rounding_error: str = ""  # the culprit's rounding error against its documented bound, one line
     program: str = ""
     inputs: list[str] = field(default_factory=list)  # a short description per input
     errors: list[ErrorRow] = field(default_factory=list)
@@ -113,12 +115,7 @@ class GroupView:
 
     @property
     def severity_text(self) -> str:
-        if self.severity is None:
-            return "-"
-        return "non-finite" if math.isinf(self.severity) else f"{self.severity:.1f} bits"
-
-
-ACCURACY_SYMPTOMS = ("less_accurate", "nonfinite")  # the symptoms an error plot can show
+        return severity_text(self.severity)
 
 
 @dataclass

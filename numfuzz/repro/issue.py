@@ -6,9 +6,10 @@ from typing import Sequence
 
 from numfuzz.corpus.case import Case, stored_signature
 from numfuzz.environment import device_name, vector_isa, versions
-from numfuzz.judge.backward_error_text import describe
+from numfuzz.judge.bounds import Bounds
 from numfuzz.judge.compiled import output_label
 from numfuzz.judge.execute import Outcome
+from numfuzz.judge.rounding_error_text import describe
 from numfuzz.judge.signature import Signature, flagged_output, severity, symptom_of
 from numfuzz.judge.verdicts import Verdict
 from numfuzz.program.layout import LAYOUT_SOURCE
@@ -168,31 +169,28 @@ _CAUSE_PHRASES = {
 }
 
 
-def _cause_lines(outcome: Outcome) -> list[str]:
-    """Where the difference starts and the cause numfuzz tested, with its evidence."""
-    analysis = outcome.analysis or {}
-    cause = analysis.get("cause")
-    if not cause or cause == "amplified":
+def _cause_lines(outcome: Outcome, bounds: Bounds) -> list[str]:
+    """Where the difference starts and the cause numfuzz tested, with its evidence; the rounding error under `bounds`."""
+    facts = outcome.analysis
+    if facts is None or not facts.cause or facts.amplified:
         return []
-    culprit = analysis.get("culprit") or {}
-    where = f"`{culprit['op']}` ({culprit['dtype']}, node t{culprit['node']})" if culprit else f"`{analysis.get('op')}` ({analysis.get('dtype')})"
-    lines = ["", f"**Where it starts:** {where}. **Likely cause:** {_CAUSE_PHRASES.get(cause, cause)}. Evidence numfuzz measured:", ""]
-    record = analysis.get("backward_error")
-    backward = describe(record) if isinstance(record, dict) else ""
-    lines += [f"- {line}" for line in analysis.get("evidence", []) if line != backward]
-    if backward:
-        lines += ["", f"**Wrong, not only lower precision?** Backward error {backward}.", "", _METHOD]
+    c = facts.culprit
+    where = f"`{c.op}` ({c.dtype}, node t{c.node})" if c is not None else f"`{facts.op}` ({facts.dtype})"
+    lines = ["", f"**Where it starts:** {where}. **Likely cause:** {_CAUSE_PHRASES.get(facts.cause, facts.cause)}. Evidence numfuzz measured:", ""]
+    lines += [f"- {line}" for line in facts.evidence]
+    if facts.rounding_error is not None:
+        lines += ["", f"**Wrong, not only lower precision?** Rounding error {describe(facts.rounding_error, bounds)}.", "", _METHOD]
     return lines
 
 
 _METHOD = (
-    "(Backward error: the smallest move of the op's inputs, in ULPs of each input's dtype, whose exact result is the value "
+    "(Rounding error, Higham's backward error: the smallest move of the op's inputs, in ULPs of each input's dtype, whose exact result is the value "
     "seen, to first order with derivatives from float64 autograd, after allowing the value its final rounding; "
     "condition: sum |df/dx_i| |x_i| / |f|. Bounds: the implementations' documented accuracy, as numfuzz's error_bounds.toml states it.)"
 )
 
 
-def issue_markdown(case: Case, outcome: Outcome, snippet: str, script: str, device: str, trace: str | None = None) -> str:
+def issue_markdown(case: Case, outcome: Outcome, snippet: str, script: str, device: str, bounds: Bounds, trace: str | None = None) -> str:
     signature = stored_signature(case)
     title = title_of(case, outcome, signature)
     v = versions()
@@ -207,7 +205,7 @@ def issue_markdown(case: Case, outcome: Outcome, snippet: str, script: str, devi
         f"Compiled with `{compiled_as(case)}`, this {len(case.graph.nodes)}-op program ({program}) on {n_values} input value{'s' * (n_values != 1)} "
         + _what_happens(outcome),
         "Errors are in ULPs of the output dtype; the reference runs every op in float64 and rounds only at explicit casts.",
-        *_cause_lines(outcome),
+        *_cause_lines(outcome, bounds),
         "",
         "## To reproduce",
         "",

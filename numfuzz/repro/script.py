@@ -114,7 +114,7 @@ def _rule_source() -> str:
         "\n".join(constants),
         inspect.getsource(dtypes.FloatFormat),
         f"FORMATS = {{{formats}\n}}",
-        *(inspect.getsource(f) for f in (oracle.ulp, oracle.ulp_error, oracle.noise_floor, oracle._worse_than, oracle._max, oracle._mean)),
+        *(inspect.getsource(f) for f in (oracle.ulp, oracle.ulp_error, oracle.noise_floor, oracle.worse_than, oracle._max, oracle._mean)),
     ]
     return "\n\n".join(p.strip() + "\n" for p in parts)
 
@@ -226,7 +226,7 @@ for k in range(len({eager}[0])):
     both = np.isfinite(e_err) & np.isfinite(t_err)
     rows = [(who, _max(err), _mean(err[both]), _max(dev), _max(dev / scale)) for who, err, dev in (("eager", e_err, e_abs), ("compiled", t_err, t_abs))]
     print(error_table(label(k), fmt.name, ref.size, rows))
-    if (np.isfinite(e) & ~np.isfinite(t)).any() or _worse_than(t_err, e_err, noise_floor(fmt)):
+    if (np.isfinite(e) & ~np.isfinite(t)).any() or worse_than(t_err, e_err, noise_floor(fmt)):
         less_accurate.append(k)
 """
 

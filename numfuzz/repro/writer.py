@@ -8,6 +8,7 @@ from typing import Sequence
 
 from numfuzz.corpus.case import Case, stored_signature
 from numfuzz.corpus.store import write_atomic
+from numfuzz.judge.bounds import Bounds, active_bounds
 from numfuzz.judge.execute import Outcome
 from numfuzz.repro.issue import issue_markdown, snippet_source, title_of
 from numfuzz.repro.script import script_source
@@ -21,15 +22,19 @@ class ReproFiles:
     outcome: Outcome
 
 
-def write_repro(case: Case, target: Target, device: str, out_dir: Path, imports: Sequence[str] = (), outcome: Outcome | None = None) -> ReproFiles:
+def write_repro(
+    case: Case, target: Target, device: str, out_dir: Path, imports: Sequence[str] = (), outcome: Outcome | None = None, bounds: Bounds | None = None
+) -> ReproFiles:
     """Run the case once (one compile, for its errors and trace) and write repro_<id>.py and issue_<id>.md.
 
-    A given `outcome` (from an isolated run of a case that kills its process) skips the run.
+    A given `outcome` (from an isolated run of a case that kills its process) skips the run. `bounds`:
+    what the issue text judges the culprit's rounding error by (default: this process's).
     """
     from numfuzz.runner.case_runner import run_case
 
+    bounds = active_bounds() if bounds is None else bounds
     if outcome is None:
-        outcome = run_case(case, target, device, want_trace=True)
+        outcome = run_case(case, target, device, want_trace=True, bounds=bounds)
     signature = stored_signature(case)
     script = script_source(case, target, device, imports, title_of(case, outcome, signature))
     stem = case.content_hash()[:12]
@@ -37,5 +42,5 @@ def write_repro(case: Case, target: Target, device: str, out_dir: Path, imports:
     script_path, issue_path = out_dir / f"repro_{stem}.py", out_dir / f"issue_{stem}.md"
     write_atomic(script_path, script)
     snippet = snippet_source(case, target, device, imports)
-    write_atomic(issue_path, issue_markdown(case, outcome, snippet, script, device, outcome.trace))
+    write_atomic(issue_path, issue_markdown(case, outcome, snippet, script, device, bounds, outcome.trace))
     return ReproFiles(script_path, issue_path, outcome)

@@ -20,7 +20,7 @@ import torch
 
 from numfuzz.corpus.case import Case
 from numfuzz.judge.compiled import CompiledProgram
-from numfuzz.judge.execute import CLEAN, Outcome, eager_and_reference, judge_runs
+from numfuzz.judge.execute import Outcome, eager_and_reference, judge_runs
 from numfuzz.program.graph_edit import side_by_side
 from numfuzz.runner.case_runner import search_rng, with_searched
 from numfuzz.search.phase import with_found
@@ -105,7 +105,7 @@ def evaluate_batch(cases: list[Case], target: Target, device: str, search: float
     clean: dict[int, Outcome] = {}
     for m, member in enumerate(members):
         outcome = judge_runs(member, member_cases[m].tensors(), *baselines[m], results[m][:-1], results[m][-1])
-        if outcome.verdict in CLEAN:
+        if outcome.verdict.is_clean:
             outcome.compile_s, outcome.run_s = compile_s / len(members), run_s / len(members)
             clean[m] = outcome
     found: dict[int, Found] = {}
@@ -118,7 +118,7 @@ def evaluate_batch(cases: list[Case], target: Target, device: str, search: float
         k = batched[m]
         if m in found:  # judged again with what the search found, by the usual rule
             again = with_found(members[m], outcome, found[m])
-            if again.verdict not in CLEAN:
+            if not again.verdict.is_clean:
                 alone[k] = with_searched(member_cases[m], again)
                 continue
         outcomes[k] = outcome

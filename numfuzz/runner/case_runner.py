@@ -3,7 +3,9 @@
 The case's run specification says how: its device, the search's share of the samples, and how
 the target compiles (symbolic sizes, marked dims, compiler options: `targets.compile_modes`).
 A dynamic case with a second size runs the same compile there after a clean first size
-(`judge.second_size`), before the analysis, whose probes compile again.
+(`judge.second_size`), before the analysis, whose probes compile again. The verdict rules judge by
+`bounds`; where none are given, by this process's (the shipped ones and $NUMFUZZ_BOUNDS's files,
+which is how `--bounds` reaches a campaign's workers).
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import numpy as np
 
 from numfuzz.corpus.case import Case
 from numfuzz.judge.analysis import analyse
+from numfuzz.judge.bounds import Bounds, active_bounds
 from numfuzz.judge.compiled import CompiledProgram
 from numfuzz.judge.execute import Outcome, judge
 from numfuzz.judge.second_size import judge_second_size, second_size_note
@@ -32,9 +35,9 @@ def _device(case: Case, device: str | None) -> str:
     return chosen
 
 
-def run_case(case: Case, target: Target, device: str | None = None, want_trace: bool = False) -> Outcome:
+def run_case(case: Case, target: Target, device: str | None = None, want_trace: bool = False, bounds: Bounds | None = None) -> Outcome:
     """The case's outcome on `target` (judged, no search); an accuracy finding comes with its analysis (culprit and cause)."""
-    return analyse_case(case, target, device, judge_case(case, target, device, want_trace))
+    return analyse_case(case, target, device, judge_case(case, target, device, want_trace), bounds=bounds)
 
 
 def judge_case(case: Case, target: Target, device: str | None = None, want_trace: bool = False) -> Outcome:
@@ -58,15 +61,16 @@ def _second_size(case: Case, program: CompiledProgram, first: Outcome) -> Outcom
     return second
 
 
-def analyse_case(case: Case, target: Target, device: str | None, outcome: Outcome, samples: list | None = None) -> Outcome:
+def analyse_case(case: Case, target: Target, device: str | None, outcome: Outcome, samples: list | None = None, bounds: Bounds | None = None) -> Outcome:
     """The analysed outcome of `judge_case`: the first size's, or the second size's when only it is a finding
     (else the first's, with the second size's verdict noted). `samples`: the first size's, searched ones included."""
     device = _device(case, device)
     target = configured(target, case.run)
+    bounds = active_bounds() if bounds is None else bounds
     if outcome.first is None:
-        return analyse(case.graph, case.tensors() if samples is None else samples, target, device, outcome, case.grad_tensors())
+        return analyse(case.graph, case.tensors() if samples is None else samples, target, device, outcome, bounds, case.grad_tensors())
     if outcome.verdict.is_finding:
-        outcome = analyse(case.second_graph(), case.second_tensors(), target, device, outcome)
+        outcome = analyse(case.second_graph(), case.second_tensors(), target, device, outcome, bounds)
         if outcome.verdict.is_finding:
             return outcome
     first = outcome.first
@@ -90,11 +94,11 @@ def with_searched(case: Case, outcome: Outcome) -> Case:
     return Case(case.graph, case.samples + added, case.run, recipes=case.recipes, provenance=provenance, grads=case.grads, second=case.second)
 
 
-def search_case(case: Case, target: Target, device: str | None = None) -> tuple[Case, Outcome]:
+def search_case(case: Case, target: Target, device: str | None = None, bounds: Bounds | None = None) -> tuple[Case, Outcome]:
     """As `run_case`, with the search phase on a clean verdict (its share from the run specification):
     the case to keep (with what the search added) and its outcome."""
     if case.run.grad:  # the search draws inputs, not upstream gradients: with gradients it is off
-        return case, run_case(case, target, device)
+        return case, run_case(case, target, device, bounds=bounds)
     device = _device(case, device)
     target = configured(target, case.run)
     samples = case.tensors()
@@ -105,4 +109,4 @@ def search_case(case: Case, target: Target, device: str | None = None) -> tuple[
     outcome = judge(program, samples)
     outcome = search_phase(program, samples, outcome, search_budget(case.run.search, len(case.samples)), search_rng(case))
     case = with_searched(case, outcome)
-    return case, analyse_case(case, target, device, _second_size(case, program, outcome), samples + outcome.searched)
+    return case, analyse_case(case, target, device, _second_size(case, program, outcome), samples + outcome.searched, bounds)

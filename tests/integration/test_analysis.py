@@ -31,8 +31,8 @@ def test_each_planted_bug_is_found_at_its_op_with_its_cause(executor):
     outcome = run_case(found(executor), planted_target(executor), "cpu")
     assert outcome.verdict.is_finding
     analysis = outcome.analysis
-    assert analysis["op"] == op and analysis["cause"] == CAUSES[executor], analysis
-    assert analysis["evidence"] and all(isinstance(line, str) for line in analysis["evidence"])
+    assert analysis.op == op and analysis.cause == CAUSES[executor], analysis
+    assert analysis.evidence and all(isinstance(line, str) for line in analysis.evidence)
 
 
 @pytest.mark.thunder
@@ -54,8 +54,8 @@ def test_the_culprit_is_where_the_error_starts_not_the_op_that_shows_it(planted_
     outcome = run_case(_case(graph, [x], "thunder:bug_expm1"), resolve("thunder:bug_expm1"), "cpu")
     assert outcome.verdict is Verdict.NONFINITE
     analysis = outcome.analysis
-    assert analysis["culprit"]["op"] == "expm1" and analysis["culprit"]["located"] == "probe"
-    assert analysis["cause"] == "cancellation", analysis
+    assert analysis.culprit.op == "expm1" and analysis.culprit.located == "probe"
+    assert analysis.cause == "cancellation", analysis
 
 
 LOGS = (Node.make("log_softmax", [0], dim=0), Node.make("abs", [1]), Node.make("log", [2]), Node.make("cast", [3], dtype="fp16"), Node.make("log", [4]))
@@ -79,7 +79,7 @@ def test_a_dropped_cast_is_one_group_whatever_consumes_it(planted_bugs):
             (TensorSpec((16,), "fp32"),), (Node.make("cast", [0], dtype="bf16"), Node.make("cast", [1], dtype="fp32"), Node.make(consumer, [2])), (3,)
         )
         outcome = run_case(_case(graph, [x], "thunder:bug_cast"), resolve("thunder:bug_cast"), "cpu")
-        assert outcome.analysis["cause"] == "cast_dropped", (consumer, outcome.analysis)
+        assert outcome.analysis.cause == "cast_dropped", (consumer, outcome.analysis)
         from numfuzz.judge.signature import signature_of
 
         keys.add(signature_of("thunder:bug_cast", outcome).group_key())
@@ -115,4 +115,4 @@ def test_the_compilers_addcmul_on_cancelling_inputs_is_within_rounding(spec):
     if outcome.outputs[0].verdict != "less_accurate":
         pytest.skip(f"{spec} rounds addcmul once here ({outcome.outputs[0].verdict}): nothing to judge")
     assert outcome.verdict is Verdict.WITHIN_ROUNDING, outcome.analysis
-    assert float(outcome.analysis["backward_error"]["target"]["max_needed_ulp"]) < 1.0
+    assert float(outcome.analysis.rounding_error["target"]["max_needed_ulp"]) < 1.0

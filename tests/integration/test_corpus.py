@@ -56,7 +56,7 @@ def test_committed_finding_reproduces_where_it_states(path):
     assert outcome.verdict.is_finding == expected, f"{path.name} on torch {here['torch']}: {outcome.verdict.value}, stated: {stated.text()}"
     if expected:
         assert outcome.verdict.value == case.result["verdict"]
-        assert outcome.analysis["cause"] == case.result["analysis"]["cause"]
+        assert outcome.analysis.cause == case.result["analysis"]["cause"]
 
 
 @pytest.mark.parametrize("path", UPSTREAM_FILES, ids=lambda p: p.stem)
@@ -78,7 +78,7 @@ def test_upstream_case_replays_as_its_file_states(path):
         f"{source.issue} on torch {here['torch']}: {outcome.verdict.value}, recorded {recorded.value}, stated: {stated.text()}"
     )
     if expected and recorded.is_finding:
-        assert outcome.verdict is recorded and outcome.analysis["cause"] == case.result["analysis"]["cause"]
+        assert outcome.verdict is recorded and outcome.analysis.cause == case.result["analysis"]["cause"]
 
 
 def test_corpus_replay_names_the_upstream_issue_and_skips_a_cuda_case(cli, tmp_path):

@@ -124,12 +124,13 @@ def test_issue_snippet_runs(planted_bugs, capsys):
 
 @pytest.mark.thunder
 def test_crash_issue_says_what_failed():
+    from numfuzz.judge.bounds import load_bounds
     from numfuzz.judge.execute import Outcome
     from numfuzz.judge.verdicts import Verdict
 
     case = minimized("bug_expm1").case
     outcome = Outcome(Verdict.CRASH_COMPILE, "prepare raised NotImplementedError: no expm1 for you")
-    text = issue_markdown(case, outcome, "snippet", "script", "cpu")
+    text = issue_markdown(case, outcome, "snippet", "script", "cpu", load_bounds([]))
     assert text.splitlines()[0] == "# thunder:bug_expm1: `expm1` raises while compiling (NotImplementedError)"
     assert "NotImplementedError: no expm1 for you" in text
 

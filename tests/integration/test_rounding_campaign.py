@@ -20,4 +20,4 @@ def test_within_rounding_cases_are_kept_counted_and_listed_only_when_asked(cli, 
     hidden = cli("corpus", tmp_path)
     assert "within_rounding group hidden" in hidden.output and "| within_rounding |" not in hidden.output
     shown = cli("corpus", tmp_path, "--all")
-    assert f"{len(kept):>5}          -  reformulated | within_rounding | addcmul" in shown.output
+    assert f"{len(kept):>5}           -  reformulated | within_rounding | addcmul" in shown.output

@@ -9,6 +9,7 @@ import torch
 from planted_findings import found, minimized
 
 from numfuzz.corpus.case import Case
+from numfuzz.corpus.group_key import GroupKey
 from numfuzz.corpus.grouping import group_corpus
 from numfuzz.corpus.store import save_case
 from numfuzz.judge.execute import Outcome
@@ -59,7 +60,7 @@ def test_group_keys_fold_root_causes():
     crash = Signature("inductor", "crash_compile:TypeError", ("exp",))
     assert crash.group_key() != Signature("inductor", "crash_compile:KeyError", ("exp",)).group_key()
     assert Signature.from_json(cancels.to_json()) == cancels
-    assert dropped_bf16.group_text() == "inductor | explicit cast dropped"
+    assert GroupKey.of(dropped_bf16, None, None, [], {}).title() == "inductor | explicit cast dropped"
 
 
 def test_same_finding_guards_against_drifting_to_another_bug():
@@ -105,7 +106,7 @@ def test_group_corpus_folds_by_root_cause(corpus_dir):
     assert len(problems) == 1 and "torn.json" in problems[0]
     by_key = {g.signature.group_key(): g for g in groups}
     expm1 = by_key[signature.group_key()]
-    assert signature.cause == "cancellation" and expm1.analysis["cause"] == "cancellation"
+    assert signature.cause == "cancellation" and expm1.analysis.cause == "cancellation"
     assert expm1.count == 2  # the original and its minimised version count once
     assert expm1.smallest == smallest and expm1.severity is not None and expm1.severity > 0 and expm1.minimized
     assert expm1.known is None  # a planted executor is no upstream issue
@@ -119,7 +120,7 @@ def test_cli_corpus_lists_groups(cli, corpus_dir):
     result = cli("corpus", root)
     assert result.exit_code == 0, result.output
     assert "skipped" in result.output and "torn.json" in result.output
-    line = next(line for line in result.output.splitlines() if signature.group_text() in line)
+    line = next(line for line in result.output.splitlines() if GroupKey.of(signature, None, None, [], {}).title() in line)
     assert line.split()[0] == "2" and str(smallest) in line and " new " in line
     assert "3 findings in 2 groups: 2 new, 0 known" in result.output
     as_json = cli("corpus", root, "--json")

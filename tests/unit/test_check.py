@@ -45,7 +45,7 @@ def test_the_planted_bug_is_found_and_shrinks_to_one_op():
     found = find(programs(max_nodes=4), lambda p: numfuzz.check(p, through_bf16).is_finding, settings=QUIET)
     assert len(found.graph.nodes) == 1
     result = numfuzz.check(found, through_bf16)
-    assert result.verdict is Verdict.LESS_ACCURATE and result.culprit["op"] == found.graph.nodes[0].op
+    assert result.verdict is Verdict.LESS_ACCURATE and result.culprit.op == found.graph.nodes[0].op
     assert result.outputs[0].target_max_ulp > 100 * max(result.outputs[0].eager_max_ulp, 1.0)
 
 

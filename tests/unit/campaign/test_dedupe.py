@@ -10,7 +10,9 @@ from numfuzz.campaign.dedupe import Dedupe
 from numfuzz.corpus.case import Case
 from numfuzz.corpus.grouping import NOTES
 from numfuzz.corpus.known import load_known
+from numfuzz.judge.bounds import load_bounds
 from numfuzz.judge.execute import Outcome
+from numfuzz.judge.facts import Analysis
 from numfuzz.judge.oracle import OutputErrors
 from numfuzz.judge.verdicts import Verdict
 from numfuzz.program.ir import Graph, Node, TensorSpec
@@ -20,9 +22,10 @@ GRAPH = Graph((TensorSpec((4,), "fp32"),), (Node.make("cast", [0], dtype="bf16")
 
 def outcome(target_ulp: float, op: str, cause: str, dtype: str = "fp32", needed_ulp: float | None = None) -> dict:
     errors = OutputErrors(0, dtype, 4, 0.5, 0.3, target_ulp, target_ulp, 0, 0, 0, 0, 4, 0, 0, 0, Verdict.LESS_ACCURATE.value)
-    analysis = {"output": 0, "culprit": None, "cause": cause, "evidence": ["..."], "op": op, "dtype": dtype}
-    if needed_ulp is not None:  # the backward error measured at the op: the Pareto front of (forward, needed)
-        analysis["backward_error"] = {"op": op, "dtype": dtype, "device": "cpu", "n": 1, "target": {"front": [[target_ulp, needed_ulp]]}}
+    record = None
+    if needed_ulp is not None:  # the rounding error measured at the op: the Pareto front of (forward, needed)
+        record = {"op": op, "dtype": dtype, "device": "cpu", "n": 1, "target": {"front": [[target_ulp, needed_ulp]]}}
+    analysis = Analysis(0, cause, ["..."], op, dtype, rounding_error=record)
     return Outcome(Verdict.LESS_ACCURATE, outputs=[errors], analysis=analysis).to_json()
 
 
@@ -31,7 +34,7 @@ def case(target: str, torch_version: str = "2.9.1") -> Case:
 
 
 def test_one_minimisation_per_root_cause_known_issue_and_none_within_rounding(tmp_path):
-    dedupe = Dedupe(set(), load_known(), tmp_path)
+    dedupe = Dedupe(set(), load_known(), tmp_path, load_bounds([]))
     assert dedupe.decide(case("inductor"), outcome(3e4, "cast", "cast_dropped", "bf16"), "a") is not None
     # the same dropped cast under another consumer, and an fp16 one: the same root cause
     assert dedupe.decide(case("inductor"), outcome(1e3, "cast", "cast_dropped", "fp16"), "b") is None
@@ -43,6 +46,6 @@ def test_one_minimisation_per_root_cause_known_issue_and_none_within_rounding(tm
     notes = json.loads((tmp_path / NOTES).read_text())
     assert set(notes) == {"b", "d", "g"}
     assert "minimised from another finding" in notes["b"] and notes["d"].startswith("within_rounding")
-    again = Dedupe(dedupe.keys, load_known(), tmp_path)  # resumed: the journal's keys and the notes persist
+    again = Dedupe(dedupe.keys, load_known(), tmp_path, load_bounds([]))  # resumed: the journal's keys and the notes persist
     assert again.decide(case("inductor"), outcome(3e4, "cast", "cast_dropped", "bf16"), "e") is None
     assert set(json.loads((tmp_path / NOTES).read_text())) == {"b", "d", "e", "g"}

@@ -85,12 +85,12 @@ def test_the_cli_refuses_a_malformed_file_with_one_line_and_exit_2(cli, tmp_path
 
 def test_a_fused_rest_taken_as_one_op_gets_its_loosest_ops_bound_in_its_output_dtype():
     from numfuzz.judge.bounds import load_bounds
-    from numfuzz.judge.rounding import within_rounding
+    from numfuzz.judge.rounding_error import record_within
 
     bounds = load_bounds([])
     loosest = bounds.loosest([["mul", 1], ["sum", 64]], "fp32", "cpu")
     assert loosest == bounds.allowance("sum", "fp32", "cpu", 64) and loosest.input_ulp > bounds.allowance("mul", "fp32", "cpu").input_ulp
     record = {"op": "mul", "dtype": "bf16", "device": "cpu", "suffix_ops": [["mul", 1], ["sum", 64]], "bound_dtype": "fp32", "target": {"front": [[3.0, 9.0]]}}
-    assert within_rounding({"cause": "unexplained", "dtype": "bf16", "backward_error": record}, bounds)  # 3 ULP at the fp32 output: within the sum's
+    assert record_within(record, bounds)  # 3 ULP at the fp32 output: within the sum's
     alone = {**record, "suffix_ops": None, "bound_dtype": None}
-    assert not within_rounding({"cause": "unexplained", "dtype": "bf16", "backward_error": alone}, bounds)  # judged as the bf16 mul alone
+    assert not record_within(alone, bounds)  # judged as the bf16 mul alone

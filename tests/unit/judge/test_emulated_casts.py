@@ -8,8 +8,8 @@ import torch
 from torch.overrides import TorchFunctionMode
 
 from numfuzz.corpus.case import Case
-from numfuzz.judge.emulated_casts import target_without_option, without_option, without_option_is_clean
-from numfuzz.judge.rounding import KEPT
+from numfuzz.judge.emulated_casts import target_without_option, without_option, without_option_evidence
+from numfuzz.judge.rules import KEPT
 from numfuzz.judge.verdicts import Verdict
 from numfuzz.program.ir import Graph, Node, TensorSpec
 from numfuzz.run_spec import RunSpec
@@ -70,8 +70,8 @@ def test_a_rounding_only_the_option_makes_is_its_own_kept_cause():
     graph, x = ROUND, X
     outcome = run_case(Case.from_tensors(graph, [[x]], "emulating:emulate_precision_casts=1"), resolve("emulating:emulate_precision_casts=1"), "cpu")
     assert outcome.verdict is Verdict.NONFINITE
-    assert outcome.analysis["cause"] == "emulated_rounding" and outcome.analysis["op"] == "round"
-    assert "without emulate_precision_casts" in outcome.analysis["evidence"][0]
+    assert outcome.analysis.cause == "emulated_rounding" and outcome.analysis.op == "round"
+    assert "without emulate_precision_casts" in outcome.analysis.evidence[0]
     assert "emulated_rounding" in KEPT  # a finding whatever the bound
     plain = run_case(Case.from_tensors(graph, [[x]], "emulating"), resolve("emulating"), "cpu")
     assert plain.verdict is Verdict.EQUAL
@@ -80,7 +80,7 @@ def test_a_rounding_only_the_option_makes_is_its_own_kept_cause():
 def test_the_option_drawn_from_the_configuration_space_is_taken_out_too():
     run = RunSpec("emulating:max_autotune=1", config={"emulate_precision_casts": True})
     outcome = run_case(Case.from_tensors(ROUND, [[X]], run), resolve(run.target), "cpu")
-    assert outcome.verdict is Verdict.NONFINITE and outcome.analysis["cause"] == "emulated_rounding"
+    assert outcome.verdict is Verdict.NONFINITE and outcome.analysis.cause == "emulated_rounding"
     plain = target_without_option(configured(resolve(run.target), run))
     assert plain is not None and plain.options == {"max_autotune": True}  # the rest of the configuration stays
     assert target_without_option(resolve("emulating:max_autotune=1")) is None
@@ -90,5 +90,5 @@ def test_an_integer_input_of_the_culprit_is_no_dtype_to_round():
     """nll_loss takes i64 class targets: the check looks at its float input only (a campaign raised on the i64)."""
     graph = Graph((TensorSpec((4, 3), "bf16"), TensorSpec((4,), "i64")), (Node.make("nll_loss", [0, 1], ignore_index=-100, reduction="sum"),), (2,))
     x, classes = torch.randn(4, 3).to(torch.bfloat16), torch.tensor([0, 2, 1, 0])
-    why = without_option_is_clean(graph, [[x, classes]], resolve("emulating:emulate_precision_casts=1"), "cpu", 0, "bf16")
+    why = without_option_evidence(graph, [[x, classes]], resolve("emulating:emulate_precision_casts=1"), "cpu", 0, "bf16")
     assert why is not None and "without emulate_precision_casts" in why  # the planted rounding is in round() only: clean without it

@@ -4,8 +4,11 @@ import torch
 from torch.overrides import TorchFunctionMode
 
 from numfuzz.corpus.case import Case
+from numfuzz.judge.bounds import load_bounds
 from numfuzz.judge.compiled import CompiledProgram
 from numfuzz.judge.execute import judge
+from numfuzz.judge.rounding_error import record_within
+from numfuzz.judge.rounding_error_text import describe
 from numfuzz.judge.verdicts import Verdict
 from numfuzz.program.ir import Graph, Node, TensorSpec
 from numfuzz.run_spec import RunSpec
@@ -127,21 +130,22 @@ def test_a_backward_only_bug_is_found_in_the_gradient_and_located_at_its_op():
     outcome = run_case(_tanh_case(grad=True), target)
     assert outcome.verdict is Verdict.LESS_ACCURATE
     assert [o.verdict for o in outcome.outputs] == ["equal", "less_accurate"]  # the output, then x0's gradient
-    analysis = outcome.analysis
-    assert analysis["gradient_of"] == 0 and analysis["op"] == "tanh" and analysis["cause"] == "backward"
-    assert analysis["culprit"]["located"] == "cutting the backward"
-    record = analysis["backward_error"]  # tanh's backward from a bf16 tanh: no input within the bound explains it
-    assert record["backward"] and record["op"] == "tanh" and record["gradient_of"] == 0 and not record["within"]
+    facts = outcome.analysis
+    assert facts.gradient_of == 0 and facts.op == "tanh" and facts.cause == "backward"
+    assert facts.culprit.located == "cutting the backward"
+    record = facts.rounding_error  # tanh's backward from a bf16 tanh: no input within the bound explains it
+    assert record["backward"] and record["op"] == "tanh" and record["gradient_of"] == 0 and not record_within(record, load_bounds([]))
     assert float(record["target"]["max_needed_ulp"]) > float(record["bound"]["input_ulp"]) > float(record["eager"]["max_needed_ulp"])
-    assert "`tanh`'s backward" in analysis["evidence"][-1]
+    assert "`tanh`'s backward" in describe(record, load_bounds([]))
 
 
 def test_a_backward_that_is_exact_for_inputs_one_ulp_away_is_within_rounding():
     target = NeighbourTanhBackward()
     outcome = run_case(_tanh_case(grad=True, low=1.0, high=3.0), target)  # tanh at 0.5 to 1.5, where eager's gradient is good to 1 ULP
     assert outcome.verdict is Verdict.WITHIN_ROUNDING, outcome.detail
-    record = outcome.analysis["backward_error"]
-    assert record["within"] and float(record["target"]["max_forward_ulp"]) > float(record["bound"]["output_ulp"])
+    record = outcome.analysis.rounding_error
+    assert outcome.rule == "gradient_within_bound" and record_within(record, load_bounds([]))
+    assert float(record["target"]["max_forward_ulp"]) > float(record["bound"]["output_ulp"])
     assert 0.5 <= float(record["target"]["max_needed_ulp"]) <= 2.0  # one ULP of x, and the gradient's own rounding
     assert "exact result of inputs within" in outcome.detail
 
@@ -160,4 +164,4 @@ def test_a_gradient_finding_minimises_to_its_op_and_keeps_its_gradient_mode():
     assert [n.op for n in small.graph.nodes] == ["tanh"] and small.run.grad
     assert len(small.grads) == len(small.samples) and small.extra["signature"]["cause"] == "backward"
     again = run_case(small, SloppyTanhBackward())
-    assert again.verdict is Verdict.LESS_ACCURATE and again.analysis["op"] == "tanh"
+    assert again.verdict is Verdict.LESS_ACCURATE and again.analysis.op == "tanh"

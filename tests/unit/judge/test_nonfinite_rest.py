@@ -9,7 +9,7 @@ from torch.overrides import TorchFunctionMode
 
 from numfuzz.corpus.case import Case
 from numfuzz.judge.bounds import load_bounds, parse_bounds
-from numfuzz.judge.rounding import NONFINITE_REST, rejudged
+from numfuzz.judge.rules import final_verdict
 from numfuzz.judge.verdicts import Verdict
 from numfuzz.program.ir import Graph, Node, TensorSpec
 from numfuzz.runner.case_runner import run_case
@@ -49,17 +49,18 @@ X = torch.full((16,), 4.56e-4)  # cos 1 - 1.04e-7: eager's is 1 - 2**-23, two UL
 def test_a_pole_after_a_within_bound_culprit_is_rounding_not_a_finding():
     outcome = run_case(Case.from_tensors(POLE, [[X]], "cos_up"), resolve("cos_up"), "cpu")
     assert outcome.verdict is Verdict.WITHIN_ROUNDING
-    assert outcome.analysis["op"] == "cos" and "non-finite at all 16 elements" in outcome.analysis[NONFINITE_REST]
+    assert outcome.analysis.op == "cos" and "non-finite at all 16 elements" in outcome.analysis.nonfinite_rest
+    assert outcome.oracle is Verdict.NONFINITE and outcome.rule == "nonfinite_rest"
 
 
 def test_the_same_culprit_is_not_rounding_where_the_exact_rest_stays_finite():
     x = torch.full((16,), 0.5)  # cos(0.5) two ULPs up: finite through log and digamma, so less accurate at most
     outcome = run_case(Case.from_tensors(POLE, [[x]], "cos_up"), resolve("cos_up"), "cpu")
-    assert outcome.verdict is not Verdict.NONFINITE and NONFINITE_REST not in (outcome.analysis or {})
+    assert outcome.verdict is not Verdict.NONFINITE and (outcome.analysis is None or outcome.analysis.nonfinite_rest is None)
 
 
 def test_judged_again_with_a_tighter_bound_it_is_nonfinite_again():
     outcome = run_case(Case.from_tensors(POLE, [[X]], "cos_up"), resolve("cos_up"), "cpu")
     tight = parse_bounds('[[bound]]\nops = ["cos"]\nulp = 0.25\nsource = "tests"\n', "tight.toml", load_bounds())
-    assert rejudged(Verdict.WITHIN_ROUNDING, outcome.analysis, tight) is Verdict.NONFINITE
-    assert rejudged(Verdict.WITHIN_ROUNDING, outcome.analysis, load_bounds()) is Verdict.WITHIN_ROUNDING
+    assert final_verdict(outcome.oracle, outcome.analysis, tight).verdict is Verdict.NONFINITE
+    assert final_verdict(outcome.oracle, outcome.analysis, load_bounds()).verdict is Verdict.WITHIN_ROUNDING

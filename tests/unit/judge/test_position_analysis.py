@@ -55,7 +55,7 @@ X = torch.tensor(ROW, dtype=torch.float32)
 def test_a_tail_within_its_bound_amplified_downstream_is_rounding():
     outcome = run_case(Case.from_tensors(FMOD_COS, [[X]], "tail_cos:1"), resolve("tail_cos:1"), "cpu")
     assert outcome.verdict is Verdict.WITHIN_ROUNDING
-    assert outcome.analysis["cause"] == "position_rounding" and outcome.analysis["op"] == "cos"
+    assert outcome.rule == "position_within_bound" and outcome.analysis.op == "cos" and outcome.analysis.partings[0].op == "cos"
     assert "ULP apart" in outcome.detail and "first part at `cos`" in outcome.detail
 
 

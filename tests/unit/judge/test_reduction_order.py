@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Callable
 
 import torch
@@ -9,7 +10,7 @@ from torch.overrides import TorchFunctionMode
 
 from numfuzz.corpus.case import Case
 from numfuzz.judge.bounds import load_bounds, parse_bounds
-from numfuzz.judge.rounding import REORDERED, rejudged
+from numfuzz.judge.rules import final_verdict
 from numfuzz.judge.verdicts import Verdict
 from numfuzz.program.ir import Graph, Node, TensorSpec
 from numfuzz.runner.case_runner import run_case
@@ -59,17 +60,17 @@ def _terms(first: float) -> torch.Tensor:
 def test_a_product_that_overflows_in_another_order_is_rounding():
     outcome = run_case(Case.from_tensors(PROD, [[_terms(0.0)]], "planted_prod:backwards"), resolve("planted_prod:backwards"), "cpu")
     assert outcome.verdict is Verdict.WITHIN_ROUNDING  # eager from the front: 0; from the back: inf * 0
-    assert "non-finite at all 8 elements" in outcome.analysis[REORDERED]
+    assert "non-finite at all 8 elements" in outcome.analysis.reordered and outcome.rule == "reordered_reduction"
 
 
 def test_a_nan_no_order_gives_stays_a_finding():
     x = torch.tensor([[0.0, 1.0, 2.0, 3.0]] * 8).to(torch.bfloat16)  # 0 in every order
     outcome = run_case(Case.from_tensors(PROD, [[x]], "planted_prod:nan_at_zero"), resolve("planted_prod:nan_at_zero"), "cpu")
-    assert outcome.verdict is Verdict.NONFINITE and REORDERED not in outcome.analysis
+    assert outcome.verdict is Verdict.NONFINITE and outcome.analysis.reordered is None
 
 
 def test_judged_again_with_any_bound_the_reordered_product_stays_rounding():
     outcome = run_case(Case.from_tensors(PROD, [[_terms(0.0)]], "planted_prod:backwards"), resolve("planted_prod:backwards"), "cpu")
-    analysis = {**outcome.analysis, "cause": "kernel_accuracy"}  # a cause the bound decides, and no input move explains it
+    facts = replace(outcome.analysis, cause="kernel_accuracy")  # a cause the bound decides, and no input move explains it
     tight = parse_bounds('[[bound]]\nops = ["prod"]\nulp = 0\nsource = "tests"\n', "tight.toml", load_bounds())
-    assert rejudged(Verdict.WITHIN_ROUNDING, analysis, tight) is Verdict.WITHIN_ROUNDING  # the order, not a bound, explains it
+    assert final_verdict(outcome.oracle, facts, tight).verdict is Verdict.WITHIN_ROUNDING  # the order, not a bound, explains it

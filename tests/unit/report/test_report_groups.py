@@ -11,7 +11,7 @@ from numfuzz.program.ir import Graph, Node, TensorSpec
 from numfuzz.report.collect import collect_groups
 
 
-def test_the_report_lists_the_corpus_groups_and_shows_their_cause_and_backward_error(cli, tmp_path):
+def test_the_report_lists_the_corpus_groups_and_shows_their_cause_and_rounding_error(cli, tmp_path):
     corpus = tmp_path / "corpus"
     graph = lambda op: Graph((TensorSpec((4, 4), "fp32"),), (Node.make(op, [0]),), (1,))  # noqa: E731
     within = {"op": "cos", "dtype": "fp32", "device": "cpu", "n": 1, "bound": {}, "target": {"front": [[1.02, 4.0]]}, "eager": {}}
@@ -37,5 +37,5 @@ def test_the_report_lists_the_corpus_groups_and_shows_their_cause_and_backward_e
     views = {c.view.target: c.view for c in collected}
     assert set(views) == {"thunder:bug_expm1", "thunder:bug_sin"}
     assert views["thunder:bug_expm1"].cause == "cancellation"  # read from the recorded result, not "not analysed"
-    assert "not the exact result of any input within 4e+05 ULP" in views["thunder:bug_expm1"].backward_error
-    assert views["thunder:bug_sin"].cause == "unexplained" and not views["thunder:bug_sin"].backward_error
+    assert "not the exact result of any input within 4e+05 ULP" in views["thunder:bug_expm1"].rounding_error
+    assert views["thunder:bug_sin"].cause == "unexplained" and not views["thunder:bug_sin"].rounding_error

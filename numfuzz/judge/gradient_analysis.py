@@ -1,4 +1,4 @@
-"""Where a gradient finding starts: the forward op whose backward is where the target and eager part ways.
+"""Where a gradient finding starts (an autograd finding, judged like a value): the forward op whose backward is where the target and eager part ways.
 
 A compiled backward is one program (AOTAutograd partitions and fuses it; Thunder builds its own
 VJP trace), so its intermediate gradients cannot be exposed the way the forward's values can.
@@ -16,13 +16,11 @@ from dataclasses import dataclass
 
 import torch
 
-from numfuzz.judge.backward_error_text import describe
-from numfuzz.judge.bounds import active_bounds
+from numfuzz.judge.bounds import Bounds
 from numfuzz.judge.compiled import laid_out
 from numfuzz.judge.execute import Outcome, evaluate
-from numfuzz.judge.gradient_error import measure_gradient
-from numfuzz.judge.localize import Culprit
-from numfuzz.judge.rounding import within_rounding
+from numfuzz.judge.facts import Analysis, Culprit
+from numfuzz.judge.gradient_rounding import measure_gradient
 from numfuzz.judge.verdicts import Verdict
 from numfuzz.program.graph_edit import cone
 from numfuzz.program.ir import Graph, Node
@@ -30,7 +28,6 @@ from numfuzz.program.lowering import compile_source, lower
 from numfuzz.program.ops import infer_specs
 from numfuzz.targets import Target
 
-ACCURACY = (Verdict.LESS_ACCURATE, Verdict.NONFINITE)
 CAUSE = "backward"  # the group's cause: a gradient finding is the backward's, whatever the forward does
 
 
@@ -98,8 +95,8 @@ def locate_backward(
         grads = [[g[out].cpu() if g[out] is not None else torch.zeros_like(vals[out]).cpu()] for vals, g in values]
         alone = _alone(graph, j)
         local = evaluate(alone, rows, target, device, upstream=grads)
-        worse = [e for e in local.outputs[1:] if e.verdict in (v.value for v in ACCURACY)]
-        if local.verdict in ACCURACY and worse:
+        worse = [e for e in local.outputs[1:] if Verdict(e.verdict).is_accuracy]
+        if local.verdict.is_accuracy and worse:
             evidence = [
                 f"`{node.op}` ({specs[out].dtype}) alone, on eager's forward values and eager's gradient of its output: the target's gradients of its"
                 f" inputs reach {max(e.target_max_ulp for e in worse):.3g} ULP against float64, eager's {max(e.eager_max_ulp for e in worse):.3g}"
@@ -111,29 +108,19 @@ def locate_backward(
     return Culprit(j, graph.nodes[j].op, specs[out].dtype, "", f"fallback ({why})"), [why], None
 
 
-def analyse_backward(
-    graph: Graph, samples: list[list[torch.Tensor]], upstream: list[list[torch.Tensor]], target: Target, device: str, outcome: Outcome, flagged: int
-) -> Outcome:
-    """Fill `outcome.analysis` for a finding in the gradient of input `flagged - outputs` (in place, and returned)."""
+def analyse_gradient(
+    graph: Graph,
+    samples: list[list[torch.Tensor]],
+    upstream: list[list[torch.Tensor]],
+    target: Target,
+    device: str,
+    outcome: Outcome,
+    flagged: int,
+    bounds: Bounds,
+) -> Analysis:
+    """The facts of a finding in the gradient of input `flagged - outputs`: its culprit, evidence and rounding-error record."""
     input_index = flagged - len(graph.outputs)
     culprit, evidence, cut = locate_backward(graph, samples, upstream, target, device, input_index)
     evidence = [f"the gradient of input x{input_index} is {outcome.verdict.value}", *evidence]
-    bounds = active_bounds()
     record = measure_gradient(cut.graph, cut.rows, cut.upstream, cut.outcome, bounds, device) if cut is not None else None
-    if record is not None:
-        evidence.append(describe(record))
-    outcome.analysis = {
-        "output": flagged,
-        "gradient_of": input_index,
-        "culprit": culprit.to_json(),
-        "cause": CAUSE,
-        "evidence": evidence,
-        "op": culprit.op,
-        "dtype": culprit.dtype,
-    }
-    if record is not None:
-        outcome.analysis["backward_error"] = record
-        if outcome.verdict is Verdict.LESS_ACCURATE and within_rounding(outcome.analysis, bounds):
-            outcome.verdict = Verdict.WITHIN_ROUNDING
-            outcome.detail = describe(record)
-    return outcome
+    return Analysis(flagged, CAUSE, evidence, culprit.op, culprit.dtype, culprit=culprit, gradient_of=input_index, rounding_error=record)

@@ -1,4 +1,4 @@
-"""Backward error at the culprit op: is each side's value the exact result of inputs within a few ULP?
+"""Rounding error at the culprit op (Higham's backward error): is each side's value the exact result of inputs within a few ULP?
 
 A less accurate result is not yet a wrong one. Where an op is ill conditioned (a sum that
 cancels), a value many ULPs from float64 can be the op applied exactly to inputs a fraction of
@@ -22,30 +22,32 @@ error, one backward each. Scalar attributes (`value=`, an exponent) are constant
 
 The judgement against a documented bound (`numfuzz.judge.bounds`) keeps only the Pareto front
 of (forward error, needed) over the measured elements, so that it can be re-judged against
-another bounds file from the stored record alone.
+another bounds file from the stored record alone. `record_within` is that judgement, the one
+place a record meets a bound: the verdict rules (`judge.rules`) and the record's words
+(`judge.rounding_error_text`) both ask it.
+
+Where the op's float attributes change when rounded to fp32 (ATen's vectorised kernels take a
+Python-float exponent or `value=` in fp32), the record also keeps the front measured against the
+op with them so rounded (`fp32_scalars`); the value is within its bound where either front is.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 import numpy as np
 import torch
 
 from numfuzz.judge.bounds import FP32_MANTISSA, Allowance, Bounds
+from numfuzz.judge.evidence import Evidence
 from numfuzz.judge.oracle import ulp
 from numfuzz.program.dtypes import check_dtype, is_integer
 from numfuzz.program.ir import Graph, Node
 from numfuzz.program.lowering import compile_source, lower
 from numfuzz.program.ops import infer_specs, lookup
 
-if TYPE_CHECKING:
-    from numfuzz.judge.causes import Evidence
-
 WORST = 8  # elements measured one backward each (non-pointwise ops), and elements shown
-FRONT = 64  # Pareto points stored for re-judging (fronts are short: errors and moves mostly grow together)
 METHOD = "first order; derivatives by float64 autograd of the op's float64 reference; the value's final rounding (half an output ULP) allowed"
 POINTWISE = ("unary", "elementwise")
 
@@ -104,10 +106,10 @@ def _num(x: float | str | None) -> float:
     return float(x) if x is not None else math.nan
 
 
-def pareto_front(forward: list[float], needed: list[float], limit: int | None = FRONT) -> list[list[float | str]]:
+def pareto_front(forward: list[float], needed: list[float]) -> list[list[float | str]]:
     """The points no other point exceeds in both: an element beyond a bound on both counts lies under one of them.
 
-    Past `limit` points the front is cut at its low-forward end, so a re-judgement may miss an element there."""
+    Stored whole (fronts are short: errors and moves mostly grow together), so a record judged again says what the live judgement said."""
     f, n = _nan_low(np.asarray(forward, float)), _nan_low(np.asarray(needed, float))
     if f.size == 0:
         return []
@@ -115,12 +117,46 @@ def pareto_front(forward: list[float], needed: list[float], limit: int | None = 
     f, n = f[order], n[order]
     best_before = np.concatenate([[-np.inf], np.maximum.accumulate(n)[:-1]])
     keep = np.flatnonzero(n > best_before)
-    return [[_safe(f[k]), _safe(n[k])] for k in keep[:limit]]
+    return [[_safe(f[k]), _safe(n[k])] for k in keep]
 
 
 def within(front: list[list[float | str]], allowance: Allowance) -> bool:
-    """THE rule: every element within the bound at its output, or explained by inputs within it."""
+    """Every element within the bound at its output, or explained by inputs within it."""
     return all(_num(f) <= allowance.output_ulp or _num(n) <= allowance.input_ulp for f, n in front)
+
+
+def allowance_of(record: dict, bounds: Bounds) -> Allowance:
+    """What `bounds` allow the op a record measured: the op's, its backward's, or the loosest of a cut suffix's ops."""
+    device = str(record.get("device", "cpu"))
+    if isinstance(record.get("suffix_ops"), list):  # the culprit's fused rest, taken as one op
+        return bounds.loosest(record["suffix_ops"], str(record["bound_dtype"]), device)
+    measure = bounds.backward_allowance if record.get("backward") else bounds.allowance
+    return measure(str(record["op"]), str(record["dtype"]), device, int(record.get("n", 1)))
+
+
+def chosen_side(record: dict, bounds: Bounds) -> dict:
+    """The measurement `bounds` judge a record by ({"target": ..., "eager": ...}): the op as written,
+    unless only the op with its float attributes rounded to fp32 is within the bound."""
+    rounded = record.get("fp32_scalars")
+    if isinstance(rounded, dict) and not within(record["target"]["front"], allowance_of(record, bounds)):
+        if within(rounded["target"]["front"], allowance_of(record, bounds)):
+            return rounded
+    return record
+
+
+def record_within(record: object, bounds: Bounds) -> bool | None:
+    """THE rule: is a recorded culprit value within its bound under `bounds`? None where the record cannot say
+    (not measured, or written by another numfuzz)."""
+    if not isinstance(record, dict) or "error" in record or not isinstance(record.get("target"), dict):
+        return None
+    try:
+        allowance = allowance_of(record, bounds)
+        fronts = [record["target"]["front"]]
+        if isinstance(record.get("fp32_scalars"), dict):
+            fronts.append(record["fp32_scalars"]["target"]["front"])
+        return any(within(front, allowance) for front in fronts)
+    except (KeyError, TypeError, ValueError):
+        return None
 
 
 def reduced_length(graph: Graph, k: int) -> int:
@@ -140,17 +176,17 @@ def reduced_length(graph: Graph, k: int) -> int:
 
 
 def measure(ev: Evidence, bounds: Bounds) -> dict | None:
-    """The backward-error record of the culprit (JSON-safe), or None where it cannot be measured."""
-    from numfuzz.judge.causes import culprit_alone, culprit_alone_output, culprit_io
+    """The rounding-error record of the culprit (JSON-safe), or None where it cannot be measured.
 
+    `bounds` only name the bound the record was measured under (its words); `record_within` judges it under any."""
     c = ev.culprit
-    if c is None or (ev.suffix is None and ev.probe is None and any(a >= len(ev.graph.inputs) for a in ev.graph.nodes[c.node].args)):
+    if c is None or not ev.inputs_seen():
         return None  # the culprit's inputs were never seen (no probe)
-    alone, out = culprit_alone(ev), culprit_alone_output(ev)
+    alone, out = ev.alone(), ev.alone_output()
     pointwise = ev.suffix is None and lookup(c.op).family in POINTWISE
     n = reduced_length(ev.graph, c.node)
     allowance = bounds.allowance(c.op, c.dtype, ev.device, n)
-    fn = compile_source(lower(alone, reference=True))
+    fn = ev.reference_fn()
     # an index (integer input) has no partial derivative, so it is never moved: any format will do for it
     in_fmts = [check_dtype("fp64" if is_integer(s.dtype) else s.dtype) for s in alone.inputs]
     out_dtype = infer_specs(alone)[alone.outputs[out]].dtype
@@ -158,11 +194,11 @@ def measure(ev: Evidence, bounds: Bounds) -> dict | None:
     suffix_ops = [[node.op, reduced_length(alone, k)] for k, node in enumerate(alone.nodes)] if ev.suffix is not None else None
     if suffix_ops is not None:  # the program from the culprit on, as one op: the loosest bound of its ops, in its output's dtype
         allowance = bounds.loosest(suffix_ops, out_dtype, ev.device)
-    t_inputs, t_values = culprit_io(ev, "target")
-    e_inputs, e_values = culprit_io(ev, "eager")
-    scalars = "as written"
+    t_inputs, t_values = ev.side("target")
+    e_inputs, e_values = ev.side("eager")
     # where eager's value is not finite either, the element says nothing against the target
     skip = np.concatenate([~torch.isfinite(v.detach().cpu()).reshape(-1).numpy() for v in e_values])
+    fp32_scalars = None
     try:
         positions = None if pointwise else worst_positions(fn, out, t_inputs, t_values, out_fmt)
         if positions is not None:
@@ -170,15 +206,12 @@ def measure(ev: Evidence, bounds: Bounds) -> dict | None:
             positions = [(s, j) for s, j in positions if not skip[s * numel + j]]
         target = measure_side(fn, out, t_inputs, t_values, in_fmts, out_fmt, positions, skip)
         eager = measure_side(fn, out, e_inputs, e_values, in_fmts, out_fmt, positions)
-        front = pareto_front(target.forward, target.needed, limit=None)
         rounded = _scalars_as_fp32(alone) if ev.suffix is None and out_fmt.mantissa_bits <= FP32_MANTISSA else None
-        if rounded is not None and not within(front, allowance):
+        if rounded is not None:
             fn32 = compile_source(lower(rounded, reference=True))
             target32 = measure_side(fn32, out, t_inputs, t_values, in_fmts, out_fmt, positions)
-            front32 = pareto_front(target32.forward, target32.needed, limit=None)
-            if within(front32, allowance):
-                target, front, scalars = target32, front32, "rounded to fp32"
-                eager = measure_side(fn32, out, e_inputs, e_values, in_fmts, out_fmt, positions)
+            eager32 = measure_side(fn32, out, e_inputs, e_values, in_fmts, out_fmt, positions)
+            fp32_scalars = {"target": target32.summary(), "eager": eager32.summary()}
     except RuntimeError as exc:  # an op autograd cannot differentiate here (a cast's rounding, say)
         return {"op": c.op, "dtype": c.dtype, "error": f"not measured: {str(exc).splitlines()[0][:200]}"}
     return {
@@ -191,11 +224,11 @@ def measure(ev: Evidence, bounds: Bounds) -> dict | None:
         "suffix": ev.suffix is not None,  # located by cutting: the fused program from the op on, taken as one op
         **({"suffix_ops": suffix_ops, "bound_dtype": out_dtype} if suffix_ops is not None else {}),
         "all_elements": positions is None,
-        "scalars": scalars,  # the op's float attributes: as the program writes them, or rounded to fp32 as ATen's vectorised kernels take them
-        "bound": allowance.to_json(),
-        "within": within(front, allowance),
+        "bound": allowance.to_json(),  # the bound it was measured under; judged again, `allowance_of` gives today's
         "target": target.summary(),
         "eager": eager.summary(),
+        # the op with its float attributes rounded to fp32, as ATen's vectorised kernels take them
+        **({"fp32_scalars": fp32_scalars} if fp32_scalars is not None else {}),
     }
 
 

@@ -1,8 +1,15 @@
-"""The backward-error record in words: one line for evidence, replay, the report and the issue text."""
+"""The rounding-error record in words: one line for evidence, replay, the report and the issue text.
+
+The words judge the record against the bounds in force (`rounding_error.allowance_of`,
+`chosen_side`), as the verdict rules do, so that what `corpus` prints agrees with its status.
+"""
 
 from __future__ import annotations
 
 import math
+
+from numfuzz.judge.bounds import Bounds
+from numfuzz.judge.rounding_error import allowance_of, chosen_side
 
 
 def _num(x: float | str | None) -> float:
@@ -13,11 +20,23 @@ def _ulps(x: float) -> str:
     return "inf" if math.isinf(x) else f"{x:.3g}"
 
 
-def describe(record: dict) -> str:
-    """One line for evidence, replay, the report and the issue text: the backward error against the bound."""
+def describe(record: dict, bounds: Bounds) -> str:
+    """One line for evidence, replay, the report and the issue text: the rounding error against the bound `bounds` give."""
+    try:
+        return _describe(record, bounds)
+    except (KeyError, TypeError, ValueError, IndexError):  # a record with parts missing: say so, never fail a listing
+        return f"rounding error at `{record.get('op')}`: recorded in a form this numfuzz cannot read in full"
+
+
+def _describe(record: dict, bounds: Bounds) -> str:
     if "error" in record:
-        return f"backward error at `{record.get('op')}`: {record['error']}"
-    bound = record["bound"]
+        return f"rounding error at `{record.get('op')}`: {record['error']}"
+    try:
+        bound = allowance_of(record, bounds).to_json()
+        measured = chosen_side(record, bounds)
+    except (KeyError, TypeError, ValueError):  # a record from another numfuzz: its own words
+        bound, measured = record["bound"], record
+    target, eager_summary = measured["target"], measured["eager"]
     documented = f"{_ulps(float(bound['documented_ulp']))} ULP ({bound['source']}{'; uncertain' if bound.get('uncertain') else ''})"
     if record.get("bound_dtype", record["dtype"]) != "fp32":  # stated for fp32; a narrow op is computed in fp32 and rounded once
         documented = (
@@ -26,18 +45,19 @@ def describe(record: dict) -> str:
         )
     if record.get("n", 1) > 1 and bound.get("grows"):
         documented += f", grown for {record['n']} elements"
-    eager = _num(record["eager"]["max_needed_ulp"])
+    eager = _num(eager_summary["max_needed_ulp"])
     out_ulp, in_ulp = float(bound["output_ulp"]), float(bound["input_ulp"])
-    front = [(_num(f), _num(n)) for f, n in record["target"]["front"]]
+    front = [(_num(f), _num(n)) for f, n in target["front"]]
     beyond = [n for f, n in front if f > out_ulp and n > in_ulp]
     what = f"the program from `{record['op']}` on" if record.get("suffix") else f"`{record['op']}`"
     if record.get("backward"):
         what = f"`{record['op']}`'s backward (the gradient of its input {record.get('gradient_of', 0)})"
-    worst = record["target"].get("worst") or [{}]
+    worst = target.get("worst") or [{}]
     at_worst = _num(worst[0].get("condition"))
     condition = f"condition {_ulps(at_worst)} at its worst element, " if math.isfinite(at_worst) or math.isinf(at_worst) else ""
-    scalars = ", its float attributes rounded to fp32 as ATen's vectorised kernels take them" if record.get("scalars") == "rounded to fp32" else ""
-    where = f"at {what} ({record['dtype']}, {condition}up to {_ulps(_num(record['target']['max_condition']))}{scalars})"
+    rounded = measured is not record or record.get("scalars") == "rounded to fp32"  # the second: a record of numfuzz before the rules
+    scalars = ", its float attributes rounded to fp32 as ATen's vectorised kernels take them" if rounded else ""
+    where = f"at {what} ({record['dtype']}, {condition}up to {_ulps(_num(target['max_condition']))}{scalars})"
     if beyond and math.isinf(min(beyond)):
         return (
             f"{where}: numfuzz finds no input move that explains the compiled result (first order gives none, or the op at the "
@@ -50,7 +70,7 @@ def describe(record: dict) -> str:
         )
     excused = [n for f, n in front if f > out_ulp]
     if not excused:
-        return f"{where}: the compiled result is within {_ulps(_num(record['target']['max_forward_ulp']))} ULP of float64 at the op; the documented bound is {documented}"
+        return f"{where}: the compiled result is within {_ulps(_num(target['max_forward_ulp']))} ULP of float64 at the op; the documented bound is {documented}"
     return (
         f"{where}: the compiled value is the exact result of inputs within {_ulps(max(excused))} ULP; "
         f"the documented bound is {documented}; eager's needs {_ulps(eager)} ULP"

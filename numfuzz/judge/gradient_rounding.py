@@ -1,6 +1,6 @@
-"""Backward error of a gradient finding at its culprit: is the target's local gradient the exact backward of inputs a few ULP away?
+"""Rounding error of a gradient finding at its culprit: is the target's local gradient the exact backward of inputs a few ULP away?
 
-A gradient finding's culprit (`judge.backward_analysis`) is an op whose backward, cut out and run
+A gradient finding's culprit (`judge.gradient_analysis`) is an op whose backward, cut out and run
 alone on eager's forward values and eager's gradient of its output, the target gets less
 accurate than eager. That backward is an op of its own, the vector-Jacobian product
 
@@ -8,7 +8,7 @@ accurate than eager. That backward is an op of its own, the vector-Jacobian prod
 
 whose float64 reference is autograd of the op's float64 reference, and whose derivatives (for
 the input move that explains a value) are autograd again: a double backward. The measurement
-and the rule are the forward's (`judge.backward_error`) with this op in place of the forward
+and the rule are the forward's (`judge.rounding_error`) with this op in place of the forward
 one: the WORST elements of each input gradient the target gets less accurate, the move counted
 in ULPs of the forward inputs and of the upstream gradient, against the op's backward bound
 (`Bounds.backward_allowance`). Both sides get the same inputs (the cut feeds eager's values), so
@@ -21,9 +21,9 @@ from typing import Callable
 
 import torch
 
-from numfuzz.judge.backward_error import METHOD, measure_side, pareto_front, within, worst_positions
 from numfuzz.judge.bounds import Bounds
 from numfuzz.judge.execute import Outcome
+from numfuzz.judge.rounding_error import METHOD, measure_side, worst_positions
 from numfuzz.judge.verdicts import Verdict
 from numfuzz.program.dtypes import check_dtype
 from numfuzz.program.ir import Graph
@@ -48,7 +48,7 @@ def vjp_reference(alone: Graph) -> Callable:
 def measure_gradient(
     alone: Graph, rows: list[list[torch.Tensor]], upstream: list[list[torch.Tensor]], local: Outcome, bounds: Bounds, device: str
 ) -> dict | None:
-    """The backward-error record of the culprit's backward (JSON-safe), for the input gradient the target gets worst; None: nothing to measure.
+    """The rounding-error record of the culprit's backward (JSON-safe), for the input gradient the target gets worst; None: nothing to measure.
 
     `alone` is the culprit op with its arguments as inputs, `rows` eager's values of them per
     sample, `upstream` eager's gradient of its output, `local` the judgement of that cut with
@@ -76,7 +76,6 @@ def measure_gradient(
         target, eager = (measure_side(vjp, i, inputs, values, in_fmts, out_fmt, positions) for values in got)
     except RuntimeError as exc:  # an op whose float64 reference autograd cannot differentiate twice
         return {"op": op, "dtype": dtype, "backward": True, "gradient_of": i, "error": f"not measured: {str(exc).splitlines()[0][:200]}"}
-    front = pareto_front(target.forward, target.needed, limit=None)
     return {
         "op": op,
         "dtype": dtype,
@@ -89,7 +88,6 @@ def measure_gradient(
         "suffix": False,
         "all_elements": False,
         "bound": allowance.to_json(),
-        "within": within(front, allowance),
         "target": target.summary(),
         "eager": eager.summary(),
     }

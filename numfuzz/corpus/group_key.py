@@ -1,0 +1,56 @@
+"""The root cause a finding is filed under, and the group's name: one type for the corpus listing, the report and a campaign's dedupe.
+
+A finding's key is, first that applies: the known upstream issue it matches (one group per issue
+and target, whatever its causes, dtypes and ops); the mechanism it shows
+(`numfuzz.judge.signature.MECHANISMS`); else its signature's own fold (`Signature.group_key`:
+target and cause, with the op unless the cause is one root cause whatever the op).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any, Iterable, Sequence
+
+from numfuzz.corpus.known import KnownIssue, match_known
+from numfuzz.judge.facts import Analysis
+from numfuzz.judge.signature import ONE_ROOT_CAUSE, Mechanism, Signature, mechanism_of
+from numfuzz.program.ir import Graph
+
+
+@dataclass(frozen=True)
+class GroupKey:
+    parts: tuple  # what identifies the group; a campaign's journal stores it as JSON (`text`)
+    signature: Signature  # the signature of the finding the key was made from
+    known: KnownIssue | None = None
+    mechanism: Mechanism | None = None
+
+    @staticmethod
+    def of(signature: Signature, graph: Graph | None, facts: Analysis | None, known: Sequence[KnownIssue], provenance: dict[str, Any]) -> GroupKey:
+        """The key of a finding: its signature, its program (None: not at hand), its facts, and the known issues to match."""
+        mechanism = mechanism_of(signature, graph, facts) if graph is not None else None
+        issue = match_known(known, signature, provenance, mechanism.name if mechanism is not None else "")
+        if issue is not None:
+            return GroupKey(("known", issue.id, signature.target), signature, issue, mechanism)
+        if mechanism is not None:
+            return GroupKey(("mechanism", mechanism.name, signature.target), signature, None, mechanism)
+        return GroupKey(signature.group_key(), signature)
+
+    def text(self) -> str:
+        """The key as a campaign's journal stores it."""
+        return json.dumps(self.parts)
+
+    def title(self, ops: Iterable[str] = (), dtypes: Iterable[str] = ()) -> str:
+        """The group's name, as the corpus table, the report and a dedupe note show it; `ops` and `dtypes` over its findings."""
+        signature = self.signature
+        ops = "+".join(sorted(set(ops) or set(signature.ops))) or "?"
+        dtypes = ",".join(sorted({d for d in dtypes if d} or ({signature.dtype} if signature.dtype else set()))) or "-"
+        if self.known is not None:
+            return f"{signature.where} | known issue {self.known.id}"
+        if self.mechanism is not None:
+            return f"{signature.where} | {self.mechanism.title} | {ops} | {dtypes}"
+        if signature.cause in ONE_ROOT_CAUSE:
+            return f"{signature.where} | {ONE_ROOT_CAUSE[signature.cause]}"
+        if signature.cause:
+            return f"{signature.where} | {'+'.join(signature.ops) or '?'} | {dtypes} | {signature.cause}"
+        return signature.text()

@@ -1,0 +1,147 @@
+"""What the analysis of a finding established, as typed facts: the input of the verdict rules (`judge.rules`).
+
+An `Analysis` is stored in a case as `result.analysis` (JSON, with `version`). It says where the
+difference starts (the culprit), why (the cause and its evidence), and each measurement a rule
+reads: the rounding-error record at the culprit (`judge.rounding_error`, re-judged against any
+bounds file), whether the difference is only amplified, the rest-of-program and reorder probes of
+a non-finite result, and the partings of a position-dependent one. Facts never depend on the
+bounds: the rules apply them, so a case judged live and one loaded from disk get one verdict.
+
+Version 1 (numfuzz before the rules) stored a plain dict: `backward_error` for the record, the
+cause `amplified`, the evidence keys `nonfinite_rest` and `reordered`, and a `position_rounding`
+cause whose partings were only words. `Analysis.from_json` reads both.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+VERSION = 2
+
+
+@dataclass(frozen=True)
+class Culprit:
+    """The op where the difference starts."""
+
+    node: int  # position in graph.nodes
+    op: str
+    dtype: str
+    verdict: str  # at that op, locally: less_accurate or nonfinite
+    located: str  # how it was found: "probe", "single op", "cutting", "cutting the backward" or "fallback (why)"
+
+    def to_json(self) -> dict:
+        return {"node": self.node, "op": self.op, "dtype": self.dtype, "verdict": self.verdict, "located": self.located}
+
+    @staticmethod
+    def from_json(data: dict) -> Culprit:
+        return Culprit(
+            int(data.get("node", 0)), str(data.get("op", "")), str(data.get("dtype", "")), str(data.get("verdict", "")), str(data.get("located", ""))
+        )
+
+
+@dataclass(frozen=True)
+class Parting:
+    """A position-dependent result: the first op at which two positions part, and the target's error there against the op on its own inputs."""
+
+    op: str
+    dtype: str
+    device: str
+    local_ulp: float
+
+    def to_json(self) -> dict:
+        return {"op": self.op, "dtype": self.dtype, "device": self.device, "local_ulp": self.local_ulp if math.isfinite(self.local_ulp) else "inf"}
+
+    @staticmethod
+    def from_json(data: dict) -> Parting:
+        return Parting(str(data["op"]), str(data["dtype"]), str(data.get("device", "cpu")), float(data["local_ulp"]))
+
+
+@dataclass
+class Analysis:
+    """The facts of one analysed outcome; every field but `output` may be absent."""
+
+    output: int  # the flagged output (past the outputs: an input's gradient)
+    cause: str = ""
+    evidence: list[str] = field(default_factory=list)
+    op: str = ""  # what the finding is filed under: the culprit op, or the cast a dropped cast names
+    dtype: str = ""
+    culprit: Culprit | None = None
+    gradient_of: int | None = None  # a gradient finding: the input whose gradient it is
+    rounding_error: dict | None = None  # the culprit's record (judge.rounding_error), JSON as stored
+    amplified: bool = False  # the target parts from eager only where it is as accurate or more
+    nonfinite_rest: str | None = None  # evidence: the exact rest of the program makes the non-finite elements
+    reordered: str | None = None  # evidence: eager makes them too from the reduction's terms in another order
+    partings: list[Parting] | None = None  # a position-dependent outcome: where its positions part
+
+    def to_json(self) -> dict:
+        data: dict[str, Any] = {
+            "version": VERSION,
+            "output": self.output,
+            "cause": self.cause,
+            "evidence": list(self.evidence),
+            "op": self.op,
+            "dtype": self.dtype,
+        }
+        data["culprit"] = self.culprit.to_json() if self.culprit is not None else None
+        for name in ("gradient_of", "rounding_error", "nonfinite_rest", "reordered"):
+            if getattr(self, name) is not None:
+                data[name] = getattr(self, name)
+        if self.amplified:
+            data["amplified"] = True
+        if self.partings is not None:
+            data["partings"] = [p.to_json() for p in self.partings]
+        return data
+
+    @staticmethod
+    def from_json(data: dict) -> Analysis:
+        """A stored analysis of any version; raises ValueError where it cannot be read."""
+        if not isinstance(data, dict):
+            raise ValueError("an analysis is a JSON object")
+        try:
+            culprit = data.get("culprit")
+            record = data.get("rounding_error", data.get("backward_error"))  # version 1: `backward_error`
+            cause = str(data.get("cause", ""))
+            evidence = [str(line) for line in data.get("evidence", [])]
+            partings = data.get("partings")
+            found = Analysis(
+                output=int(data.get("output", 0)),
+                cause=cause,
+                evidence=evidence,
+                op=str(data.get("op", "")),
+                dtype=str(data.get("dtype", "")),
+                culprit=Culprit.from_json(culprit) if isinstance(culprit, dict) else None,
+                gradient_of=int(data["gradient_of"]) if data.get("gradient_of") is not None else None,
+                rounding_error=record if isinstance(record, dict) else None,
+                amplified=bool(data.get("amplified")) or cause == "amplified",
+                nonfinite_rest=_text(data.get("nonfinite_rest")),
+                reordered=_text(data.get("reordered")),
+                partings=[Parting.from_json(p) for p in partings] if isinstance(partings, list) else None,
+            )
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ValueError(f"unreadable analysis: {exc}") from None
+        if int(data.get("version", 1)) < 2:
+            _upgrade(found)
+        return found
+
+
+def _text(value: object) -> str | None:
+    return str(value) if isinstance(value, str) and value else None
+
+
+# How version 1 worded a parting: "the two positions first part at `tanh` (fp32), whose compiled values are within 0.4 ULP ..."
+_PARTING = re.compile(r"first part at `([^`]+)` \(([a-z0-9]+)\), whose compiled values are within ([0-9.eE+-]+|inf) ULP")
+
+
+def _upgrade(facts: Analysis) -> None:
+    """A version-1 analysis as version 2 has it: partings as data, and the record's words out of the evidence."""
+    if facts.cause == "position_rounding":  # version 1 said its partings in words only
+        facts.partings = [Parting(op, dtype, "cpu", float(ulps)) for line in facts.evidence for op, dtype, ulps in _PARTING.findall(line)] or None
+    # version 1 appended the record in words (under the bounds of its day); listings now say it under theirs
+    if facts.rounding_error is not None and facts.evidence and facts.evidence[-1].startswith(("at ", "backward error at ")):
+        facts.evidence = facts.evidence[:-1]
+    for why in (facts.nonfinite_rest, facts.reordered):  # and the probes' evidence, which the rules now say
+        if why is not None and why in facts.evidence:
+            facts.evidence.remove(why)

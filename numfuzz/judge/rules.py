@@ -1,0 +1,200 @@
+"""THE verdict: the oracle's verdict, then the first of the named rules below that holds of the analysis's facts.
+
+`final_verdict(oracle, facts, bounds)` is the one function that decides. It is pure: the same
+verdict wherever it is asked, live after an analysis (`judge.analysis`), for a stored case when
+a corpus is listed or a campaign dedupes (`corpus.grouping`, `campaign.dedupe`), by the
+minimiser's predicate (`reduce.minimize`) and in the issue text. The oracle's own verdict is kept
+in the outcome (`Outcome.oracle`), and the facts never depend on the bounds, so a case judged
+again under a tighter or looser `--bounds` file gets what a live run under that file would give.
+
+The rules, in order (each class below states its rule in its docstring):
+
+1. amplified                -- the difference is worse nowhere it starts: amplified downstream.
+2. reordered_reduction      -- a non-finite sum or product that eager makes too in another order.
+3. kept_cause               -- a dropped cast, an emulated rounding, a non-finite intermediate, or a
+                               narrow accumulator: a finding whatever the bound.
+4. gradient_within_bound    -- a gradient whose culprit's backward is within its bound.
+5. value_within_bound       -- a value whose culprit op is within its bound.
+6. nonfinite_rest           -- a non-finite value that the exact rest of the program makes from a
+                               culprit value within its bound.
+7. position_within_bound    -- two positions that part at an op within its bound at both.
+
+Where none holds, the oracle's verdict stands.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from numfuzz.judge.bounds import FP32_MANTISSA, Bounds
+from numfuzz.judge.execute import Outcome
+from numfuzz.judge.facts import Analysis, Parting
+from numfuzz.judge.rounding_error import record_within
+from numfuzz.judge.rounding_error_text import describe
+from numfuzz.judge.verdicts import Verdict
+from numfuzz.program.dtypes import check_dtype
+
+# Causes that are a finding whatever the bound: the program asked for a cast that the compiled
+# code does not give, or a value turned non-finite, whatever the rounding of the rest.
+KEPT = ("cast_dropped", "emulated_rounding", "nonfinite_intermediate")
+# In bf16/fp16 also this one: eager accumulates and computes in fp32 and rounds once, so an
+# accumulator in the narrow dtype, or one more rounding in it, is what the program did not ask for.
+KEPT_NARROW = ("low_precision",)
+AMPLIFIED_TEXT = "the target parts from eager only where it is as accurate or more; an op downstream amplifies that"
+
+
+@dataclass(frozen=True)
+class Judgement:
+    verdict: Verdict
+    rule: str = ""  # the rule that gave it; "" where the oracle's verdict stands
+    why: str = ""  # the rule's evidence
+
+
+class Rule:
+    """A named rule: for the oracle verdicts it `judges`, where `holds` gives evidence, the verdict is `gives`."""
+
+    name: ClassVar[str]
+    judges: ClassVar[tuple[Verdict, ...]]
+    gives: ClassVar[Verdict | None]  # None: the oracle's verdict stands, and no later rule is asked
+    reads: ClassVar[tuple[str, ...]]  # the facts it reads (fields of `Analysis`)
+    bounded: ClassVar[bool] = False  # depends on the bounds
+
+    def holds(self, facts: Analysis, bounds: Bounds) -> str | None:
+        raise NotImplementedError
+
+
+class Amplified(Rule):
+    """The probe shows no op where the target is worse than eager both locally and globally: the target parts from
+    eager only where it is as accurate or more, and an ill-conditioned op downstream amplifies that."""
+
+    name, judges, gives, reads = "amplified", (Verdict.LESS_ACCURATE, Verdict.NONFINITE), Verdict.AMPLIFIED, ("amplified",)
+
+    def holds(self, facts: Analysis, bounds: Bounds) -> str | None:
+        return AMPLIFIED_TEXT if facts.amplified else None
+
+
+class ReorderedReduction(Rule):
+    """A non-finite sum, mean or product where eager, given the same terms reversed or rotated along the reduced dim,
+    is non-finite at the same elements: a reduction's order is unspecified (`judge.reduction_order`). No bound is involved."""
+
+    name, judges, gives, reads = "reordered_reduction", (Verdict.NONFINITE,), Verdict.WITHIN_ROUNDING, ("reordered",)
+
+    def holds(self, facts: Analysis, bounds: Bounds) -> str | None:
+        return facts.reordered
+
+
+class KeptCause(Rule):
+    """A cause in KEPT, or in KEPT_NARROW in bf16/fp16, is a finding whatever the bound: the compiled code does
+    not round as the program asked, or makes a value non-finite that eager keeps finite."""
+
+    name, judges, gives, reads = "kept_cause", (Verdict.LESS_ACCURATE, Verdict.NONFINITE), None, ("cause", "dtype")
+
+    def holds(self, facts: Analysis, bounds: Bounds) -> str | None:
+        if facts.cause in KEPT or (facts.cause in KEPT_NARROW and _narrow(facts.dtype)):
+            return f"{facts.cause} is a finding whatever the bound"
+        return None
+
+
+class GradientWithinBound(Rule):
+    """A less accurate gradient whose culprit's backward, cut out and run alone, is within the op's backward bound
+    at every element measured (`judge.gradient_rounding`, `Bounds.backward_allowance`)."""
+
+    name, judges, gives, reads, bounded = "gradient_within_bound", (Verdict.LESS_ACCURATE,), Verdict.WITHIN_ROUNDING, ("gradient_of", "rounding_error"), True
+
+    def holds(self, facts: Analysis, bounds: Bounds) -> str | None:
+        if facts.gradient_of is None or not record_within(facts.rounding_error, bounds):
+            return None
+        return describe(facts.rounding_error, bounds)
+
+
+class ValueWithinBound(Rule):
+    """A less accurate value whose culprit op is within its documented bound at every element measured: its error
+    at the op is at most the bound, or it is the exact result of inputs moved within it (`judge.rounding_error`)."""
+
+    name, judges, gives, reads, bounded = "value_within_bound", (Verdict.LESS_ACCURATE,), Verdict.WITHIN_ROUNDING, ("gradient_of", "rounding_error"), True
+
+    def holds(self, facts: Analysis, bounds: Bounds) -> str | None:
+        if facts.gradient_of is not None or not record_within(facts.rounding_error, bounds):
+            return None
+        return describe(facts.rounding_error, bounds)
+
+
+class NonfiniteRest(Rule):
+    """A non-finite value whose culprit is within its bound, where the rest of the program computed exactly from the
+    target's culprit value is non-finite at every element the target made non-finite (`judge.nonfinite_rest`)."""
+
+    name, judges, gives, reads, bounded = "nonfinite_rest", (Verdict.NONFINITE,), Verdict.WITHIN_ROUNDING, ("rounding_error", "nonfinite_rest"), True
+
+    def holds(self, facts: Analysis, bounds: Bounds) -> str | None:
+        if facts.nonfinite_rest is None or not record_within(facts.rounding_error, bounds):
+            return None
+        return f"{describe(facts.rounding_error, bounds)}; {facts.nonfinite_rest}"
+
+
+class PositionWithinBound(Rule):
+    """A position-dependent result whose two positions first part, on every axis that shows it, at an op whose
+    compiled values are within the op's bound of the op applied exactly to their own inputs (`judge.position_analysis`)."""
+
+    name, judges, gives, reads, bounded = "position_within_bound", (Verdict.POSITION_DEPENDENT,), Verdict.WITHIN_ROUNDING, ("partings",), True
+
+    def holds(self, facts: Analysis, bounds: Bounds) -> str | None:
+        if not facts.partings:
+            return None
+        allowed = [bounds.allowance(p.op, p.dtype, p.device).output_ulp for p in facts.partings]
+        if not all(p.local_ulp <= a for p, a in zip(facts.partings, allowed)):
+            return None
+        return "; ".join(parting_text(p, a) for p, a in zip(facts.partings, allowed))
+
+
+RULES: tuple[Rule, ...] = (
+    Amplified(),
+    ReorderedReduction(),
+    KeptCause(),
+    GradientWithinBound(),
+    ValueWithinBound(),
+    NonfiniteRest(),
+    PositionWithinBound(),
+)
+
+
+def final_verdict(oracle: Verdict, facts: Analysis | None, bounds: Bounds) -> Judgement:
+    """The verdict: the first rule in RULES that judges `oracle` and holds of `facts`; else the oracle's verdict."""
+    if facts is None:
+        return Judgement(oracle)
+    for rule in RULES:
+        if oracle not in rule.judges:
+            continue
+        why = rule.holds(facts, bounds)
+        if why is not None:
+            return Judgement(rule.gives or oracle, rule.name if rule.gives is not None else "", why)
+    return Judgement(oracle)
+
+
+def verdict_of(outcome: Outcome, bounds: Bounds) -> Verdict:
+    """A live or stored outcome's verdict under `bounds`."""
+    return final_verdict(outcome.oracle, outcome.analysis, bounds).verdict
+
+
+def apply_rules(outcome: Outcome, bounds: Bounds) -> Outcome:
+    """Set a freshly analysed outcome's verdict, rule and detail from its oracle verdict and facts (in place, and returned)."""
+    found = final_verdict(outcome.oracle, outcome.analysis, bounds)
+    outcome.verdict, outcome.rule = found.verdict, found.rule
+    if found.rule:
+        # a position check's own detail says where the positions part; the rule adds why that is rounding
+        outcome.detail = f"{outcome.detail}; {found.why}" if found.rule == PositionWithinBound.name and outcome.detail else found.why
+    return outcome
+
+
+def parting_text(parting: Parting, allowed: float) -> str:
+    return (
+        f"the two positions first part at `{parting.op}` ({parting.dtype}), whose compiled values are within {parting.local_ulp:.3g} ULP of the op applied "
+        f"exactly to their own inputs (its bound: {allowed:g}); the ops after it amplify the difference"
+    )
+
+
+def _narrow(dtype: object) -> bool:
+    try:
+        return check_dtype(str(dtype)).mantissa_bits < FP32_MANTISSA
+    except ValueError:  # no dtype recorded: keep it a finding
+        return True
