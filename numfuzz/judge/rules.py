@@ -41,6 +41,7 @@ KEPT = ("cast_dropped", "emulated_rounding", "nonfinite_intermediate")
 # In bf16/fp16 also this one: eager accumulates and computes in fp32 and rounds once, so an
 # accumulator in the narrow dtype, or one more rounding in it, is what the program did not ask for.
 KEPT_NARROW = ("low_precision",)
+ACCURACY = tuple(v for v in Verdict if v.is_accuracy)
 AMPLIFIED_TEXT = "the target parts from eager only where it is as accurate or more; an op downstream amplifies that"
 
 
@@ -68,7 +69,7 @@ class Amplified(Rule):
     """The probe shows no op where the target is worse than eager both locally and globally: the target parts from
     eager only where it is as accurate or more, and an ill-conditioned op downstream amplifies that."""
 
-    name, judges, gives, reads = "amplified", (Verdict.LESS_ACCURATE, Verdict.NONFINITE), Verdict.AMPLIFIED, ("amplified",)
+    name, judges, gives, reads = "amplified", ACCURACY, Verdict.AMPLIFIED, ("amplified",)
 
     def holds(self, facts: Analysis, bounds: Bounds) -> str | None:
         return AMPLIFIED_TEXT if facts.amplified else None
@@ -88,7 +89,7 @@ class KeptCause(Rule):
     """A cause in KEPT, or in KEPT_NARROW in bf16/fp16, is a finding whatever the bound: the compiled code does
     not round as the program asked, or makes a value non-finite that eager keeps finite."""
 
-    name, judges, gives, reads = "kept_cause", (Verdict.LESS_ACCURATE, Verdict.NONFINITE), None, ("cause", "dtype")
+    name, judges, gives, reads = "kept_cause", ACCURACY, None, ("cause", "dtype")
 
     def holds(self, facts: Analysis, bounds: Bounds) -> str | None:
         if facts.cause in KEPT or (facts.cause in KEPT_NARROW and _narrow(facts.dtype)):

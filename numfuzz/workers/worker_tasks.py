@@ -115,7 +115,7 @@ class WorkerTasks:
         rss = rss_bytes()
         target_cpu = timed.compile_cpu + timed.run_cpu
         common = dict(
-            case=case.to_json() if case is not None and (outcome is None or outcome.verdict.is_finding or outcome.verdict is Verdict.WITHIN_ROUNDING) else None,
+            case=case.to_json() if case is not None and (outcome is None or outcome.verdict.is_kept) else None,
             ops=sorted({node.op for node in case.graph.nodes}) if case is not None else [],
             samples=len(case.samples) if case is not None else 0,
             rss=rss,
