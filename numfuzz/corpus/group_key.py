@@ -40,9 +40,10 @@ class GroupKey:
         """The key as a campaign's journal stores it."""
         return json.dumps(self.parts)
 
-    def title(self, ops: Iterable[str] = (), dtypes: Iterable[str] = ()) -> str:
-        """The group's name, as the corpus table, the report and a dedupe note show it; `ops` and `dtypes` over its findings."""
-        signature = self.signature
+    def title(self, ops: Iterable[str] = (), dtypes: Iterable[str] = (), signature: Signature | None = None) -> str:
+        """The group's name, as the corpus table, the report and a dedupe note show it: `ops` and `dtypes` over its
+        findings, `signature` the one it is named by (its smallest finding's; default: the key's own)."""
+        signature = signature or self.signature
         ops = "+".join(sorted(set(ops) or set(signature.ops))) or "?"
         dtypes = ",".join(sorted({d for d in dtypes if d} or ({signature.dtype} if signature.dtype else set()))) or "-"
         if self.known is not None:

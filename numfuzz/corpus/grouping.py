@@ -55,7 +55,7 @@ class Group:
     @property
     def title(self) -> str:
         """The group's name, as the corpus table and the report show it."""
-        return self.key.title(self.ops, self.dtypes)
+        return self.key.title(self.ops, self.dtypes, self.signature)
 
 
 def listed(groups: list[Group], everything: bool = False) -> list[Group]:
