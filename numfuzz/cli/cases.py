@@ -14,7 +14,8 @@ def recorded_imports(case: Any, imports: tuple[str, ...]) -> list[str]:
     """The case's recorded --import list plus these, files made absolute so that a repro finds them."""
     from numfuzz.campaign.config import absolute_imports
 
-    return list(dict.fromkeys([*case.run.imports, *absolute_imports(imports)]))
+    given = {Path(spec).name for spec in imports}  # a recorded file given anew at another place: the new place
+    return list(dict.fromkeys([*(spec for spec in case.run.imports if Path(spec).name not in given), *absolute_imports(imports)]))
 
 
 @contextmanager
@@ -50,6 +51,16 @@ def load_case_or_fail(path: Path):
     return case
 
 
+def import_recorded(spec: str, case_path: Path) -> None:
+    """A module or file the case's run specification imports, or one line and exit 2 (a file that is gone, say)."""
+    from numfuzz.user_code import load_user_code
+
+    try:
+        load_user_code(spec)
+    except Exception as exc:
+        fail(f"{case_path}: run.imports names {spec}, which does not load ({type(exc).__name__}: {exc}); give --import its new place, or edit the case")
+
+
 def case_target(spec: str, case):
     recorded = case.run.imports
     hint = f" (the case was found with {' '.join('--import ' + str(r) for r in recorded)})" if recorded else ""
@@ -74,6 +85,10 @@ def prepare_case(case_path: Path, target_spec: str | None, device: str | None, i
     case = load_case_or_fail(case_path)
     for spec in imports:
         import_user_code(spec)
+    given = {Path(spec).name for spec in imports}
+    for spec in case.run.imports:  # the case's own: its target needs them, as it did when it was found
+        if Path(spec).name not in given:
+            import_recorded(spec, case_path)
     target = case_target(target_spec or case.target, case)
     run = case.run.with_changes(target=target.name, device=run_device(device, case), imports=tuple(recorded_imports(case, imports)))
     check_compile_mode(target, run)

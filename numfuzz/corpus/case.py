@@ -174,6 +174,8 @@ class Case:
                 _second_size(data, run, graph),
             )
             case.second_tensors()  # bits that do not match the second size's shapes fail here
+            if case.second is not None:
+                _check_values(case.second_graph(), [list(row) for row in case.second.samples], "second_size: ")
             return case
         except RunSpecError as exc:
             raise CaseError(f"bad run specification: {exc}") from None
@@ -185,7 +187,7 @@ class Case:
             raise CaseError(f"malformed case: {type(exc).__name__} {exc}") from None
 
 
-def _check_values(graph: Graph, samples: list[list[str]]) -> None:
+def _check_values(graph: Graph, samples: list[list[str]], where: str = "") -> None:
     """Indices in range and expanded inputs equal along their expanded dims, in every sample (only such graphs are decoded here)."""
     if not any(spec.layout is not None or is_integer(spec.dtype) for spec in graph.inputs):
         return
@@ -193,9 +195,9 @@ def _check_values(graph: Graph, samples: list[list[str]]) -> None:
         try:
             problem = input_problem(graph, [decode(text, spec) for text, spec in zip(sample, graph.inputs)])
         except BitsError as exc:
-            raise CaseError(str(exc)) from None
+            raise CaseError(f"{where}{exc}") from None
         if problem is not None:
-            raise CaseError(f"sample {k}: {problem}")
+            raise CaseError(f"{where}sample {k}: {problem}")
 
 
 def _schema1_run(data: dict, provenance: dict[str, Any], samples: int) -> RunSpec:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from numfuzz.corpus.case import Case, stored_signature
+from numfuzz.corpus.known import KnownIssue
 from numfuzz.environment import device_name, vector_isa, versions
 from numfuzz.judge.bounds import Bounds
 from numfuzz.judge.compiled import output_label
@@ -183,6 +184,13 @@ def _cause_lines(outcome: Outcome, bounds: Bounds) -> list[str]:
     return lines
 
 
+def _upstream_lines(known: KnownIssue | None) -> list[str]:
+    if known is None:
+        return []
+    links = "".join(f"\n- {link}" for link in known.links)
+    return ["", "## Upstream", "", f"{known.title}. Status: {known.status}.{links}"]
+
+
 _METHOD = (
     "(Rounding error, Higham's backward error: the smallest move of the op's inputs, in ULPs of each input's dtype, whose exact result is the value "
     "seen, to first order with derivatives from float64 autograd, after allowing the value its final rounding; "
@@ -190,7 +198,10 @@ _METHOD = (
 )
 
 
-def issue_markdown(case: Case, outcome: Outcome, snippet: str, script: str, device: str, bounds: Bounds, trace: str | None = None) -> str:
+def issue_markdown(
+    case: Case, outcome: Outcome, snippet: str, script: str, device: str, bounds: Bounds, trace: str | None = None, known: KnownIssue | None = None
+) -> str:
+    """The issue text; `known`: the upstream issue the finding matches, cited under its own heading."""
     signature = stored_signature(case)
     title = title_of(case, outcome, signature)
     v = versions()
@@ -206,6 +217,7 @@ def issue_markdown(case: Case, outcome: Outcome, snippet: str, script: str, devi
         + _what_happens(outcome),
         "Errors are in ULPs of the output dtype; the reference runs every op in float64 and rounds only at explicit casts.",
         *_cause_lines(outcome, bounds),
+        *_upstream_lines(known),
         "",
         "## To reproduce",
         "",

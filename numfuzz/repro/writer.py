@@ -7,9 +7,11 @@ from pathlib import Path
 from typing import Sequence
 
 from numfuzz.corpus.case import Case, stored_signature
+from numfuzz.corpus.known import load_known, match_known
 from numfuzz.corpus.store import write_atomic
 from numfuzz.judge.bounds import Bounds, active_bounds
 from numfuzz.judge.execute import Outcome
+from numfuzz.judge.signature import signature_of
 from numfuzz.repro.issue import issue_markdown, snippet_source, title_of
 from numfuzz.repro.script import script_source
 from numfuzz.targets import Target
@@ -42,5 +44,7 @@ def write_repro(
     script_path, issue_path = out_dir / f"repro_{stem}.py", out_dir / f"issue_{stem}.md"
     write_atomic(script_path, script)
     snippet = snippet_source(case, target, device, imports)
-    write_atomic(issue_path, issue_markdown(case, outcome, snippet, script, device, bounds, outcome.trace))
+    signed = signature or signature_of(case.target, outcome, case.run)
+    known = match_known(load_known(), signed, case.provenance)
+    write_atomic(issue_path, issue_markdown(case, outcome, snippet, script, device, bounds, outcome.trace, known))
     return ReproFiles(script_path, issue_path, outcome)

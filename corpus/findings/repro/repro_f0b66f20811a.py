@@ -142,7 +142,7 @@ def noise_floor(fmt: FloatFormat) -> float:
     return FAITHFUL_ULP if fmt.mantissa_bits >= FAITHFUL_MIN_MANTISSA else 0.0
 
 
-def _worse_than(a_err: np.ndarray, b_err: np.ndarray, floor: float = 0.0) -> bool:
+def worse_than(a_err: np.ndarray, b_err: np.ndarray, floor: float = 0.0) -> bool:
     """Is `a` less accurate than `b`, per the rule in the module docstring?"""
     if bool((~np.isfinite(a_err) & np.isfinite(b_err)).any()):
         return True  # non-finite where the other is finite
@@ -191,14 +191,14 @@ def repeated_block(arrays: list[np.ndarray], axis: int) -> tuple[int, int] | Non
     return None
 
 
-def _ends(x: np.ndarray, axis: int, size: int, block: int) -> tuple[np.ndarray, np.ndarray] | None:
+def ends_along(x: np.ndarray, axis: int, size: int, block: int) -> tuple[np.ndarray, np.ndarray] | None:
     if x.ndim < -axis or x.shape[axis] != size:
         return None
     moved = np.moveaxis(x, axis, 0)
     return moved[:block], moved[size - block :]
 
 
-def _same(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+def same_values(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return (a == b) | (np.isnan(a) & np.isnan(b))
 
 
@@ -215,12 +215,12 @@ def position_dependence(
                 continue
             size, block = found
             for k, dtype in enumerate(out_dtypes):
-                sides = [_ends(run[i][k].detach().to("cpu", torch.float64).numpy(), axis, size, block) for run in (reference, eager, target)]
+                sides = [ends_along(run[i][k].detach().to("cpu", torch.float64).numpy(), axis, size, block) for run in (reference, eager, target)]
                 if any(side is None for side in sides):
                     continue
                 (r0, r1), (e0, e1), (t0, t1) = sides
-                witnessed = (r0 == r1) & np.isfinite(r0) & _same(e0, e1)
-                differ = witnessed & ~_same(t0, t1)
+                witnessed = (r0 == r1) & np.isfinite(r0) & same_values(e0, e1)
+                differ = witnessed & ~same_values(t0, t1)
                 if not differ.any():
                     continue
                 fmt = check_dtype(dtype)
@@ -271,7 +271,7 @@ for k in range(len(eager[0])):
     both = np.isfinite(e_err) & np.isfinite(t_err)
     rows = [(who, _max(err), _mean(err[both]), _max(dev), _max(dev / scale)) for who, err, dev in (("eager", e_err, e_abs), ("compiled", t_err, t_abs))]
     print(error_table(label(k), fmt.name, ref.size, rows))
-    if (np.isfinite(e) & ~np.isfinite(t)).any() or _worse_than(t_err, e_err, noise_floor(fmt)):
+    if (np.isfinite(e) & ~np.isfinite(t)).any() or worse_than(t_err, e_err, noise_floor(fmt)):
         less_accurate.append(k)
 
 assert not less_accurate, f"the compiled result is less accurate than eager on {', '.join(label(k) for k in less_accurate)}"

@@ -57,3 +57,32 @@ def test_replay_of_the_same_case_unedited_runs(cli, tmp_path):
     result = cli("replay", _case_file(tmp_path, lambda data: None), "--target", "eager")
     assert result.exit_code == 0, result.output
     assert "verdict: equal" in result.output
+
+
+def test_a_second_size_whose_indices_are_out_of_range_is_one_line_and_exit_2(cli, tmp_path):
+    def at_a_second_size(data):
+        data["run"]["dynamic"] = "dynamic"
+        data["graph"]["inputs"][0].pop("layout")  # a second size's inputs are contiguous
+        classes = _bits([9, 0, 1, 2])  # index 9 of 5 classes
+        data["second_size"] = {"shapes": [[4, 5], [4]], "samples": [[_encode(torch.randn(4, 5)), classes]]}
+
+    result = cli("replay", _case_file(tmp_path, at_a_second_size))
+    assert result.exit_code == 2 and len(result.output.strip().splitlines()) == 1, result.output
+    assert "second_size: sample 0: input x1 holds index 9, outside [0, 5)" in result.output
+
+
+def test_a_case_whose_recorded_import_is_gone_is_one_line_and_exit_2_until_given_anew(cli, tmp_path):
+    plugin = tmp_path / "my_target.py"
+    plugin.write_text("from numfuzz.targets import register\nfrom numfuzz.targets.eager import Eager\nregister('mine', lambda arg: Eager(), 'eager again')\n")
+    path = _case_file(tmp_path, lambda data: data["run"].__setitem__("imports", [str(tmp_path / "gone" / "my_target.py")]))
+    result = cli("replay", path, "--target", "eager")
+    assert result.exit_code == 2 and len(result.output.strip().splitlines()) == 1, result.output
+    assert "run.imports names" in result.output and "gone/my_target.py" in result.output and "Traceback" not in result.output
+    again = cli("replay", path, "--target", "eager", "--import", str(plugin))
+    assert again.exit_code == 0, again.output
+
+
+def _encode(t: torch.Tensor) -> str:
+    from numfuzz.program.values import encode
+
+    return encode(t)

@@ -45,6 +45,7 @@ def test_a_symptom_rule_keeps_a_nan_gradient_issue_off_a_rounding_difference():
     known = load_known()
     nan = Signature("thunder:torch", "nonfinite", ("elu",), "fp16", "backward")
     assert match_known(known, nan, CPU_29).id == "numfuzz-thunder-vjp-inf-times-zero"
+    assert match_known(known, Signature("thunder:torch", "nonfinite", ("sigmoid",), "fp32", "backward"), CPU_29).id == "lightning-thunder-1892"
     assert match_known(known, Signature("thunder:torch", "less_accurate", ("sigmoid",), "fp32", "backward"), CPU_29) is None
 
 
