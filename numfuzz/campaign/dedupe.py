@@ -45,8 +45,11 @@ class Dedupe:
         """The key to minimise this finding under, or None (with a note saying why not)."""
         parsed = Outcome.from_json(outcome)
         signature = signature_of(case.target, parsed, case.run)
-        if verdict_of(parsed, self.bounds) is Verdict.WITHIN_ROUNDING:
+        verdict = verdict_of(parsed, self.bounds)
+        if verdict is Verdict.WITHIN_ROUNDING:
             return self._note(finding, "within_rounding: within the op's documented error bound")
+        if not verdict.is_finding:  # another benign rule, under a user's --bounds
+            return self._note(finding, f"{verdict.value}: judged benign by the rules")
         group = GroupKey.of(signature, case.graph, parsed.analysis, self.known, case.provenance)
         key, issue = group.text(), group.known
         if key in self.keys:

@@ -18,6 +18,7 @@ from numfuzz.campaign.journal import Journal
 from numfuzz.campaign.stats import CampaignStats
 from numfuzz.corpus.case import Case
 from numfuzz.corpus.store import save_case
+from numfuzz.judge.execute import OWN_MARK
 from numfuzz.judge.facts import Analysis
 from numfuzz.judge.signature import Signature
 from numfuzz.judge.verdicts import Verdict
@@ -77,7 +78,7 @@ class ResultRecorder:
                 self.findings.append(path)
                 found = Finding(case, path, task.index, outcome)
             logger.info("finding: {} on {} (case {}): {} -> {}", verdict.value, task.target, task.index, outcome.get("detail", ""), path)
-        elif verdict is Verdict.WITHIN_ROUNDING and case is not None:  # no finding, but `numfuzz corpus --all` lists it
+        elif verdict.is_listed_benign and case is not None:  # no finding, but `numfuzz corpus --all` lists it
             case.result = outcome
             case.extra["campaign"] = {"index": task.index, "seed": task.seed, **self.journal.identity}
             facts = Analysis.from_json(outcome["analysis"]) if isinstance(outcome.get("analysis"), dict) else None
@@ -85,7 +86,10 @@ class ResultRecorder:
                 signature = Signature(task.target, verdict.value, (facts.op,), facts.dtype, mode=case.run.compile_label())
                 case.extra["signature"] = replace(signature, at=str(outcome.get("at", ""))).to_json()
             path = self.save(case, "rounding")
-            logger.debug("case {} on {}: within_rounding -> {}", task.index, task.target, path)
+            logger.debug("case {} on {}: {} -> {}", task.index, task.target, verdict.value, path)
+        elif verdict is Verdict.INVALID and str(outcome.get("detail", "")).startswith(OWN_MARK):  # numfuzz's doing, no finding
+            self.stats.own_marks += 1
+            logger.info("case {} on {}: invalid, {}", task.index, task.target, outcome.get("detail", ""))
         else:
             logger.debug("case {} on {}: {}", task.index, task.target, verdict.value)
         self._finish(task, verdict, reply.ops, reply.samples, reply)

@@ -30,6 +30,7 @@ class CampaignStats:
     samples: int = 0  # input samples evaluated
     findings: int = 0
     errors: int = 0  # numfuzz's own failures (saved under errors/)
+    own_marks: int = 0  # invalid cases: a dim numfuzz marked dynamic that the program specialises (no compiler finding)
     minimized: int = 0
     minimize_failed: int = 0
     minimize_partial: int = 0  # stopped early (tail spent, interrupted): smallest so far saved, resumed next run
@@ -127,6 +128,7 @@ class CampaignStats:
             "samples": self.samples,
             "findings": self.findings,
             "errors": self.errors,
+            "own_marks": self.own_marks,
             "minimized": self.minimized,
             "minimize_failed": self.minimize_failed,
             "minimize_partial": self.minimize_partial,
@@ -142,7 +144,18 @@ class CampaignStats:
         stats = CampaignStats()
         stats.verdicts = {t: Counter(c) for t, c in data.get("verdicts", {}).items()}
         stats.coverage = {t: Counter(c) for t, c in data.get("coverage", {}).items()}
-        for name in ("cases", "batched", "samples", "findings", "errors", "minimized", "minimize_failed", "minimize_partial", "minimize_candidates"):
+        for name in (
+            "cases",
+            "batched",
+            "samples",
+            "findings",
+            "errors",
+            "own_marks",
+            "minimized",
+            "minimize_failed",
+            "minimize_partial",
+            "minimize_candidates",
+        ):
             setattr(stats, name, int(data.get(name, 0)))
         stats.restarts = Counter(data.get("restarts", {}))
         stats.cpu.update({k: float(v) for k, v in data.get("cpu", {}).items()})
@@ -181,6 +194,7 @@ class CampaignStats:
             "findings": self.findings,
             **{f"findings_{v}": n for v, n in sorted(self.by_symptom().items())},
             "errors": self.errors,
+            "invalid_own_mark": self.own_marks,
             "minimized": self.minimized,
             "minimize_failed": self.minimize_failed,
             "minimize_partial": self.minimize_partial,

@@ -15,8 +15,8 @@ from numfuzz.cli.setup import bounds_in_environment, import_user_code, load_know
 
 
 def _status(group) -> str:
-    if group.within_rounding:
-        return "within_rounding"
+    if group.benign:
+        return "+".join(sorted(group.verdicts))
     if group.known is not None:
         return f"known: {group.known.id}"
     return "new" if group.minimized else "new, not minimised"
@@ -41,7 +41,8 @@ def group_rows(groups: list, bounds) -> list[dict]:
             "rounding_error": g.analysis.rounding_error if g.analysis is not None else None,
             "rounding_error_text": describe(g.analysis.rounding_error, bounds) if g.analysis is not None and g.analysis.rounding_error is not None else "",
             "known": None if g.known is None else {"id": g.known.id, "title": g.known.title, "links": list(g.known.links), "status": g.known.status},
-            "within_rounding": g.within_rounding,
+            "within_rounding": g.benign and g.verdicts == {"within_rounding"},
+            "benign": sorted(g.verdicts) if g.benign else [],
             "minimized": g.minimized,
             "not_minimized_because": g.note,
             "smallest": str(g.smallest),
@@ -53,7 +54,12 @@ def group_rows(groups: list, bounds) -> list[dict]:
 @click.command("corpus")
 @click.argument("directory", type=click.Path(path_type=Path))
 @click.option("--json", "as_json", is_flag=True, help="Print the groups as JSON.")
-@click.option("--all", "show_all", is_flag=True, help="Also list within_rounding groups: less accurate, yet within the ops' documented error bounds.")
+@click.option(
+    "--all",
+    "show_all",
+    is_flag=True,
+    help="Also list benign groups: less accurate, yet within the ops' documented error bounds, or where eager is as unstable.",
+)
 @click.option("--minor", "show_all", is_flag=True, hidden=True)  # the old name of --all
 @click.option(
     "--replay",
@@ -102,7 +108,7 @@ def corpus(
         click.echo(json.dumps(group_rows(shown, bounds), indent=1))
         return
     hidden = len(groups) - len(shown)
-    note = f" ({hidden} within_rounding group{'s' * (hidden != 1)} hidden: --all lists them)" if hidden else ""
+    note = f" ({hidden} benign group{'s' * (hidden != 1)} hidden, within_rounding or eager_unstable: --all lists them)" if hidden else ""
     if not shown:
         click.echo(f"no findings under {directory}{note}")
         return
@@ -115,9 +121,9 @@ def corpus(
             click.echo(f"{'':>19}not minimised: {g.note}")
         if g.analysis is not None and g.analysis.rounding_error is not None:
             click.echo(f"{'':>19}{describe(g.analysis.rounding_error, bounds)}")
-    new = sum(1 for g in shown if g.known is None and not g.within_rounding)
-    benign = sum(1 for g in shown if g.within_rounding)
-    counts = f"{new} new, {sum(1 for g in shown if g.known is not None and not g.within_rounding)} known" + (f", {benign} within_rounding" if benign else "")
+    new = sum(1 for g in shown if g.known is None and not g.benign)
+    benign = sum(1 for g in shown if g.benign)
+    counts = f"{new} new, {sum(1 for g in shown if g.known is not None and not g.benign)} known" + (f", {benign} benign" if benign else "")
     click.echo(f"{sum(g.count for g in shown)} findings in {len(shown)} groups: {counts}{note}")
 
 

@@ -54,4 +54,6 @@ class GroupKey:
             return f"{signature.where} | {ONE_ROOT_CAUSE[signature.cause]}"
         if signature.cause:
             return f"{signature.where} | {'+'.join(signature.ops) or '?'} | {dtypes} | {signature.cause}"
+        if signature.fingerprint:  # a crash: named by the ops its minimised members keep, and its message
+            return f"{signature.where} | {signature.symptom} | {ops} | {signature.fingerprint}"
         return signature.text()

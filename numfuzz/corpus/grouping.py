@@ -4,8 +4,8 @@ A finding's group is its `GroupKey` (`numfuzz.corpus.group_key`): the known upst
 matches, the mechanism it shows, else its signature's fold (target, cause, op). Groups are listed
 new first, then known ones; within each, by severity. Each version's verdict is the verdict
 function's (`numfuzz.judge.rules.final_verdict`) on its stored oracle verdict and facts, under the
-bounds in force: a group whose every finding is `within_rounding` is kept but not listed unless
-asked for (`listed(..., everything=True)`). Groups are computed from the stored data only, so old
+bounds in force: a group whose every finding is benign (`within_rounding`, `eager_unstable`) is
+kept but not listed unless asked for (`listed(..., everything=True)`). Groups are computed from the stored data only, so old
 case files group too.
 """
 
@@ -39,7 +39,8 @@ class Group:
     smallest_key: tuple = ()
     known: KnownIssue | None = None
     mechanism: Mechanism | None = None
-    within_rounding: bool = True  # every finding in it is only rounding within the documented bounds
+    benign: bool = True  # every finding in it is benign under the bounds in force (within_rounding, eager_unstable)
+    verdicts: set[str] = field(default_factory=set)  # its findings' final verdicts
     analysis: Analysis | None = None  # the smallest case's: culprit, cause, evidence
     minimized: bool = False  # the smallest case is a minimised one
     members: dict[str, Path] = field(default_factory=dict)  # finding id -> its smallest version
@@ -60,7 +61,7 @@ class Group:
 
 def listed(groups: list[Group], everything: bool = False) -> list[Group]:
     """The groups to show: those only within rounding when asked for. `corpus` and `report` both list these."""
-    return [g for g in groups if everything or not g.within_rounding]
+    return [g for g in groups if everything or not g.benign]
 
 
 def finding_id(case: Case) -> str:
@@ -72,7 +73,7 @@ def finding_id(case: Case) -> str:
 
 
 NOTES = "minimize_notes.json"  # in a campaign corpus: finding stem -> why it is not minimised
-CASE_FOLDERS = ("findings", "minimized", "rounding")  # in a campaign's corpus (rounding: within_rounding cases); elsewhere every *.json counts
+CASE_FOLDERS = ("findings", "minimized", "rounding")  # in a campaign's corpus (rounding: benign cases kept for --all); elsewhere every *.json counts
 
 
 def minimize_notes(root: Path) -> dict[str, str]:
@@ -134,7 +135,9 @@ def group_corpus(directory: Path, known: Sequence[KnownIssue] | None = None, bou
         group = groups.setdefault(key.parts, Group(key, signature, known=key.known, mechanism=key.mechanism))
         group.findings.add(fid)
         group.members[fid] = path
-        group.within_rounding = group.within_rounding and verdict_of(outcome, bounds) is Verdict.WITHIN_ROUNDING
+        verdict = verdict_of(outcome, bounds)
+        group.benign = group.benign and verdict.is_listed_benign
+        group.verdicts.add(verdict.value)
         group.dtypes.add(signature.dtype)
         group.ops.update(signature.ops)
         group.causes.add(signature.cause)

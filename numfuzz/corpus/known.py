@@ -20,8 +20,9 @@ from packaging.version import InvalidVersion, Version
 from numfuzz.judge.signature import Signature
 
 BUILTIN = "known_issues.toml"
-_TEXT = ("id", "title", "status", "torch", "thunder", "device")
-_LISTS = ("links", "targets", "not_targets", "causes", "symptoms", "ops", "dtypes", "mechanisms")
+_TEXT = ("id", "title", "status", "torch", "thunder", "device", "fixed_in", "kind")
+_LISTS = ("links", "targets", "not_targets", "causes", "symptoms", "ops", "dtypes", "mechanisms", "messages")
+KINDS = ("bug", "limitation")  # a limitation: a feature the release does not have (an op it cannot compile), no bug
 
 
 class KnownIssuesError(ValueError):
@@ -44,6 +45,9 @@ class KnownIssue:
     torch: str = ""
     thunder: str = ""
     device: str = ""
+    messages: tuple[str, ...] = ()  # glob patterns over a crash's fingerprint (numfuzz.judge.crash)
+    fixed_in: str = ""  # the torch release or PR that fixed it upstream
+    kind: str = ""  # "limitation" for a missing feature; else a bug
     source: str = field(default="", compare=False)
 
     @property
@@ -65,6 +69,8 @@ class KnownIssue:
         if self.ops and not set(signature.ops) & set(self.ops):
             return False
         if self.dtypes and signature.dtype not in self.dtypes:
+            return False
+        if self.messages and not any(fnmatchcase(signature.fingerprint, p) for p in self.messages):
             return False
         if self.device and not str(provenance.get("device", "")).startswith(self.device):
             return False
@@ -99,6 +105,8 @@ def _entry(data: Any, where: str) -> KnownIssue:
         if not isinstance(items, list) or not all(isinstance(x, str) for x in items):
             raise KnownIssuesError(f"{where}: '{key}' must be a list of strings")
         values[key] = tuple(items)
+    if values["kind"] and values["kind"] not in KINDS:
+        raise KnownIssuesError(f"{where}: 'kind' must be one of {', '.join(KINDS)}, not {values['kind']!r}")
     for key in ("torch", "thunder"):
         try:
             SpecifierSet(values[key])

@@ -118,6 +118,17 @@ def _one_line(exc: BaseException) -> str:
     return text[0][:300] if text else type(exc).__name__
 
 
+OWN_MARK = "numfuzz's own mark_dynamic"  # how an invalid outcome that numfuzz's marking caused begins
+
+
+def own_error(exc: BaseException) -> str | None:
+    """Why an error is numfuzz's own doing, not the compiler's, or None: Dynamo raises ConstraintViolationError by
+    design when a dim marked dynamic (numfuzz marks them, `compile_modes.marking`) is one the program specialises."""
+    if any(c.__name__ == "ConstraintViolationError" for c in type(exc).__mro__) or "Constraints violated" in str(exc):
+        return f"{OWN_MARK}: a marked dim is one the program specialises ({_one_line(exc)[:200]})"
+    return None
+
+
 def _crash_verdict(exc: BaseException, verdict: Verdict) -> Verdict:
     """Running out of memory is its own symptom, whichever stage raised it."""
     if isinstance(exc, (MemoryError, torch.OutOfMemoryError)) or "can't allocate memory" in str(exc):
@@ -154,6 +165,9 @@ def judge(program: CompiledProgram, samples: list[list[torch.Tensor]], want_trac
         try:
             target_runs.append(program.run(sample) if grads_on is None else program.run_grads(sample, grads_on[i % len(samples)]))
         except Exception as exc:
+            own = own_error(exc)
+            if own is not None:  # no compiler finding: the case is invalid, with the reason
+                return Outcome(Verdict.INVALID, own, compile_s=program.compile_s, run_s=program.run_s)
             verdict = _crash_verdict(exc, Verdict.CRASH_COMPILE if i == 0 else Verdict.CRASH_RUN)
             return Outcome(verdict, _one_line(exc), compile_s=program.compile_s, run_s=program.run_s)
     outcome = judge_runs(program, samples, eager_runs, ref_runs, target_runs[: len(samples)], target_runs[-1])

@@ -50,13 +50,25 @@ class Parting:
     dtype: str
     device: str
     local_ulp: float
+    eager_ulp: float | None = None  # eager's error there, against the op on eager's own inputs (None: not measured)
 
     def to_json(self) -> dict:
-        return {"op": self.op, "dtype": self.dtype, "device": self.device, "local_ulp": self.local_ulp if math.isfinite(self.local_ulp) else "inf"}
+        data = {"op": self.op, "dtype": self.dtype, "device": self.device, "local_ulp": _number(self.local_ulp)}
+        if self.eager_ulp is not None:
+            data["eager_ulp"] = _number(self.eager_ulp)
+        return data
 
     @staticmethod
     def from_json(data: dict) -> Parting:
-        return Parting(str(data["op"]), str(data["dtype"]), str(data.get("device", "cpu")), float(data["local_ulp"]))
+        eager = data.get("eager_ulp")
+        return Parting(
+            str(data["op"]), str(data["dtype"]), str(data.get("device", "cpu")), float(data["local_ulp"]), float(eager) if eager is not None else None
+        )
+
+
+def _number(x: float) -> float | str:
+    """JSON has no inf/nan: spelled as strings float() reads back."""
+    return x if math.isfinite(x) else ("nan" if math.isnan(x) else ("inf" if x > 0 else "-inf"))
 
 
 @dataclass

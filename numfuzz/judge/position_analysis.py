@@ -74,6 +74,7 @@ def position_partings(
         position = next(p for p in range(len(probe.nodes)) if _parting(probe, p, axis, *found))  # the output's own op parts, at the latest
         k = probe.nodes[position]
         op, dtype = graph.nodes[k].op, specs[n_in + k].dtype
-        partings.append(Parting(op, dtype, backend, float(local_errors(graph, [sample], probe, k).target_max_ulp)))
+        local = local_errors(graph, [sample], probe, k)
+        partings.append(Parting(op, dtype, backend, float(local.target_max_ulp), float(local.eager_max_ulp)))
         culprit = culprit or Culprit(k, op, dtype, outcome.verdict.value, "probe")
     return (culprit, output, partings) if culprit is not None else None

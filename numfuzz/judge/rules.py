@@ -18,19 +18,22 @@ The rules, in order (each class below states its rule in its docstring):
 6. nonfinite_rest           -- a non-finite value that the exact rest of the program makes from a
                                culprit value within its bound.
 7. position_within_bound    -- two positions that part at an op within its bound at both.
+8. eager_fails_too          -- eager's own value at the culprit is far outside the op's bound as
+                               well: the formula is unstable whoever computes it.
 
 Where none holds, the oracle's verdict stands.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import ClassVar
 
-from numfuzz.judge.bounds import FP32_MANTISSA, Bounds
+from numfuzz.judge.bounds import FP32_MANTISSA, Allowance, Bounds
 from numfuzz.judge.execute import Outcome
 from numfuzz.judge.facts import Analysis, Parting
-from numfuzz.judge.rounding_error import record_within
+from numfuzz.judge.rounding_error import allowance_of, record_within, within
 from numfuzz.judge.rounding_error_text import describe
 from numfuzz.judge.verdicts import Verdict
 from numfuzz.program.dtypes import check_dtype
@@ -148,6 +151,52 @@ class PositionWithinBound(Rule):
         return "; ".join(parting_text(p, a) for p, a in zip(facts.partings, allowed))
 
 
+class EagerFailsToo(Rule):
+    """A less accurate value or gradient, or a position-dependent result, where eager's own value at the culprit is
+    far outside the op's bound too (neither within FAR times the bound at its output nor explained by inputs within
+    FAR times it; at a parting, more than FAR times the bound off): the formula is unstable whoever computes it, and
+    the compiled value being worse is no compiler bug. Never for a non-finite result where eager is finite."""
+
+    name, judges, gives, reads, bounded = (
+        "eager_fails_too",
+        (Verdict.LESS_ACCURATE, Verdict.POSITION_DEPENDENT),
+        Verdict.EAGER_UNSTABLE,
+        ("rounding_error", "partings"),
+        True,
+    )
+    FAR = 16.0  # times the op's bound ...
+    AT_LEAST = 16.0  # ... and at least this many ULPs: a bound of 0 makes no value unstable
+
+    def holds(self, facts: Analysis, bounds: Bounds) -> str | None:
+        if facts.partings:
+            allowed = [bounds.allowance(p.op, p.dtype, p.device).output_ulp for p in facts.partings]
+            if all(p.eager_ulp is not None and math.isfinite(p.eager_ulp) and p.eager_ulp > self._far(a) for p, a in zip(facts.partings, allowed)):
+                parts = "; ".join(
+                    f"`{p.op}` ({p.dtype}): eager is {p.eager_ulp:.3g} ULP off the op on its own inputs, its bound {a:g}"
+                    for p, a in zip(facts.partings, allowed)
+                )
+                return f"eager is equally unstable where the positions part: {parts}"
+            return None
+        record = facts.rounding_error
+        try:
+            eager = record["eager"]
+            allowance = allowance_of(record, bounds)
+            far = Allowance(self._far(allowance.output_ulp), self._far(allowance.input_ulp), allowance.bound, allowance.fp32_ulp)
+            if not math.isfinite(float(eager["max_forward_ulp"])) or within(eager["front"], far):
+                return None
+        except (KeyError, TypeError, ValueError):  # no record, or one that cannot say
+            return None
+        what = f"`{record['op']}`'s backward" if record.get("backward") else f"`{record['op']}`"
+        return (
+            f"eager is equally unstable at {what}: its own value needs {float(eager['max_needed_ulp']):.3g} ULP of input move and is "
+            f"{float(eager['max_forward_ulp']):.3g} ULP off, beyond {self.FAR:g} times the bound ({allowance.output_ulp:g} ULP at the output, "
+            f"{allowance.input_ulp:.3g} of input move) and {self.AT_LEAST:g} ULP"
+        )
+
+    def _far(self, bound: float) -> float:
+        return max(self.FAR * bound, self.AT_LEAST)
+
+
 RULES: tuple[Rule, ...] = (
     Amplified(),
     ReorderedReduction(),
@@ -156,6 +205,7 @@ RULES: tuple[Rule, ...] = (
     ValueWithinBound(),
     NonfiniteRest(),
     PositionWithinBound(),
+    EagerFailsToo(),
 )
 
 

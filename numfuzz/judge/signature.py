@@ -11,6 +11,8 @@
              needs them is filed apart from one that does not (the minimiser drops what is not needed).
 * at      -- `second_size` when the difference shows only at the second size of a dynamic
              compile (`numfuzz.judge.second_size`): the program compiled at one size, run at another.
+* fingerprint -- for a crash, its normalised message (`numfuzz.judge.crash`): crashes are grouped
+             by it, so an unminimised crash joins the group its minimised sibling names.
 
 Findings are grouped by root cause (`group_key`): an accuracy finding by target, cause and op,
 whatever its symptom and dtype (a cancellation that makes a later pow infinite is that
@@ -31,6 +33,7 @@ import math
 import re
 from dataclasses import dataclass
 
+from numfuzz.judge.crash import crash_fingerprint
 from numfuzz.judge.execute import Outcome
 from numfuzz.judge.facts import Analysis
 from numfuzz.judge.oracle import OutputErrors, bits_lost
@@ -62,6 +65,7 @@ class Signature:
     cause: str = ""
     mode: str = ""
     at: str = ""
+    fingerprint: str = ""
 
     @property
     def located(self) -> bool:
@@ -83,11 +87,13 @@ class Signature:
             return (self.target, self.cause) + extra
         if self.cause:
             return (self.target, self.cause, self.ops) + extra
+        if self.fingerprint:  # a crash: one cause per message, whatever ops minimising leaves
+            return (self.target, self.symptom, self.fingerprint) + extra
         return (self.target, self.symptom, self.ops, self.dtype) + extra
 
     def to_json(self) -> dict:
         data = {"target": self.target, "symptom": self.symptom, "ops": list(self.ops), "dtype": self.dtype}
-        for name in ("cause", "mode", "at"):
+        for name in ("cause", "mode", "at", "fingerprint"):
             if getattr(self, name):
                 data[name] = getattr(self, name)
         return data
@@ -95,7 +101,7 @@ class Signature:
     @staticmethod
     def from_json(data: dict) -> Signature:
         ops = tuple(str(o) for o in data.get("ops", []))
-        extra = {k: str(data.get(k, "")) for k in ("cause", "mode", "at")}
+        extra = {k: str(data.get(k, "")) for k in ("cause", "mode", "at", "fingerprint")}
         return Signature(str(data["target"]), str(data["symptom"]), ops, str(data.get("dtype", "")), **extra)
 
 
@@ -105,6 +111,8 @@ def signature_of(target: str, outcome: Outcome, run: RunSpec | None = None) -> S
     where = {"mode": run.compile_label() if run is not None else "", "at": outcome.at}
     if outcome.verdict.is_accuracy and facts is not None and facts.op:
         return Signature(target, symptom_of(outcome), (facts.op,), facts.dtype, facts.cause, **where)
+    if outcome.verdict.is_finding and not outcome.verdict.is_accuracy and not outcome.verdict.kills_process:
+        return Signature(target, symptom_of(outcome), fingerprint=crash_fingerprint(outcome.detail), **where)
     return Signature(target, symptom_of(outcome), **where)
 
 
@@ -134,6 +142,8 @@ def same_finding(signature: Signature, graph: Graph, outcome: Outcome) -> bool:
     """Does this outcome of `graph` show the finding `signature` describes (and not another one)?"""
     if symptom_of(outcome) != signature.symptom or outcome.at != signature.at:
         return False
+    if signature.fingerprint and crash_fingerprint(outcome.detail) != signature.fingerprint:
+        return False  # another crash of the same class: another cause
     if not signature.located or not outcome.verdict.is_accuracy:
         return True
     specs = infer_specs(graph)

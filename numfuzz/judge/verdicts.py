@@ -26,11 +26,14 @@ class Verdict(str, Enum):
     # benign: less accurate than eager, yet at the op where it starts the value is within that op's
     # documented bound, at its output or as the exact result of inputs moved within it (judge.rounding_error)
     WITHIN_ROUNDING = "within_rounding"
+    # benign: less accurate than eager, yet eager's own value at the op where it starts is far outside that op's
+    # bound as well: the formula is unstable whoever computes it (judge.rules.EagerFailsToo)
+    EAGER_UNSTABLE = "eager_unstable"
     INVALID = "invalid"  # the program itself is bad: eager raised, or no finite reference
 
     @property
     def is_finding(self) -> bool:
-        return self not in (Verdict.EQUAL, Verdict.MORE_ACCURATE, Verdict.AMPLIFIED, Verdict.WITHIN_ROUNDING, Verdict.INVALID)
+        return self not in (Verdict.EQUAL, Verdict.MORE_ACCURATE, Verdict.AMPLIFIED, Verdict.WITHIN_ROUNDING, Verdict.EAGER_UNSTABLE, Verdict.INVALID)
 
     @property
     def is_accuracy(self) -> bool:
@@ -43,9 +46,14 @@ class Verdict(str, Enum):
         return self in (Verdict.EQUAL, Verdict.MORE_ACCURATE)
 
     @property
+    def is_listed_benign(self) -> bool:
+        """Benign, yet kept in a campaign's corpus for `corpus --all` to list: less accurate than eager for a reason a rule names."""
+        return self in (Verdict.WITHIN_ROUNDING, Verdict.EAGER_UNSTABLE)
+
+    @property
     def is_kept(self) -> bool:
-        """Stored in a campaign's corpus: a finding, or rounding within the bounds that `corpus --all` lists."""
-        return self.is_finding or self is Verdict.WITHIN_ROUNDING
+        """Stored in a campaign's corpus: a finding, or a benign verdict that `corpus --all` lists."""
+        return self.is_finding or self.is_listed_benign
 
     @property
     def kills_process(self) -> bool:

@@ -15,6 +15,7 @@ import torch
 from numfuzz.corpus.case import Case, SecondSize
 from numfuzz.program.ir import Graph, TensorSpec
 from numfuzz.program.sizes import varying_dims, with_input_shapes
+from numfuzz.program.valid_inputs import into_range
 from numfuzz.program.values import encode, round_to, torch_dtype
 from numfuzz.run_spec import RunSpec
 
@@ -35,8 +36,9 @@ def carried(case: Case, edited: Graph, graph: Graph, kept: list[int], second_row
         if rows:
             rows = [[row[i] for i in kept] for row in rows]
             graph2 = with_input_shapes(graph, [tuple(t.shape) for t in rows[0]])
-            if graph2 is not None and varying_dims(graph, graph2):
-                second = SecondSize(tuple(s.shape for s in graph2.inputs), tuple(tuple(encode(t) for t in row) for row in rows))
+            fitted = [into_range(graph2, row) for row in rows] if graph2 is not None else []  # indices into the range of the ops left
+            if graph2 is not None and varying_dims(graph, graph2) and all(row is not None for row in fitted):
+                second = SecondSize(tuple(s.shape for s in graph2.inputs), tuple(tuple(encode(t) for t in row) for row in fitted))
             else:
                 graph2 = None
     run = case.run

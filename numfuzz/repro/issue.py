@@ -135,6 +135,7 @@ _PHRASES = {
     Verdict.EQUAL: "is as accurate as eager here (no finding)",
     Verdict.MORE_ACCURATE: "is more accurate than eager here (no finding)",
     Verdict.WITHIN_ROUNDING: "is less accurate than eager only within its ops' documented rounding here (no finding)",
+    Verdict.EAGER_UNSTABLE: "is less accurate than eager, where eager is equally unstable at the op it starts at (no finding)",
 }
 
 
@@ -152,8 +153,8 @@ def _outcome_tables(outcome: Outcome, outputs: int) -> str:
 
 
 def _what_happens(outcome: Outcome) -> str:
-    if not outcome.verdict.is_finding:
-        return f"is no finding here: {outcome.verdict.value}."
+    if not outcome.verdict.is_finding:  # a rule's evidence says why (eager equally unstable, say)
+        return f"is no finding here: {outcome.verdict.value}" + (f", by the rule {outcome.rule}: {outcome.detail}." if outcome.rule else ".")
     if flagged_output(outcome) is not None:
         return f"is further from the float64 reference than eager PyTorch is ({outcome.verdict.value})."
     return f"fails ({outcome.verdict.value}): {outcome.detail}"

@@ -72,3 +72,23 @@ def test_a_bug_only_under_one_option_keeps_that_option_alone(cli, tmp_path):
     assert minimized[0].extra["signature"]["mode"] == "aggressive_fusion=1"
     text = _repro_fails(cli, minimized[0], corpus, tmp_path)
     assert "option_backend({'aggressive_fusion': True})" in text
+
+
+def test_a_marked_dim_the_program_specialises_is_numfuzz_s_own_error_not_a_crash():
+    """chunk(x, 2) of a size-2 dim under mark_dynamic: Dynamo raises ConstraintViolationError by design."""
+    import torch
+
+    from numfuzz.corpus.case import Case
+    from numfuzz.judge.execute import OWN_MARK
+    from numfuzz.judge.verdicts import Verdict
+    from numfuzz.program.ir import Graph, Node, TensorSpec
+    from numfuzz.run_spec import RunSpec
+    from numfuzz.runner.case_runner import run_case
+    from numfuzz.targets import resolve
+
+    graph = Graph((TensorSpec((2, 3), "fp32"),), (Node.make("chunk", [0], chunks=2, dim=0, index=0),), (1,))
+    case = Case.from_tensors(graph, [[torch.randn(2, 3)]], RunSpec("inductor", "cpu", dynamic="marked", marked=((0, 0),)))
+    outcome = run_case(case, resolve("inductor"))
+    assert outcome.verdict is Verdict.INVALID and outcome.detail.startswith(OWN_MARK), outcome.detail
+    plain = run_case(Case.from_tensors(graph, [[torch.randn(2, 3)]], RunSpec("inductor", "cpu")), resolve("inductor"))
+    assert plain.verdict is Verdict.EQUAL  # the program itself compiles

@@ -18,6 +18,6 @@ def test_within_rounding_cases_are_kept_counted_and_listed_only_when_asked(cli, 
     minimised = {load_case(p).extra["original"]["hash"] for p in iter_cases(tmp_path / "minimized")}
     assert not minimised & {c.content_hash() for c in kept}
     hidden = cli("corpus", tmp_path)
-    assert "within_rounding group hidden" in hidden.output and "| within_rounding |" not in hidden.output
+    assert "benign group hidden" in hidden.output and "| within_rounding |" not in hidden.output
     shown = cli("corpus", tmp_path, "--all")
     assert f"{len(kept):>5}           -  reformulated | within_rounding | addcmul" in shown.output

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 from numfuzz.corpus.case import Case, SecondSize
 from numfuzz.corpus.size_order import smaller
+from numfuzz.program.ir import Graph
 from numfuzz.program.sizes import varying_dims, with_input_shapes
+from numfuzz.program.valid_inputs import into_range
 from numfuzz.program.values import encode
 from numfuzz.reduce.ddmin import ddmin
 from numfuzz.reduce.dynamic_edit import varying
@@ -50,8 +52,8 @@ def fewer_marked(case: Case, sizes: list[int]) -> Case | None:
     cut = [[t[tuple(slice(0, n) for n in spec.shape)] for t, spec in zip(row, graph2.inputs)] for row in rows]
     if any(tuple(t.shape) != spec.shape for row in cut for t, spec in zip(row, graph2.inputs)):
         return None  # a dim that grows back to its first size has no values to keep
-    second = SecondSize(tuple(s.shape for s in graph2.inputs), tuple(tuple(_bits(t) for t in row) for row in cut))
-    return _with(case, case.run.with_changes(marked=tuple(dims)), second)
+    second = _second(graph2, cut)
+    return _with(case, case.run.with_changes(marked=tuple(dims)), second) if second is not None else None
 
 
 def smaller_second(case: Case, first: int, size: int) -> Case | None:
@@ -69,7 +71,16 @@ def smaller_second(case: Case, first: int, size: int) -> Case | None:
     if graph2 is None:
         return None
     rows = [[t[tuple(slice(0, n) for n in spec.shape)] for t, spec in zip(row, graph2.inputs)] for row in case.second_tensors()]
-    return _with(case, case.run, SecondSize(tuple(s.shape for s in graph2.inputs), tuple(tuple(_bits(t) for t in row) for row in rows)))
+    second = _second(graph2, rows)
+    return _with(case, case.run, second) if second is not None else None
+
+
+def _second(graph2: Graph, rows: list[list]) -> SecondSize | None:
+    """The second size of these rows, each index taken into the range of the ops that read it at those sizes (None: a bound is 0)."""
+    fitted = [into_range(graph2, row) for row in rows]
+    if any(row is None for row in fitted):
+        return None
+    return SecondSize(tuple(s.shape for s in graph2.inputs), tuple(tuple(_bits(t) for t in row) for row in fitted))
 
 
 def keep_second_samples(case: Case, keep: list[int]) -> Case | None:

@@ -78,18 +78,18 @@ def test_within_rounding_is_judged_from_the_stored_record_and_listed_only_when_a
     save_finding(tmp_path, cos, "inductor", Verdict.LESS_ACCURATE, "cos", "fp32", "kernel_accuracy", value=2.0, backward_error=_record("cos", 40.0, 0.3))
     assert _groups(tmp_path) == []
     (group,) = _groups(tmp_path, everything=True)
-    assert group.within_rounding and group.count == 2
+    assert group.benign and group.count == 2
     # a user's stricter bound makes the same stored record a finding again, without running anything
     strict = tmp_path.parent / "strict.toml"
     strict.write_text('[[bound]]\nops = ["cos"]\nulp = 0.1\nsource = "correctly rounded cos"\n')
     groups, _ = group_corpus(tmp_path, load_known(), load_bounds([strict]))
-    assert [g.within_rounding for g in listed(groups)] == [False]
+    assert [g.benign for g in listed(groups)] == [False]
 
 
 def test_old_cases_without_a_backward_error_stay_findings(tmp_path):
     save_finding(tmp_path, _unary("cos", "fp32"), "inductor", Verdict.LESS_ACCURATE, "cos", "fp32", "kernel_accuracy")
     (group,) = _groups(tmp_path)
-    assert not group.within_rounding
+    assert not group.benign
 
 
 def test_a_dropped_cast_in_bf16_and_fp16_is_one_group(tmp_path):

@@ -30,7 +30,7 @@ def test_the_report_lists_the_corpus_groups_and_shows_their_cause_and_rounding_e
     collected, problems = collect_groups(corpus, tmp_path / "page")
     assert not problems
     listing = cli("corpus", corpus)
-    assert listing.exit_code == 0 and "1 within_rounding group hidden" in listing.output
+    assert listing.exit_code == 0 and "1 benign group hidden" in listing.output
     as_json = cli("corpus", corpus, "--json")
     rows = json.loads(as_json.output[as_json.output.index("[") :])
     assert sorted(c.view.title for c in collected) == sorted(r["group"] for r in rows)

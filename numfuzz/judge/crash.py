@@ -1,0 +1,31 @@
+"""A crash's fingerprint: its exception's first line with what differs from one program to the next taken out.
+
+Two crashes with one fingerprint are one cause: `prims.trunc` without a gradient transform is
+the same missing rule whatever the temporaries are called and whatever the shapes. Kept: the
+exception's class and the words and names of its message. Taken out: a Thunder trace's comment
+(`# t9: "cpu f32[81]"`), quoted and bracketed shapes, addresses, paths with line numbers,
+numbered temporaries (`t12`, `buf3`, `tmp7`, `x0`, `primals_2`) and other numbers.
+"""
+
+from __future__ import annotations
+
+import re
+
+MAX_LENGTH = 160
+_RULES = (
+    (re.compile(r"\s+#\s.*$"), ""),  # a trace line's trailing comment: shapes and devices of the temporaries
+    (re.compile(r"0x[0-9a-fA-F]+"), "0x#"),
+    (re.compile(r"(/[\w.+-]+)+\.py(:\d+)?"), "FILE"),
+    (re.compile(r"\[[^\[\]]*\d[^\[\]]*\]"), "[#]"),  # shapes and sizes
+    (re.compile(r"\b(t|x|tmp|buf|arg|primals_|tangents_|getitem_?|i|s|u)\d+\b"), r"\1#"),
+    (re.compile(r"(?<![\w#])[-+]?\d+(\.\d+)?([eE][-+]?\d+)?\b"), "#"),
+    (re.compile(r"\s+"), " "),
+)
+
+
+def crash_fingerprint(detail: str) -> str:
+    """The normalised first line of a crash's detail (`prepare raised` dropped); "" where there is none."""
+    line = detail.removeprefix("prepare raised ").strip().splitlines()[0] if detail.strip() else ""
+    for pattern, replacement in _RULES:
+        line = pattern.sub(replacement, line)
+    return line.strip()[:MAX_LENGTH]
