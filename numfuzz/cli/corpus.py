@@ -18,7 +18,8 @@ def _status(group) -> str:
     if group.benign:
         return "+".join(sorted(group.verdicts))
     if group.known is not None:
-        return f"known: {group.known.id}"
+        kind = "known limitation" if group.known.kind == "limitation" else "known"
+        return f"{kind}: {group.known.id}" + (f", fixed in {group.known.fixed_in}" if group.known.fixed_in else "")
     return "new" if group.minimized else "new, not minimised"
 
 
@@ -40,7 +41,16 @@ def group_rows(groups: list, bounds) -> list[dict]:
             "evidence": list(g.analysis.evidence) if g.analysis is not None else [],
             "rounding_error": g.analysis.rounding_error if g.analysis is not None else None,
             "rounding_error_text": describe(g.analysis.rounding_error, bounds) if g.analysis is not None and g.analysis.rounding_error is not None else "",
-            "known": None if g.known is None else {"id": g.known.id, "title": g.known.title, "links": list(g.known.links), "status": g.known.status},
+            "known": None
+            if g.known is None
+            else {
+                "id": g.known.id,
+                "title": g.known.title,
+                "links": list(g.known.links),
+                "status": g.known.status,
+                "fixed_in": g.known.fixed_in,
+                "kind": g.known.kind,
+            },
             "within_rounding": g.benign and g.verdicts == {"within_rounding"},
             "benign": sorted(g.verdicts) if g.benign else [],
             "minimized": g.minimized,
@@ -67,6 +77,12 @@ def group_rows(groups: list, bounds) -> list[dict]:
     is_flag=True,
     help="Re-run every finding (and every case that states where it reproduces) here and say which still reproduce. Exit 1 when any is not as its file states.",
 )
+@click.option(
+    "--python",
+    "python",
+    type=click.Path(path_type=Path),
+    help="With --replay: replay under this interpreter (a venv with another torch and numfuzz installed) and say per group: still on torch X, or fixed by X.",
+)
 @known_option
 @bounds_option
 @import_option
@@ -76,6 +92,7 @@ def corpus(
     as_json: bool,
     show_all: bool,
     replay_them: bool,
+    python: Path | None,
     known_files: tuple[Path, ...],
     bounds_files: tuple[Path, ...],
     imports: tuple[str, ...],
@@ -91,6 +108,10 @@ def corpus(
     """
     if not directory.is_dir():
         fail(f"{directory}: no such folder")
+    if python is not None and not replay_them:
+        fail("--python replays under another interpreter: give --replay with it")
+    if python is not None and not python.is_file():
+        fail(f"--python {python}: no such interpreter")
     known = load_known_or_fail(known_files)
     bounds = use_bounds_or_fail(bounds_files)
     from numfuzz.corpus.grouping import group_corpus, listed
@@ -101,6 +122,8 @@ def corpus(
     for problem in problems:
         click.echo(f"numfuzz: skipped {problem}", err=True)
     shown = listed(groups, show_all)
+    if replay_them and python is not None:
+        return _elsewhere(python, directory, shown, show_all, known_files, bounds_files, imports, device, as_json)
     if replay_them:
         with bounds_in_environment(bounds_files):  # the cases are judged again by the same bounds
             return _replay(directory, shown, imports, device, as_json)
@@ -125,6 +148,32 @@ def corpus(
     benign = sum(1 for g in shown if g.benign)
     counts = f"{new} new, {sum(1 for g in shown if g.known is not None and not g.benign)} known" + (f", {benign} benign" if benign else "")
     click.echo(f"{sum(g.count for g in shown)} findings in {len(shown)} groups: {counts}{note}")
+
+
+def _elsewhere(python: Path, directory: Path, shown: list, show_all: bool, known_files, bounds_files, imports, device, as_json: bool) -> None:
+    """Each listed group replayed under `python`: still on its torch, or fixed by it."""
+    from numfuzz.corpus.elsewhere import ElsewhereError, replay_elsewhere
+
+    extra = [*(["--all"] if show_all else []), *(x for f in known_files for x in ("--known", str(Path(f).resolve())))]
+    extra += [*(x for f in bounds_files for x in ("--bounds", str(Path(f).resolve()))), *(x for i in imports for x in ("--import", i))]
+    extra += ["--device", device] if device else []
+    try:
+        there = replay_elsewhere(python, directory.resolve(), extra)
+    except ElsewhereError as exc:
+        fail(str(exc))
+    rows = []
+    for g in shown:
+        found = there.groups.get(g.title)
+        status = found.status(there.torch) if found is not None else f"not listed on torch {there.torch}"
+        fixed_in = g.known.fixed_in if g.known is not None and g.known.fixed_in else ""
+        rows.append({"group": g.title, "status": status, "torch": there.torch, "known_fixed_in": fixed_in or None})
+    if as_json:
+        click.echo(json.dumps(rows, indent=1))
+        return
+    click.echo(f"replayed under {python}: torch {there.torch}, thunder {there.thunder}, python {there.python}")
+    width = max((len(r["status"]) for r in rows), default=0)
+    for r in rows:
+        click.echo(f"{r['status']:<{width}}  {r['group']}" + (f"  (known fixed in {r['known_fixed_in']})" if r["known_fixed_in"] else ""))
 
 
 def _runner(imports: tuple[str, ...], device: str):

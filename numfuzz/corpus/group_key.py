@@ -18,6 +18,9 @@ from numfuzz.judge.signature import ONE_ROOT_CAUSE, Mechanism, Signature, mechan
 from numfuzz.program.ir import Graph
 
 
+TITLE_MESSAGE = 90  # characters of a crash's message in its group's title
+
+
 @dataclass(frozen=True)
 class GroupKey:
     parts: tuple  # what identifies the group; a campaign's journal stores it as JSON (`text`)
@@ -55,5 +58,6 @@ class GroupKey:
         if signature.cause:
             return f"{signature.where} | {'+'.join(signature.ops) or '?'} | {dtypes} | {signature.cause}"
         if signature.fingerprint:  # a crash: named by the ops its minimised members keep, and its message
-            return f"{signature.where} | {signature.symptom} | {ops} | {signature.fingerprint}"
+            message = signature.fingerprint if len(signature.fingerprint) <= TITLE_MESSAGE else signature.fingerprint[: TITLE_MESSAGE - 3] + "..."
+            return f"{signature.where} | {signature.symptom} | {ops} | {message}"
         return signature.text()

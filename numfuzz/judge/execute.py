@@ -114,7 +114,10 @@ def _oracle_before_rules(verdict: Verdict, outputs: list[OutputErrors], analysis
 
 
 def _one_line(exc: BaseException) -> str:
-    text = f"{type(exc).__name__}: {exc}".strip().splitlines()
+    """The exception's first line; a wrapper's ("backend='inductor' raised:") with the first line of what it wraps."""
+    text = [line for line in f"{type(exc).__name__}: {exc}".strip().splitlines() if line.strip()]
+    if len(text) > 1 and text[0].rstrip().endswith("raised:"):
+        return f"{text[0].rstrip()} {text[1].strip()}"[:300]
     return text[0][:300] if text else type(exc).__name__
 
 

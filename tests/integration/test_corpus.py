@@ -130,3 +130,38 @@ def test_bad_case_files_fail_with_one_line(cli, tmp_path, mutate, message):
     assert len(lines) == 1 and message in lines[0] and "Traceback" not in result.output
     with pytest.raises(CaseError):
         load_case(path).tensors()
+
+
+def test_corpus_replayed_under_another_interpreter_says_still_there_or_fixed(cli, tmp_path):
+    """--python runs the replay there (here: this same interpreter): a finding that reproduces is still there, one that does not is fixed."""
+    import sys
+
+    import torch
+
+    from numfuzz.corpus.case import Case
+    from numfuzz.program.ir import TensorSpec
+
+    plugin = str(ROOT / "tests" / "reformulating_target.py")
+    expm1 = Graph((TensorSpec((16,), "fp32"),), (Node.make("expm1", [0]),), (1,))
+    small = torch.tensor([2.0**-k for k in range(10, 26)])
+    for name, x in (("cancels", small), ("no-longer", torch.linspace(1.0, 2.0, 16))):  # the second was recorded a finding, is none here
+        case = Case.from_tensors(expm1, [[x]], RunSpec("reformulated", "cpu", imports=(plugin,)))
+        outcome = run_case(case, _reformulated(plugin))
+        case.result = {**outcome.to_json(), "verdict": "less_accurate"}
+        case.extra["signature"] = {"target": "reformulated", "symptom": "less_accurate", "ops": ["expm1"], "dtype": "fp32", "cause": name}
+        save_case(case, tmp_path / "corpus")
+    result = cli("corpus", tmp_path / "corpus", "--replay", "--python", sys.executable, "--import", plugin)
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert lines[0].startswith(f"replayed under {sys.executable}: torch {torch.__version__}")
+    assert any(line.startswith(f"still on torch {torch.__version__} (1/1 reproduce)") and "cancels" in line for line in lines), result.output
+    assert any(line.startswith(f"fixed by torch {torch.__version__} (0/1 reproduce)") and "no-longer" in line for line in lines), result.output
+    bad = cli("corpus", tmp_path / "corpus", "--python", sys.executable)
+    assert bad.exit_code == 2 and "give --replay with it" in bad.output
+
+
+def _reformulated(plugin: str):
+    from numfuzz.user_code import load_user_code
+
+    load_user_code(plugin)
+    return resolve("reformulated")

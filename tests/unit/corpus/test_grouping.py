@@ -98,3 +98,48 @@ def test_a_dropped_cast_in_bf16_and_fp16_is_one_group(tmp_path):
     save_finding(tmp_path, graph, "thunder:bug_cast", Verdict.LESS_ACCURATE, "cast", "fp16", "cast_dropped", value=2.0)
     (group,) = _groups(tmp_path)
     assert group.count == 2 and group.title == "thunder:bug_cast | explicit cast dropped"
+
+
+def _crash(folder, ops: list[str], detail: str, minimised: bool, value: float = 1.0):
+    """A stored crash finding, as a campaign saves one (its signature from its outcome), minimised to `ops` or not."""
+    from dataclasses import replace
+
+    import torch
+
+    from numfuzz.corpus.case import Case
+    from numfuzz.corpus.store import save_case
+    from numfuzz.judge.execute import Outcome
+    from numfuzz.judge.signature import signature_of
+
+    nodes = tuple(Node.make(op, [k]) for k, op in enumerate(ops))
+    graph = Graph((TensorSpec((4,), "fp32"),), nodes, (len(nodes),))
+    outcome = Outcome(Verdict.CRASH_COMPILE, detail)
+    case = Case.from_tensors(graph, [[torch.full((4,), value)]], "thunder:torch", provenance={"torch": "2.9.1", "thunder": "0.2.6"}, result=outcome.to_json())
+    signature = signature_of("thunder:torch", outcome, case.run)
+    if minimised:
+        signature = replace(signature, ops=tuple(ops))
+        case.extra["minimize"] = {"compiles": 3}
+    case.extra["signature"] = signature.to_json()
+    return save_case(case, folder)
+
+
+def test_crashes_group_by_their_message_and_an_unminimised_one_joins_its_minimised_sibling(tmp_path):
+    trunc = 'RuntimeError: expected scalar type BFloat16 but found Double at t{}  # t{}: "cpu f32[{}]"'
+    _crash(tmp_path / "minimized", ["exp"], trunc.format(3, 3, 8), minimised=True)
+    _crash(tmp_path / "findings", ["sin", "exp", "cos"], trunc.format(12, 12, 64), minimised=False, value=2.0)  # other temporaries and shapes
+    _crash(tmp_path / "findings", ["tanh"], "TypeError: round() got an unexpected keyword argument 'decimals'", minimised=False)
+    groups = _groups(tmp_path)
+    assert len(groups) == 2
+    (scalar,) = [g for g in groups if "BFloat16" in g.title]
+    assert scalar.count == 2 and "| exp |" in scalar.title and "?" not in scalar.title, scalar.title
+    (other,) = [g for g in groups if "round()" in g.title]
+    assert other.count == 1
+
+
+def test_a_thunder_limitation_is_known_and_a_typeerror_on_a_supported_op_stays_new(tmp_path):
+    _crash(tmp_path, ["trunc"], 'RuntimeError: Failed to find a gradient transform for bound symbol bsym=t1 = prims.trunc(t0)  # t1: "cpu f32[5]"', True)
+    _crash(tmp_path, ["nan_to_num"], "TypeError: nan_to_num() got some positional-only arguments passed as keyword arguments: 'nan'", True)
+    by_kind = {g.title.split(" | ")[1]: g for g in _groups(tmp_path)}
+    limitation = next(g for g in by_kind.values() if g.known is not None)
+    assert limitation.known.id == "thunder-0.2.6-no-gradient-transform" and limitation.known.kind == "limitation"
+    assert sum(g.known is None for g in by_kind.values()) == 1  # the TypeError
