@@ -21,6 +21,7 @@ from numfuzz.judge.compiled import laid_out
 from numfuzz.judge.execute import Outcome, evaluate
 from numfuzz.judge.facts import Analysis, Culprit
 from numfuzz.judge.gradient_rounding import measure_gradient
+from numfuzz.judge.reduction_order import reordered_gradient_evidence
 from numfuzz.judge.verdicts import Verdict
 from numfuzz.program.graph_edit import cone
 from numfuzz.program.ir import Graph, Node
@@ -123,4 +124,10 @@ def analyse_gradient(
     culprit, evidence, cut = locate_backward(graph, samples, upstream, target, device, input_index)
     evidence = [f"the gradient of input x{input_index} is {outcome.verdict.value}", *evidence]
     record = measure_gradient(cut.graph, cut.rows, cut.upstream, cut.outcome, bounds, device) if cut is not None else None
-    return Analysis(flagged, CAUSE, evidence, culprit.op, culprit.dtype, culprit=culprit, gradient_of=input_index, rounding_error=record)
+    reordered = None
+    if outcome.oracle is Verdict.NONFINITE and cut is not None and cut.outcome.runs is not None:  # the probe the reorder rule reads
+        first_grad = len(cut.graph.outputs)  # the cut judges its outputs, then each input's gradient: the reduced input's comes first
+        reordered = reordered_gradient_evidence(cut.graph, cut.rows, cut.upstream, [run[first_grad] for run in cut.outcome.runs.target])
+    facts = Analysis(flagged, CAUSE, evidence, culprit.op, culprit.dtype, culprit=culprit, gradient_of=input_index, rounding_error=record)
+    facts.reordered = reordered
+    return facts

@@ -48,11 +48,12 @@ def vjp_reference(alone: Graph) -> Callable:
 def measure_gradient(
     alone: Graph, rows: list[list[torch.Tensor]], upstream: list[list[torch.Tensor]], local: Outcome, bounds: Bounds, device: str
 ) -> dict | None:
-    """The rounding-error record of the culprit's backward (JSON-safe), for the input gradient the target gets worst; None: nothing to measure.
+    """The rounding-error record of the culprit's backward (JSON-safe), for each input gradient the target gets less
+    accurate: the worst one's at the top, the others' under `also`; None: nothing to measure.
 
     `alone` is the culprit op with its arguments as inputs, `rows` eager's values of them per
     sample, `upstream` eager's gradient of its output, `local` the judgement of that cut with
-    its runs (outputs first, then each input's gradient).
+    its runs (outputs first, then each input's gradient). The rule judges every one of them.
     """
     if local.runs is None:
         return None
@@ -60,7 +61,20 @@ def measure_gradient(
     worse = [o.index - n_out for o in local.outputs[n_out:] if o.verdict == Verdict.LESS_ACCURATE.value]
     if not worse:
         return None
-    i = max(worse, key=lambda k: local.outputs[n_out + k].target_max_ulp or 0.0)
+    order = sorted(worse, key=lambda k: local.outputs[n_out + k].target_max_ulp or 0.0, reverse=True)
+    records = [_measure_one(alone, rows, upstream, local, bounds, device, i) for i in order]
+    first, others = records[0], records[1:]
+    if others and "error" not in first:
+        first["also"] = [{k: r[k] for k in ("dtype", "gradient_of", "n", "target", "eager")} for r in others if "error" not in r]
+        unmeasured = [r["gradient_of"] for r in others if "error" in r]
+        if unmeasured:  # a gradient the rule cannot judge: none of them is excused
+            first["unmeasured"] = unmeasured
+    return first
+
+
+def _measure_one(alone: Graph, rows, upstream, local: Outcome, bounds: Bounds, device: str, i: int) -> dict:
+    """The record of one input's gradient (its position `i` among the op's deduplicated arguments)."""
+    n_out = len(alone.outputs)
     op = alone.nodes[0].op
     dtype = alone.inputs[i].dtype
     out_dtype = infer_specs(alone)[alone.outputs[0]].dtype

@@ -14,6 +14,7 @@ from __future__ import annotations
 import torch
 
 from numfuzz.judge.evidence import Evidence
+from numfuzz.program.ir import Graph
 from numfuzz.program.lowering import compile_source, lower
 
 ORDER_FREE = ("sum", "mean", "prod")
@@ -48,3 +49,43 @@ def reorder_evidence(ev: Evidence) -> str | None:
         f"eager's `{c.op}` of the same terms in another order (reversed or rotated along dim {dim}) is non-finite "
         f"at all {made} elements the target made non-finite: the reduction's order is unspecified, and this one overflows"
     )
+
+
+def reordered_gradient_evidence(
+    graph: Graph, rows: list[list[torch.Tensor]], upstream: list[list[torch.Tensor]], target_grads: list[torch.Tensor]
+) -> str | None:
+    """The same for a gradient: eager's backward of the culprit reduction alone (`graph`, on eager's forward values `rows`
+    and its upstream gradient), given the reduced terms in other orders, makes the target's non-finite input gradient
+    elements (`target_grads`, per sample) non-finite too. None otherwise."""
+    (node,) = graph.nodes
+    dim = node.attr("dim")
+    if node.op not in ORDER_FREE or not isinstance(dim, int):
+        return None
+    fn = compile_source(lower(graph))
+    orders = [(lambda t: t.flip(dim), lambda t: t.flip(dim))] + [(lambda t, k=k: t.roll(k, dim), lambda t, k=k: t.roll(-k, dim)) for k in ROTATIONS]
+    made = 0
+    for (x, *rest), (g,), got in zip(rows, upstream, target_grads):
+        eager = _gradient(fn, x, rest, g, lambda t: t, lambda t: t)
+        new = ~torch.isfinite(got.cpu()) & torch.isfinite(eager)
+        if not bool(new.any()):
+            continue
+        explained = torch.zeros_like(new)
+        for forward, back in orders:
+            explained |= ~torch.isfinite(_gradient(fn, x, rest, g, forward, back))
+        if bool((new & ~explained).any()):
+            return None
+        made += int(new.sum())
+    if not made:
+        return None
+    return (
+        f"eager's gradient of `{node.op}` of the same terms in another order (reversed or rotated along dim {dim}) is non-finite "
+        f"at all {made} input-gradient elements the target made non-finite: the reduction's order is unspecified, and this one overflows"
+    )
+
+
+def _gradient(fn, x: torch.Tensor, rest: list[torch.Tensor], g: torch.Tensor, forward, back) -> torch.Tensor:
+    """Eager's gradient of the reduction's first input, computed on its terms reordered by `forward`, put back in place by `back`."""
+    with torch.enable_grad():
+        leaf = forward(x.detach().cpu()).requires_grad_(True)
+        (grad,) = torch.autograd.grad(fn(leaf, *[r.cpu() for r in rest])[0], [leaf], g.cpu())
+    return back(grad.detach())

@@ -147,14 +147,15 @@ def chosen_side(record: dict, bounds: Bounds) -> dict:
 def record_within(record: object, bounds: Bounds) -> bool | None:
     """THE rule: is a recorded culprit value within its bound under `bounds`? None where the record cannot say
     (not measured, or written by another numfuzz)."""
-    if not isinstance(record, dict) or "error" in record or not isinstance(record.get("target"), dict):
+    if not isinstance(record, dict) or "error" in record or record.get("unmeasured") or not isinstance(record.get("target"), dict):
         return None
     try:
         allowance = allowance_of(record, bounds)
         fronts = [record["target"]["front"]]
         if isinstance(record.get("fp32_scalars"), dict):
             fronts.append(record["fp32_scalars"]["target"]["front"])
-        return any(within(front, allowance) for front in fronts)
+        others = record.get("also", [])  # a backward's other input gradients: each must be within its bound too
+        return any(within(front, allowance) for front in fronts) and all(within(o["target"]["front"], allowance_of({**record, **o}, bounds)) for o in others)
     except (KeyError, TypeError, ValueError):
         return None
 

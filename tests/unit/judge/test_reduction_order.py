@@ -30,6 +30,8 @@ class _Prod(TorchFunctionMode):
         x = args[0]
         if self.how == "backwards":  # multiplies from the back: another order, no bug
             return func(x.flip(kwargs.get("dim", -1)), *args[1:], **kwargs)
+        if self.how == "rolled":  # the terms rotated by one: another order, and so another order in its backward
+            return func(x.roll(1, kwargs.get("dim", -1)), *args[1:], **kwargs)
         out = func(*args, **kwargs)  # NaN wherever a zero is among the terms: a bug in any order
         return torch.where((x == 0).any(dim=kwargs.get("dim", -1), keepdim=kwargs.get("keepdim", False)), torch.nan, out)
 
@@ -74,3 +76,16 @@ def test_judged_again_with_any_bound_the_reordered_product_stays_rounding():
     facts = replace(outcome.analysis, cause="kernel_accuracy")  # a cause the bound decides, and no input move explains it
     tight = parse_bounds('[[bound]]\nops = ["prod"]\nulp = 0\nsource = "tests"\n', "tight.toml", load_bounds())
     assert final_verdict(outcome.oracle, facts, tight).verdict is Verdict.WITHIN_ROUNDING  # the order, not a bound, explains it
+
+
+def test_a_gradient_that_overflows_in_another_order_is_rounding_too():
+    """prod([0, 2**100, 2**100, 2**-100]): eager's gradient of the 0 is 2**100; rotated, the backward forms 2**200 first: inf."""
+    from numfuzz.run_spec import RunSpec
+
+    x = torch.tensor([[0.0, 2.0**100, 2.0**100, 2.0**-100]] * 8).to(torch.bfloat16)
+    upstream = [[torch.ones(8, 1, dtype=torch.bfloat16)]]
+    case = Case.from_tensors(PROD, [[x]], RunSpec("planted_prod:rolled", "cpu", samples=1, grad=True), upstream)
+    outcome = run_case(case, resolve("planted_prod:rolled"), "cpu")
+    assert outcome.oracle is Verdict.NONFINITE and outcome.analysis.gradient_of == 0, (outcome.verdict, outcome.detail)
+    assert outcome.verdict is Verdict.WITHIN_ROUNDING and outcome.rule == "reordered_reduction", outcome.detail
+    assert "input-gradient elements the target made non-finite" in outcome.analysis.reordered

@@ -128,3 +128,14 @@ def test_elements_where_eager_is_not_finite_either_are_left_out():
     assert len(every.forward) == 4 and max(every.forward) == float("inf")
     kept = measure_side(fn, 0, [[x]], [value], [fp32], fp32, None, skip=~torch.isfinite(value).numpy())
     assert len(kept.forward) == 3 and max(kept.forward) < 1.0
+
+
+def test_a_backward_record_is_within_only_where_every_input_gradient_is():
+    bounds = load_bounds([])
+    side = {"front": [[0.4, 0.0]], "max_needed_ulp": 0.0, "max_forward_ulp": 0.4, "max_condition": 1.0}
+    record = {"op": "mul", "dtype": "fp32", "device": "cpu", "n": 4, "backward": True, "gradient_of": 0, "target": side, "eager": side}
+    assert record_within(record, bounds)
+    beyond = {**side, "front": [[500.0, 300.0]]}
+    assert not record_within({**record, "also": [{"dtype": "fp32", "gradient_of": 1, "n": 4, "target": beyond, "eager": side}]}, bounds)
+    assert record_within({**record, "also": [{"dtype": "fp32", "gradient_of": 1, "n": 4, "target": side, "eager": side}]}, bounds)
+    assert record_within({**record, "unmeasured": [1]}, bounds) is None  # a gradient it could not measure excuses none
