@@ -11,6 +11,8 @@ target made non-finite, is within rounding. Eager runs the op alone; no compile.
 
 from __future__ import annotations
 
+from typing import Callable, Iterable
+
 import torch
 
 from numfuzz.judge.evidence import Evidence
@@ -31,19 +33,13 @@ def reorder_evidence(ev: Evidence) -> str | None:
         return None
     eager_fn, out = compile_source(lower(ev.alone())), ev.alone_output()
     (inputs, values), (_, eager_values) = ev.side("target"), ev.side("eager")
-    made = 0
+
+    def others(args: list[torch.Tensor]) -> Callable[[], list[torch.Tensor]]:
+        return lambda: [eager_fn(*[forward(a) for a in args])[out] for forward, _ in _orders(dim)]
+
     with torch.no_grad():
-        for args, got, eager in zip(inputs, values, eager_values):
-            new = ~torch.isfinite(got) & torch.isfinite(eager)
-            if not bool(new.any()):
-                continue
-            explained = torch.zeros_like(new)
-            for order in [lambda t: t.flip(dim)] + [lambda t, k=k: t.roll(k, dim) for k in ROTATIONS]:
-                explained |= ~torch.isfinite(eager_fn(*[order(a) for a in args])[out])
-            if bool((new & ~explained).any()):
-                return None
-            made += int(new.sum())
-    if not made:
+        made = _made_in_other_orders((got, eager, others(args)) for args, got, eager in zip(inputs, values, eager_values))
+    if made is None:
         return None
     return (
         f"eager's `{c.op}` of the same terms in another order (reversed or rotated along dim {dim}) is non-finite "
@@ -62,20 +58,15 @@ def reordered_gradient_evidence(
     if node.op not in ORDER_FREE or not isinstance(dim, int):
         return None
     fn = compile_source(lower(graph))
-    orders = [(lambda t: t.flip(dim), lambda t: t.flip(dim))] + [(lambda t, k=k: t.roll(k, dim), lambda t, k=k: t.roll(-k, dim)) for k in ROTATIONS]
-    made = 0
-    for (x, *rest), (g,), got in zip(rows, upstream, target_grads):
-        eager = _gradient(fn, x, rest, g, lambda t: t, lambda t: t)
-        new = ~torch.isfinite(got.cpu()) & torch.isfinite(eager)
-        if not bool(new.any()):
-            continue
-        explained = torch.zeros_like(new)
-        for forward, back in orders:
-            explained |= ~torch.isfinite(_gradient(fn, x, rest, g, forward, back))
-        if bool((new & ~explained).any()):
-            return None
-        made += int(new.sum())
-    if not made:
+
+    def others(x: torch.Tensor, rest: list[torch.Tensor], g: torch.Tensor) -> Callable[[], list[torch.Tensor]]:
+        return lambda: [_gradient(fn, x, rest, g, forward, back) for forward, back in _orders(dim)]
+
+    same = (lambda t: t, lambda t: t)
+    made = _made_in_other_orders(
+        (got.cpu(), _gradient(fn, x, rest, g, *same), others(x, rest, g)) for (x, *rest), (g,), got in zip(rows, upstream, target_grads)
+    )
+    if made is None:
         return None
     return (
         f"eager's gradient of `{node.op}` of the same terms in another order (reversed or rotated along dim {dim}) is non-finite "
@@ -83,7 +74,32 @@ def reordered_gradient_evidence(
     )
 
 
-def _gradient(fn, x: torch.Tensor, rest: list[torch.Tensor], g: torch.Tensor, forward, back) -> torch.Tensor:
+Reorder = Callable[[torch.Tensor], torch.Tensor]
+
+
+def _orders(dim: int) -> list[tuple[Reorder, Reorder]]:
+    """The other orders tried, each with its inverse: reversed, and rotated by ROTATIONS."""
+    return [(lambda t: t.flip(dim), lambda t: t.flip(dim))] + [(lambda t, k=k: t.roll(k, dim), lambda t, k=k: t.roll(-k, dim)) for k in ROTATIONS]
+
+
+def _made_in_other_orders(rows: Iterable[tuple[torch.Tensor, torch.Tensor, Callable[[], list[torch.Tensor]]]]) -> int | None:
+    """Per sample (the target's value, eager's, eager's in the other orders): how many elements the target made
+    non-finite, where eager in some other order is non-finite at every one of them; None where one is not, or none was made."""
+    made = 0
+    for got, eager, others in rows:
+        new = ~torch.isfinite(got) & torch.isfinite(eager)
+        if not bool(new.any()):
+            continue
+        explained = torch.zeros_like(new)
+        for value in others():
+            explained |= ~torch.isfinite(value)
+        if bool((new & ~explained).any()):
+            return None
+        made += int(new.sum())
+    return made or None
+
+
+def _gradient(fn, x: torch.Tensor, rest: list[torch.Tensor], g: torch.Tensor, forward: Reorder, back: Reorder) -> torch.Tensor:
     """Eager's gradient of the reduction's first input, computed on its terms reordered by `forward`, put back in place by `back`."""
     with torch.enable_grad():
         leaf = forward(x.detach().cpu()).requires_grad_(True)
