@@ -16,7 +16,7 @@ from loguru import logger
 from numfuzz.campaign.config import CampaignConfig
 from numfuzz.campaign.journal import Journal
 from numfuzz.campaign.stats import CampaignStats
-from numfuzz.corpus.case import Case
+from numfuzz.corpus.case import Case, CaseError
 from numfuzz.corpus.store import save_case
 from numfuzz.judge.execute import OWN_MARK
 from numfuzz.judge.facts import Analysis
@@ -58,7 +58,12 @@ class ResultRecorder:
 
     def record(self, task: Task, reply: CaseResult | ErrorReply) -> Finding | None:
         """A case's reply: saved if a finding (returned) or numfuzz's own error, then counted."""
-        case = Case.from_json(reply.case) if reply.case else None
+        try:
+            case = Case.from_json(reply.case) if reply.case else None
+        except CaseError as exc:  # numfuzz made a case it cannot read back: its own error, and the campaign goes on
+            logger.error("numfuzz failed on case {} ({}): its case does not load: {}", task.index, task.target, exc)
+            self._finish(task, None, reply.ops, 0, reply)
+            return None
         if isinstance(reply, ErrorReply):
             path = None
             if case is not None:

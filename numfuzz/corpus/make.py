@@ -16,6 +16,7 @@ from numfuzz.program.generator import GenConfig, draw_samples, generate
 from numfuzz.program.ir import Graph, canonical_json
 from numfuzz.program.ops import infer_specs
 from numfuzz.program.sizes import draw_second_size
+from numfuzz.program.valid_inputs import into_range
 from numfuzz.program.values import Recipe, encode, round_to
 from numfuzz.run_spec import RunMix, RunSpec
 from numfuzz.targets.compile_modes import configured
@@ -70,8 +71,10 @@ def draw_compile(seed: int, run: RunSpec, graph: Graph, recipes: list[Recipe], m
             marked = tuple(dims) if mode == "marked" else ()
             if not run.grad:
                 rows = draw_samples(graph2, recipes, seed ^ 0x5EC0D, min(run.samples, SECOND_SIZE_SAMPLES))
-                bits = tuple(tuple(encode(round_to(v, spec)) for v, spec in zip(row, graph2.inputs)) for row in rows)
-                second = SecondSize(tuple(s.shape for s in graph2.inputs), bits)
+                # an index recipe's bound is the first size's: take each index into the range of the ops at the second size
+                fitted = [into_range(graph2, [round_to(v, spec) for v, spec in zip(row, graph2.inputs)]) for row in rows]
+                if all(row is not None for row in fitted):
+                    second = SecondSize(tuple(s.shape for s in graph2.inputs), tuple(tuple(encode(t) for t in row) for row in fitted))
     return run.with_changes(dynamic=mode, marked=marked, config=tuple(options.items())), second
 
 

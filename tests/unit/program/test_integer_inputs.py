@@ -97,3 +97,21 @@ def test_integer_values_never_reach_the_oracle():
     for got in (program.eager_grads([x, t], up), program.run_grads([x, t], up), program.reference_grads([x, t], up)):
         assert got[2].numel() == 0 and got[1].shape == (3, 5)
         assert np.allclose(got[1].double().numpy()[[0, 1, 2], [1, 0, 4]], -1 / 3)
+
+
+def test_every_drawn_second_size_keeps_its_indices_in_range_and_loads():
+    """An index recipe's bound is the first size's; at a smaller second size the values are taken into range, so the case loads."""
+    from numfuzz.corpus.case import Case
+    from numfuzz.corpus.make import make_case
+    from numfuzz.program.space import GenConfig
+    from numfuzz.run_spec import RunMix, RunSpec
+
+    with_indices = 0
+    for seed in range(200):
+        case = make_case(
+            seed, RunSpec("inductor", "cpu", samples=4), GenConfig(ops=["nll_loss", "gather", "embedding", "index_select", "exp"]), RunMix(dynamic=1.0)
+        )
+        if case.second is not None and any(spec.dtype == "i64" for spec in case.graph.inputs):
+            with_indices += 1
+            Case.from_json(case.to_json())  # raises CaseError for an index out of range at the second size
+    assert with_indices >= 10
