@@ -1,4 +1,4 @@
-"""Errors against the float64 reference, in ULPs of the output dtype, and THE verdict rule.
+"""Errors against the float64 reference, in ULPs of the output dtype, and the oracle's verdict rule (the final verdict: `judge.rules`).
 
 The rule, applied to each output over all elements of all input samples (elements whose
 reference is non-finite or beyond the dtype's range are left out):
