@@ -92,9 +92,9 @@ class ResultRecorder:
                 case.extra["signature"] = replace(signature, at=str(outcome.get("at", ""))).to_json()
             path = self.save(case, "rounding")
             logger.debug("case {} on {}: {} -> {}", task.index, task.target, verdict.value, path)
-        elif verdict is Verdict.INVALID and str(outcome.get("detail", "")).startswith(OWN_MARK):  # numfuzz's doing, no finding
+        elif _own_mark(verdict, outcome):  # numfuzz's doing, at the first size or the second: no finding
             self.stats.own_marks += 1
-            logger.info("case {} on {}: invalid, {}", task.index, task.target, outcome.get("detail", ""))
+            logger.info("case {} on {}: {}, numfuzz marked a dim the program specialises", task.index, task.target, verdict.value)
         else:
             logger.debug("case {} on {}: {}", task.index, task.target, verdict.value)
         self._finish(task, verdict, reply.ops, reply.samples, reply)
@@ -134,3 +134,11 @@ class ResultRecorder:
         if self.journal.mark_done(ordinal, task.target):
             self.stats.run_graphs += 1
             self.on_graph()
+
+
+def _own_mark(verdict: Verdict, outcome: dict[str, Any]) -> bool:
+    """Did a dim numfuzz marked dynamic, which the program specialises, make the case (or its second size) invalid?"""
+    if verdict is Verdict.INVALID and str(outcome.get("detail", "")).startswith(OWN_MARK):
+        return True
+    second = outcome.get("second_size")
+    return isinstance(second, dict) and bool(second.get("own_mark"))

@@ -13,7 +13,8 @@ from __future__ import annotations
 import torch
 
 from numfuzz.judge.compiled import CompiledProgram
-from numfuzz.judge.execute import Outcome, judge
+from numfuzz.judge.execute import OWN_MARK, Outcome, judge
+from numfuzz.judge.verdicts import Verdict
 from numfuzz.program.ir import Graph
 
 SECOND_SIZE = "second_size"
@@ -42,5 +43,9 @@ def judge_second_size(program: CompiledProgram, graph: Graph, samples: list[list
 
 
 def second_size_note(outcome: Outcome) -> dict:
-    """What a clean second-size check leaves on the first size's outcome: its verdict, shapes and recompile."""
-    return dict(outcome.second_size or {}, verdict=outcome.verdict.value)
+    """What a clean second-size check leaves on the first size's outcome: its verdict, shapes and recompile, and
+    whether numfuzz's own mark made it invalid (`execute.own_error`)."""
+    note = dict(outcome.second_size or {}, verdict=outcome.verdict.value)
+    if outcome.verdict is Verdict.INVALID and outcome.detail.startswith(OWN_MARK):
+        note["own_mark"] = True
+    return note
