@@ -53,9 +53,9 @@ class Parting:
     eager_ulp: float | None = None  # eager's error there, against the op on eager's own inputs (None: not measured)
 
     def to_json(self) -> dict:
-        data = {"op": self.op, "dtype": self.dtype, "device": self.device, "local_ulp": _number(self.local_ulp)}
+        data = {"op": self.op, "dtype": self.dtype, "device": self.device, "local_ulp": json_number(self.local_ulp)}
         if self.eager_ulp is not None:
-            data["eager_ulp"] = _number(self.eager_ulp)
+            data["eager_ulp"] = json_number(self.eager_ulp)
         return data
 
     @staticmethod
@@ -66,8 +66,9 @@ class Parting:
         )
 
 
-def _number(x: float) -> float | str:
+def json_number(x: float) -> float | str:
     """JSON has no inf/nan: spelled as strings float() reads back."""
+    x = float(x)
     return x if math.isfinite(x) else ("nan" if math.isnan(x) else ("inf" if x > 0 else "-inf"))
 
 

@@ -41,6 +41,7 @@ import torch
 
 from numfuzz.judge.bounds import FP32_MANTISSA, Allowance, Bounds
 from numfuzz.judge.evidence import Evidence
+from numfuzz.judge.facts import json_number
 from numfuzz.judge.oracle import ulp
 from numfuzz.program.dtypes import check_dtype, is_integer
 from numfuzz.program.ir import Graph, Node
@@ -64,7 +65,7 @@ class Element:
     per_input: list[float]
 
     def to_json(self) -> dict:
-        return {k: v if isinstance(v, int) else [_safe(x) for x in v] if isinstance(v, list) else _safe(v) for k, v in vars(self).items()}
+        return {k: v if isinstance(v, int) else [json_number(x) for x in v] if isinstance(v, list) else json_number(v) for k, v in vars(self).items()}
 
 
 @dataclass
@@ -79,9 +80,9 @@ class Side:
     def summary(self) -> dict:
         worst = sorted(self.elements, key=lambda e: (_key(e.needed_ulp), _key(e.forward_ulp)), reverse=True)[:WORST]
         return {
-            "max_forward_ulp": _safe(max(self.forward, default=0.0)),
-            "max_needed_ulp": _safe(max(self.needed, default=0.0)),
-            "max_condition": _safe(max(self.condition, default=0.0)),
+            "max_forward_ulp": json_number(max(self.forward, default=0.0)),
+            "max_needed_ulp": json_number(max(self.needed, default=0.0)),
+            "max_condition": json_number(max(self.condition, default=0.0)),
             "front": pareto_front(self.forward, self.needed),
             "worst": [e.to_json() for e in worst],
         }
@@ -94,12 +95,6 @@ def _key(x: float) -> float:
 def _nan_low(x: np.ndarray) -> np.ndarray:
     """NaN sorts below everything; inf stays inf (np.nan_to_num would make it the largest float)."""
     return np.where(np.isnan(x), -1.0, x)
-
-
-def _safe(x: float) -> float | str:
-    """JSON has no inf/nan: spelled as strings float() reads back."""
-    x = float(x)
-    return x if math.isfinite(x) else ("nan" if math.isnan(x) else ("inf" if x > 0 else "-inf"))
 
 
 def _num(x: float | str | None) -> float:
@@ -117,7 +112,7 @@ def pareto_front(forward: list[float], needed: list[float]) -> list[list[float |
     f, n = f[order], n[order]
     best_before = np.concatenate([[-np.inf], np.maximum.accumulate(n)[:-1]])
     keep = np.flatnonzero(n > best_before)
-    return [[_safe(f[k]), _safe(n[k])] for k in keep]
+    return [[json_number(f[k]), json_number(n[k])] for k in keep]
 
 
 def within(front: list[list[float | str]], allowance: Allowance) -> bool:
@@ -138,8 +133,9 @@ def chosen_side(record: dict, bounds: Bounds) -> dict:
     """The measurement `bounds` judge a record by ({"target": ..., "eager": ...}): the op as written,
     unless only the op with its float attributes rounded to fp32 is within the bound."""
     rounded = record.get("fp32_scalars")
-    if isinstance(rounded, dict) and not within(record["target"]["front"], allowance_of(record, bounds)):
-        if within(rounded["target"]["front"], allowance_of(record, bounds)):
+    if isinstance(rounded, dict):
+        allowance = allowance_of(record, bounds)
+        if not within(record["target"]["front"], allowance) and within(rounded["target"]["front"], allowance):
             return rounded
     return record
 
