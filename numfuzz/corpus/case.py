@@ -14,6 +14,7 @@ from numfuzz.judge.verdicts import Verdict
 from numfuzz.program.dtypes import is_integer
 from numfuzz.program.ir import Graph, GraphError, canonical_json
 from numfuzz.program.ops import infer_specs
+from numfuzz.program.scalars import has_second_call, second_call
 from numfuzz.program.valid_inputs import input_problem
 from numfuzz.program.sizes import with_input_shapes
 from numfuzz.program.values import BitsError, Recipe, decode, encode
@@ -84,20 +85,29 @@ class Case:
         second = self.second if run.dynamic != "static" else None
         return Case(self.graph, self.samples, run, self.recipes, self.provenance, self.result, self.extra, self.grads, second)
 
+    @property
+    def has_second_call(self) -> bool:
+        """Whether the compiled program is called a second time: at a second size, or with second scalar values, or both."""
+        return self.second is not None or has_second_call(self.graph)
+
     def second_graph(self) -> Graph | None:
-        """The program at its second size, or None without one."""
-        if self.second is None:
+        """The program of the second call (its second size's shapes, its passed scalars' second values), or None without one."""
+        if not self.has_second_call:
             return None
-        graph = with_input_shapes(self.graph, self.second.shapes)
-        if graph is None:
-            raise CaseError("second_size: the program is not well typed at the second size's shapes")
-        return graph
+        graph = self.graph
+        if self.second is not None:
+            graph = with_input_shapes(self.graph, self.second.shapes)
+            if graph is None:
+                raise CaseError("second_size: the program is not well typed at the second size's shapes")
+        return second_call(graph)
 
     def second_tensors(self) -> list[list[torch.Tensor]]:
-        """The second size's samples, per sample and input; [] without one."""
+        """The second call's samples, per sample and input (the first size's when only scalars change); [] without one."""
         graph = self.second_graph()
         if graph is None:
             return []
+        if self.second is None:
+            return self.tensors()
         try:
             return [[decode(text, spec) for text, spec in zip(row, graph.inputs)] for row in self.second.samples]
         except BitsError as exc:

@@ -10,14 +10,15 @@
  6. samples
  7. rank             -- sum of the inputs' ranks
  8. layouts          -- inputs laid out as a strided view (not plain)
- 9. distinct values  -- distinct input values (float64 bit patterns) over all samples
-10. value cost       -- sum over input elements of `value_cost`: 0 is simplest, then +-1,
+ 9. passed           -- scalars passed as arguments, and their second values (`program.scalars`)
+10. distinct values  -- distinct input values (float64 bit patterns) over all samples
+11. value cost       -- sum over input elements of `value_cost`: 0 is simplest, then +-1,
                         then other powers of two, then values with more significant bits
                         (then more bits set, then an exponent further from 0, then negative)
-11. options          -- compiler options drawn for the case (the default configuration: 0)
-12. dynamic          -- 0 static sizes, 1 marked dims, 2 every size symbolic
-13. marked           -- dims marked dynamic
-14. second           -- input elements at the second size, over its samples
+12. options          -- compiler options drawn for the case (the default configuration: 0)
+13. dynamic          -- 0 static sizes, 1 automatic (torch.compile's default), 2 marked dims, 3 every size symbolic
+14. marked           -- dims marked dynamic
+15. second           -- input elements at the second size, over its samples
 
 The last four come after the program's: shrinking the program never trades against them, and a
 case that needs no symbolic size or option is smaller without it.
@@ -34,12 +35,16 @@ import numpy as np
 
 from numfuzz.corpus.case import Case
 from numfuzz.program.ops import infer_specs
+from numfuzz.program.scalars import passed
 
 SizeKey = tuple[int, ...]
 
 
-SIZE_FIELDS = ("nodes", "outputs", "inputs", "dtypes", "scalars", "samples", "rank", "layouts", "distinct", "value_cost", "options", "dynamic", "marked", "second")
-DYNAMIC_ORDER = {"static": 0, "marked": 1, "dynamic": 2}
+SIZE_FIELDS = (
+    "nodes", "outputs", "inputs", "dtypes", "scalars", "samples", "rank", "layouts", "passed", "distinct", "value_cost",
+    "options", "dynamic", "marked", "second",
+)  # fmt: skip
+DYNAMIC_ORDER = {"static": 0, "automatic": 1, "marked": 2, "dynamic": 3}
 
 
 # Weights so that each criterion outweighs all later ones: |exponent| <= 1075, set bits <= 53.
@@ -85,6 +90,7 @@ def size_key(case: Case) -> SizeKey:
         len(case.samples),
         sum(len(s.shape) for s in g.inputs),
         sum(s.layout is not None for s in g.inputs),
+        sum(1 + (second is not None) for node in g.nodes for _, second in passed(node)),
         len(np.unique(values.view(np.int64))),
         int(value_cost(values).sum()),
         len(case.run.config),

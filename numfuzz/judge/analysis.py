@@ -31,6 +31,8 @@ from numfuzz.judge.rules import AMPLIFIED_TEXT, KEPT, apply_rules
 from numfuzz.judge.verdicts import Verdict
 from numfuzz.program.graph_edit import cone
 from numfuzz.program.ir import Graph
+from numfuzz.program.ops import infer_specs
+from numfuzz.program.scalars import param_name, passed
 from numfuzz.targets import Target
 
 
@@ -49,7 +51,10 @@ def analyse(
     is located in the backward (`judge.gradient_analysis`). Other outcomes pass through.
     """
     facts = None
-    if outcome.oracle is Verdict.POSITION_DEPENDENT and upstream is None and outcome.runs is not None:
+    stale = (outcome.second_size or {}).get("stale_scalars")
+    if stale and outcome.oracle.is_accuracy:
+        facts = _stale_facts(graph, outcome, stale)
+    elif outcome.oracle is Verdict.POSITION_DEPENDENT and upstream is None and outcome.runs is not None:
         facts = _position_facts(graph, samples, target, device, outcome)
     elif outcome.oracle.is_accuracy and outcome.runs is not None:
         output = flagged_index(outcome)
@@ -61,6 +66,18 @@ def analyse(
         return outcome
     outcome.analysis = facts
     return apply_rules(outcome, bounds)
+
+
+def _stale_facts(graph: Graph, outcome: Outcome, stale: list[str]) -> Analysis:
+    """A second call whose compiled result is eager's with the first call's scalars (`second_size.reuses_first_scalars`):
+    filed at the op whose scalar argument was reused; nothing is localised (a fresh compile would take the new value)."""
+    names = {param_name(j, name): j for j, node in enumerate(graph.nodes) for name, _ in passed(node)}
+    node = names.get(stale[0], 0)
+    changed = {name: (first, second) for name, first, second in outcome.second_size.get("scalars", [])}
+    said = ", ".join(f"{name} = {changed[name][1]!r} (first call: {changed[name][0]!r})" for name in stale if name in changed)
+    why = f"the second call passes {said}; wherever the compiled result parts from eager's, it is nearer eager with the first call's value: that value was kept"
+    output = flagged_index(outcome)
+    return Analysis(0 if output is None else output, "stale_scalar", [why], graph.nodes[node].op, infer_specs(graph)[len(graph.inputs) + node].dtype)
 
 
 def _value_facts(ev: Evidence, bounds: Bounds) -> Analysis:

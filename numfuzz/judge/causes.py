@@ -291,7 +291,8 @@ CAUSES = (
     Cause("cancellation", "one or two compiles (the sweeps)", True, cancellation),
     Cause("kernel_accuracy", "none", True, kernel_accuracy),
 )
-CAUSE_NAMES = tuple(c.name for c in CAUSES) + ("unexplained",)
+# "stale_scalar" is decided before any cause test, from the second call (`analysis._stale_facts`).
+CAUSE_NAMES = tuple(c.name for c in CAUSES) + ("unexplained", "stale_scalar")
 
 
 def diagnose(ev: Evidence, skip: tuple[str, ...] = ()) -> Diagnosis:

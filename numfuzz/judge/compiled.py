@@ -19,6 +19,7 @@ from numfuzz.program.ir import Graph, TensorSpec
 from numfuzz.program.layout import apply_layout
 from numfuzz.program.lowering import compile_source, lower
 from numfuzz.program.ops import infer_specs
+from numfuzz.program.scalars import values as scalar_values
 from numfuzz.targets import Target
 from numfuzz.targets.compile_modes import compile_count
 
@@ -45,7 +46,8 @@ class CompiledProgram:
     backward too. Raises GraphError at construction for an ill-typed graph.
 
     Samples hold each input's logical values, contiguous; every run (eager, the target and the
-    float64 reference alike) gets them laid out as the input's spec says (`program.layout`).
+    float64 reference alike) gets them laid out as the input's spec says (`program.layout`). The
+    graph's passed scalars (`program.scalars`) follow the inputs in every call, on every side.
     """
 
     def __init__(self, graph: Graph, target: Target, device: str, grad: bool = False):
@@ -55,6 +57,7 @@ class CompiledProgram:
         self.out_dtypes = [s.dtype for s in self.out_specs]
         # what the judge compares: the outputs, then with gradients each input's gradient
         self.judged_dtypes = self.out_dtypes + ([NO_GRADIENT_DTYPE if is_integer(s.dtype) else s.dtype for s in graph.inputs] if grad else [])
+        self.scalars = scalar_values(graph)
         self.fn = compile_source(lower(graph))
         self.reference_fn = compile_source(lower(graph, reference=True, grad=grad))
         self._compiled: Callable | None = None
@@ -62,12 +65,13 @@ class CompiledProgram:
         self.run_s = 0.0  # every later target call
 
     def at_size(self, graph: Graph) -> CompiledProgram:
-        """The same compiled program, for inputs of `graph`'s shapes: the same nodes on inputs resized
-        (`numfuzz.program.sizes`), so the same source and the same compile; nothing recompiles here."""
-        if lower(graph) != lower(self.graph):
+        """The same compiled program, for inputs of `graph`'s shapes and its passed scalars' values: the same
+        nodes on inputs resized (`numfuzz.program.sizes`), so the same source and the same compile; nothing
+        recompiles here (the target may, when a guard fails)."""
+        if lower(graph, defaults=False) != lower(self.graph, defaults=False):
             raise ValueError("a program at another size must have the same source")
         view = copy.copy(self)
-        view.graph, view.specs = graph, infer_specs(graph)
+        view.graph, view.specs, view.scalars = graph, infer_specs(graph), scalar_values(graph)
         view.out_specs = [view.specs[o] for o in graph.outputs]
         view.out_dtypes = [s.dtype for s in view.out_specs]
         view.judged_dtypes = view.out_dtypes + ([s.dtype for s in graph.inputs] if self.grad else [])
@@ -87,12 +91,12 @@ class CompiledProgram:
     def eager(self, sample: Sample) -> tuple:
         """Eager's outputs on a sample already on the device."""
         with torch.no_grad():
-            return as_tuple(self.fn(*self.laid_out(sample)))
+            return as_tuple(self.fn(*self.laid_out(sample), *self.scalars))
 
     def reference(self, sample: Sample) -> tuple:
         """The float64 reference's outputs (on the CPU) for a sample anywhere."""
         with torch.no_grad():
-            return as_tuple(self.reference_fn(*self.laid_out(as_reference(sample))))
+            return as_tuple(self.reference_fn(*self.laid_out(as_reference(sample)), *self.scalars))
 
     def prepare(self) -> None:
         """Compile now (the target's `prepare`); raises what the target raises."""
@@ -107,7 +111,7 @@ class CompiledProgram:
 
         def outputs() -> tuple:
             with torch.no_grad():
-                return as_tuple(self._compiled(*inputs))
+                return as_tuple(self._compiled(*inputs, *self.scalars))
 
         return self._timed(outputs)
 
@@ -126,15 +130,15 @@ class CompiledProgram:
 
     def eager_grads(self, sample: Sample, upstream: Sample) -> tuple:
         """Eager's outputs and input gradients, for upstream gradients of the outputs (all on the device)."""
-        return _with_grads(self.fn, sample, upstream, self.graph.inputs)
+        return _with_grads(self.fn, sample, upstream, self.graph.inputs, self.scalars)
 
     def reference_grads(self, sample: Sample, upstream: Sample) -> tuple:
         """The float64 reference's outputs and input gradients (on the CPU); casts round the gradient too."""
-        return _with_grads(self.reference_fn, as_reference(sample), as_reference(upstream), self.graph.inputs)
+        return _with_grads(self.reference_fn, as_reference(sample), as_reference(upstream), self.graph.inputs, self.scalars)
 
     def run_grads(self, sample: Sample, upstream: Sample) -> tuple:
         """The target's outputs and input gradients, through its compiled forward and backward."""
-        return self._timed(lambda: _with_grads(self._compiled, sample, upstream, self.graph.inputs))
+        return self._timed(lambda: _with_grads(self._compiled, sample, upstream, self.graph.inputs, self.scalars))
 
     def trace(self) -> str | None:
         """The target's final trace of what it ran, where it has one."""
@@ -151,7 +155,7 @@ def laid_out(sample: Sample, specs: tuple[TensorSpec, ...] | list[TensorSpec]) -
     return [apply_layout(x, spec.layout) for x, spec in zip(sample, specs)]
 
 
-def _with_grads(fn: Callable, sample: Sample, upstream: Sample, specs: tuple[TensorSpec, ...]) -> tuple:
+def _with_grads(fn: Callable, sample: Sample, upstream: Sample, specs: tuple[TensorSpec, ...], scalars: list | tuple = ()) -> tuple:
     """fn's outputs, then the gradient of each input (zeros where an input does not reach an output).
 
     The leaves are the inputs' logical values; fn gets them laid out (a view of a leaf's copy, so
@@ -161,7 +165,7 @@ def _with_grads(fn: Callable, sample: Sample, upstream: Sample, specs: tuple[Ten
     leaves = [x.detach().clone().requires_grad_(True) if want else x for x, want in zip(sample, wants)]
     floats = [x for x, want in zip(leaves, wants) if want]
     with torch.enable_grad():
-        outs = as_tuple(fn(*laid_out(leaves, specs)))
+        outs = as_tuple(fn(*laid_out(leaves, specs), *scalars))
         pairs = [(o, g) for o, g in zip(outs, upstream) if isinstance(o, torch.Tensor) and o.requires_grad]
         grads = iter(torch.autograd.grad([o for o, _ in pairs], floats, [g for _, g in pairs], allow_unused=True) if pairs else [None] * len(floats))
     judged = []

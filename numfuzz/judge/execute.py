@@ -20,6 +20,11 @@ from numfuzz.program.ir import Graph, GraphError
 from numfuzz.program.values import torch_dtype
 from numfuzz.targets import Target
 
+# Where a verdict was seen, when not at the first call: at a second size (and maybe other scalars),
+# or with the same shapes and other values of the scalar arguments (`program.scalars`).
+SECOND_SIZE, SECOND_CALL = "second_size", "second_call"
+AT_TEXT = {SECOND_SIZE: "at the second size", SECOND_CALL: "at the second scalar values"}
+
 
 @dataclass
 class Runs:
@@ -48,7 +53,7 @@ class Outcome:
     runs: Runs | None = field(default=None, repr=False, compare=False)
     # samples an input search added (on CPU, in the inputs' dtypes): the case must store them to reproduce
     searched: list[list[torch.Tensor]] = field(default_factory=list, repr=False, compare=False)
-    at: str = ""  # "second_size": the verdict is the second size's, of a program compiled at the first (numfuzz.judge.second_size)
+    at: str = ""  # SECOND_SIZE or SECOND_CALL: the verdict is the second call's, of a program compiled at the first (numfuzz.judge.second_size)
     second_size: dict | None = None  # what the second-size check saw: its verdict, sizes, whether it recompiled
     first: Outcome | None = field(default=None, repr=False, compare=False)  # a second size's outcome: the first size's (in memory only)
     oracle: Verdict | None = None  # the oracle's verdict, before any rule (`judge.rules`); set from `verdict` when not given

@@ -229,11 +229,14 @@ def measure(ev: Evidence, bounds: Bounds) -> dict | None:
     }
 
 
+FP32_MAX = float(np.finfo(np.float32).max)  # past it a scalar has no fp32 value to round to (a bound beyond the range)
+
+
 def _scalars_as_fp32(alone: Graph) -> Graph | None:
     """The one-op graph with its float attributes rounded to fp32 (None: none change). ATen's vectorised kernels take
     a Python-float exponent or `value=` in fp32, eager's small tensors in double: a value exact either way is rounding."""
     (node,) = alone.nodes
-    attrs = {k: float(np.float32(v)) if isinstance(v, float) and math.isfinite(v) else v for k, v in node.attrs}
+    attrs = {k: float(np.float32(v)) if isinstance(v, float) and abs(v) <= FP32_MAX else v for k, v in node.attrs}
     if attrs == dict(node.attrs):
         return None
     return Graph(alone.inputs, (Node.make(node.op, node.args, **attrs),), alone.outputs)

@@ -39,8 +39,9 @@ from numfuzz.judge.verdicts import Verdict
 from numfuzz.program.dtypes import check_dtype
 
 # Causes that are a finding whatever the bound: the program asked for a cast that the compiled
-# code does not give, or a value turned non-finite, whatever the rounding of the rest.
-KEPT = ("cast_dropped", "emulated_rounding", "nonfinite_intermediate")
+# code does not give, a value turned non-finite, or a scalar argument kept from an earlier call,
+# whatever the rounding of the rest.
+KEPT = ("cast_dropped", "emulated_rounding", "nonfinite_intermediate", "stale_scalar")
 # In bf16/fp16 also this one: eager accumulates and computes in fp32 and rounds once, so an
 # accumulator in the narrow dtype, or one more rounding in it, is what the program did not ask for.
 KEPT_NARROW = ("low_precision",)

@@ -1,4 +1,4 @@
-"""The second-size check of a dynamic compile: the same compiled program run at other sizes of its varying dims.
+"""The second call of a compiled program: at other sizes of its varying dims, or with other values of its scalar arguments.
 
 A program compiled with symbolic sizes must compute right at every size its guards admit. After
 the first size is judged, the very same compiled callable runs the case's second-size samples
@@ -13,33 +13,59 @@ from __future__ import annotations
 import torch
 
 from numfuzz.judge.compiled import CompiledProgram
-from numfuzz.judge.execute import OWN_MARK, Outcome, judge
+from numfuzz.judge.execute import OWN_MARK, SECOND_CALL, SECOND_SIZE, Outcome, judge
 from numfuzz.judge.verdicts import Verdict
 from numfuzz.program.ir import Graph
-
-SECOND_SIZE = "second_size"
+from numfuzz.program.scalars import parameters, second_call
 
 
 def judge_second_size(program: CompiledProgram, graph: Graph, samples: list[list[torch.Tensor]]) -> Outcome:
-    """Run `program` (compiled, and run at its first size already) at `graph`'s sizes and judge it there.
+    """Run `program` (compiled, and run at its first size already) at `graph`'s sizes and scalars, and judge it there.
 
-    The outcome is the second size's, with `at` set and `second_size` saying what was seen."""
+    The outcome is the second call's, with `at` set and `second_size` saying what was seen: the shapes,
+    whether it recompiled, the scalars that changed, and which of them the compiled result reused."""
     before = program.compiles()
     view = program.at_size(graph)
     outcome = judge(view, samples)
     after = program.compiles()
     recompiled = None if before is None or after is None else after > before
-    outcome.at = SECOND_SIZE
-    outcome.second_size = {
-        "verdict": outcome.verdict.value,
-        "shapes": [list(s.shape) for s in graph.inputs],
-        "first_shapes": [list(s.shape) for s in program.graph.inputs],
-        "recompiled": recompiled,
-    }
+    shapes, first_shapes = [list(s.shape) for s in graph.inputs], [list(s.shape) for s in program.graph.inputs]
+    outcome.at = SECOND_SIZE if shapes != first_shapes else SECOND_CALL
+    outcome.second_size = {"verdict": outcome.verdict.value, "shapes": shapes, "first_shapes": first_shapes, "recompiled": recompiled}
+    changed = [[name, first, second] for (name, first), (_, second) in zip(parameters(program.graph), parameters(graph)) if _differ(first, second)]
+    if changed:  # the scalar arguments of the second call (name, first value, second value)
+        outcome.second_size["scalars"] = changed
+        if outcome.verdict.is_finding and outcome.verdict.is_accuracy and reuses_first_scalars(program, view, graph, samples):
+            outcome.second_size["stale_scalars"] = [name for name, _, _ in changed]
     if recompiled:
-        note = "the second size recompiled (a guard on the first size's sizes failed), so this is not the first compile's code"
+        note = "the second call recompiled (a guard on the first call failed), so this is not the first compile's code"
         outcome.detail = f"{outcome.detail}; {note}" if outcome.detail else note
     return outcome
+
+
+def _differ(a: object, b: object) -> bool:
+    return a != b or repr(a) != repr(b)  # -0.0 and 0.0, 2 and 2.0 are other arguments
+
+
+def reuses_first_scalars(program: CompiledProgram, view: CompiledProgram, graph: Graph, samples: list[list[torch.Tensor]]) -> bool:
+    """Whether the compiled result of the second call is what eager gives with the first call's scalars: wherever
+    it parts from eager with the second call's, it is nearer eager with the first's (a stale specialised scalar)."""
+    with_first = program.at_size(second_call(graph))  # swapped back: the second call's shapes, the first call's scalars
+    parted = False
+    for sample in samples:
+        inputs = view.on_device(sample)
+        try:
+            got, now, then = view.run(inputs), view.eager(inputs), with_first.eager(inputs)
+        except Exception:  # the analysis, not this check, reports what a run raises
+            return False
+        for g, e2, e1 in zip(got, now, then):
+            g, e2, e1 = (t.detach().to("cpu", torch.float64).nan_to_num(0.0, 1e300, -1e300) for t in (g, e2, e1))
+            apart = g != e2
+            if apart.any():
+                parted = True
+                if not bool(((g - e1).abs() < (g - e2).abs())[apart].all()):
+                    return False
+    return parted
 
 
 def second_size_note(outcome: Outcome) -> dict:

@@ -34,7 +34,7 @@ import re
 from dataclasses import dataclass
 
 from numfuzz.judge.crash import crash_fingerprint
-from numfuzz.judge.execute import Outcome
+from numfuzz.judge.execute import AT_TEXT, Outcome
 from numfuzz.judge.facts import Analysis
 from numfuzz.judge.oracle import OutputErrors, bits_lost
 from numfuzz.judge.verdicts import ACCURACY_SYMPTOMS, Verdict
@@ -74,7 +74,7 @@ class Signature:
     @property
     def where(self) -> str:
         """The target, with how it compiled and where the difference shows, when not the default: `inductor [dynamic, at the second size]`."""
-        parts = [p for p in (self.mode, "at the second size" if self.at == "second_size" else self.at) if p]
+        parts = [p for p in (self.mode, AT_TEXT.get(self.at, self.at)) if p]
         return f"{self.target} [{', '.join(parts)}]" if parts else self.target
 
     def text(self) -> str:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from numfuzz.judge.bounds import Bounds
-from numfuzz.judge.execute import Outcome
+from numfuzz.judge.execute import AT_TEXT, Outcome
 from numfuzz.judge.rounding_error_text import describe
 
 
@@ -28,7 +28,7 @@ def outcome_table(outcome: Outcome, outputs: int | None = None, bounds: Bounds |
                 f"{'':<8}{'':<6}{'target':<8}{_fmt(o.target_max_ulp):>10}{_fmt(o.target_mean_ulp):>10}{_fmt(o.target_max_abs):>11}{_fmt(o.target_max_rel):>11}"
                 f"  {o.worse}/{o.better:<10}  {o.verdict}"
             )
-    at = " at the second size" if outcome.at == "second_size" else ""
+    at = " " + AT_TEXT[outcome.at] if outcome.at in AT_TEXT else ""
     lines.append(f"verdict: {outcome.verdict.value}{at}" + (f" ({outcome.detail})" if outcome.detail else ""))
     second = outcome.second_size or {}
     if second:

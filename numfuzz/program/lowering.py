@@ -15,6 +15,7 @@ from numfuzz.program.dtypes import TORCH_DTYPES
 from numfuzz.program.exact import HELPERS
 from numfuzz.program.ir import Graph, Node
 from numfuzz.program.ops import infer_specs, lookup
+from numfuzz.program.scalars import param_name, parameters, passed
 
 # Each op's call, as a template over argument names ({0}, {1}, ..., {args}) and attributes.
 CALLS = {
@@ -51,6 +52,14 @@ CALLS = {
     "leaky_relu": "F.leaky_relu({0}, negative_slope={negative_slope!r})", "hardswish": "F.hardswish({0})",
     "hardsigmoid": "F.hardsigmoid({0})", "mish": "F.mish({0})", "softsign": "F.softsign({0})",
     "tanhshrink": "F.tanhshrink({0})",
+    "hardtanh": "F.hardtanh({0}, min_val={min_val!r}, max_val={max_val!r})", "threshold": "F.threshold({0}, {threshold!r}, {value!r})",
+    "relu6": "F.relu6({0})", "hardshrink": "F.hardshrink({0}, lambd={lambd!r})", "softshrink": "F.softshrink({0}, lambd={lambd!r})",
+    # a tensor against a Python scalar
+    "eq_scalar_cast": "({0} == {value!r}).to({0}.dtype)", "lt_scalar_where": "torch.where({0} < {value!r}, {0}, {1})",
+    "ge_scalar_count": "torch.sum({0} >= {value!r}, dim={dim}, keepdim={keepdim}).to({0}.dtype)",
+    # constant tensors (their dtype written as torch's: `_call`)
+    "full_like": "torch.full_like({0}, {value!r}, dtype={dtype})", "zeros_like": "torch.zeros_like({0}, dtype={dtype})",
+    "ones_like": "torch.ones_like({0}, dtype={dtype})", "arange": "torch.arange({0}.shape[-1], dtype={dtype}, device={0}.device)",
     # binary and comparisons
     "atan2": "torch.atan2({0}, {1})", "hypot": "torch.hypot({0}, {1})", "logaddexp": "torch.logaddexp({0}, {1})",
     "logaddexp2": "torch.logaddexp2({0}, {1})", "xlogy": "torch.xlogy({0}, {1})", "fmod": "torch.fmod({0}, {1})",
@@ -101,8 +110,25 @@ REFERENCE_CALLS = {
 }  # fmt: skip
 
 
-def _call(node: Node, args: list[str], reference: bool, exact: bool = False, source_dtype: str | None = None) -> str:
+class _Param(str):
+    """A passed scalar in a call template: `{min!r}` writes its parameter's name, not a value."""
+
+    def __repr__(self) -> str:
+        return str(self)
+
+
+# Constant tensors: their dtype attribute is written as torch's, and the reference takes the
+# constant as eager makes it (in its dtype), then computes on in float64.
+CONSTANTS = ("full_like", "zeros_like", "ones_like", "arange")
+
+
+def _call(node: Node, args: list[str], reference: bool, exact: bool = False, source_dtype: str | None = None, position: int = 0) -> str:
     a = node.attr_dict
+    a.update({name: _Param(param_name(position, name)) for name, _ in passed(node)})
+    if node.op in CONSTANTS:
+        a["dtype"] = TORCH_DTYPES[a["dtype"]]
+        text = CALLS[node.op].format(*args, **a)
+        return f"{text}.to(torch.float64)" if reference else text
     if node.op == "cast":
         target = TORCH_DTYPES[a["dtype"]]
         if reference and source_dtype is not None and not exact:  # gradients: rounded back through the cast as eager's are
@@ -166,17 +192,28 @@ def value_names(graph: Graph) -> list[str]:
     return [f"x{i}" for i in range(len(graph.inputs))] + [f"t{j}" for j in range(len(graph.nodes))]
 
 
-def lower(graph: Graph, fn_name: str = "fn", reference: bool = False, exact_casts: frozenset[int] = frozenset(), grad: bool = False) -> str:
+def signature(graph: Graph, defaults: bool = True) -> str:
+    """The lowered function's parameters: the inputs, then each passed scalar (`numfuzz.program.scalars`),
+    with its value as the default so that a caller handing over tensors only runs the program as stated."""
+    names = value_names(graph)[: len(graph.inputs)]
+    names += [f"{name}={value!r}" if defaults else name for name, value in parameters(graph)]
+    return ", ".join(names)
+
+
+def lower(
+    graph: Graph, fn_name: str = "fn", reference: bool = False, exact_casts: frozenset[int] = frozenset(), grad: bool = False, defaults: bool = True
+) -> str:
     """Python source for the graph; needs `torch` and `F` (torch.nn.functional) in scope.
 
     The reference source carries its own `round_to` helper when the graph has casts, and the
     `exact` helpers its ops need (so that a repro script needs nothing torch does not bring). The casts
     at `exact_casts` (node positions) round nothing in the reference: the program as if a
     compiler had dropped them. `grad` (with `reference`): casts also round the gradient that
-    flows back through them, as eager's autograd does.
+    flows back through them, as eager's autograd does. `defaults` False: the passed scalars' values
+    are left out of the signature (two calls of one program with other scalars have one source then).
     """
     names = value_names(graph)
-    params = ", ".join(names[: len(graph.inputs)])
+    params = signature(graph, defaults)
     has_casts = reference and any(n.op == "cast" for n in graph.nodes)
     lines = [ROUND_TO_SOURCE, ""] if has_casts else []
     if has_casts and grad:
@@ -188,7 +225,7 @@ def lower(graph: Graph, fn_name: str = "fn", reference: bool = False, exact_cast
     for j, node in enumerate(graph.nodes):
         args = [names[a] for a in node.args]
         source = specs[node.args[0]].dtype if specs is not None and node.op == "cast" else None
-        lines.append(f"    {names[len(graph.inputs) + j]} = {_call(node, args, reference, j in exact_casts, source)}")
+        lines.append(f"    {names[len(graph.inputs) + j]} = {_call(node, args, reference, j in exact_casts, source, j)}")
     outs = ", ".join(names[o] for o in graph.outputs)
     lines.append(f"    return ({outs},)")
     return "\n".join(lines) + "\n"

@@ -11,6 +11,7 @@ from numfuzz.reduce.passes.compile_mode import CompileMode
 from numfuzz.reduce.passes.graph import BypassNodes, CutNodes, DropOutputs, MergeInputs
 from numfuzz.reduce.passes.inputs import FocusWorst, ReduceSamples, ShrinkShapes, UnifyDtypes
 from numfuzz.reduce.passes.layouts import PlainLayouts
+from numfuzz.reduce.passes.scalars import LiteralScalars
 from numfuzz.reduce.passes.values import SimplifyValues
 from numfuzz.reduce.shrinker import ShrinkPass
 
@@ -27,6 +28,7 @@ PASSES: dict[str, type] = {
         ShrinkShapes,
         UnifyDtypes,
         PlainLayouts,
+        LiteralScalars,
         SimplifyValues,
     )
 }
@@ -42,6 +44,7 @@ SCHEDULE_NAMES: tuple[str, ...] = (
     "shapes",
     "unify-dtypes",
     "plain-layouts",  # strided inputs made contiguous
+    "literal-scalars",  # scalar arguments written into the source, one call where two are not needed
     "values",  # toward 0, +-1 and powers of two
 )
 

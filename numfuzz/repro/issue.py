@@ -16,6 +16,7 @@ from numfuzz.judge.verdicts import Verdict
 from numfuzz.program.layout import LAYOUT_SOURCE
 from numfuzz.program.lowering import lower
 from numfuzz.program.ops import infer_specs
+from numfuzz.program.scalars import values as scalar_values
 from numfuzz.repro.script import compile_call, error_table, tensor_literal, user_code_lines
 from numfuzz.targets import Target
 from numfuzz.targets.compile_modes import configured
@@ -56,28 +57,31 @@ import torch.nn.functional as F
 {inputs}
 
 compiled = {compile_expr}
+scalars = {scalar_values(case.graph)!r}  # fn's Python scalar arguments, after its tensors
 for args in samples:
-    expected = {ref_name}(*[x.double() for x in args])
+    expected = {ref_name}(*[x.double() for x in args], *scalars)
     for who, f in (("eager", fn), ("compiled", compiled)):
-        errors = [(out.double() - ref).abs().max().item() for out, ref in zip(f(*args), expected)]
+        errors = [(out.double() - ref).abs().max().item() for out, ref in zip(f(*args, *scalars), expected)]
         print(f"{{who:>8}}: greatest absolute difference from float64 per output: {{errors}}")
 {_gradient_lines(case, device, ref_name) if case.run.grad else ""}{_second_size_lines(case, device, ref_name)}"""
 
 
 def _second_size_lines(case: Case, device: str, ref_name: str) -> str:
     """The snippet's second size: the same compiled program on the second size's inputs (no recompile)."""
-    if case.second is None or case.run.grad:
+    if not case.has_second_call or case.run.grad:
         return ""
     rows = "".join("    (" + ", ".join(tensor_literal(t, device) for t in row) + ",),\n" for row in case.second_tensors())
+    what = "at the second size" if case.second is not None else "with the second scalar values"
     return f"""
-# The same compiled program at the second size (numfuzz checked that this does not recompile):
+# The same compiled program called again, {what}:
 second_samples = [
 {rows}]
+scalars2 = {scalar_values(case.second_graph())!r}
 for args in second_samples:
-    expected = {ref_name}(*[x.double() for x in args])
+    expected = {ref_name}(*[x.double() for x in args], *scalars2)
     for who, f in (("eager", fn), ("compiled", compiled)):
-        errors = [(out.double() - ref).abs().max().item() for out, ref in zip(f(*args), expected)]
-        print(f"{{who:>8}} at the second size: greatest absolute difference from float64 per output: {{errors}}")
+        errors = [(out.double() - ref).abs().max().item() for out, ref in zip(f(*args, *scalars2), expected)]
+        print(f"{{who:>8}} {what}: greatest absolute difference from float64 per output: {{errors}}")
 """
 
 
@@ -90,7 +94,7 @@ upstream = ({upstream},)
 for who, f in (("eager", fn), ("compiled", compiled), ("float64", {ref_name})):
     args = [(x.double() if who == "float64" and x.is_floating_point() else x).detach().requires_grad_(x.is_floating_point()) for x in samples[0]]
     wrt = [x for x in args if x.requires_grad]  # indices get no gradient
-    grads = torch.autograd.grad(f(*args), wrt, [g.double() if who == "float64" else g for g in upstream], allow_unused=True)
+    grads = torch.autograd.grad(f(*args, *scalars), wrt, [g.double() if who == "float64" else g for g in upstream], allow_unused=True)
     print(f"{{who:>8}}: input gradients {{[None if g is None else g.double().tolist() for g in grads]}}")
 """
 
@@ -109,7 +113,7 @@ def compiled_as(case: Case) -> str:
 
 def title_of(case: Case, outcome: Outcome, signature: Signature | None) -> str:
     what = ("the gradient of " if signature and signature.cause == "backward" else "") + _culprit_call(case, signature)
-    what += " at a second size of its dynamic dims" if outcome.at == "second_size" else ""
+    what += {"second_size": " at a second size of its dynamic dims", "second_call": " when called again with other scalar values"}.get(outcome.at, "")
     dtype = f" on {signature.dtype}" if signature and signature.dtype else ""
     if outcome.verdict is Verdict.LESS_ACCURATE:
         bits = severity(outcome)
@@ -168,6 +172,7 @@ _CAUSE_PHRASES = {
     "low_precision": "a lower-precision intermediate or accumulator",
     "kernel_accuracy": "kernel accuracy: a few ULP, no pattern",
     "unexplained": "unexplained: no cause test holds",
+    "stale_scalar": "a Python scalar argument's first value is reused when the compiled program is called with another",
 }
 
 

@@ -24,6 +24,7 @@ from numfuzz.program.dtypes import TORCH_DTYPES
 from numfuzz.program.ir import TensorSpec
 from numfuzz.program.layout import LAYOUT_SOURCE
 from numfuzz.program.lowering import lower
+from numfuzz.program.scalars import values as scalar_values
 from numfuzz.program.values import dtype_name
 from numfuzz.targets import Target
 from numfuzz.targets.compile_modes import configured
@@ -172,7 +173,7 @@ DEVICE = {device!r}
 
 
 {lower(case.graph)}
-
+{scalars_source(case)}
 # The float64 reference: the same program, every op in float64; an explicit cast still rounds{" (its gradient too)" if grad else ""}.
 {lower(case.graph, fn_name="fn_fp64", reference=True, grad=grad)}
 
@@ -210,6 +211,13 @@ print("OK: the compiled result is at least as accurate as eager")
 '''
 
 
+def scalars_source(case: Case) -> str:
+    """`SCALARS`: the Python numbers the program takes as arguments (`program.scalars`), passed at every call."""
+    found = scalar_values(case.graph)
+    note = "# The Python scalars fn takes after its tensors, passed at every call (not left to their defaults)." if found else "# fn takes no scalar arguments."
+    return f"{note}\nSCALARS = {found!r}\n"
+
+
 # The verdict loop over one set of runs: `less_accurate` lists the outputs the rule flags.
 VERDICT_LOOP = """less_accurate = []
 for k in range(len({eager}[0])):
@@ -234,27 +242,34 @@ for k in range(len({eager}[0])):
 def second_size_source(case: Case, target: Target) -> str:
     """The script's second-size check ("" without a second size): the same compiled program run at the
     second size's inputs, without recompiling where the target can tell, and judged by the same rule."""
-    if case.second is None or case.run.grad:
+    if not case.has_second_call or case.run.grad:
         return ""
     rows = ",\n".join("    (" + "".join(tensor_literal(t) + ", " for t in row).rstrip(" ") + ")" for row in case.second_tensors())
+    second = case.second_graph()
+    lay = "lay_out" if case.second is None else "list"  # a second size's inputs are contiguous
     count = getattr(target, "compile_count_source", None)
     imports, expr = count() if callable(count) else ("", "")
     before = f"{imports + chr(10) if imports else ''}compiles_before = {expr}\n" if expr else ""
     after = f"recompiled = {expr} != compiles_before\n" if expr else "recompiled = None  # this target cannot tell\n"
-    shapes = ", ".join(str(tuple(s)) for s in case.second.shapes)
+    what = []
+    if case.second is not None:
+        what.append("at other sizes of its dynamic dims (" + ", ".join(str(tuple(s)) for s in case.second.shapes) + ")")
+    if scalar_values(second) != scalar_values(case.graph):
+        what.append("with other values of its scalar arguments")
     return f"""
-# ---- the second size: the same compiled program, at other sizes of its dynamic dims ({shapes}) ----
+# ---- the second call: the same compiled program, {" and ".join(what)} ----
 second_samples = [
 {rows},
 ]
+SCALARS2 = {scalar_values(second)!r}
 {before}with torch.no_grad():
     inputs2 = [[x.to(DEVICE) for x in sample] for sample in second_samples]
-    eager2 = [fn(*xs) for xs in inputs2]
-    got2 = [compiled(*xs) for xs in inputs2]
-    reference2 = [fn_fp64(*[x.to(torch.float64) for x in sample]) for sample in second_samples]
-{after}print("second size:", "cannot tell whether it recompiled" if recompiled is None else "recompiled (a guard failed)" if recompiled else "the same compiled program")
+    eager2 = [fn(*{lay}(xs), *SCALARS2) for xs in inputs2]
+    got2 = [compiled(*{lay}(xs), *SCALARS2) for xs in inputs2]
+    reference2 = [fn_fp64(*{lay}([x.to(torch.float64) if x.is_floating_point() else x for x in sample]), *SCALARS2) for sample in second_samples]
+{after}print("second call:", "cannot tell whether it recompiled" if recompiled is None else "recompiled (a guard failed)" if recompiled else "the same compiled program")
 {VERDICT_LOOP.format(eager="eager2", got="got2", reference="reference2")}
-assert not less_accurate, f"at the second size, the compiled result is less accurate than eager on {{', '.join(label(k) for k in less_accurate)}}"
+assert not less_accurate, f"at the second call, the compiled result is less accurate than eager on {{', '.join(label(k) for k in less_accurate)}}"
 """
 
 
@@ -268,10 +283,10 @@ def as64(xs):
 def run_all():
     with torch.no_grad():
         inputs = [[x.to(DEVICE) for x in sample] for sample in samples]
-        eager = [fn(*lay_out(xs)) for xs in inputs]
-        got = [compiled(*lay_out(xs)) for xs in inputs]
-        again = compiled(*lay_out(inputs[0]))
-        reference = [fn_fp64(*lay_out(as64(sample))) for sample in samples]
+        eager = [fn(*lay_out(xs), *SCALARS) for xs in inputs]
+        got = [compiled(*lay_out(xs), *SCALARS) for xs in inputs]
+        again = compiled(*lay_out(inputs[0]), *SCALARS)
+        reference = [fn_fp64(*lay_out(as64(sample)), *SCALARS) for sample in samples]
     return eager, got, again, reference
 
 
@@ -297,7 +312,7 @@ def with_grads(f, xs, gs):
     # an integer input (indices) gets no gradient: an empty one holds its place
     leaves = [x.detach().clone().requires_grad_(x.is_floating_point()) for x in xs]
     floats = [x for x in leaves if x.requires_grad]
-    outs = f(*lay_out(leaves))
+    outs = f(*lay_out(leaves), *SCALARS)
     outs = tuple(outs) if isinstance(outs, (tuple, list)) else (outs,)
     pairs = [(o, g) for o, g in zip(outs, gs) if o.requires_grad]
     grads = iter(torch.autograd.grad([o for o, _ in pairs], floats, [g for _, g in pairs], allow_unused=True) if pairs else [None] * len(floats))

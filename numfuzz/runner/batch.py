@@ -33,8 +33,9 @@ Sample = list[torch.Tensor]
 def _member(case: Case, target: Target, device: str) -> tuple[CompiledProgram, tuple[list, list]] | None:
     """The case's own program with its eager and float64 runs, when it is well typed and eager runs on every sample; else it runs alone.
 
-    A case compiled with symbolic sizes or drawn options runs alone too: a batch is one compile, with one mode and one configuration."""
-    if not case.run.default_compile:
+    A case compiled with symbolic sizes or drawn options runs alone too: a batch is one compile, with one mode and one
+    configuration; so does a case called a second time with other scalar values (a batch is called once a sample)."""
+    if not case.run.default_compile or case.has_second_call:
         return None
     try:
         program = CompiledProgram(case.graph, target, device)

@@ -54,7 +54,7 @@ def judge_case(case: Case, target: Target, device: str | None = None, want_trace
 
 def _second_size(case: Case, program: CompiledProgram, first: Outcome) -> Outcome:
     """The second size's outcome after a clean first size, on the same compile (it keeps the first's); else the first's."""
-    if case.second is None or case.run.grad or not first.clean:
+    if not case.has_second_call or case.run.grad or not first.clean:
         return first
     second = judge_second_size(program, case.second_graph(), case.second_tensors())
     second.first = first
