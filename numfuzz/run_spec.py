@@ -18,8 +18,9 @@ DEFAULT_SEARCH = 0.125
 MAX_SEARCH = 16.0
 DEVICE_KINDS = ("cpu", "cuda")
 # How sizes reach the compiler: as constants (torch.compile's dynamic=False, as before this field
-# existed), all symbolic (dynamic=True), or symbolic only in the dims `marked` names (mark_dynamic).
-DYNAMIC_MODES = ("static", "dynamic", "marked")
+# existed), all symbolic (dynamic=True), symbolic only in the dims `marked` names (mark_dynamic), or
+# torch.compile's default (dynamic=None, "automatic"): static first, symbolic after a size changes.
+DYNAMIC_MODES = ("static", "dynamic", "marked", "automatic")
 OptionValue = Union[bool, int, float, str]
 
 
@@ -156,22 +157,24 @@ class RunMix:
     """A campaign's shares of cases drawn with symbolic sizes and with compiler options (numfuzz.corpus.make draws them).
 
     Each share is a chance per case: `dynamic` for dynamic=True, `marked` for dims marked dynamic,
-    `config` for options drawn from the target's configuration space (independent of the sizes).
-    All zero: every case static with the default options, as before the mix existed.
+    `automatic` for torch.compile's default (dynamic=None), `config` for options drawn from the
+    target's configuration space (independent of the sizes). All zero: every case static with the
+    default options, as before the mix existed.
     """
 
     dynamic: float = 0.0
     marked: float = 0.0
     config: float = 0.0
+    automatic: float = 0.0
 
     def __post_init__(self) -> None:
-        for name in ("dynamic", "marked", "config"):
+        for name in ("dynamic", "marked", "config", "automatic"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 <= value <= 1.0:
                 raise RunSpecError(f"the {name} share is a chance, between 0 and 1, not {value!r}")
-        if self.dynamic + self.marked > 1.0:
-            raise RunSpecError(f"the dynamic and marked shares add up to more than 1 ({self.dynamic:g} + {self.marked:g})")
+        if self.dynamic + self.marked + self.automatic > 1.0:
+            raise RunSpecError(f"the dynamic, marked and automatic shares add up to more than 1 ({self.dynamic:g} + {self.marked:g} + {self.automatic:g})")
 
     @property
     def off(self) -> bool:
-        return not (self.dynamic or self.marked or self.config)
+        return not (self.dynamic or self.marked or self.config or self.automatic)

@@ -81,7 +81,7 @@ class CampaignConfig:
         gen = {f.name: list(v) if isinstance(v := getattr(self.gen, f.name), tuple) else v for f in fields(self.gen)}
         # search and the seam widths were generator settings when journals were first written
         gen.update(device="cuda" if self.device.startswith("cuda") else "cpu", search=self.search)
-        for later in ("layouts", "zero_dim"):  # added later: at their defaults, journals keep the name they had
+        for later in ("layouts", "zero_dim", "scalar_args", "repeat"):  # added later: at their defaults, journals keep the name they had
             if gen[later] == getattr(GenConfig, later):
                 del gen[later]
         identity = {
@@ -93,7 +93,8 @@ class CampaignConfig:
             "gen": gen,
         }
         identity = {**identity, "grad": True} if self.grad else identity
-        return {**identity, "mix": asdict(self.mix)} if not self.mix.off else identity  # a campaign without the mix keeps its journal
+        mix = {k: v for k, v in asdict(self.mix).items() if k != "automatic" or v}  # added later, as the generator's
+        return {**identity, "mix": mix} if not self.mix.off else identity  # a campaign without the mix keeps its journal
 
     def worker_settings(self, memory_limit: int | None, threads: int) -> WorkerSettings:
         """The settings every worker of this campaign starts with; `memory_limit` is each worker's share."""

@@ -39,6 +39,11 @@ DEFAULT_SEAMS = 0.1
 DEFAULT_DYNAMIC_SHARE = 0.1
 DEFAULT_MARKED_SHARE = 0.05
 DEFAULT_CONFIG_SHARE = 0.1
+# torch.compile's default (dynamic=None), Python scalars passed as arguments, one value as both
+# operands: the shares are chosen in docs/scalars.md ("What it costs"), from a side-by-side run.
+DEFAULT_AUTOMATIC_SHARE = 0.1
+DEFAULT_SCALAR_ARGS_SHARE = 0.25
+DEFAULT_REPEAT_SHARE = 0.05
 DEFAULT_MINIMIZE_TIMEOUT_S = 900.0  # the minimiser's compile budget, at a few seconds a compile
 # After a --graphs campaign's last case, minimisation goes on for at most this long; what is left
 # (the smallest case so far included) waits in the journal for the next run. Measured on 2 cores:

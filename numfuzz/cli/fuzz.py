@@ -10,13 +10,16 @@ from pathlib import Path
 import click
 
 from numfuzz.campaign.defaults import (
+    DEFAULT_AUTOMATIC_SHARE,
     DEFAULT_CASE_TIMEOUT_S,
     DEFAULT_CONFIG_SHARE,
     DEFAULT_DYNAMIC_SHARE,
     DEFAULT_MARKED_SHARE,
     DEFAULT_MINIMIZE_TAIL_S,
     DEFAULT_MINIMIZE_TIMEOUT_S,
+    DEFAULT_REPEAT_SHARE,
     DEFAULT_SAMPLES,
+    DEFAULT_SCALAR_ARGS_SHARE,
     DEFAULT_SEAMS,
     DEFAULT_SEARCH,
 )
@@ -68,6 +71,27 @@ from numfuzz.cli.setup import bounds_in_environment, import_user_code, load_know
     default=DEFAULT_MARKED_SHARE,
     show_default=True,
     help="Chance that a case marks some dims dynamic (mark_dynamic) instead, checked again at a second size of those dims.",
+)
+@click.option(
+    "--automatic-share",
+    type=click.FloatRange(0, 1),
+    default=DEFAULT_AUTOMATIC_SHARE,
+    show_default=True,
+    help="Chance that a case compiles as torch.compile does by default (dynamic=None: static, then symbolic after a change), checked again at a second size.",
+)
+@click.option(
+    "--scalar-args-share",
+    type=click.FloatRange(0, 1),
+    default=DEFAULT_SCALAR_ARGS_SHARE,
+    show_default=True,
+    help="Chance that a node's scalars (a clamp bound, a scale) are Python numbers passed at call time, and called again with second values.",
+)
+@click.option(
+    "--repeat-share",
+    type=click.FloatRange(0, 1),
+    default=DEFAULT_REPEAT_SHARE,
+    show_default=True,
+    help="Chance that an elementwise op takes one value as two operands (x - x, x * x).",
 )
 @click.option(
     "--config-share",
@@ -145,6 +169,9 @@ def fuzz(
     grad,
     dynamic_share,
     marked_share,
+    automatic_share,
+    scalar_args_share,
+    repeat_share,
     config_share,
     workers,
     ray_address,
@@ -195,8 +222,10 @@ def fuzz(
         workers = default_workers(device, memory_bytes or None)
     op_names = tuple(o.strip() for o in ops.split(",") if o.strip()) if ops else ()
     try:
-        gen = GenConfig(max_nodes=max_nodes, max_dim=max_dim, seams=seams, **({"ops": op_names} if op_names else {}))
-        mix = RunMix(dynamic=dynamic_share, marked=marked_share, config=config_share)
+        gen = GenConfig(
+            max_nodes=max_nodes, max_dim=max_dim, seams=seams, scalar_args=scalar_args_share, repeat=repeat_share, **({"ops": op_names} if op_names else {})
+        )
+        mix = RunMix(dynamic=dynamic_share, marked=marked_share, config=config_share, automatic=automatic_share)
         config = CampaignConfig(
             targets=tuple(t.name for t in resolve_targets(target_specs)),
             graphs=graphs,

@@ -56,6 +56,8 @@ def draw_compile(seed: int, run: RunSpec, graph: Graph, recipes: list[Recipe], m
     family = family_of(run.target)
     pick = rng.random()
     mode = "dynamic" if pick < mix.dynamic else "marked" if pick < mix.dynamic + mix.marked else "static"
+    if mode == "static" and pick >= 1.0 - mix.automatic:  # from the top, so that the other shares draw as they did
+        mode = "automatic"
     if family is None or mode not in drawn_modes(run.target, family.modes):
         mode = "static"
     options = {}
@@ -63,7 +65,7 @@ def draw_compile(seed: int, run: RunSpec, graph: Graph, recipes: list[Recipe], m
         options = draw_options(available_entries(run.target, family.config_space), rng)
     second, marked = None, ()
     if mode != "static":
-        found = draw_second_size(graph, rng, None if mode == "dynamic" else rng.choice(MARKED_CLASSES))
+        found = draw_second_size(graph, rng, rng.choice(MARKED_CLASSES) if mode == "marked" else None)
         if found is None and mode == "marked":
             mode = "static"  # nothing can vary: no dim to mark
         elif found is not None:

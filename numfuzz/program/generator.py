@@ -10,8 +10,9 @@ import numpy as np
 from numfuzz.program.dtypes import PROGRAM_DTYPES, is_integer
 from numfuzz.program.ir import Graph, GraphError, Node, TensorSpec
 from numfuzz.program.layout import Layout, conform
-from numfuzz.program.op_spec import INDEX_DTYPE
+from numfuzz.program.op_spec import INDEX_DTYPE, scalar
 from numfuzz.program.ops import OPS, OpSpec, infer_node
+from numfuzz.program.scalars import PASSED
 from numfuzz.program.seams import CONSUMERS, RECOMPUTED, mirror_rows_and_tails, seam_shape
 from numfuzz.program.space import GenConfig
 from numfuzz.program.values import RECIPE_KINDS, Recipe, draw_values
@@ -112,6 +113,8 @@ class _Builder:
 
     def broadcast_partner(self, first: int, op: OpSpec) -> int:
         spec = self.specs[first]
+        if self.config.repeat and self.rng.random() < self.config.repeat:  # one value as both operands
+            return first
         if self.rng.random() < 0.35:
             for cand in self.rng.sample(range(len(self.specs)), len(self.specs)):
                 other = self.specs[cand]
@@ -204,13 +207,37 @@ class _Builder:
 
     def grow(self, op: OpSpec, first: int | None = None, last_dim: bool = False) -> int:
         first = self.pick_value() if first is None else first
+        if op.lines and not self.is_input[first] and self.rng.random() < 0.5:  # an input, so that values can sit on its lines
+            first = self.new_input(self.specs[first].shape, self.specs[first].dtype)
         first = self.ensure_domain(first, op.domain(0))
         args, attrs = self.args_for(op, first)
         for i in range(1, len(args)):
             args[i] = self.ensure_domain(args[i], op.domain(i))
         if last_dim and "dim" in attrs:
             attrs["dim"] = -1
-        return self.add_node(Node.make(op.name, args, **attrs))
+        self.pass_scalars(op, attrs, self.specs[args[0]])
+        value = self.add_node(Node.make(op.name, args, **attrs))
+        if op.lines:
+            self.place_on_lines(args[0], op, attrs)
+        return value
+
+    def pass_scalars(self, op: OpSpec, attrs: dict, spec: TensorSpec) -> None:
+        """With the config's chance, the op's scalar attributes become call-time arguments, each with a second value."""
+        if not (op.scalars and self.config.scalar_args and self.rng.random() < self.config.scalar_args):
+            return
+        passed = [(name, scalar(self.rng, legal, spec)) for name, legal in op.scalars if isinstance(attrs.get(name), (int, float))]
+        if passed:
+            attrs[PASSED] = tuple(passed)
+
+    def place_on_lines(self, value: int, op: OpSpec, attrs: dict) -> None:
+        """An input compared against scalars gets some of its values placed on the lines they draw (both calls' values)."""
+        if not self.is_input[value] or is_integer(self.specs[value].dtype):
+            return
+        k = sum(self.is_input[: value + 1]) - 1
+        seconds = {name: second for name, second in attrs.get(PASSED, ())}
+        lines = op.lines(attrs) + op.lines({**attrs, **seconds}) if seconds else op.lines(attrs)
+        old = self.recipes[k]
+        self.recipes[k] = Recipe(old.kind, old.domain, old.bound, tuple(dict.fromkeys(old.lines + tuple(lines))))
 
     def seam_motif(self, dtype: str) -> None:
         """A seam-sized input, and where the ops allow, a reduction along its rows of a pointwise op it may recompute."""

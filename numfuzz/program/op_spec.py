@@ -9,8 +9,9 @@ import random
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from numfuzz.program.dtypes import PROGRAM_DTYPES, promote
+from numfuzz.program.dtypes import FORMATS, PROGRAM_DTYPES, promote
 from numfuzz.program.ir import GraphError, TensorSpec
+from numfuzz.program.scalars import draw_value
 
 Infer = Callable[[list[TensorSpec], dict[str, Any]], TensorSpec]
 DrawAttrs = Callable[[random.Random, list[TensorSpec]], dict[str, Any]]
@@ -18,6 +19,8 @@ DrawAttrs = Callable[[random.Random, list[TensorSpec]], dict[str, Any]]
 Operands = Callable[[random.Random, TensorSpec, dict[str, Any]], list[tuple[int, ...]]]
 # An index argument's values lie in [0, bound): the bound, from the op's first argument and attributes.
 IndexBound = Callable[[TensorSpec, dict[str, Any]], int]
+# The values at which an op draws a line on its first argument (a clamp's bounds, a threshold), from its attributes.
+Lines = Callable[[dict[str, Any]], list[float]]
 INDEX_DTYPE = "i64"
 
 # Input domains, each drawn by `values.draw_values` and guarded by the generator.
@@ -53,6 +56,11 @@ class OpSpec:
     # attribute, where it has one, is a valid value too.
     index_arg: int | None = None
     index_bound: IndexBound | None = None
+    # Attributes that may be passed as Python scalars at call time (`program.scalars`), each with what values
+    # are legal: a key of `scalars.LEGAL`, or "bound" or "bound_nonneg" (within the first argument's dtype's
+    # finite range: past it eager raises, pytorch#195675).
+    scalars: tuple[tuple[str, str], ...] = ()
+    lines: Lines | None = None  # where it compares its first argument against a scalar: inputs are placed there
 
     def domain(self, arg: int) -> str:
         return self.domains[arg] if arg < len(self.domains) else "any"
@@ -143,8 +151,46 @@ def draw_eps(rng: random.Random, specs: list[TensorSpec]) -> dict:
     return {"eps": rng.choice([1e-5, 1e-6])}
 
 
+def scalar(rng: random.Random, legal: str, spec: TensorSpec) -> float | int:
+    """A scalar from the recipe (`scalars.draw_value`); a "bound" stays within the dtype's finite range."""
+    if legal not in ("bound", "bound_nonneg"):
+        return draw_value(rng, legal)
+    value = draw_value(rng, "any" if legal == "bound" else "nonneg")
+    limit = FORMATS[spec.dtype].max_value if spec.dtype in FORMATS else float("inf")
+    return value if abs(value) <= limit else (limit if value > 0 else -limit)
+
+
 def draw_scalar(rng: random.Random, specs: list[TensorSpec]) -> dict:
-    return {"value": rng.choice([0.5, 2.0, -1.0, 1.0, 0.1, 3.0, 1e-3, 100.0])}
+    return {"value": scalar(rng, "any", specs[0])}
+
+
+def draw_scalars(*named: tuple[str, str]) -> DrawAttrs:
+    """A drawer of scalar attributes from the recipe, each (name, legal)."""
+
+    def draw(rng: random.Random, specs: list[TensorSpec]) -> dict:
+        return {name: scalar(rng, legal, specs[0]) for name, legal in named}
+
+    return draw
+
+
+def draw_ordered(low: str, high: str) -> DrawAttrs:
+    """Two bounds from the recipe, low <= high (hardtanh insists)."""
+
+    def draw(rng: random.Random, specs: list[TensorSpec]) -> dict:
+        a, b = sorted((scalar(rng, "bound", specs[0]), scalar(rng, "bound", specs[0])))
+        return {low: a, high: b}
+
+    return draw
+
+
+def lines_at(*names: str, fixed: tuple[float, ...] = (), mirrored: bool = False) -> Lines:
+    """The lines an op draws: its attributes `names` (and their negatives with `mirrored`), and fixed values."""
+
+    def lines(attrs: dict[str, Any]) -> list[float]:
+        found = [float(attrs[n]) for n in names if isinstance(attrs.get(n), (int, float))]
+        return list(fixed) + found + ([-v for v in found] if mirrored else [])
+
+    return lines
 
 
 def draw_choice(name: str, choices: list[Any]) -> DrawAttrs:

@@ -23,14 +23,19 @@ class GenConfig:
     # permuted, stepped with NaN in the gaps, or expanded with stride 0. Most inputs stay contiguous.
     layouts: float = 0.1
     zero_dim: float = 0.05  # chance that a new broadcast partner of its first argument's shape is 0-d instead
+    # Chance that a node's scalar attributes are passed as Python numbers at call time, each with a
+    # second value for a second call (numfuzz.program.scalars); 0: every scalar is a literal, as before.
+    scalar_args: float = 0.0
+    repeat: float = 0.0  # chance that an elementwise op takes its first argument twice (x - x, x * x)
 
     def __post_init__(self) -> None:
         if not 1 <= self.min_nodes <= self.max_nodes:
             raise ValueError("need 1 <= min_nodes <= max_nodes")
         if not 0.0 <= self.seams <= 1.0:
             raise ValueError("seams is a chance, between 0 and 1")
-        if not 0.0 <= self.layouts <= 1.0 or not 0.0 <= self.zero_dim <= 1.0:
-            raise ValueError("layouts and zero_dim are chances, between 0 and 1")
+        for name in ("layouts", "zero_dim", "scalar_args", "repeat"):
+            if not 0.0 <= getattr(self, name) <= 1.0:
+                raise ValueError(f"{name} is a chance, between 0 and 1")
         unknown = set(self.ops) - set(OPS)
         if unknown:
             raise ValueError(f"unknown ops: {', '.join(sorted(unknown))}")

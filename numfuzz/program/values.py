@@ -27,14 +27,19 @@ class Recipe:
     kind: str
     domain: str = "any"  # a key of `op_spec.DOMAINS`
     bound: int | None = None  # an index input's values are drawn in [0, bound)
+    # Scalars the input is compared against (a clamp's bounds, a threshold): some values are placed at
+    # each, rounded to the input's dtype, and one ULP either side (`on_lines`).
+    lines: tuple[float, ...] = ()
 
     def to_json(self) -> dict:
-        return {"kind": self.kind, "domain": self.domain, **({"bound": self.bound} if self.bound is not None else {})}
+        data = {"kind": self.kind, "domain": self.domain, **({"bound": self.bound} if self.bound is not None else {})}
+        return {**data, "lines": list(self.lines)} if self.lines else data
 
     @staticmethod
     def from_json(data: dict) -> Recipe:
         bound = data.get("bound")
-        return Recipe(str(data["kind"]), str(data.get("domain", "any")), None if bound is None else int(bound))
+        lines = tuple(float(v) for v in data.get("lines", ()))
+        return Recipe(str(data["kind"]), str(data.get("domain", "any")), None if bound is None else int(bound), lines)
 
 
 def torch_dtype(name: str) -> torch.dtype:
@@ -58,7 +63,30 @@ def draw_values(recipe: Recipe, spec: TensorSpec, rng: np.random.Generator) -> n
         x = rng.normal(0.0, 1.0, n) * _LARGE[spec.dtype]
     else:
         raise ValueError(f"unknown recipe kind {recipe.kind!r}")
-    return in_domain(x, recipe.domain).reshape(spec.shape)
+    x = in_domain(x, recipe.domain)
+    return (on_lines(x, recipe.lines, spec.dtype, rng) if recipe.lines else x).reshape(spec.shape)
+
+
+LINE_SHARE = 0.25  # of an input's elements, placed on the lines it is compared against
+
+
+def line_points(lines: tuple[float, ...], dtype: str) -> np.ndarray:
+    """Each line rounded to `dtype`, and its neighbours one ULP below and above (the finite ones)."""
+    near = torch.tensor(lines, dtype=torch.float64).to(torch_dtype(dtype))
+    bits = near.view(bit_view(dtype))
+    points = torch.cat([near, (bits - 1).view(near.dtype), (bits + 1).view(near.dtype)]).to(torch.float64)
+    points = points[torch.isfinite(points)]
+    return np.unique(points.numpy())
+
+
+def on_lines(x: np.ndarray, lines: tuple[float, ...], dtype: str, rng: np.random.Generator) -> np.ndarray:
+    """`x` with a share of its elements at the lines' points (`line_points`): where a comparison flips."""
+    points = line_points(lines, dtype) if dtype in FORMATS else np.empty(0)
+    if not points.size or not x.size:
+        return x
+    at = np.asarray(rng.random(x.size)) < LINE_SHARE
+    picks = np.minimum((np.asarray(rng.random(x.size)) * points.size).astype(np.int64), points.size - 1)  # draws any generator has
+    return np.where(at, points[picks], x)
 
 
 def in_domain(x: np.ndarray, domain: str) -> np.ndarray:

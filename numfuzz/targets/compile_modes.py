@@ -30,6 +30,12 @@ def compile_count(target: Target, compiled: Callable) -> int | None:
     return method(getattr(compiled, "numfuzz_inner", compiled)) if callable(method) else None
 
 
+def dynamic_argument(mode: str) -> bool | None:
+    """torch.compile's `dynamic` for a size mode: None (its default) for automatic, True for dynamic, else False
+    (marked dims are marked on a static compile)."""
+    return None if mode == "automatic" else mode == "dynamic"
+
+
 def dynamo_compiles() -> int:
     """Graphs Dynamo has compiled in this process: a recompile adds one."""
     from torch._dynamo.utils import counters

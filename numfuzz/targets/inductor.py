@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Callable
 
 from numfuzz.run_spec import DYNAMIC_MODES, RunSpec
-from numfuzz.targets.compile_modes import DYNAMO_COMPILES_SOURCE, MARK_DIMS_SOURCE, check_modes, dynamo_compiles, marking
+from numfuzz.targets.compile_modes import DYNAMO_COMPILES_SOURCE, MARK_DIMS_SOURCE, check_modes, dynamic_argument, dynamo_compiles, marking
 from numfuzz.targets.options import parse_options, reset_dynamo, vector_elements
 
 
@@ -68,7 +68,7 @@ class Inductor:
     def prepare(self, fn: Callable, device: str) -> Callable:
         import torch
 
-        compiled = torch.compile(fn, backend="inductor", dynamic=self.dynamic == "dynamic", options=self.options or None)
+        compiled = torch.compile(fn, backend="inductor", dynamic=dynamic_argument(self.dynamic), options=self.options or None)
         return marking(compiled, self.marked) if self.marked else compiled
 
     def compile_count(self, compiled: Callable) -> int:
@@ -81,7 +81,9 @@ class Inductor:
         reset_dynamo()
 
     def repro_source(self) -> tuple[list[str], str]:
-        return [], _marked_expr(f'torch.compile(fn, backend="inductor", dynamic={self.dynamic == "dynamic"}, options={self.options or None!r})', self.marked)
+        return [], _marked_expr(
+            f'torch.compile(fn, backend="inductor", dynamic={dynamic_argument(self.dynamic)}, options={self.options or None!r})', self.marked
+        )
 
     def repro_guard(self) -> str:
         return MARK_DIMS_SOURCE if self.marked else ""

@@ -7,14 +7,16 @@ from importlib import metadata
 from typing import Callable
 
 from numfuzz.run_spec import RunSpec
-from numfuzz.targets.compile_modes import DYNAMO_COMPILES_SOURCE, MARK_DIMS_SOURCE, check_modes, dynamo_compiles, marking
+from numfuzz.targets.compile_modes import DYNAMO_COMPILES_SOURCE, MARK_DIMS_SOURCE, check_modes, dynamic_argument, dynamo_compiles, marking
 from numfuzz.targets.options import parse_options, reset_dynamo, vector_elements
 from numfuzz.targets.protocol import TargetError
 
 NVFUSER_WHY = "nvFuser needs CUDA and the nvfuser package (pip install 'numfuzz[nvfuser]')"
 # thunder.jit's symbolic sizes are all or nothing (its cache option); thunderfx is torch.compile,
 # so Dynamo's per-dim marks work there.
-JIT_MODES, FX_MODES = ("static", "dynamic"), ("static", "dynamic", "marked")
+# thunder.jit has no automatic mode: its default cache (constant values) recompiles for every new size.
+# thunderfx is torch.compile with Thunder as its backend, and takes torch.compile's four.
+JIT_MODES, FX_MODES = ("static", "dynamic"), ("static", "dynamic", "marked", "automatic")
 SYMBOLIC_CACHE = "symbolic values"  # thunder.jit's cache option for symbolic sizes (0.2.6 calls it experimental)
 # The transforms a drawn configuration may name (`transforms=a+b`), by class in thunder.transforms.
 TRANSFORMS = {"constant_folding": "ConstantFolding"}
@@ -78,9 +80,9 @@ class Thunder:
         return copy
 
     def _mode_kwargs(self) -> dict:
-        if self.dynamic == "static":
-            return {}
-        return {"dynamic": True} if self.fx and self.dynamic == "dynamic" else {} if self.fx else {"cache": SYMBOLIC_CACHE}
+        if self.fx:  # torch.compile's own argument; marked dims are marked on a static compile
+            return {"dynamic": dynamic_argument(self.dynamic)}
+        return {} if self.dynamic == "static" else {"cache": SYMBOLIC_CACHE}
 
     def _transform_objects(self) -> list:
         import thunder.transforms

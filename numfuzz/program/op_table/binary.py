@@ -4,7 +4,19 @@ from __future__ import annotations
 
 from numfuzz.program.dtypes import promote
 from numfuzz.program.ir import TensorSpec
-from numfuzz.program.op_spec import OpSpec, broadcast_shapes, draw_reduce, draw_scalar, elementwise, reduced_shape, result_dtype
+from numfuzz.program.op_spec import (
+    OpSpec,
+    broadcast_shapes,
+    draw_both,
+    draw_reduce,
+    draw_scalars,
+    elementwise,
+    lines_at,
+    reduce,
+    reduced_shape,
+    result_dtype,
+    same,
+)
 
 
 def _selected(first: int):
@@ -25,13 +37,17 @@ def _count(specs: list[TensorSpec], attrs: dict) -> TensorSpec:
     return TensorSpec(reduced_shape(shape, attrs), promote(*(s.dtype for s in specs)))
 
 
+# addcmul takes its value in the op's float type: past the dtype's range eager raises
+_ADDCMUL = draw_scalars(("value", "bound"))
+_COMPARED, _VALUE, _AT_VALUE = draw_scalars(("value", "any")), (("value", "any"),), lines_at("value")
+
 SPECS: list[OpSpec] = (
     [OpSpec(name, 2, "elementwise", elementwise, weight=1.5) for name in ["add", "sub", "mul", "div", "maximum", "minimum"]]
     + [
         OpSpec("pow", 2, "elementwise", elementwise, domains=("positive", "any")),
         OpSpec("where", 3, "elementwise", _selected(1)),
         OpSpec("lerp", 3, "elementwise", elementwise, same_dtype=True),
-        OpSpec("addcmul", 3, "elementwise", elementwise, same_dtype=True, draw_attrs=draw_scalar),
+        OpSpec("addcmul", 3, "elementwise", elementwise, same_dtype=True, draw_attrs=_ADDCMUL, scalars=(("value", "bound"),)),
     ]
     + [OpSpec(name, 2, "elementwise", elementwise) for name in ["atan2", "hypot", "logaddexp", "logaddexp2", "copysign"]]
     + [OpSpec("xlogy", 2, "elementwise", elementwise, domains=("any", "positive"))]
@@ -43,5 +59,12 @@ SPECS: list[OpSpec] = (
         OpSpec("isfinite_where", 2, "elementwise", _selected(0)),
         OpSpec("mul_mask_gt", 2, "elementwise", _masked),
         OpSpec("count_ge", 2, "elementwise", _count, draw_attrs=draw_reduce, weight=0.5),
+    ]
+    # A tensor compared with a Python scalar, feeding a cast, a select and a count: the scalar is rounded
+    # to the tensor's dtype in eager (pytorch#175807), and inputs are placed on the line it draws.
+    + [
+        OpSpec("eq_scalar_cast", 1, "unary", same, draw_attrs=_COMPARED, scalars=_VALUE, lines=_AT_VALUE, weight=0.5),
+        OpSpec("lt_scalar_where", 2, "elementwise", elementwise, draw_attrs=_COMPARED, scalars=_VALUE, lines=_AT_VALUE, weight=0.5),
+        OpSpec("ge_scalar_count", 1, "reduce", reduce, draw_attrs=draw_both(draw_reduce, _COMPARED), scalars=_VALUE, lines=_AT_VALUE, weight=0.5),
     ]
 )

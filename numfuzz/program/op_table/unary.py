@@ -5,22 +5,26 @@ from __future__ import annotations
 import random
 
 from numfuzz.program.ir import TensorSpec
-from numfuzz.program.op_spec import OpSpec, draw_choice, draw_scalar, same
+from numfuzz.program.op_spec import OpSpec, draw_choice, draw_ordered, draw_scalar, draw_scalars, lines_at, same, scalar
 
 
 def _draw_exponent(rng: random.Random, specs: list[TensorSpec]) -> dict:
-    return {"exponent": rng.choice([0.5, 1.7, 2.0, 3.0, -1.0, -0.5, 2.5])}
+    if rng.random() < 0.5:  # the exponents of everyday formulas
+        return {"exponent": rng.choice([0.5, 1.7, 2.0, 3.0, -1.0, -0.5, 2.5])}
+    return {"exponent": scalar(rng, "moderate", specs[0])}
 
 
 def _draw_clamp(rng: random.Random, specs: list[TensorSpec]) -> dict:
-    low, high = rng.choice([(-1.0, 1.0), (0.0, 6.0), (-0.5, None), (None, 0.25), (1e-3, 100.0)])
-    return {"min": low, "max": high}
+    low, high = sorted((scalar(rng, "bound", specs[0]), scalar(rng, "bound", specs[0])))
+    side = rng.random()
+    return {"min": None if side < 0.15 else low, "max": None if 0.15 <= side < 0.3 else high}
 
 
 def _draw_nan_to_num(rng: random.Random, specs: list[TensorSpec]) -> dict:
     return {"nan": rng.choice([0.0, 1.0]), "posinf": rng.choice([None, 100.0]), "neginf": rng.choice([None, -100.0])}
 
 
+_BOUNDS = (("min", "bound"), ("max", "bound"))
 _ANY = ["neg", "abs", "exp", "expm1", "sin", "cos", "tanh", "sigmoid", "silu", "relu", "softplus", "erf"]
 _POSITIVE = ["log", "log1p", "sqrt", "rsqrt", "reciprocal"]
 # Added with the table's second half; lgamma and digamma take any value (their poles give a
@@ -37,9 +41,9 @@ SPECS: list[OpSpec] = (
     + [OpSpec(name, 1, "unary", same, domains=("positive",)) for name in _POSITIVE]
     + [
         OpSpec("gelu", 1, "unary", same, draw_attrs=draw_choice("approximate", ["none", "tanh"])),
-        OpSpec("pow_scalar", 1, "unary", same, domains=("positive",), draw_attrs=_draw_exponent),
-        OpSpec("mul_scalar", 1, "unary", same, draw_attrs=draw_scalar, weight=0.5),
-        OpSpec("add_scalar", 1, "unary", same, draw_attrs=draw_scalar, weight=0.5),
+        OpSpec("pow_scalar", 1, "unary", same, domains=("positive",), draw_attrs=_draw_exponent, scalars=(("exponent", "moderate"),)),
+        OpSpec("mul_scalar", 1, "unary", same, draw_attrs=draw_scalar, weight=0.5, scalars=(("value", "any"),)),
+        OpSpec("add_scalar", 1, "unary", same, draw_attrs=draw_scalar, weight=0.5, scalars=(("value", "any"),)),
     ]
     + [OpSpec(name, 1, "unary", same) for name in _NEW_ANY]
     + [OpSpec(name, 1, "unary", same, domains=(domain,)) for name, domain in _NEW_DOMAINS.items()]
@@ -47,9 +51,41 @@ SPECS: list[OpSpec] = (
     + [
         OpSpec("round", 1, "unary", same, draw_attrs=draw_choice("decimals", [0, 0, 1, 2]), weight=0.4),
         OpSpec("nan_to_num", 1, "unary", same, draw_attrs=_draw_nan_to_num, weight=0.5),
-        OpSpec("clamp_scalar", 1, "unary", same, draw_attrs=_draw_clamp),
-        OpSpec("elu", 1, "unary", same, draw_attrs=draw_choice("alpha", [1.0, 0.5, 2.0])),
+        OpSpec("clamp_scalar", 1, "unary", same, draw_attrs=_draw_clamp, scalars=_BOUNDS, lines=lines_at("min", "max")),
+        OpSpec("elu", 1, "unary", same, draw_attrs=draw_choice("alpha", [1.0, 0.5, 2.0]), scalars=(("alpha", "moderate"),)),
         OpSpec("celu", 1, "unary", same, draw_attrs=draw_choice("alpha", [1.0, 0.5, 2.0])),
-        OpSpec("leaky_relu", 1, "unary", same, draw_attrs=draw_choice("negative_slope", [0.01, 0.2])),
+        OpSpec("leaky_relu", 1, "unary", same, draw_attrs=draw_choice("negative_slope", [0.01, 0.2]), scalars=(("negative_slope", "moderate"),)),
     ]
+    # Piecewise ops that compare against a scalar: the lines they draw are where inputs are placed.
+    + [
+        OpSpec("hardtanh", 1, "unary", same, draw_attrs=draw_ordered("min_val", "max_val"), lines=lines_at("min_val", "max_val")),
+        OpSpec(
+            "threshold",
+            1,
+            "unary",
+            same,
+            draw_attrs=draw_scalars(("threshold", "bound"), ("value", "bound")),
+            scalars=(("threshold", "bound"), ("value", "bound")),
+            lines=lines_at("threshold"),
+        ),
+        OpSpec("relu6", 1, "unary", same, lines=lines_at(fixed=(0.0, 6.0))),
+        OpSpec(
+            "hardshrink",
+            1,
+            "unary",
+            same,
+            draw_attrs=draw_scalars(("lambd", "bound_nonneg")),
+            scalars=(("lambd", "bound_nonneg"),),
+            lines=lines_at("lambd", mirrored=True),
+        ),
+        OpSpec(
+            "softshrink",
+            1,
+            "unary",
+            same,
+            draw_attrs=draw_scalars(("lambd", "bound_nonneg")),
+            scalars=(("lambd", "bound_nonneg"),),
+            lines=lines_at("lambd", mirrored=True),
+        ),
+    ]  # fmt: skip
 )

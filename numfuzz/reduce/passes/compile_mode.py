@@ -29,7 +29,8 @@ def static(case: Case) -> Case:
 
 
 def without_second(case: Case) -> Case | None:
-    """A dynamic (dynamic=True) case without its second-size check; None where that is not one."""
+    """A dynamic (dynamic=True) case without its second-size check; None where that is not one (an automatic
+    case without one is a static compile, which `static` tried)."""
     return _with(case, case.run, None) if case.run.dynamic == "dynamic" and case.second is not None else None
 
 

@@ -85,6 +85,16 @@ WITH_ATTRS = {
     "celu": ({"alpha": 2.0}, lambda v: v if v > 0 else 2 * mpmath.expm1(v / 2), ANY),
     "leaky_relu": ({"negative_slope": 0.2}, lambda v: v if v > 0 else v * mpmath.mpf(0.2), ANY),
     "nan_to_num": ({"nan": 1.0, "posinf": 100.0, "neginf": None}, lambda v: v, ANY),
+    # the scalar as the program states it, in float64: 0.7 is not bf16(0.7)
+    "hardtanh": ({"min_val": -0.7, "max_val": 1.7}, lambda v: min(max(v, mpmath.mpf(-0.7)), mpmath.mpf(1.7)), ANY + [-0.7, 1.7, 0.69921875]),
+    "threshold": ({"threshold": 0.1, "value": -2.0}, lambda v: v if v > mpmath.mpf(0.1) else -2, ANY + [0.1, float(np.float32(0.1))]),
+    "relu6": ({}, lambda v: min(max(v, 0), 6), ANY + [6.0, 6.5, -0.0]),
+    "hardshrink": ({"lambd": 0.5}, lambda v: v if abs(v) > 0.5 else 0, ANY + [0.5, -0.5]),
+    "softshrink": ({"lambd": 0.5}, lambda v: v - 0.5 if v > 0.5 else v + 0.5 if v < -0.5 else 0, ANY + [0.5, -0.5]),
+    "eq_scalar_cast": ({"value": 0.5}, lambda v: 1 if v == mpmath.mpf(0.5) else 0, ANY + [0.5]),
+    "full_like": ({"value": 1.7, "dtype": "bf16"}, lambda v: 1.703125, ANY),  # the constant in its dtype, as eager makes it
+    "zeros_like": ({"dtype": "fp16"}, lambda v: 0, ANY),
+    "ones_like": ({"dtype": "bf16"}, lambda v: 1, ANY),
 }
 
 
@@ -151,6 +161,17 @@ def test_selects_and_counts():
     x = [[1.0, 2.0, 3.0], [4.0, 0.0, -1.0]]
     assert reference("count_ge", x, [2.0, 0.0, 3.0], dim=1, keepdim=False).tolist() == [2.0, 2.0]
     assert reference("count_ge", x, [2.0, 0.0, 3.0], dim=0, keepdim=True).tolist() == [[1.0, 2.0, 1.0]]
+    assert reference("ge_scalar_count", x, value=2.0, dim=1, keepdim=False).tolist() == [2.0, 1.0]
+    assert reference("lt_scalar_where", [0.1, 0.2, -1.0], [5.0, 6.0, 7.0], value=0.1).tolist() == [5.0, 6.0, -1.0]  # 0.1 is not < 0.1
+    assert reference("arange", x, dtype="fp16").tolist() == [0.0, 1.0, 2.0]
+
+
+def test_a_passed_scalar_is_an_argument_whose_default_is_the_stated_value():
+    graph = Graph((TensorSpec((3,), "fp32"),), (Node.make("clamp_scalar", [0], min=-1.7, max=0.7, passed=(("max", 0.3),)),), (1,))
+    fn = compile_source(lower(graph, reference=True))
+    x = torch.tensor([-2.0, 0.5, 1.0], dtype=torch.float64)
+    assert fn(x)[0].tolist() == [-1.7, 0.5, 0.7]  # tensors only: the program as stated
+    assert fn(x, 0.3)[0].tolist() == [-1.7, 0.3, 0.3]  # the second call's value, passed
 
 
 X = [f32([1.5, -0.25, 3.0, 0.125]), f32([-2.0, 0.5, 7.0, 1e-3]), f32([0.3, 0.3, -0.6, 4.0])]  # 3 x 4
@@ -322,4 +343,5 @@ def test_every_op_added_to_the_first_fifty_has_a_value_test():
     tested = set(UNARY) | set(WITH_ATTRS) | set(BINARY) | set(REDUCTIONS) | set(LOSSES)
     tested |= {"clamp_tensor", "where_lt", "count_ge", "vector_norm", "group_norm", "batch_norm", "bmm", "addmm", "baddbmm", "einsum", "sdpa", "cross_entropy"}
     tested |= {"nll_loss", "cross_entropy_index", "gather", "index_select", "embedding"}  # test_index_op_references.py
+    tested |= {"ge_scalar_count", "lt_scalar_where", "arange"}  # test_selects_and_counts
     assert set(OPS) - set(FIRST_OPS) - tested == set()
