@@ -247,6 +247,7 @@ def second_size_source(case: Case, target: Target) -> str:
     rows = ",\n".join("    (" + "".join(tensor_literal(t) + ", " for t in row).rstrip(" ") + ")" for row in case.second_tensors())
     second = case.second_graph()
     lay = "lay_out" if case.second is None else "list"  # a second size's inputs are contiguous
+    call = "second size" if case.second is not None else "second call"
     count = getattr(target, "compile_count_source", None)
     imports, expr = count() if callable(count) else ("", "")
     before = f"{imports + chr(10) if imports else ''}compiles_before = {expr}\n" if expr else ""
@@ -267,9 +268,9 @@ SCALARS2 = {scalar_values(second)!r}
     eager2 = [fn(*{lay}(xs), *SCALARS2) for xs in inputs2]
     got2 = [compiled(*{lay}(xs), *SCALARS2) for xs in inputs2]
     reference2 = [fn_fp64(*{lay}([x.to(torch.float64) if x.is_floating_point() else x for x in sample]), *SCALARS2) for sample in second_samples]
-{after}print("second call:", "cannot tell whether it recompiled" if recompiled is None else "recompiled (a guard failed)" if recompiled else "the same compiled program")
+{after}print("{call}:", "cannot tell whether it recompiled" if recompiled is None else "recompiled (a guard failed)" if recompiled else "the same compiled program")
 {VERDICT_LOOP.format(eager="eager2", got="got2", reference="reference2")}
-assert not less_accurate, f"at the second call, the compiled result is less accurate than eager on {{', '.join(label(k) for k in less_accurate)}}"
+assert not less_accurate, f"at the {call}, the compiled result is less accurate than eager on {{', '.join(label(k) for k in less_accurate)}}"
 """
 
 

@@ -1,0 +1,60 @@
+"""Scalar arguments end to end: a planted target that keeps the first call's scalars is found only with scalars passed,
+minimised to the scalar and its op, and its repro fails standalone; Inductor takes passed scalars and the default dynamic mode."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import torch
+from helpers import ROOT
+
+from numfuzz.corpus.case import Case
+from numfuzz.corpus.store import iter_cases, load_case
+from numfuzz.program.ir import Graph, Node, TensorSpec
+from numfuzz.program.scalars import parameters, passed
+from numfuzz.run_spec import RunSpec
+
+PLANTED = ROOT / "examples" / "stale_scalar.py"
+SMALL = ("--ops", "clamp_scalar,mul_scalar,exp,add", "--max-nodes", "3", "--samples", "16", "--workers", "1")
+
+
+def _campaign(cli, corpus, share: str):
+    result = cli("fuzz", "--import", PLANTED, "--target", "stale_scalar", "--graphs", 16, *SMALL, "--scalar-args-share", share, "--corpus", corpus)
+    assert result.exit_code == 0, result.output
+    return [load_case(p) for p in iter_cases(corpus / "findings")], [load_case(p) for p in iter_cases(corpus / "minimized")]
+
+
+def test_a_stale_scalar_is_found_at_the_second_call_minimised_to_its_op_and_its_repro_fails(cli, tmp_path):
+    findings, minimized = _campaign(cli, tmp_path / "corpus", "1")
+    assert findings and all(f.result["at"] == "second_call" and f.result["analysis"]["cause"] == "stale_scalar" for f in findings)
+    small = min(minimized, key=lambda c: len(c.graph.nodes))
+    (node,) = small.graph.nodes  # the scalar's op alone, its scalar still passed, with a second value
+    assert node.op in ("clamp_scalar", "mul_scalar") and any(second is not None for _, second in passed(node))
+    stale = small.result["second_size"]
+    assert stale["stale_scalars"] == [name for name, _ in parameters(small.graph)][:1] and len(stale["scalars"][0]) == 3
+    out = tmp_path / "repro"
+    path = tmp_path / "corpus" / "minimized" / f"{small.content_hash()[:16]}.json"
+    assert cli("repro", path, "--import", PLANTED, "-o", out).exit_code == 0
+    (script,) = out.glob("repro_*.py")
+    ran = subprocess.run([sys.executable, script], capture_output=True, text=True, cwd=tmp_path, timeout=300, env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
+    assert ran.returncode == 1 and "at the second call, the compiled result is less accurate" in ran.stderr, ran.stdout + ran.stderr
+    assert "SCALARS2 = [" in script.read_text()
+
+
+def test_with_every_scalar_a_literal_the_planted_target_is_right(cli, tmp_path):
+    findings, _ = _campaign(cli, tmp_path / "corpus", "0")
+    assert findings == []
+
+
+def test_inductor_takes_passed_scalars_and_the_default_dynamic_mode_and_records_its_recompiles():
+    from numfuzz.runner.case_runner import run_case
+    from numfuzz.targets import resolve
+
+    graph = Graph((TensorSpec((8,), "bf16"),), (Node.make("clamp_scalar", [0], min=-1.7, max=0.7, passed=(("max", 0.3),)),), (1,))
+    rows = [[torch.linspace(-2, 2, 8).bfloat16()], [torch.full((8,), 0.69921875).bfloat16()]]
+    for mode in ("static", "automatic"):
+        outcome = run_case(Case.from_tensors(graph, rows, RunSpec("inductor", device="cpu", dynamic=mode)), resolve("inductor"))
+        assert not outcome.verdict.is_finding, outcome.detail
+        note = outcome.second_size
+        assert note["scalars"] == [["max_0", 0.7, 0.3]] and note["recompiled"] in (True, False)
