@@ -24,6 +24,7 @@ from numfuzz.corpus.store import save_case
 from numfuzz.environment import provenance
 from numfuzz.judge.signature import signature_of
 from numfuzz.program.ir import Graph, Node, TensorSpec
+from numfuzz.program.ops import infer_specs
 from numfuzz.program.values import round_to
 from numfuzz.run_spec import RunSpec
 from numfuzz.runner.case_runner import run_case
@@ -33,6 +34,7 @@ UPSTREAM = Path("corpus/upstream")
 ISSUES = "https://github.com/pytorch/pytorch/issues/"
 BOTH_ISAS = ["AVX512", "AVX2"]
 MEASURED = "measured on 2.9.1 and 2.15.0, AVX512 and AVX2"
+MEASURED_SCALARS = "measured on 2.9.1 and 2.15.0 with AVX2 (an AMD EPYC)"
 
 
 @dataclass
@@ -45,12 +47,17 @@ class Report:
     expect: str = "finding"  # the verdict this script must see on CPU (ignored for cuda cases)
     target: str = "inductor"
     extra: dict = field(default_factory=dict)
+    run: dict = field(default_factory=dict)  # more of the run specification: grad, dynamic
+    upstream: list | None = None  # with grad: the upstream gradient of each output (float64 values)
 
     def case(self) -> Case:
         device = self.reproduces["device"]
         tensors = [round_to(np.asarray(v, dtype=np.float64), s) for v, s in zip(self.values, self.graph.inputs)]
         source = {"seed": None, "source": "scripts/make_upstream.py"}
-        case = Case.from_tensors(self.graph, [tensors], RunSpec(self.target, device=device, samples=1), provenance=source)
+        specs = infer_specs(self.graph)
+        grads = [[round_to(np.asarray(g, dtype=np.float64), specs[o]) for g, o in zip(self.upstream, self.graph.outputs)]] if self.upstream else None
+        run = RunSpec(self.target, device=device, samples=1, **self.run)
+        case = Case.from_tensors(self.graph, [tensors], run, grads, provenance=source)
         case.extra = {"upstream": {"issue": f"pytorch#{self.issue}", "title": self.title, "url": f"{ISSUES}{self.issue}"}, "reproduces": self.reproduces}
         return case
 
@@ -69,8 +76,8 @@ def tiled(values: list[float], n: int = 64) -> np.ndarray:
     return np.resize(np.asarray(values, dtype=np.float64), n)
 
 
-def cpu(torch: str, why: str) -> dict:
-    return {"torch": torch, "device": "cpu", "isa": BOTH_ISAS, "why": why}
+def cpu(torch: str, why: str, isa: list[str] = BOTH_ISAS) -> dict:
+    return {"torch": torch, "device": "cpu", "isa": isa, "why": why}
 
 
 N = Node.make
@@ -140,7 +147,7 @@ REPORTS = {
         189799, "Inductor systematically mishandles negative zero (-0.0) sign across multiple operations (add, elu, sqrt+rsqrt fusion)",
         graph([vec(), vec()], N("elu", [0], alpha=1.0), N("copysign", [1, 2])),
         [-np.zeros(64), ONES],
-        cpu("<2.14.1", "elu(-0.0) is -0.0 in eager and float64, +0.0 through the vectorised expm1 as exp(x) - 1 (fixed in 2.14.1); copysign shows the sign. A zero's sign carries no magnitude, so numfuzz judges it amplified; the report's add path needs a zeros_like constant, which numfuzz programs lack; " + MEASURED + ": 2.15.0 keeps -0.0 (equal)"),
+        cpu("<2.14.1", "elu(-0.0) is -0.0 in eager and float64, +0.0 through the vectorised expm1 as exp(x) - 1 (fixed in 2.14.1); copysign shows the sign. A zero's sign carries no magnitude, so numfuzz judges it amplified; the report's add path is pytorch-189799-add-zeros-like-negative-zero; " + MEASURED + ": 2.15.0 keeps -0.0 (equal)"),
         expect="amplified",
     ),
     "pytorch-185480-elu-bf16-subnormal-cuda": Report(
@@ -154,6 +161,57 @@ REPORTS = {
         graph([vec(), vec()], N("pow", [0, 1])),
         [np.full(64, 2.0), np.linspace(-149.5, -126.5, 64)],
         {"torch": ">=2.9", "device": "cuda", "why": "from the report, not yet run by numfuzz: 2 ** s in the fp32 subnormal range is 0.0 compiled, exact in eager (open)"},
+    ),
+    "pytorch-189799-add-zeros-like-negative-zero": Report(
+        189799, "Inductor systematically mishandles negative zero (-0.0) sign across multiple operations (add, elu, sqrt+rsqrt fusion)",
+        graph([vec(), vec()], N("ceil", [0]), N("zeros_like", [2], dtype="fp32"), N("add", [2, 3]), N("copysign", [1, 4])),
+        [-np.linspace(0.01, 0.99, 64), ONES],  # ceil gives -0.0, and -0.0 + 0.0 is +0.0
+        cpu(">=2.9", "the report's add path: ceil(x) is -0.0 for x in (-1, 0), and -0.0 + zeros_like(x) is +0.0 in eager and float64; Inductor folds the constant zero away and keeps -0.0, which copysign shows as -1. A zero's sign carries no magnitude, so numfuzz judges it amplified; still so on 2.15.0; measured on 2.9.1 and 2.15.0 with AVX2 (an AMD EPYC)", isa=["AVX2"]),
+        expect="amplified",
+    ),
+    "pytorch-194976-clamp-stale-float": Report(
+        194976, "[torch.compile][Inductor] Silent wrong results when an automatically dynamic Python float used by clamp reuses a stale value",
+        graph([TensorSpec((4, 16), "fp32")], N("chunk", [0], chunks=2, dim=1, index=0), N("chunk", [0], chunks=2, dim=1, index=1),
+              N("silu", [1]), N("clamp_scalar", [3], min=None, max=0.5, passed=(("max", 1.0),)),
+              N("clamp_scalar", [2], min=-0.5, max=0.5, passed=(("min", -1.0), ("max", 1.0))), N("mul", [4, 5])),
+        [np.linspace(-3.0, 3.0, 64).reshape(4, 16)],  # the report's swiglu: limit 0.5, then 1.0, each a Python float argument
+        cpu(">=2.9", "the report's program, with its limit passed as Python floats (one per clamp bound) at 0.5 and then 1.0, under torch.compile's default dynamic=None: the second call recompiles and gives eager's values on the CPU here (equal); the report's stale value needs the backward and separate closures, which numfuzz does not draw; " + MEASURED_SCALARS, isa=["AVX2"]),
+        expect="equal", run={"dynamic": "automatic"},
+    ),
+    "pytorch-185472-hardtanh-bf16-bound-grad": Report(
+        185472, "[Inductor] F.hardtanh compiled backward silently drops gradient at bf16 boundary values",
+        graph([vec("bf16")], N("hardtanh", [0], min_val=-0.7, max_val=0.7)),
+        [tiled([0.69921875, -0.69921875, 0.703125, 0.5])],  # bf16(0.7) and its neighbour above, either sign
+        cpu(">=2.9", "bf16(0.7) = 0.69921875 lies inside (-0.7, 0.7), and the gradient there is 1 (the float64 answer). The report is CUDA's: Inductor's CPU code computes bf16 in fp32 and compares as eager does, so the CPU gives equal; measured on 2.9.1, 2.13.0, 2.14.1 and 2.15.0 with AVX2 (an AMD EPYC)", isa=["AVX2"]),
+        expect="equal", run={"grad": True}, upstream=[ONES],
+    ),
+    "pytorch-185472-hardtanh-bf16-bound-grad-cuda": Report(
+        185472, "[Inductor] F.hardtanh compiled backward silently drops gradient at bf16 boundary values",
+        graph([vec("bf16")], N("hardtanh", [0], min_val=-0.7, max_val=0.7)),
+        [tiled([0.69921875, -0.69921875, 0.703125, 0.5])],
+        {"torch": "<2.14", "device": "cuda", "why": "from the report, not yet run by numfuzz: the compiled backward compares in bf16, where bf16(0.7) lies on the bound, and zeroes the gradient eager passes (fixed by PR #185840, June 2026)"},
+        run={"grad": True}, upstream=[ONES],
+    ),
+    "pytorch-175807-eq-bf16-scalar": Report(
+        175807, "[inductor] Fix BF16/FP16 scalar comparison to match eager (#173987)",
+        graph([vec("bf16")], N("eq_scalar_cast", [0], value=3.14)),
+        [tiled([3.140625, 3.125, 3.15625])],  # bf16(3.14) and its neighbours
+        cpu("<2.13", "eager rounds 3.14 to bf16 (3.140625) and finds x == 3.14 true; the float64 reference compares with 3.14 as stated and finds it false, as Inductor did before the fix (it compared in fp32): more accurate by the float64 rule, though the fix made Inductor follow eager; more_accurate on 2.9.1, equal on 2.13.0, 2.14.1 and 2.15.0 with AVX2 (an AMD EPYC)", isa=["AVX2"]),
+        expect="more_accurate",
+    ),
+    "pytorch-195675-clamp-bound-beyond-fp32": Report(
+        195675, "torch.clamp with a bound unrepresentable in the tensor dtype: eager raises, torch.compile ignores the bound",
+        graph([vec()], N("clamp_scalar", [0], min=-3.4e39, max=3.4e39)),
+        [np.linspace(-2.0, 2.0, 64)],
+        cpu(">=2.9", "eager raises (the bound cannot be converted to float), so there is no eager answer to compare: numfuzz calls the case invalid, as it does any program eager rejects; the compiled result clamps nothing; " + MEASURED_SCALARS, isa=["AVX2"]),
+        expect="invalid",
+    ),
+    "pytorch-185517-margin-ranking-bf16-margin-grad": Report(
+        185517, "[Inductor][CPU][bf16] Gradient mismatch in F.margin_ranking_loss backward with bfloat16 tensors and float scalar",
+        graph([vec("bf16"), vec("bf16"), vec("bf16")], N("margin_ranking_loss", [0, 1, 2], margin=1.7, reduction="mean")),
+        [np.full(64, 1.703125), np.zeros(64), ONES],  # the report's values: x1 = bf16(1.7), x2 = 0, target 1
+        cpu("<2.14", "eager rounds the margin to bf16 (1.703125), so margin - x1 is exactly 0 and its boundary gradient flows; the float64 reference keeps 1.7 as stated, margin - x1 < 0 and the gradient is 0, which Inductor gave before PR #185869 made it round as eager does: more accurate by the float64 rule; more_accurate on 2.9.1 and 2.13.0, equal on 2.14.1 and 2.15.0 with AVX2 (an AMD EPYC)", isa=["AVX2"]),
+        expect="more_accurate", run={"grad": True}, upstream=[[1.0]],
     ),
 }  # fmt: skip
 
@@ -173,7 +231,14 @@ def build(stem: str, report: Report) -> Case:
 
 
 def main() -> None:
+    """Every case, or only those named on the command line (a machine whose ISA differs gives some others another verdict)."""
+    wanted = sys.argv[1:]
+    unknown = [w for w in wanted if w not in REPORTS]
+    if unknown:
+        sys.exit(f"no report {unknown[0]!r}; known: {', '.join(REPORTS)}")
     for stem, report in REPORTS.items():
+        if wanted and stem not in wanted:
+            continue
         case = build(stem, report)
         verdict = case.result["verdict"] if case.result else "not run"
         print(f"{stem}: {verdict} -> {save_case(case, UPSTREAM, stem)}")
