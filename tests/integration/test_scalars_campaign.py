@@ -37,7 +37,9 @@ def test_a_stale_scalar_is_found_at_the_second_call_minimised_to_its_op_and_its_
     path = tmp_path / "corpus" / "minimized" / f"{small.content_hash()[:16]}.json"
     assert cli("repro", path, "--import", PLANTED, "-o", out).exit_code == 0
     (script,) = out.glob("repro_*.py")
-    ran = subprocess.run([sys.executable, script], capture_output=True, text=True, cwd=tmp_path, timeout=300, env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
+    ran = subprocess.run(
+        [sys.executable, script], capture_output=True, text=True, cwd=tmp_path, timeout=300, env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}
+    )
     assert ran.returncode == 1 and "at the second call, the compiled result is less accurate" in ran.stderr, ran.stdout + ran.stderr
     assert "SCALARS2 = [" in script.read_text()
 
