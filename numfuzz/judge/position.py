@@ -29,7 +29,12 @@ def repeated_block(arrays: list[np.ndarray], axis: int) -> tuple[int, int] | Non
         return None
     size = max(a.shape[axis] for a in spanning)
     full = [np.moveaxis(a, axis, 0) for a in spanning if a.shape[axis] == size]
-    for block in range(size // 2, 0, -1):
+    # a block can repeat only where its first slice does: test those starts alone (a long row is not quadratic)
+    starts = np.ones(size, dtype=bool)
+    for a in full:
+        starts &= (a == a[:1]).reshape(size, -1).all(axis=1)
+    for start in np.flatnonzero(starts[size - size // 2 :]) + (size - size // 2):
+        block = size - int(start)
         if all(np.array_equal(a[:block], a[size - block :]) for a in full):
             return size, block
     return None
