@@ -39,6 +39,9 @@ class RunSpec:
     dynamic: str = "static"  # one of DYNAMIC_MODES
     marked: tuple[tuple[int, int], ...] = ()  # (input, dim) pairs marked dynamic; only with dynamic="marked"
     config: tuple[tuple[str, OptionValue], ...] = ()  # compiler options drawn for the case, by name (numfuzz/data/compiler_configs.toml)
+    # torch's intra-op threads while the case compiles and runs (0: the worker's own, cores / workers). Inductor's
+    # CPU code is generated for this count (parallel loops and per-thread partial reductions), so it is part of the case.
+    threads: int = 0
 
     def __post_init__(self) -> None:
         if not isinstance(self.target, str) or not self.target:
@@ -53,6 +56,8 @@ class RunSpec:
             raise RunSpecError("imports must be module names or file paths")
         if not isinstance(self.grad, bool):
             raise RunSpecError(f"grad is true or false, not {self.grad!r}")
+        if isinstance(self.threads, bool) or not isinstance(self.threads, int) or self.threads < 0:
+            raise RunSpecError(f"threads is a count of intra-op threads (0: the worker's own), not {self.threads!r}")
         object.__setattr__(self, "imports", tuple(self.imports))
         self._check_modes()
 
@@ -82,8 +87,8 @@ class RunSpec:
 
     @property
     def default_compile(self) -> bool:
-        """Static sizes and no drawn options: how every case compiled before these fields existed."""
-        return self.dynamic == "static" and not self.config
+        """Static sizes, no drawn options and one thread or the worker's: how every case compiled before these fields existed."""
+        return self.dynamic == "static" and not self.config and self.threads <= 1
 
     def compile_label(self, dims: bool = False) -> str:
         """How the case compiles, in a few words ("" for static sizes and the default options): signatures show it.
@@ -92,6 +97,7 @@ class RunSpec:
         marks = " " + ",".join(f"x{i}.{d}" for i, d in self.marked) if dims else ""
         parts = [] if self.dynamic == "static" else [self.dynamic + (marks if self.dynamic == "marked" else "")]
         parts += [f"{k}={_option_text(v)}" for k, v in self.config]
+        parts += [f"threads={self.threads}"] if self.threads > 1 else []
         return " ".join(parts)
 
     @property
@@ -121,10 +127,12 @@ class RunSpec:
             data["marked"] = [list(pair) for pair in self.marked]
         if self.config:
             data["config"] = dict(self.config)
+        if self.threads:
+            data["threads"] = self.threads
         return data
 
     def to_json(self) -> dict[str, Any]:
-        data = {k: v for k, v in asdict(self).items() if k not in ("dynamic", "marked", "config")}
+        data = {k: v for k, v in asdict(self).items() if k not in ("dynamic", "marked", "config", "threads")}
         data["imports"] = list(self.imports)
         return {**data, **self._modes_json()}  # the new fields only where not default: older files stay as they were
 
@@ -166,9 +174,13 @@ class RunMix:
     marked: float = 0.0
     config: float = 0.0
     automatic: float = 0.0
+    threads: float = 0.0  # chance that a case runs with `thread_count` intra-op threads
+    thread_count: int = 1
 
     def __post_init__(self) -> None:
-        for name in ("dynamic", "marked", "config", "automatic"):
+        if isinstance(self.thread_count, bool) or not isinstance(self.thread_count, int) or self.thread_count < 1:
+            raise RunSpecError(f"the thread count is a positive integer, not {self.thread_count!r}")
+        for name in ("dynamic", "marked", "config", "automatic", "threads"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 <= value <= 1.0:
                 raise RunSpecError(f"the {name} share is a chance, between 0 and 1, not {value!r}")
@@ -177,4 +189,4 @@ class RunMix:
 
     @property
     def off(self) -> bool:
-        return not (self.dynamic or self.marked or self.config or self.automatic)
+        return not (self.dynamic or self.marked or self.config or self.automatic or (self.threads and self.thread_count > 1))

@@ -81,7 +81,7 @@ class CampaignConfig:
         gen = {f.name: list(v) if isinstance(v := getattr(self.gen, f.name), tuple) else v for f in fields(self.gen)}
         # search and the seam widths were generator settings when journals were first written
         gen.update(device="cuda" if self.device.startswith("cuda") else "cpu", search=self.search)
-        for later in ("layouts", "zero_dim", "scalar_args", "repeat"):  # added later: at their defaults, journals keep the name they had
+        for later in ("layouts", "zero_dim", "scalar_args", "repeat", "large"):  # added later: at their defaults, journals keep the name they had
             if gen[later] == getattr(GenConfig, later):
                 del gen[later]
         identity = {
@@ -93,7 +93,10 @@ class CampaignConfig:
             "gen": gen,
         }
         identity = {**identity, "grad": True} if self.grad else identity
-        mix = {k: v for k, v in asdict(self.mix).items() if k != "automatic" or v}  # added later, as the generator's
+        mix = asdict(self.mix)  # shares added later are named only where drawn, so that older journals keep their names
+        for later, drawn in (("automatic", self.mix.automatic), ("threads", self.mix.threads), ("thread_count", self.mix.threads)):
+            if not drawn:
+                del mix[later]
         return {**identity, "mix": mix} if not self.mix.off else identity  # a campaign without the mix keeps its journal
 
     def worker_settings(self, memory_limit: int | None, threads: int) -> WorkerSettings:

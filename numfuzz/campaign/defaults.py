@@ -44,6 +44,10 @@ DEFAULT_CONFIG_SHARE = 0.1
 DEFAULT_AUTOMATIC_SHARE = 0.1
 DEFAULT_SCALAR_ARGS_SHARE = 0.25
 DEFAULT_REPEAT_SHARE = 0.05
+# Model-sized values and several intra-op threads (numfuzz.program.model_scale, RunSpec.threads): off by
+# default until a measured side-by-side run chooses their shares (docs/model-scale.md says what is known).
+DEFAULT_LARGE_SHARE = 0.0
+DEFAULT_THREADS_SHARE = 0.0
 DEFAULT_MINIMIZE_TIMEOUT_S = 900.0  # the minimiser's compile budget, at a few seconds a compile
 # After a --graphs campaign's last case, minimisation goes on for at most this long; what is left
 # (the smallest case so far included) waits in the journal for the next run. Measured on 2 cores:

@@ -14,6 +14,7 @@ from numfuzz.campaign.defaults import (
     DEFAULT_CASE_TIMEOUT_S,
     DEFAULT_CONFIG_SHARE,
     DEFAULT_DYNAMIC_SHARE,
+    DEFAULT_LARGE_SHARE,
     DEFAULT_MARKED_SHARE,
     DEFAULT_MINIMIZE_TAIL_S,
     DEFAULT_MINIMIZE_TIMEOUT_S,
@@ -22,6 +23,7 @@ from numfuzz.campaign.defaults import (
     DEFAULT_SCALAR_ARGS_SHARE,
     DEFAULT_SEAMS,
     DEFAULT_SEARCH,
+    DEFAULT_THREADS_SHARE,
 )
 from numfuzz.cli.failure import fail
 from numfuzz.cli.options import bounds_option, device_option, import_option, known_option
@@ -78,6 +80,20 @@ from numfuzz.cli.setup import bounds_in_environment, import_user_code, load_know
     default=DEFAULT_AUTOMATIC_SHARE,
     show_default=True,
     help="Chance that a case compiles as torch.compile does by default (dynamic=None: static, then symbolic after a change), checked again at a second size.",
+)
+@click.option(
+    "--large-share",
+    type=click.FloatRange(0, 1),
+    default=DEFAULT_LARGE_SHARE,
+    show_default=True,
+    help="Chance that a graph starts from a model-sized value (rows of 1024 to 32768, up to 2^21 elements a value), with fewer samples and no search.",
+)
+@click.option(
+    "--threads-share",
+    type=click.FloatRange(0, 1),
+    default=DEFAULT_THREADS_SHARE,
+    show_default=True,
+    help="Chance that a case compiles and runs with one intra-op thread per available core (stored in the case: Inductor's parallel CPU code depends on it).",
 )
 @click.option(
     "--scalar-args-share",
@@ -170,6 +186,8 @@ def fuzz(
     dynamic_share,
     marked_share,
     automatic_share,
+    large_share,
+    threads_share,
     scalar_args_share,
     repeat_share,
     config_share,
@@ -223,9 +241,18 @@ def fuzz(
     op_names = tuple(o.strip() for o in ops.split(",") if o.strip()) if ops else ()
     try:
         gen = GenConfig(
-            max_nodes=max_nodes, max_dim=max_dim, seams=seams, scalar_args=scalar_args_share, repeat=repeat_share, **({"ops": op_names} if op_names else {})
+            max_nodes=max_nodes,
+            max_dim=max_dim,
+            seams=seams,
+            scalar_args=scalar_args_share,
+            repeat=repeat_share,
+            large=large_share,
+            **({"ops": op_names} if op_names else {}),
         )
-        mix = RunMix(dynamic=dynamic_share, marked=marked_share, config=config_share, automatic=automatic_share)
+        from numfuzz.campaign.defaults import available_cores
+
+        cores = available_cores()
+        mix = RunMix(dynamic=dynamic_share, marked=marked_share, config=config_share, automatic=automatic_share, threads=threads_share, thread_count=cores)
         config = CampaignConfig(
             targets=tuple(t.name for t in resolve_targets(target_specs)),
             graphs=graphs,

@@ -14,6 +14,7 @@ from numfuzz.corpus.case import Case, SecondSize
 from numfuzz.environment import provenance as environment_provenance
 from numfuzz.program.generator import GenConfig, draw_samples, generate
 from numfuzz.program.ir import Graph, canonical_json
+from numfuzz.program.model_scale import is_large, samples_for
 from numfuzz.program.ops import infer_specs
 from numfuzz.program.sizes import draw_second_size
 from numfuzz.program.valid_inputs import into_range
@@ -37,6 +38,8 @@ def make_case(seed: int, run: RunSpec, programs: GenConfig | None = None, mix: R
     With a `mix`, the case's size mode and compiler options are drawn too (`draw_compile`); its
     graph and samples are the same as without, so a static case keeps the name it had."""
     graph, recipes = generate(seed, programs, widths=run.device_kind)
+    if is_large(graph):  # fewer samples and no search: a large case's cost stays bounded (`program.model_scale`)
+        run = run.with_changes(samples=samples_for(graph, run.samples), search=0.0)
     seams = programs is not None and programs.seams
     drawn = draw_samples(graph, recipes, seed, run.samples, mirror_every=MIRROR_EVERY if seams else 0)
     tensors = [[round_to(v, spec) for v, spec in zip(sample, graph.inputs)] for sample in drawn]
@@ -77,7 +80,8 @@ def draw_compile(seed: int, run: RunSpec, graph: Graph, recipes: list[Recipe], m
                 fitted = [into_range(graph2, [round_to(v, spec) for v, spec in zip(row, graph2.inputs)]) for row in rows]
                 if all(row is not None for row in fitted):
                     second = SecondSize(tuple(s.shape for s in graph2.inputs), tuple(tuple(encode(t) for t in row) for row in fitted))
-    return run.with_changes(dynamic=mode, marked=marked, config=tuple(options.items())), second
+    threads = mix.thread_count if mix.threads and mix.thread_count > 1 and rng.random() < mix.threads else 0
+    return run.with_changes(dynamic=mode, marked=marked, config=tuple(options.items()), threads=threads), second
 
 
 @functools.lru_cache(maxsize=32)

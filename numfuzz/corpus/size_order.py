@@ -15,7 +15,8 @@
 11. value cost       -- sum over input elements of `value_cost`: 0 is simplest, then +-1,
                         then other powers of two, then values with more significant bits
                         (then more bits set, then an exponent further from 0, then negative)
-12. options          -- compiler options drawn for the case (the default configuration: 0)
+12. options          -- compiler options drawn for the case (the default configuration: 0), and 1 more
+                        where the case runs on several intra-op threads (`RunSpec.threads`)
 13. dynamic          -- 0 static sizes, 1 automatic (torch.compile's default), 2 marked dims, 3 every size symbolic
 14. marked           -- dims marked dynamic
 15. second           -- input elements at the second size, over its samples
@@ -93,7 +94,7 @@ def size_key(case: Case) -> SizeKey:
         sum(1 + (second is not None) for node in g.nodes for _, second in passed(node)),
         len(np.unique(values.view(np.int64))),
         int(value_cost(values).sum()),
-        len(case.run.config),
+        len(case.run.config) + (case.run.threads > 1),
         DYNAMIC_ORDER[case.run.dynamic],
         len(case.run.marked),
         sum(math.prod(shape) for shape in case.second.shapes) * len(case.second.samples) if case.second is not None else 0,

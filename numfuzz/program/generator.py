@@ -10,6 +10,7 @@ import numpy as np
 from numfuzz.program.dtypes import PROGRAM_DTYPES, is_integer
 from numfuzz.program.ir import Graph, GraphError, Node, TensorSpec
 from numfuzz.program.layout import Layout, conform
+from numfuzz.program.model_scale import LARGE_ELEMENTS, SMALL_ELEMENTS, large_shape
 from numfuzz.program.op_spec import INDEX_DTYPE, scalar
 from numfuzz.program.ops import OPS, OpSpec, infer_node
 from numfuzz.program.scalars import PASSED
@@ -38,8 +39,8 @@ def case_seed(campaign_seed: int, index: int) -> int:
 
 
 class _Builder:
-    def __init__(self, rng: random.Random, config: GenConfig, widths: str):
-        self.rng, self.config, self.widths = rng, config, widths
+    def __init__(self, rng: random.Random, config: GenConfig, widths: str, max_elements: int = SMALL_ELEMENTS):
+        self.rng, self.config, self.widths, self.max_elements = rng, config, widths, max_elements
         self.inputs: list[TensorSpec] = []
         self.recipes: list[Recipe] = []
         self.specs: list[TensorSpec] = []  # every value: inputs, then nodes
@@ -71,7 +72,7 @@ class _Builder:
 
     def add_node(self, node: Node) -> int:
         spec = infer_node(node, self.specs)
-        if spec.numel == 0 or spec.numel > 4096:
+        if spec.numel == 0 or spec.numel > self.max_elements:
             raise GraphError("degenerate or oversized value")
         self.nodes.append(node)
         self.specs.append(spec)
@@ -239,9 +240,9 @@ class _Builder:
         old = self.recipes[k]
         self.recipes[k] = Recipe(old.kind, old.domain, old.bound, tuple(dict.fromkeys(old.lines + tuple(lines))))
 
-    def seam_motif(self, dtype: str) -> None:
-        """A seam-sized input, and where the ops allow, a reduction along its rows of a pointwise op it may recompute."""
-        x = self.new_input(seam_shape(self.rng, self.config.max_rank, self.widths), dtype)
+    def seam_motif(self, dtype: str, shape: tuple[int, ...] | None = None) -> None:
+        """A seam-sized input (or one of `shape`), and where the ops allow, a reduction along its rows of a pointwise op it may recompute."""
+        x = self.new_input(seam_shape(self.rng, self.config.max_rank, self.widths) if shape is None else shape, dtype)
         pointwise = [n for n in RECOMPUTED if n in self.config.ops]
         consumers = [n for n in CONSUMERS if n in self.config.ops]
         if not pointwise or not consumers or self.rng.random() < 0.2:
@@ -283,9 +284,12 @@ def generate_from(rng: random.Random, config: GenConfig | None = None, widths: s
     if widths not in ("cpu", "cuda"):
         raise ValueError(f"seam widths are known for cpu and cuda, not {widths!r}")
     config = config or GenConfig()
-    b = _Builder(rng, config, widths)
+    large = bool(config.large) and rng.random() < config.large  # drawn only where asked, so other graphs draw as they did
+    b = _Builder(rng, config, widths, LARGE_ELEMENTS if large else SMALL_ELEMENTS)
     dtype = rng.choices(PROGRAM_DTYPES, DTYPE_WEIGHTS)[0]
-    if config.seams and rng.random() < config.seams:
+    if large:  # reductions along a model-sized row, as a norm or a softmax over a hidden size
+        b.seam_motif(dtype, large_shape(rng))
+    elif config.seams and rng.random() < config.seams:
         b.seam_motif(dtype)
     else:
         b.new_input(b.random_shape(), dtype)

@@ -27,13 +27,14 @@ class GenConfig:
     # second value for a second call (numfuzz.program.scalars); 0: every scalar is a literal, as before.
     scalar_args: float = 0.0
     repeat: float = 0.0  # chance that an elementwise op takes its first argument twice (x - x, x * x)
+    large: float = 0.0  # chance that a graph starts from a model-sized value (numfuzz.program.model_scale)
 
     def __post_init__(self) -> None:
         if not 1 <= self.min_nodes <= self.max_nodes:
             raise ValueError("need 1 <= min_nodes <= max_nodes")
         if not 0.0 <= self.seams <= 1.0:
             raise ValueError("seams is a chance, between 0 and 1")
-        for name in ("layouts", "zero_dim", "scalar_args", "repeat"):
+        for name in ("layouts", "zero_dim", "scalar_args", "repeat", "large"):
             if not 0.0 <= getattr(self, name) <= 1.0:
                 raise ValueError(f"{name} is a chance, between 0 and 1")
         unknown = set(self.ops) - set(OPS)

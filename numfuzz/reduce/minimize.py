@@ -31,6 +31,7 @@ from numfuzz.judge.rules import final_verdict
 from numfuzz.judge.signature import Signature, same_finding, signature_of
 from numfuzz.judge.verdicts import ACCURACY_SYMPTOMS
 from numfuzz.program.ir import Graph
+from numfuzz.program.model_scale import is_large
 from numfuzz.program.ops import infer_specs
 from numfuzz.reduce.schedule import SCHEDULE
 from numfuzz.reduce.shrinker import Check, Exhausted, ShrinkPass, Step, shrink
@@ -257,6 +258,8 @@ class Minimizer:
                 "spent": shrunk.spent,
                 "steps": [s.to_json() for s in shrunk.steps],
                 "walked_back": walked_back,  # accepted steps undone: their case was no longer a finding once analysed
+                # the finding needs a model-sized value: no ordinary-sized one kept it (`program.model_scale`)
+                **({"size_only": True} if is_large(final.graph) else {}),
                 "when": datetime.now(timezone.utc).isoformat(timespec="seconds"),
             },
         }

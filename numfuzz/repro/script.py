@@ -170,7 +170,7 @@ import torch.nn.functional as F
 {chr(10).join(compile_imports)}
 {user_code_lines(list(imports), fallback_here=True)}
 DEVICE = {device!r}
-
+{threads_source(case)}
 
 {lower(case.graph)}
 {scalars_source(case)}
@@ -209,6 +209,13 @@ assert not less_accurate, f"the compiled result is less accurate than eager on {
 {"" if grad else POSITION_ASSERTION}{second_size_source(case, target)}
 print("OK: the compiled result is at least as accurate as eager")
 '''
+
+
+def threads_source(case: Case) -> str:
+    """The intra-op threads the case ran with, set before anything compiles ("" for the machine's own)."""
+    if not case.run.threads:
+        return ""
+    return f"torch.set_num_threads({case.run.threads})  # numfuzz ran the case with this many intra-op threads: the compiled code depends on it\n"
 
 
 def scalars_source(case: Case) -> str:

@@ -10,7 +10,12 @@ which is how `--bounds` reaches a campaign's workers).
 
 from __future__ import annotations
 
+import functools
+from contextlib import contextmanager
+from typing import Any, Callable, Iterator, TypeVar
+
 import numpy as np
+import torch
 
 from numfuzz.corpus.case import Case
 from numfuzz.judge.analysis import analyse
@@ -26,6 +31,8 @@ from numfuzz.search.worst_inputs import search_budget
 from numfuzz.targets import Target
 from numfuzz.targets.compile_modes import configured
 
+T = TypeVar("T")
+
 
 def _device(case: Case, device: str | None) -> str:
     """`device` where given (the command line's --device), else the run specification's."""
@@ -35,11 +42,37 @@ def _device(case: Case, device: str | None) -> str:
     return chosen
 
 
+@contextmanager
+def intra_op_threads(count: int) -> Iterator[None]:
+    """torch's intra-op threads set to `count` while the block runs (0: left as they are), restored after."""
+    before = torch.get_num_threads()
+    if count:
+        torch.set_num_threads(count)
+    try:
+        yield
+    finally:
+        if count:
+            torch.set_num_threads(before)
+
+
+def with_threads(run: Callable[..., T]) -> Callable[..., T]:
+    """`run(case, ...)` under the case's intra-op threads (`RunSpec.threads`): Inductor generates its CPU code for them."""
+
+    @functools.wraps(run)
+    def call(case: Case, *args: Any, **kwargs: Any) -> T:
+        with intra_op_threads(case.run.threads):
+            return run(case, *args, **kwargs)
+
+    return call
+
+
+@with_threads
 def run_case(case: Case, target: Target, device: str | None = None, want_trace: bool = False, bounds: Bounds | None = None) -> Outcome:
     """The case's outcome on `target` (judged, no search); an accuracy finding comes with its analysis (culprit and cause)."""
     return analyse_case(case, target, device, judge_case(case, target, device, want_trace), bounds=bounds)
 
 
+@with_threads
 def judge_case(case: Case, target: Target, device: str | None = None, want_trace: bool = False) -> Outcome:
     """The case judged on one compile, not analysed: its first size, then (after a clean first size) its second."""
     device = _device(case, device)
@@ -61,6 +94,7 @@ def _second_size(case: Case, program: CompiledProgram, first: Outcome) -> Outcom
     return second
 
 
+@with_threads
 def analyse_case(case: Case, target: Target, device: str | None, outcome: Outcome, samples: list | None = None, bounds: Bounds | None = None) -> Outcome:
     """The analysed outcome of `judge_case`: the first size's, or the second size's when only it is a finding
     (else the first's, with the second size's verdict noted). `samples`: the first size's, searched ones included."""
@@ -94,6 +128,7 @@ def with_searched(case: Case, outcome: Outcome) -> Case:
     return Case(case.graph, case.samples + added, case.run, recipes=case.recipes, provenance=provenance, grads=case.grads, second=case.second)
 
 
+@with_threads
 def search_case(case: Case, target: Target, device: str | None = None, bounds: Bounds | None = None) -> tuple[Case, Outcome]:
     """As `run_case`, with the search phase on a clean verdict (its share from the run specification):
     the case to keep (with what the search added) and its outcome."""

@@ -37,7 +37,9 @@ def test_a_bug_only_with_symbolic_sizes_is_found_minimised_and_its_repro_fails_w
     from numfuzz.targets import resolve
 
     corpus = tmp_path / "corpus"
-    findings, minimized = _campaign(cli, corpus, "symbolic_bug", 24, "--dynamic-share", "0.7", "--marked-share", "0.3", "--config-share", "0")
+    findings, minimized = _campaign(
+        cli, corpus, "symbolic_bug", 24, "--dynamic-share", "0.7", "--marked-share", "0.3", "--automatic-share", "0", "--config-share", "0"
+    )
     assert findings and all(f.run.dynamic != "static" for f in findings)  # a static case never shows it
     dynamic = [m for m in minimized if m.run.dynamic == "dynamic"]
     assert dynamic, [m.run for m in minimized]
@@ -53,7 +55,9 @@ def test_a_bug_only_with_symbolic_sizes_is_found_minimised_and_its_repro_fails_w
 
 def test_a_bug_only_at_a_second_size_is_its_own_finding_and_its_repro_fails_there(cli, tmp_path):
     corpus = tmp_path / "corpus"
-    findings, minimized = _campaign(cli, corpus, "resize_bug", 16, "--dynamic-share", "0.5", "--marked-share", "0.5", "--config-share", "0")
+    findings, minimized = _campaign(
+        cli, corpus, "resize_bug", 16, "--dynamic-share", "0.5", "--marked-share", "0.5", "--automatic-share", "0", "--config-share", "0"
+    )
     assert findings and all(f.result.get("at") == "second_size" and f.second is not None for f in findings)
     assert all(f.result["second_size"]["recompiled"] is False for f in findings)  # the same compile ran at both sizes
     small = minimized[0]

@@ -100,12 +100,17 @@ def _with(case: Case, run, second: SecondSize | None) -> Case:
 
 
 class CompileMode:
-    """Options toward the default (all at once, then delta debugging); sizes toward static; fewer marked dims; no second size."""
+    """One intra-op thread; options toward the default (all at once, then delta debugging); sizes toward static; fewer marked
+    dims; no second size."""
 
     name = "compile-mode"
 
     def candidates(self, case: Case) -> Candidates:
         current = case
+        if current.run.threads > 1:  # one thread, stated (0 would be whatever the replaying process has)
+            candidate = smaller(_with(current, current.run.with_changes(threads=1), current.second), current)
+            if candidate is not None and (yield candidate):
+                current = candidate
         if current.run.config:
             candidate = smaller(with_options(current, []), current)
             if candidate is not None and (yield candidate):
