@@ -265,7 +265,7 @@ def second_size_source(case: Case, target: Target) -> str:
     if scalar_values(second) != scalar_values(case.graph):
         what.append("with other values of its scalar arguments")
     return f"""
-# ---- the second call: the same compiled program, {" and ".join(what)} ----
+# ---- the {call}: the same compiled program, {" and ".join(what)} ----
 second_samples = [
 {rows},
 ]
