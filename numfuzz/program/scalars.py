@@ -118,13 +118,3 @@ def as_literals(graph: Graph) -> Graph:
     """The same program with every scalar written into the source (nothing passed)."""
     nodes = tuple(Node.make(n.op, n.args, **{k: v for k, v in n.attrs if k != PASSED}) if passed(n) else n for n in graph.nodes)
     return Graph(graph.inputs, nodes, graph.outputs)
-
-
-def scalar_text(graph: Graph) -> list[str]:
-    """Each passed scalar in words, with its second value: `min_3 = -1.7 then 0.7`."""
-    out = []
-    for j, node in enumerate(graph.nodes):
-        for name, second in passed(node):
-            then = "" if second is None else f" then {second!r}"
-            out.append(f"{param_name(j, name)} = {node.attr(name)!r}{then}")
-    return out
