@@ -81,7 +81,15 @@ class CampaignConfig:
         gen = {f.name: list(v) if isinstance(v := getattr(self.gen, f.name), tuple) else v for f in fields(self.gen)}
         # search and the seam widths were generator settings when journals were first written
         gen.update(device="cuda" if self.device.startswith("cuda") else "cpu", search=self.search)
-        for later in ("layouts", "zero_dim", "scalar_args", "repeat", "large"):  # added later: at their defaults, journals keep the name they had
+        for later in (
+            "layouts",
+            "zero_dim",
+            "scalar_args",
+            "repeat",
+            "large",
+            "blocks",
+            "autocast",
+        ):  # added later: at their defaults, journals keep the name they had
             if gen[later] == getattr(GenConfig, later):
                 del gen[later]
         identity = {

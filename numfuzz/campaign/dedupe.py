@@ -44,7 +44,7 @@ class Dedupe:
     def decide(self, case: Case, outcome: dict[str, Any], finding: str) -> str | None:
         """The key to minimise this finding under, or None (with a note saying why not)."""
         parsed = Outcome.from_json(outcome)
-        signature = signature_of(case.target, parsed, case.run)
+        signature = signature_of(case.target, parsed, case.run, case.graph)
         verdict = verdict_of(parsed, self.bounds)
         if verdict is Verdict.WITHIN_ROUNDING:
             return self._note(finding, "within_rounding: within the op's documented error bound")

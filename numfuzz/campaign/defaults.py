@@ -48,6 +48,9 @@ DEFAULT_REPEAT_SHARE = 0.05
 # default until a measured side-by-side run chooses their shares (docs/model-scale.md says what is known).
 DEFAULT_LARGE_SHARE = 0.0
 DEFAULT_THREADS_SHARE = 0.0
+# torch.autocast regions and programs from real models' blocks (numfuzz.program.autocast, numfuzz.program.blocks)
+DEFAULT_AUTOCAST_SHARE = 0.0
+DEFAULT_BLOCKS_SHARE = 0.0
 DEFAULT_MINIMIZE_TIMEOUT_S = 900.0  # the minimiser's compile budget, at a few seconds a compile
 # After a --graphs campaign's last case, minimisation goes on for at most this long; what is left
 # (the smallest case so far included) waits in the journal for the next run. Measured on 2 cores:

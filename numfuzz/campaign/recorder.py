@@ -20,7 +20,7 @@ from numfuzz.corpus.case import Case, CaseError
 from numfuzz.corpus.store import save_case
 from numfuzz.judge.execute import OWN_MARK
 from numfuzz.judge.facts import Analysis
-from numfuzz.judge.signature import Signature
+from numfuzz.judge.signature import Signature, mode_label
 from numfuzz.judge.verdicts import Verdict
 from numfuzz.workers.messages import CaseResult, ErrorReply
 from numfuzz.workers.pool import Lost, Task
@@ -88,7 +88,7 @@ class ResultRecorder:
             case.extra["campaign"] = {"index": task.index, "seed": task.seed, **self.journal.identity}
             facts = Analysis.from_json(outcome["analysis"]) if isinstance(outcome.get("analysis"), dict) else None
             if facts is not None and facts.op:  # its own group, named by its culprit (no cause: it joins no finding's group)
-                signature = Signature(task.target, verdict.value, (facts.op,), facts.dtype, mode=case.run.compile_label())
+                signature = Signature(task.target, verdict.value, (facts.op,), facts.dtype, mode=mode_label(case.run, case.graph))
                 case.extra["signature"] = replace(signature, at=str(outcome.get("at", ""))).to_json()
             path = self.save(case, "rounding")
             logger.debug("case {} on {}: {} -> {}", task.index, task.target, verdict.value, path)

@@ -10,24 +10,17 @@ from pathlib import Path
 import click
 
 from numfuzz.campaign.defaults import (
-    DEFAULT_AUTOMATIC_SHARE,
     DEFAULT_CASE_TIMEOUT_S,
-    DEFAULT_CONFIG_SHARE,
-    DEFAULT_DYNAMIC_SHARE,
-    DEFAULT_LARGE_SHARE,
-    DEFAULT_MARKED_SHARE,
     DEFAULT_MINIMIZE_TAIL_S,
     DEFAULT_MINIMIZE_TIMEOUT_S,
-    DEFAULT_REPEAT_SHARE,
     DEFAULT_SAMPLES,
-    DEFAULT_SCALAR_ARGS_SHARE,
     DEFAULT_SEAMS,
     DEFAULT_SEARCH,
-    DEFAULT_THREADS_SHARE,
 )
 from numfuzz.cli.failure import fail
 from numfuzz.cli.options import bounds_option, device_option, import_option, known_option
 from numfuzz.cli.setup import bounds_in_environment, import_user_code, load_known_or_fail, resolve_targets, use_bounds_or_fail
+from numfuzz.cli.shares import gen_and_mix, share_options
 
 
 @click.command()
@@ -60,62 +53,7 @@ from numfuzz.cli.setup import bounds_in_environment, import_user_code, load_know
     show_default=True,
     help="Also judge the gradient of every input, for upstream gradients drawn per output (the search and batches are off then).",
 )
-@click.option(
-    "--dynamic-share",
-    type=click.FloatRange(0, 1),
-    default=DEFAULT_DYNAMIC_SHARE,
-    show_default=True,
-    help="Chance that a case compiles with symbolic sizes (dynamic=True) and is checked again at a second size, on the same compile.",
-)
-@click.option(
-    "--marked-share",
-    type=click.FloatRange(0, 1),
-    default=DEFAULT_MARKED_SHARE,
-    show_default=True,
-    help="Chance that a case marks some dims dynamic (mark_dynamic) instead, checked again at a second size of those dims.",
-)
-@click.option(
-    "--automatic-share",
-    type=click.FloatRange(0, 1),
-    default=DEFAULT_AUTOMATIC_SHARE,
-    show_default=True,
-    help="Chance that a case compiles as torch.compile does by default (dynamic=None: static, then symbolic after a change), checked again at a second size.",
-)
-@click.option(
-    "--large-share",
-    type=click.FloatRange(0, 1),
-    default=DEFAULT_LARGE_SHARE,
-    show_default=True,
-    help="Chance that a graph starts from a model-sized value (rows of 1024 to 32768, up to 2^21 elements a value), with fewer samples and no search.",
-)
-@click.option(
-    "--threads-share",
-    type=click.FloatRange(0, 1),
-    default=DEFAULT_THREADS_SHARE,
-    show_default=True,
-    help="Chance that a case compiles and runs with one intra-op thread per available core (stored in the case: Inductor's parallel CPU code depends on it).",
-)
-@click.option(
-    "--scalar-args-share",
-    type=click.FloatRange(0, 1),
-    default=DEFAULT_SCALAR_ARGS_SHARE,
-    show_default=True,
-    help="Chance that a node's scalars (a clamp bound, a scale) are Python numbers passed at call time, and called again with second values.",
-)
-@click.option(
-    "--repeat-share",
-    type=click.FloatRange(0, 1),
-    default=DEFAULT_REPEAT_SHARE,
-    show_default=True,
-    help="Chance that an elementwise op takes one value as two operands (x - x, x * x).",
-)
-@click.option(
-    "--config-share",
-    type=click.FloatRange(0, 1),
-    default=DEFAULT_CONFIG_SHARE,
-    show_default=True,
-    help="Chance that a case compiles with options drawn from the target's configuration space (numfuzz/data/compiler_configs.toml).",
-)
+@share_options
 @click.option(
     "--workers",
     type=click.IntRange(min=1),
@@ -183,14 +121,6 @@ def fuzz(
     seams,
     search,
     grad,
-    dynamic_share,
-    marked_share,
-    automatic_share,
-    large_share,
-    threads_share,
-    scalar_args_share,
-    repeat_share,
-    config_share,
     workers,
     ray_address,
     shard,
@@ -204,6 +134,7 @@ def fuzz(
     imports,
     known_files,
     bounds_files,
+    **shares: float,
 ) -> None:
     """Generate random graphs and compare each target with eager, both against float64.
 
@@ -228,8 +159,6 @@ def fuzz(
     from numfuzz.campaign.journal import JournalError
     from numfuzz.campaign.loop import run_campaign
     from numfuzz.environment import default_device
-    from numfuzz.program.generator import GenConfig
-    from numfuzz.run_spec import RunMix
     from numfuzz.workers.pool import WorkerStartError
 
     device = device or default_device()
@@ -240,19 +169,9 @@ def fuzz(
         workers = default_workers(device, memory_bytes or None)
     op_names = tuple(o.strip() for o in ops.split(",") if o.strip()) if ops else ()
     try:
-        gen = GenConfig(
-            max_nodes=max_nodes,
-            max_dim=max_dim,
-            seams=seams,
-            scalar_args=scalar_args_share,
-            repeat=repeat_share,
-            large=large_share,
-            **({"ops": op_names} if op_names else {}),
-        )
         from numfuzz.campaign.defaults import available_cores
 
-        cores = available_cores()
-        mix = RunMix(dynamic=dynamic_share, marked=marked_share, config=config_share, automatic=automatic_share, threads=threads_share, thread_count=cores)
+        gen, mix = gen_and_mix(shares, available_cores(), max_nodes=max_nodes, max_dim=max_dim, seams=seams, **({"ops": op_names} if op_names else {}))
         config = CampaignConfig(
             targets=tuple(t.name for t in resolve_targets(target_specs)),
             graphs=graphs,

@@ -264,7 +264,7 @@ def recorded_signature(case: Case) -> Signature:
     stored = stored_signature(case)
     if stored is not None:
         return stored
-    return signature_of(case.target, recorded_outcome(case), case.run)
+    return signature_of(case.target, recorded_outcome(case), case.run, case.graph)
 
 
 def recorded_outcome(case: Case) -> Outcome:

@@ -11,15 +11,16 @@
  7. rank             -- sum of the inputs' ranks
  8. layouts          -- inputs laid out as a strided view (not plain)
  9. passed           -- scalars passed as arguments, and their second values (`program.scalars`)
-10. distinct values  -- distinct input values (float64 bit patterns) over all samples
-11. value cost       -- sum over input elements of `value_cost`: 0 is simplest, then +-1,
+10. autocast         -- nodes in a torch.autocast region (`program.autocast`)
+11. distinct values  -- distinct input values (float64 bit patterns) over all samples
+12. value cost       -- sum over input elements of `value_cost`: 0 is simplest, then +-1,
                         then other powers of two, then values with more significant bits
                         (then more bits set, then an exponent further from 0, then negative)
-12. options          -- compiler options drawn for the case (the default configuration: 0), and 1 more
+13. options          -- compiler options drawn for the case (the default configuration: 0), and 1 more
                         where the case runs on several intra-op threads (`RunSpec.threads`)
-13. dynamic          -- 0 static sizes, 1 automatic (torch.compile's default), 2 marked dims, 3 every size symbolic
-14. marked           -- dims marked dynamic
-15. second           -- input elements at the second size, over its samples
+14. dynamic          -- 0 static sizes, 1 automatic (torch.compile's default), 2 marked dims, 3 every size symbolic
+15. marked           -- dims marked dynamic
+16. second           -- input elements at the second size, over its samples
 
 The last four come after the program's: shrinking the program never trades against them, and a
 case that needs no symbolic size or option is smaller without it.
@@ -35,6 +36,7 @@ import math
 import numpy as np
 
 from numfuzz.corpus.case import Case
+from numfuzz.program.autocast import region
 from numfuzz.program.ops import infer_specs
 from numfuzz.program.scalars import passed
 
@@ -42,7 +44,7 @@ SizeKey = tuple[int, ...]
 
 
 SIZE_FIELDS = (
-    "nodes", "outputs", "inputs", "dtypes", "scalars", "samples", "rank", "layouts", "passed", "distinct", "value_cost",
+    "nodes", "outputs", "inputs", "dtypes", "scalars", "samples", "rank", "layouts", "passed", "autocast", "distinct", "value_cost",
     "options", "dynamic", "marked", "second",
 )  # fmt: skip
 DYNAMIC_ORDER = {"static": 0, "automatic": 1, "marked": 2, "dynamic": 3}
@@ -92,6 +94,7 @@ def size_key(case: Case) -> SizeKey:
         sum(len(s.shape) for s in g.inputs),
         sum(s.layout is not None for s in g.inputs),
         sum(1 + (second is not None) for node in g.nodes for _, second in passed(node)),
+        sum(region(node) is not None for node in g.nodes),
         len(np.unique(values.view(np.int64))),
         int(value_cost(values).sum()),
         len(case.run.config) + (case.run.threads > 1),

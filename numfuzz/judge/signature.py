@@ -38,6 +38,7 @@ from numfuzz.judge.execute import AT_TEXT, Outcome
 from numfuzz.judge.facts import Analysis
 from numfuzz.judge.oracle import OutputErrors, bits_lost
 from numfuzz.judge.verdicts import ACCURACY_SYMPTOMS, Verdict
+from numfuzz.program.autocast import region_label
 from numfuzz.program.graph_edit import cone
 from numfuzz.program.ir import Graph
 from numfuzz.program.ops import infer_specs
@@ -105,10 +106,15 @@ class Signature:
         return Signature(str(data["target"]), str(data["symptom"]), ops, str(data.get("dtype", "")), **extra)
 
 
-def signature_of(target: str, outcome: Outcome, run: RunSpec | None = None) -> Signature:
-    """The signature an outcome shows: located and with its cause when the outcome carries an analysis; `run` says how it compiled."""
+def mode_label(run: RunSpec | None, graph: Graph | None = None) -> str:
+    """How a case compiles and runs, in a few words: the run's size mode and options, and the program's autocast region."""
+    return " ".join(part for part in (run.compile_label() if run is not None else "", region_label(graph) if graph is not None else "") if part)
+
+
+def signature_of(target: str, outcome: Outcome, run: RunSpec | None = None, graph: Graph | None = None) -> Signature:
+    """The signature an outcome shows: located and with its cause when the outcome carries an analysis; `run` and `graph` say how it compiled."""
     facts = outcome.analysis
-    where = {"mode": run.compile_label() if run is not None else "", "at": outcome.at}
+    where = {"mode": mode_label(run, graph), "at": outcome.at}
     if outcome.verdict.is_accuracy and facts is not None and facts.op:
         return Signature(target, symptom_of(outcome), (facts.op,), facts.dtype, facts.cause, **where)
     if outcome.verdict.is_finding and not outcome.verdict.is_accuracy and not outcome.verdict.kills_process:

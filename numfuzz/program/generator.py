@@ -7,6 +7,8 @@ import random
 
 import numpy as np
 
+from numfuzz.program.autocast import draw_region
+from numfuzz.program.blocks import draw_block, swap_ops
 from numfuzz.program.dtypes import PROGRAM_DTYPES, is_integer
 from numfuzz.program.ir import Graph, GraphError, Node, TensorSpec
 from numfuzz.program.layout import Layout, conform
@@ -285,15 +287,21 @@ def generate_from(rng: random.Random, config: GenConfig | None = None, widths: s
         raise ValueError(f"seam widths are known for cpu and cuda, not {widths!r}")
     config = config or GenConfig()
     large = bool(config.large) and rng.random() < config.large  # drawn only where asked, so other graphs draw as they did
-    b = _Builder(rng, config, widths, LARGE_ELEMENTS if large else SMALL_ELEMENTS)
+    block = bool(config.blocks) and rng.random() < config.blocks
+    b = _Builder(rng, config, widths, LARGE_ELEMENTS if large or block else SMALL_ELEMENTS)
     dtype = rng.choices(PROGRAM_DTYPES, DTYPE_WEIGHTS)[0]
-    if large:  # reductions along a model-sized row, as a norm or a softmax over a hidden size
+    autocast = bool(config.autocast) and rng.random() < config.autocast
+    if autocast:  # a model in fp32 under a bf16 region: where autocast changes what runs
+        dtype = "fp32"
+    if block and _start_from_block(b, dtype):
+        pass
+    elif large:  # reductions along a model-sized row, as a norm or a softmax over a hidden size
         b.seam_motif(dtype, large_shape(rng))
     elif config.seams and rng.random() < config.seams:
         b.seam_motif(dtype)
     else:
         b.new_input(b.random_shape(), dtype)
-    target = rng.randint(config.min_nodes, config.max_nodes)
+    target = len(b.nodes) + rng.randint(0, 3) if b.nodes else rng.randint(config.min_nodes, config.max_nodes)
     ops = [OPS[name] for name in config.ops]
     weights = [op.weight for op in ops]
     for _attempt in range(target * 20):
@@ -306,8 +314,30 @@ def generate_from(rng: random.Random, config: GenConfig | None = None, widths: s
             b.restore(saved)
     if not b.nodes:
         b.add_node(Node.make("neg", [0]))
+    if block:
+        b.nodes = swap_ops(rng, b.nodes, lambda nodes: _retyped(b, nodes))
     b.draw_layouts()  # last, so that a seed's graph is the same whatever the layouts' chance
-    return _renumber(b), b.recipes
+    graph = _renumber(b)
+    return (draw_region(rng, graph) if autocast else graph), b.recipes
+
+
+def _start_from_block(b: _Builder, dtype: str) -> bool:
+    """A real model's block (`program.blocks`) as the graph's start; False (nothing built) where the drawn one does not fit."""
+    saved = b.snapshot()
+    try:
+        draw_block(b, dtype)
+        return True
+    except GraphError:
+        b.restore(saved)
+        return False
+
+
+def _retyped(b: _Builder, nodes: list[Node]) -> None:
+    """Raises GraphError unless `nodes` (in the builder's numbering: inputs and nodes as made) type-check (a mutation's check)."""
+    specs: list[TensorSpec] = []
+    made = iter(nodes)
+    for value, is_input in enumerate(b.is_input):
+        specs.append(b.specs[value] if is_input else infer_node(next(made), specs))
 
 
 def draw_layout(rng: random.Random, shape: tuple[int, ...]) -> Layout:

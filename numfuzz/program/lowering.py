@@ -11,6 +11,7 @@ import itertools
 import linecache
 from typing import Any, Callable
 
+from numfuzz.program.autocast import has_regions, region, rounded_args
 from numfuzz.program.dtypes import TORCH_DTYPES
 from numfuzz.program.exact import HELPERS
 from numfuzz.program.ir import Graph, Node
@@ -214,21 +215,39 @@ def lower(
     """
     names = value_names(graph)
     params = signature(graph, defaults)
-    has_casts = reference and any(n.op == "cast" for n in graph.nodes)
+    regions = has_regions(graph)
+    has_casts = reference and (regions or any(n.op == "cast" for n in graph.nodes))
     lines = [ROUND_TO_SOURCE, ""] if has_casts else []
     if has_casts and grad:
         lines += [ROUNDED_CAST_SOURCE, ""]
     if reference:
         lines += [HELPERS[h] for h in reference_helpers(graph)]
-    specs = infer_specs(graph) if has_casts and grad else None
+    specs = infer_specs(graph) if has_casts and (grad or regions) else None
     lines.append(f"def {fn_name}({params}):")
+    open_region = None
     for j, node in enumerate(graph.nodes):
         args = [names[a] for a in node.args]
-        source = specs[node.args[0]].dtype if specs is not None and node.op == "cast" else None
-        lines.append(f"    {names[len(graph.inputs) + j]} = {_call(node, args, reference, j in exact_casts, source, j)}")
+        if reference and regions:
+            args = _autocast_rounded(node, args, specs, grad)
+        source = specs[node.args[0]].dtype if grad and specs is not None and node.op == "cast" else None
+        line = f"{names[len(graph.inputs) + j]} = {_call(node, args, reference, j in exact_casts, source, j)}"
+        dtype = None if reference else region(node)  # float64 is outside autocast's reach: the reference rounds instead
+        if dtype is not None and dtype != open_region:  # a run of nodes in one region is one block, as a user writes it
+            lines.append(f"    with torch.autocast({names[0]}.device.type, dtype={TORCH_DTYPES[dtype]}):")
+        open_region = dtype
+        lines.append(f"    {'    ' if dtype else ''}{line}")
     outs = ", ".join(names[o] for o in graph.outputs)
     lines.append(f"    return ({outs},)")
     return "\n".join(lines) + "\n"
+
+
+def _autocast_rounded(node: Node, args: list[str], specs: list | None, grad: bool) -> list[str]:
+    """The reference's arguments of a node in an autocast region: rounded where autocast casts them down, as an explicit cast is."""
+    args = list(args)
+    for i, dtype, own in rounded_args(node, specs or []):
+        target = TORCH_DTYPES[dtype]
+        args[i] = f"rounded_cast({args[i]}, {target}, {TORCH_DTYPES[own]})" if grad else f"round_to({args[i]}, {target}).to(torch.float64)"
+    return args
 
 
 _counter = itertools.count()

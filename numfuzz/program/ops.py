@@ -7,6 +7,7 @@ gathers them and type-checks nodes. No torch here: how an op becomes torch code 
 
 from __future__ import annotations
 
+from numfuzz.program.autocast import autocast_args
 from numfuzz.program.dtypes import is_integer
 from numfuzz.program.ir import Graph, GraphError, Node, TensorSpec
 from numfuzz.program.op_spec import DOMAINS, INDEX_DTYPE, OpSpec, broadcast_shapes
@@ -33,7 +34,7 @@ def infer_node(node: Node, specs: list[TensorSpec]) -> TensorSpec:
     op = lookup(node.op)
     if len(node.args) != op.arity and not (op.name == "linear" and len(node.args) == 3):
         raise GraphError(f"{node.op} takes {op.arity} arguments, got {len(node.args)}")
-    args = [specs[a] for a in node.args]
+    args = autocast_args(node, [specs[a] for a in node.args])  # as the op sees them inside an autocast region
     if op.index_arg is not None and args[op.index_arg].dtype != INDEX_DTYPE:
         raise GraphError(f"{node.op} takes {INDEX_DTYPE} indices as argument {op.index_arg}, got {args[op.index_arg].dtype}")
     floats = [s for i, s in enumerate(args) if i != op.index_arg]

@@ -28,13 +28,15 @@ class GenConfig:
     scalar_args: float = 0.0
     repeat: float = 0.0  # chance that an elementwise op takes its first argument twice (x - x, x * x)
     large: float = 0.0  # chance that a graph starts from a model-sized value (numfuzz.program.model_scale)
+    blocks: float = 0.0  # chance that a graph starts from a real model's block (numfuzz.program.blocks)
+    autocast: float = 0.0  # chance that a graph (then in fp32) has a torch.autocast region (numfuzz.program.autocast)
 
     def __post_init__(self) -> None:
         if not 1 <= self.min_nodes <= self.max_nodes:
             raise ValueError("need 1 <= min_nodes <= max_nodes")
         if not 0.0 <= self.seams <= 1.0:
             raise ValueError("seams is a chance, between 0 and 1")
-        for name in ("layouts", "zero_dim", "scalar_args", "repeat", "large"):
+        for name in ("layouts", "zero_dim", "scalar_args", "repeat", "large", "blocks", "autocast"):
             if not 0.0 <= getattr(self, name) <= 1.0:
                 raise ValueError(f"{name} is a chance, between 0 and 1")
         unknown = set(self.ops) - set(OPS)

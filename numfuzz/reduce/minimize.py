@@ -28,7 +28,7 @@ from numfuzz.judge.evidence import Evidence
 from numfuzz.judge.execute import Outcome
 from numfuzz.judge.localize import flagged_index
 from numfuzz.judge.rules import final_verdict
-from numfuzz.judge.signature import Signature, same_finding, signature_of
+from numfuzz.judge.signature import Signature, mode_label, same_finding, signature_of
 from numfuzz.judge.verdicts import ACCURACY_SYMPTOMS
 from numfuzz.program.ir import Graph
 from numfuzz.program.model_scale import is_large
@@ -180,7 +180,7 @@ class Minimizer:
         if not outcome.verdict.is_finding:
             why = f"{target.name} on {self.device} gives {outcome.verdict.value}" + (f" ({outcome.detail})" if outcome.detail else "")
             return MinimizeResult(case, case, False, target.compiles, outcome=outcome, detail=why)
-        self.signature = signature = signature_of(target.name, outcome, work.run)
+        self.signature = signature = signature_of(target.name, outcome, work.run, work.graph)
         work = Case(work.graph, work.samples, work.run, [], dict(case.provenance), outcome.to_json(), {**case.extra, "signature": signature.to_json()},
                     work.grads, work.second)  # fmt: skip
         self.floor = _vector_floor(target, case, outcome, self.device)
@@ -193,8 +193,8 @@ class Minimizer:
             walked_back = len(self.kept) - 1 - found[0] if found is not None else len(self.kept)
             final = self.kept[found[0]] if found is not None else work
             if found is not None and found[1].analysis is not None:
-                final.result, signature = found[1].to_json(), signature_of(target.name, found[1], final.run)
-        signature = replace(signature, mode=final.run.compile_label())  # what the finding still needs of its size mode and options
+                final.result, signature = found[1].to_json(), signature_of(target.name, found[1], final.run, final.graph)
+        signature = replace(signature, mode=mode_label(final.run, final.graph))  # what the finding still needs of its size mode, options and region
         if not signature.located:  # a crash or the like: name the ops that are left
             signature = replace(signature, ops=tuple(sorted({n.op for n in final.graph.nodes})), dtype="")
         self._note(final, signature, shrunk, walked_back)

@@ -7,6 +7,7 @@ PASSES and put its name where it belongs in SCHEDULE_NAMES: cheap, big cuts firs
 
 from __future__ import annotations
 
+from numfuzz.reduce.passes.autocast import NoAutocast
 from numfuzz.reduce.passes.compile_mode import CompileMode
 from numfuzz.reduce.passes.graph import BypassNodes, CutNodes, DropOutputs, MergeInputs
 from numfuzz.reduce.passes.inputs import FocusWorst, ReduceSamples, ShrinkShapes, UnifyDtypes
@@ -29,6 +30,7 @@ PASSES: dict[str, type] = {
         UnifyDtypes,
         PlainLayouts,
         LiteralScalars,
+        NoAutocast,
         SimplifyValues,
     )
 }
@@ -45,6 +47,7 @@ SCHEDULE_NAMES: tuple[str, ...] = (
     "unify-dtypes",
     "plain-layouts",  # strided inputs made contiguous
     "literal-scalars",  # scalar arguments written into the source, one call where two are not needed
+    "no-autocast",  # nodes out of their torch.autocast region
     "values",  # toward 0, +-1 and powers of two
 )
 

@@ -44,7 +44,7 @@ def write_repro(
     script_path, issue_path = out_dir / f"repro_{stem}.py", out_dir / f"issue_{stem}.md"
     write_atomic(script_path, script)
     snippet = snippet_source(case, target, device, imports)
-    signed = signature or signature_of(case.target, outcome, case.run)
+    signed = signature or signature_of(case.target, outcome, case.run, case.graph)
     known = match_known(load_known(), signed, case.provenance)
     write_atomic(issue_path, issue_markdown(case, outcome, snippet, script, device, bounds, outcome.trace, known))
     return ReproFiles(script_path, issue_path, outcome)
