@@ -12,6 +12,7 @@ import torch
 
 from numfuzz.corpus.case import Case, SecondSize
 from numfuzz.environment import provenance as environment_provenance
+from numfuzz.program.autocast import with_region
 from numfuzz.program.generator import GenConfig, draw_samples, generate
 from numfuzz.program.ir import Graph, canonical_json
 from numfuzz.program.model_scale import is_large, samples_for
@@ -123,3 +124,14 @@ def with_gradients(case: Case) -> Case:
     seed = int(hashlib.sha256(canonical_json({"graph": case.graph.to_json(), "samples": case.samples}).encode()).hexdigest()[:15], 16)
     grads = upstream_gradients(case.graph, seed, len(case.samples))
     return Case.from_tensors(case.graph, case.tensors(), case.run.with_changes(grad=True), grads, recipes=case.recipes, provenance=case.provenance, second=case.second)
+
+
+def under_autocast(case: Case, dtype: str) -> Case:
+    """The case with every node in a torch.autocast region of `dtype` (`program.autocast`), as a training step under
+    autocast runs a block; a GraphError where a dtype the region gives does not fit a later op. Gradients, where
+    the case had them, are drawn again for the outputs' new dtypes."""
+    graph = with_region(case.graph, range(len(case.graph.nodes)), dtype)
+    infer_specs(graph)
+    plain = case.run.with_changes(grad=False)
+    moved = Case.from_tensors(graph, case.tensors(), plain, None, recipes=case.recipes, provenance=case.provenance, second=case.second)
+    return with_gradients(moved) if case.run.grad else moved

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import autocast_targets  # noqa: F401  (registers fp32_ops_low and matmul_full)
 import pytest
 import torch
@@ -79,3 +81,10 @@ def test_a_region_comes_off_node_by_node():
     graph = _linear_mse()
     assert not has_regions(without_region(graph)) and region_label(without_region(graph, [0])) == "autocast=bf16"
     assert [s.dtype for s in infer_specs(without_region(graph))[3:]] == ["fp32", "fp32"]
+
+
+def test_replay_runs_a_seed_as_a_training_step_under_autocast(cli):
+    seed = Path(__file__).resolve().parents[3] / "corpus" / "seeds" / "qwen2-mlp-bf16.json"
+    result = cli("replay", seed, "--target", "eager", "--grad", "--autocast", "bf16")
+    assert result.exit_code == 0, result.output
+    assert "[autocast=bf16]" in result.output and "dx0" in result.output and "verdict: equal" in result.output
