@@ -56,6 +56,7 @@ class CampaignConfig:
     known_files: tuple[str, ...] = ()  # known-issues files besides the shipped one
     minimize_tail: float = DEFAULT_MINIMIZE_TAIL_S  # after the last case; the rest waits for the next run
     batch: int | None = None  # cases compiled together; None: each target's own default
+    trace_share: float = 0.0  # share of cases whose compiler lines are traced (not part of the campaign's identity: it changes no case)
     progress: bool = True
     stats_interval: float = STATS_INTERVAL_S
 
@@ -118,4 +119,5 @@ class CampaignConfig:
             recycle_bytes=int(0.75 * memory_limit) if memory_limit else None,  # leave before the watchdog must kill
             recycle_growth=self.recycle_growth,
             threads=threads,
+            trace_share=self.trace_share,
         )

@@ -51,6 +51,8 @@ DEFAULT_THREADS_SHARE = 0.0
 # torch.autocast regions and programs from real models' blocks (numfuzz.program.autocast, numfuzz.program.blocks)
 DEFAULT_AUTOCAST_SHARE = 0.0
 DEFAULT_BLOCKS_SHARE = 0.0
+# Cases whose compiler lines are traced: coverage.py's C tracer costs about as much again as a compile (docs/coverage.md).
+DEFAULT_TRACE_SHARE = 0.0
 DEFAULT_MINIMIZE_TIMEOUT_S = 900.0  # the minimiser's compile budget, at a few seconds a compile
 # After a --graphs campaign's last case, minimisation goes on for at most this long; what is left
 # (the smallest case so far included) waits in the journal for the next run. Measured on 2 cores:

@@ -129,6 +129,8 @@ class ResultRecorder:
         """Count the case and mark it done; `verdict` None: numfuzz itself failed on it; `reply` None: its worker died."""
         cpu, wall = (reply.cpu, float(reply.wall or 0.0)) if reply is not None else (None, 0.0)
         self.stats.record(task.target, verdict, ops, samples, cpu, wall)
+        if isinstance(reply, CaseResult) and reply.reach is not None:
+            self.stats.record_reach(reply.reach, ops)
         self.stats.batched += isinstance(reply, CaseResult) and reply.batched is not None
         ordinal = (task.index - self.config.shard[0]) // self.config.shard[1]
         if self.journal.mark_done(ordinal, task.target):

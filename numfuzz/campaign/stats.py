@@ -14,6 +14,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+from numfuzz.campaign.reach import CompilerReach
 from numfuzz.judge.verdicts import Verdict
 
 CPU_PHASES = ("generate", "target_compile", "target_run", "eval", "housekeeping")
@@ -39,6 +40,7 @@ class CampaignStats:
     cpu: dict[str, float] = field(default_factory=lambda: dict.fromkeys(CPU_PHASES, 0.0))  # worker CPU s
     busy_s: float = 0.0  # worker wall time spent on cases
     elapsed_s: float = 0.0  # wall time of earlier runs
+    reach: CompilerReach = field(default_factory=CompilerReach)  # compiler lines and kernel shapes reached (traced cases)
     # this run only
     run_start: float = field(default_factory=time.monotonic)
     run_first_result: float | None = None  # when the first case came back (workers warm)
@@ -64,6 +66,10 @@ class CampaignStats:
             self.cpu[phase] = self.cpu.get(phase, 0.0) + float(seconds)
         self.busy_s += wall
 
+    def record_reach(self, reach: dict[str, Any] | None, ops: list[str]) -> None:
+        """A traced case's compiler lines and kernel shapes (`numfuzz.campaign.reach`)."""
+        self.reach.record(reach, ops, self.graphs_done_total, self.elapsed_s + self.run_seconds)
+
     def record_memory(self, slot: int, served: int, rss: int | None) -> None:
         if not rss:
             return
@@ -74,6 +80,11 @@ class CampaignStats:
             del points[1::2]
 
     # --- derived -------------------------------------------------------------------------------
+
+    @property
+    def graphs_done_total(self) -> int:
+        """Graphs over every run: the cases counted so far, per target (a graph runs once on each)."""
+        return max(self.cases // max(len(self.verdicts), 1), self.run_graphs)
 
     @property
     def run_seconds(self) -> float:
@@ -137,6 +148,7 @@ class CampaignStats:
             "cpu": {k: round(v, 3) for k, v in self.cpu.items()},
             "busy_s": round(self.busy_s, 3),
             "elapsed_s": round(self.elapsed_s + self.run_seconds, 3),
+            **({"reach": self.reach.to_json()} if self.reach.traced else {}),
         }
 
     @staticmethod
@@ -161,6 +173,7 @@ class CampaignStats:
         stats.cpu.update({k: float(v) for k, v in data.get("cpu", {}).items()})
         stats.busy_s = float(data.get("busy_s", 0.0))
         stats.elapsed_s = float(data.get("elapsed_s", 0.0))
+        stats.reach = CompilerReach.from_json(data.get("reach"))
         return stats
 
     # --- views ---------------------------------------------------------------------------------
@@ -173,6 +186,7 @@ class CampaignStats:
             f"{self.graphs_per_minute():.1f} g/min, {self.samples_per_second():.0f} samples/s, {self.findings} findings"
             + (f" ({symptoms})" if symptoms else "")
             + (f", {restarts} restarts" if restarts else "")
+            + self.reach.postfix()
         )
 
     def fuzzer_stats(self, header: dict[str, Any]) -> str:
@@ -206,6 +220,7 @@ class CampaignStats:
             "worker_rss_last_mib": round(memory["last_mib"], 1),
             "worker_rss_peak_mib": round(memory["peak_mib"], 1),
             "ops_covered": len(set().union(*self.coverage.values())),
+            **self.reach.rows(self.graphs_done_total),
         }
         width = max(len(k) for k in rows)
         return "".join(f"{k:<{width}} : {v}\n" for k, v in rows.items())

@@ -16,6 +16,7 @@ from numfuzz.campaign.defaults import (
     DEFAULT_SAMPLES,
     DEFAULT_SEAMS,
     DEFAULT_SEARCH,
+    DEFAULT_TRACE_SHARE,
 )
 from numfuzz.cli.failure import fail
 from numfuzz.cli.options import bounds_option, device_option, import_option, known_option
@@ -54,6 +55,13 @@ from numfuzz.cli.shares import gen_and_mix, share_options
     help="Also judge the gradient of every input, for upstream gradients drawn per output (the search and batches are off then).",
 )
 @share_options
+@click.option(
+    "--trace-share",
+    type=click.FloatRange(0, 1),
+    default=DEFAULT_TRACE_SHARE,
+    show_default=True,
+    help="Share of cases whose run of the compiler's own Python is traced (coverage.py): fuzzer_stats, the progress line and the report show the lines reached over time.",
+)
 @click.option(
     "--workers",
     type=click.IntRange(min=1),
@@ -130,6 +138,7 @@ def fuzz(
     minimize_timeout,
     minimize_tail,
     batch,
+    trace_share,
     device,
     imports,
     known_files,
@@ -195,6 +204,7 @@ def fuzz(
             known_files=tuple(str(f) for f in known_files),
             minimize_tail=minimize_tail,
             batch=batch,
+            trace_share=trace_share,
         )
     except ValueError as exc:
         fail(str(exc))

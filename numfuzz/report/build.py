@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Iterable, Sequence
 
 from tqdm import tqdm
 
@@ -171,6 +171,12 @@ def _summary_plots(data: ReportData) -> None:
             data.rate_note = f"the plot failed: {_one_line(exc)}"
     else:
         data.rate_note = "no campaign log with timed cases"
+    reached = [c for c in data.campaigns if c.reach_trend]
+    if reached:
+        try:
+            data.reach_svg = plots.reach_svg({c.name: c.reach_trend for c in reached}, _summed(c.reach_by_op for c in reached))
+        except Exception as exc:
+            data.notes.append(f"the compiler-lines plot failed: {_one_line(exc)}")
     if coverage:
         try:
             data.coverage_svg = plots.coverage_svg(coverage, sorted(OPS))
@@ -178,6 +184,14 @@ def _summary_plots(data: ReportData) -> None:
             data.coverage_note = f"the plot failed: {_one_line(exc)}"
     else:
         data.coverage_note = "no coverage record"
+
+
+def _summed(counts: Iterable[dict[str, int]]) -> dict[str, int]:
+    total: dict[str, int] = {}
+    for one in counts:
+        for key, n in one.items():
+            total[key] = total.get(key, 0) + n
+    return total
 
 
 def _distinct(version_sets: list[dict[str, str]]) -> list[dict[str, str]]:

@@ -57,6 +57,12 @@ def read_campaign(folder: Path) -> CampaignView:
     if not coverage and (folder / "coverage.json").exists():
         coverage = _counts(_read_json(folder / "coverage.json", view.problems))
     view.coverage = coverage
+    reach = stats.get("reach") if isinstance(stats.get("reach"), dict) else {}
+    try:
+        view.reach_trend = [(int(g), float(s), int(n), int(k)) for g, s, n, k in reach.get("trend") or ()]
+        view.reach_by_op = {str(op): int(n) for op, n in (reach.get("by_op") or {}).items()}
+    except (TypeError, ValueError):
+        view.problems.append(f"{folder / 'state.json'}: unreadable compiler-line record")
     view.rates = rates_from_log(_log_lines(folder, view.problems), max(1, len(view.targets)), folder.name)
     return view
 

@@ -148,6 +148,9 @@ class CampaignView:
     verdicts: dict[str, dict[str, int]] = field(default_factory=dict)  # target -> verdict -> cases
     coverage: dict[str, dict[str, int]] = field(default_factory=dict)  # target -> op -> cases
     rates: list[RunRate] = field(default_factory=list)
+    # compiler lines reached (traced cases): (graphs, seconds, lines, kernel shapes) points, and lines first reached per op
+    reach_trend: list[tuple[int, float, int, int]] = field(default_factory=list)
+    reach_by_op: dict[str, int] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)  # files of this campaign that could not be read
 
 
@@ -174,6 +177,7 @@ class ReportData:
     coverage_note: str | None = None
     rate_svg: str | None = None
     rate_note: str | None = None
+    reach_svg: str | None = None
     notes: list[str] = field(default_factory=list)  # report-wide remarks (no target, --no-sweep)
 
     @property

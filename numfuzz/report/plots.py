@@ -135,3 +135,27 @@ def rate_svg(rates: list[RunRate]) -> str:
         if rates:
             ax.legend(loc="best", fontsize=8)
         return to_svg(fig)
+
+
+def reach_svg(trends: dict[str, list[tuple[int, float, int, int]]], by_op: dict[str, int], top: int = 25) -> str:
+    """Compiler lines reached against graphs and against minutes, one line per campaign; and the ops whose
+    cases first reached the most lines. A curve that has flattened is a campaign running code it has run."""
+    with matplotlib.rc_context(RC):
+        fig = _figure(8.4, 5.2)
+        spec = fig.add_gridspec(2, 2, height_ratios=(1.0, 0.9))
+        by_graphs, by_minutes, bottom = fig.add_subplot(spec[0, 0]), fig.add_subplot(spec[0, 1]), fig.add_subplot(spec[1, :])
+        for name, trend in trends.items():
+            graphs, seconds, lines, shapes = zip(*trend)
+            by_graphs.step(graphs, lines, where="post", lw=1.2, label=name)
+            by_minutes.step([s / 60.0 for s in seconds], lines, where="post", lw=1.2, label=f"{name}: {shapes[-1]} kernel shapes")
+        by_graphs.set_xlabel("graphs")
+        by_minutes.set_xlabel("minutes of the campaign")
+        by_graphs.set_ylabel("compiler lines reached")
+        by_minutes.legend(loc="lower right", fontsize=7)
+        ops = sorted(by_op, key=lambda op: -by_op[op])[:top]
+        bottom.bar(range(len(ops)), [by_op[op] for op in ops])
+        bottom.set_xticks(range(len(ops)), ops, rotation=90, fontsize=7)
+        bottom.set_yscale("log")
+        bottom.set_ylabel("lines first reached")
+        bottom.grid(axis="x", visible=False)
+        return to_svg(fig)

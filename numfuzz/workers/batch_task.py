@@ -34,7 +34,8 @@ def run_batch(worker: Any, msg: BatchRequest) -> BatchReply:
     timed = TimedTarget(worker.targets[target])
     made = [k for k, case in enumerate(cases) if case is not None]
     try:
-        judged, searched = evaluate_batch([cases[k] for k in made], timed, worker.device, run.search)
+        with worker.reaching(items[0].seed) as reach:  # a traced batch: its lines go with its first reply
+            judged, searched = evaluate_batch([cases[k] for k in made], timed, worker.device, run.search)
     except Exception:  # numfuzz's own failure while batching: alone, each case reports it
         judged, searched = [None] * len(made), {}
     outcomes: dict[int, Outcome] = {k: outcome for k, outcome in zip(made, judged) if outcome is not None}
@@ -54,6 +55,7 @@ def run_batch(worker: Any, msg: BatchRequest) -> BatchReply:
         replies.append(CaseResult(
             item.index, target, outcomes[k].to_json(), batched=len(judged),
             ops=sorted({node.op for node in case.graph.nodes}), samples=len(case.samples), wall=shared_wall / clean,
+            reach=(reach or None) if k == min(outcomes) else None,
             cpu={
                 "generate": (generated - start_cpu) / len(items), "target_compile": timed.compile_cpu / clean,
                 "target_run": timed.run_cpu / clean, "eval": max(shared_cpu - target_cpu, 0.0) / clean, "housekeeping": 0.0,

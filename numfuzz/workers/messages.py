@@ -117,6 +117,7 @@ class CaseResult:
     rss: int | None = None  # bytes after the case (not set for a case judged in a batch)
     peak_rss: int | None = None
     recycle: bool = False  # the worker leaves after this reply (its memory grew too far)
+    reach: dict[str, Any] | None = None  # a traced case: compiler lines new to this worker and kernel shapes (`workers.compiler_reach`)
 
 
 @dataclass

@@ -7,10 +7,12 @@ import linecache
 import resource
 import time
 import traceback
+from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 from numfuzz.user_code import load_user_code
+from numfuzz.workers.compiler_reach import LineTracer, generated_shapes, traced
 from numfuzz.workers.messages import (
     BatchReply,
     BatchRequest,
@@ -65,6 +67,21 @@ class WorkerTasks:
         self.recycle = RecyclePolicy(settings.recycle_growth, settings.recycle_bytes)
         if settings.memory_limit and torch.device(self.device).type == "cpu":
             self._limit_address_space(settings.memory_limit)
+        self.tracer = LineTracer() if settings.trace_share > 0 else None
+
+    @contextmanager
+    def reaching(self, seed: int) -> Iterator[dict[str, Any]]:
+        """Around a case: traced (by its seed's draw), the dict gets its new compiler lines and kernel shapes."""
+        reach: dict[str, Any] = {}
+        if self.tracer is None or not traced(seed, self.settings.trace_share):
+            yield reach
+            return
+        shapes: set[str] = set()
+        try:
+            with self.tracer.tracing(True), generated_shapes(shapes):
+                yield reach
+        finally:
+            reach.update(lines=self.tracer.new_lines(), shapes=sorted(shapes))
 
     @staticmethod
     def _limit_address_space(limit: int) -> None:
@@ -103,9 +120,10 @@ class WorkerTasks:
         timed = TimedTarget(self.targets[msg.target])
         generated = start_cpu
         try:
-            case = made or make_case(msg.seed, self.settings.run_for(msg.target), self.settings.programs, self.settings.mix)
-            generated = cpu_seconds()
-            case, outcome = search_case(case, timed)
+            with self.reaching(msg.seed) as reach:
+                case = made or make_case(msg.seed, self.settings.run_for(msg.target), self.settings.programs, self.settings.mix)
+                generated = cpu_seconds()
+                case, outcome = search_case(case, timed)
         except Exception:  # numfuzz's own bug, not the target's: the campaign keeps the case
             error = traceback.format_exc(limit=20)
         except BaseException as exc:  # a target that calls sys.exit and the like
@@ -132,7 +150,7 @@ class WorkerTasks:
         )
         if error:
             return ErrorReply(msg.index, msg.target, error, **common)
-        return CaseResult(msg.index, msg.target, outcome.to_json(), **common)
+        return CaseResult(msg.index, msg.target, outcome.to_json(), reach=reach or None, **common)
 
     def run_batch(self, msg: BatchRequest) -> BatchReply:
         """Several generated cases compiled as one program (`numfuzz.runner.batch`); one reply each."""

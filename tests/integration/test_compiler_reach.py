@@ -1,0 +1,27 @@
+"""A campaign with every case traced: fuzzer_stats, the progress line's record and the report show the compiler lines reached."""
+
+from __future__ import annotations
+
+import json
+
+
+def test_a_traced_campaign_records_compiler_lines_and_the_report_plots_them(cli, tmp_path, monkeypatch):
+    monkeypatch.setenv("TORCHINDUCTOR_CACHE_DIR", str(tmp_path / "inductor"))  # a cache hit skips most of the compiler
+    corpus = tmp_path / "corpus"
+    result = cli("fuzz", "--target", "inductor", "--graphs", "4", "--seed", "2", "--workers", "1", "--no-minimize", "--trace-share", "1", "--corpus", corpus)
+    assert result.exit_code == 0, result.output
+    (folder,) = (corpus / "campaign").iterdir()
+    rows = {k.strip(): v.strip() for k, v in (line.split(" : ", 1) for line in (folder / "fuzzer_stats").read_text().splitlines())}
+    assert int(rows["compiler_lines"]) > 5000 and int(rows["kernel_shapes"]) >= 1 and int(rows["traced_cases"]) >= 1
+    reach = json.loads((folder / "state.json").read_text())["stats"]["reach"]
+    assert any(name.startswith("torch/_inductor/") for name in reach["lines"]) and reach["trend"]
+    result = cli("report", corpus, "--no-sweep")
+    assert result.exit_code == 0, result.output
+    assert "Compiler lines reached" in (corpus / "report" / "index.html").read_text()
+
+
+def test_untraced_campaigns_record_none(cli, tmp_path):
+    corpus = tmp_path / "corpus"
+    assert cli("fuzz", "--target", "eager", "--graphs", "2", "--workers", "1", "--no-minimize", "--corpus", corpus).exit_code == 0
+    (folder,) = (corpus / "campaign").iterdir()
+    assert "compiler_lines" not in (folder / "fuzzer_stats").read_text()
