@@ -44,15 +44,23 @@ def _device(case: Case, device: str | None) -> str:
 
 @contextmanager
 def intra_op_threads(count: int) -> Iterator[None]:
-    """torch's intra-op threads set to `count` while the block runs (0: left as they are), restored after."""
+    """torch's intra-op threads set to `count` while the block runs (0: left as they are), restored after.
+
+    Inductor's `cpp.threads` is set to the same count: the code it generates is the same, but torch 2.9.1 leaves
+    the thread count out of the FX graph cache's key (2.15.0 keys on it), so that without it a compile for one
+    count could be served the code generated for another."""
     before = torch.get_num_threads()
-    if count:
-        torch.set_num_threads(count)
-    try:
+    if not count:
         yield
+        return
+    from torch._inductor import config as inductor_config
+
+    torch.set_num_threads(count)
+    try:
+        with inductor_config.patch({"cpp.threads": count}):
+            yield
     finally:
-        if count:
-            torch.set_num_threads(before)
+        torch.set_num_threads(before)
 
 
 def with_threads(run: Callable[..., T]) -> Callable[..., T]:
