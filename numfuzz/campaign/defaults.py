@@ -44,15 +44,16 @@ DEFAULT_CONFIG_SHARE = 0.1
 DEFAULT_AUTOMATIC_SHARE = 0.1
 DEFAULT_SCALAR_ARGS_SHARE = 0.25
 DEFAULT_REPEAT_SHARE = 0.05
-# Model-sized values and several intra-op threads (numfuzz.program.model_scale, RunSpec.threads): off by
-# default until a measured side-by-side run chooses their shares (docs/model-scale.md says what is known).
-DEFAULT_LARGE_SHARE = 0.0
-DEFAULT_THREADS_SHARE = 0.0
-# torch.autocast regions and programs from real models' blocks (numfuzz.program.autocast, numfuzz.program.blocks)
-DEFAULT_AUTOCAST_SHARE = 0.0
-DEFAULT_BLOCKS_SHARE = 0.0
-# Cases whose compiler lines are traced: coverage.py's C tracer costs about as much again as a compile (docs/coverage.md).
-DEFAULT_TRACE_SHARE = 0.0
+# Model-sized values, several intra-op threads, torch.autocast regions and real models' blocks: chosen in
+# docs/model-scale.md ("Cost and finding power") from side-by-side runs on torch 2.15.0. A large graph costs
+# 3.3 ordinary ones and a block 1.75; threads and autocast cost nothing measurable and reach code nothing else does.
+DEFAULT_LARGE_SHARE = 0.05
+DEFAULT_THREADS_SHARE = 0.1
+DEFAULT_AUTOCAST_SHARE = 0.1
+DEFAULT_BLOCKS_SHARE = 0.1
+# Cases whose compiler lines are traced: tracing every case cost 19% of Inductor's graphs/min on torch 2.15.0
+# (27.7 against 22.5, side by side); a quarter costs about 5% and still draws the curve (docs/coverage.md).
+DEFAULT_TRACE_SHARE = 0.25
 DEFAULT_MINIMIZE_TIMEOUT_S = 900.0  # the minimiser's compile budget, at a few seconds a compile
 # After a --graphs campaign's last case, minimisation goes on for at most this long; what is left
 # (the smallest case so far included) waits in the journal for the next run. Measured on 2 cores:
