@@ -56,6 +56,7 @@ class CampaignConfig:
     known_files: tuple[str, ...] = ()  # known-issues files besides the shipped one
     minimize_tail: float = DEFAULT_MINIMIZE_TAIL_S  # after the last case; the rest waits for the next run
     batch: int | None = None  # cases compiled together; None: each target's own default
+    guided: float = 0.0  # share of new cases drawn as mutations of parents that reached new compiler code (`campaign.guidance`)
     trace_share: float = 0.0  # share of cases whose compiler lines are traced (not part of the campaign's identity: it changes no case)
     progress: bool = True
     stats_interval: float = STATS_INTERVAL_S
@@ -102,6 +103,7 @@ class CampaignConfig:
             "gen": gen,
         }
         identity = {**identity, "grad": True} if self.grad else identity
+        identity = {**identity, "guided": self.guided} if self.guided else identity  # children are other cases
         mix = asdict(self.mix)  # shares added later are named only where drawn, so that older journals keep their names
         for later, drawn in (("automatic", self.mix.automatic), ("threads", self.mix.threads), ("thread_count", self.mix.threads)):
             if not drawn:
@@ -120,4 +122,5 @@ class CampaignConfig:
             recycle_growth=self.recycle_growth,
             threads=threads,
             trace_share=self.trace_share,
+            guided=self.guided > 0,
         )

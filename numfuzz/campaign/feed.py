@@ -13,6 +13,7 @@ from typing import Iterator
 from loguru import logger
 
 from numfuzz.campaign.config import CampaignConfig
+from numfuzz.campaign.guidance import Guide
 from numfuzz.campaign.journal import shard_index
 from numfuzz.program.generator import case_seed
 from numfuzz.workers.messages import TargetInfo
@@ -26,9 +27,10 @@ class CaseFeed:
     per compile for every target, or None for each target's own default.
     """
 
-    def __init__(self, config: CampaignConfig, pending: Iterator[tuple[int, str]], batch: int | None):
+    def __init__(self, config: CampaignConfig, pending: Iterator[tuple[int, str]], batch: int | None, guide: Guide | None = None):
         self.config = config
         self.pending = pending
+        self.guide = guide  # draws guided children (`campaign.guidance`); each runs alone
         # Each target's default comes from the workers as they start (they resolve the targets
         # anyway; the parent never does). Until the first worker is ready no case is handed out:
         # a local worker is ready before it can take one, and a Ray actor would only queue it.
@@ -53,13 +55,18 @@ class CaseFeed:
         first = self._pull()
         if first is None:
             return None
-        items = [first]
-        while len(items) < (self.batch or {}).get(first[1], 1):
+        tasks = [self._single(*first)]
+        if tasks[0].lineage:  # a child is judged by its own compile
+            return tasks[0]
+        while len(tasks) < (self.batch or {}).get(first[1], 1):
             item = self._pull(first[1])
             if item is None:
                 break
-            items.append(item)
-        tasks = [self._single(ordinal, target) for ordinal, target in items]
+            task = self._single(*item)
+            if task.lineage:
+                self.alone.append(task)
+            else:
+                tasks.append(task)
         if len(tasks) == 1:
             return tasks[0]
         batch = Task("batch", tasks[0].index, tasks[0].seed, first[1], self.config.case_timeout * len(tasks))
@@ -95,4 +102,7 @@ class CaseFeed:
 
     def _single(self, ordinal: int, target: str) -> Task:
         index = shard_index(self.config.shard, ordinal)
-        return Task("case", index, case_seed(self.config.seed, index), target, self.config.case_timeout)
+        seed, lineage = case_seed(self.config.seed, index), ()
+        if self.guide is not None:
+            seed, lineage = self.guide.draw(index, seed)
+        return Task("case", index, seed, target, self.config.case_timeout, lineage=lineage)

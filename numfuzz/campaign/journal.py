@@ -58,6 +58,7 @@ class Journal:
     minimize_keys: set[str] = field(default_factory=set)  # dedupe keys already sent to the minimiser
     minimize_queue: list[dict[str, Any]] = field(default_factory=list)  # findings waiting for it
     stats: CampaignStats = field(default_factory=CampaignStats)
+    guide_pool: list = field(default_factory=list)  # a guided campaign's parents (`numfuzz.campaign.guidance`), as JSON
     runs: int = 0
     _lock: int | None = None
 
@@ -105,6 +106,7 @@ class Journal:
             self.minimize_keys = set(data.get("minimize_keys", []))
             self.minimize_queue = list(data.get("minimize_queue", []))
             self.stats = CampaignStats.from_json(data["stats"])
+            self.guide_pool = list(data.get("guide", []))
             self.runs = int(data.get("runs", 0))
         except (OSError, ValueError, KeyError, TypeError) as exc:
             raise JournalError(f"{self.path}: unreadable journal ({type(exc).__name__}: {exc}); move it away to start afresh") from None
@@ -123,6 +125,7 @@ class Journal:
             "minimize_keys": sorted(self.minimize_keys),
             "minimize_queue": self.minimize_queue,
             "stats": self.stats.to_json(),
+            **({"guide": self.guide_pool} if self.guide_pool else {}),
         }
         write_atomic(self.path, json.dumps(body, indent=1) + "\n")
 

@@ -23,6 +23,7 @@ from numfuzz.campaign.config import CampaignConfig
 from numfuzz.campaign.dedupe import Dedupe
 from numfuzz.campaign.defaults import available_cores, default_memory_limit
 from numfuzz.campaign.feed import CaseFeed
+from numfuzz.campaign.guidance import Guide
 from numfuzz.campaign.journal import Journal
 from numfuzz.campaign.minimize_scheduler import MinimizeScheduler
 from numfuzz.campaign.recorder import Finding, ResultRecorder
@@ -80,8 +81,9 @@ class Campaign:
         self.stats = self.journal.stats
         self.bar: Any = None  # the progress bar, while running
         # with gradients every case compiles alone: a batch's wrapper would also batch the backward
-        self.feed = CaseFeed(config, self.journal.pending(config.graphs), 1 if config.grad else config.batch)
-        self.recorder = ResultRecorder(config, self.journal, on_graph=lambda: self.bar.update(1))
+        self.guide = Guide(config.guided, config.seed, Guide.parents_from_json(self.journal.guide_pool))
+        self.feed = CaseFeed(config, self.journal.pending(config.graphs), 1 if config.grad else config.batch, self.guide)
+        self.recorder = ResultRecorder(config, self.journal, on_graph=lambda: self.bar.update(1), guide=self.guide)
         dedupe = Dedupe(self.journal.minimize_keys, load_known(config.known_files), config.corpus, active_bounds())  # --bounds, as the workers see it
         self.minimizer = MinimizeScheduler(config, self.journal, dedupe, self.recorder.save)
         self.summary = CampaignSummary(self.stats, self.recorder.findings, self.minimizer.minimized, directory=self.journal.directory)
@@ -152,9 +154,10 @@ class Campaign:
         return f"{board} | {self.stats.postfix()}" if board else self.stats.postfix()
 
     def checkpoint(self) -> None:
+        self.journal.guide_pool = self.guide.to_json()
         self.journal.save()
         if self.journal.directory is not None:
-            header = {**self.journal.header(), "workers": self.workers, **self.minimizer.header()}
+            header = {**self.journal.header(), "workers": self.workers, **self.minimizer.header(), **self.guide.rows()}
             write_atomic(self.journal.directory / "fuzzer_stats", self.stats.fuzzer_stats(header))
             coverage = {t: dict(sorted(c.items())) for t, c in self.stats.coverage.items()}
             write_atomic(self.journal.directory / "coverage.json", json.dumps(coverage, indent=1) + "\n")

@@ -30,7 +30,8 @@ class CompilerReach:
         return sum(len(v) for v in self.lines.values())
 
     def record(self, reach: dict[str, Any] | None, ops: list[str], graphs: int, seconds: float) -> int:
-        """One traced case's reply (`{"lines": {file: [line, ...]}, "shapes": [...]}`); returns the lines new to the campaign."""
+        """One traced case's reply (`{"lines": {file: [line, ...]}, "shapes": [...]}`); returns the lines and kernel
+        shapes new to the campaign."""
         if not isinstance(reach, dict):
             return 0
         self.traced += 1
@@ -47,7 +48,7 @@ class CompilerReach:
         if new or new_shapes or not self.trend:
             self.last_new_graph = graphs
             self._point(graphs, seconds)
-        return new
+        return new + len(new_shapes)
 
     def _point(self, graphs: int, seconds: float) -> None:
         self.trend.append((graphs, round(seconds, 1), self.line_count, len(self.shapes)))

@@ -14,6 +14,7 @@ from typing import Any, Callable
 from loguru import logger
 
 from numfuzz.campaign.config import CampaignConfig
+from numfuzz.campaign.guidance import Guide
 from numfuzz.campaign.journal import Journal
 from numfuzz.campaign.stats import CampaignStats
 from numfuzz.corpus.case import Case, CaseError
@@ -43,8 +44,9 @@ class ResultRecorder:
     each graph done on every target (the progress bar).
     """
 
-    def __init__(self, config: CampaignConfig, journal: Journal, on_graph: Callable[[], None]):
+    def __init__(self, config: CampaignConfig, journal: Journal, on_graph: Callable[[], None], guide: Guide | None = None):
         self.config = config
+        self.guide = guide
         self.journal = journal
         self.stats: CampaignStats = journal.stats
         self.on_graph = on_graph
@@ -108,7 +110,7 @@ class ResultRecorder:
         task = lost.task
         # The seed makes the same case again: the parent rebuilds what the worker was running.
         try:
-            case = make_case(task.seed, self.config.run_for(task.target), self.config.gen, self.config.mix)
+            case = make_case(task.seed, self.config.run_for(task.target), self.config.gen, self.config.mix, task.lineage)
         except Exception as exc:  # the generator's bug; the worker would have reported it had it lived
             logger.error("case {} ({}) was lost ({}) and cannot be rebuilt: {}", task.index, task.target, lost.verdict.value, exc)
             self._finish(task, None, [], 0, None)
@@ -129,8 +131,10 @@ class ResultRecorder:
         """Count the case and mark it done; `verdict` None: numfuzz itself failed on it; `reply` None: its worker died."""
         cpu, wall = (reply.cpu, float(reply.wall or 0.0)) if reply is not None else (None, 0.0)
         self.stats.record(task.target, verdict, ops, samples, cpu, wall)
-        if isinstance(reply, CaseResult) and reply.reach is not None:
-            self.stats.record_reach(reply.reach, ops)
+        reach = reply.reach if isinstance(reply, CaseResult) else None
+        new_code = self.stats.record_reach(reach, ops) if reach is not None else False
+        if self.guide is not None:
+            self.guide.record(task.seed, task.lineage, reach is not None, new_code)
         self.stats.batched += isinstance(reply, CaseResult) and reply.batched is not None
         ordinal = (task.index - self.config.shard[0]) // self.config.shard[1]
         if self.journal.mark_done(ordinal, task.target):

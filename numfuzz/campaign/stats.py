@@ -66,9 +66,9 @@ class CampaignStats:
             self.cpu[phase] = self.cpu.get(phase, 0.0) + float(seconds)
         self.busy_s += wall
 
-    def record_reach(self, reach: dict[str, Any] | None, ops: list[str]) -> None:
-        """A traced case's compiler lines and kernel shapes (`numfuzz.campaign.reach`)."""
-        self.reach.record(reach, ops, self.graphs_done_total, self.elapsed_s + self.run_seconds)
+    def record_reach(self, reach: dict[str, Any] | None, ops: list[str]) -> bool:
+        """A traced case's compiler lines and kernel shapes (`numfuzz.campaign.reach`); whether any was new to the campaign."""
+        return self.reach.record(reach, ops, self.graphs_done_total, self.elapsed_s + self.run_seconds) > 0
 
     def record_memory(self, slot: int, served: int, rss: int | None) -> None:
         if not rss:

@@ -11,6 +11,7 @@ import click
 
 from numfuzz.campaign.defaults import (
     DEFAULT_CASE_TIMEOUT_S,
+    DEFAULT_GUIDED_SHARE,
     DEFAULT_MINIMIZE_TAIL_S,
     DEFAULT_MINIMIZE_TIMEOUT_S,
     DEFAULT_SAMPLES,
@@ -55,6 +56,13 @@ from numfuzz.cli.shares import gen_and_mix, share_options
     help="Also judge the gradient of every input, for upstream gradients drawn per output (the search and batches are off then).",
 )
 @share_options
+@click.option(
+    "--guided-share",
+    type=click.FloatRange(0, 1),
+    default=DEFAULT_GUIDED_SHARE,
+    show_default=True,
+    help="Share of new cases drawn as mutations of earlier cases that reached new compiler code (coverage guidance; children are always traced).",
+)
 @click.option(
     "--trace-share",
     type=click.FloatRange(0, 1),
@@ -138,6 +146,7 @@ def fuzz(
     minimize_timeout,
     minimize_tail,
     batch,
+    guided_share,
     trace_share,
     device,
     imports,
@@ -205,6 +214,7 @@ def fuzz(
             minimize_tail=minimize_tail,
             batch=batch,
             trace_share=trace_share,
+            guided=guided_share,
         )
     except ValueError as exc:
         fail(str(exc))

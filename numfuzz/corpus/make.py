@@ -16,6 +16,7 @@ from numfuzz.program.autocast import with_region
 from numfuzz.program.generator import GenConfig, draw_samples, generate
 from numfuzz.program.ir import Graph, canonical_json
 from numfuzz.program.model_scale import is_large, samples_for
+from numfuzz.program.mutate import mutate
 from numfuzz.program.ops import infer_specs
 from numfuzz.program.sizes import draw_second_size
 from numfuzz.program.valid_inputs import into_range
@@ -33,20 +34,31 @@ SECOND_SIZE_SAMPLES = 16
 MARKED_CLASSES = (1, 1, 2)  # size classes a marked case marks: one, sometimes two
 
 
-def make_case(seed: int, run: RunSpec, programs: GenConfig | None = None, mix: RunMix | None = None) -> Case:
+def make_case(seed: int, run: RunSpec, programs: GenConfig | None = None, mix: RunMix | None = None, lineage: tuple[int, ...] = ()) -> Case:
     """The case for `seed` under `run`: `run.samples` samples, seam widths of `run`'s device; `programs` is the space drawn from.
 
     With a `mix`, the case's size mode and compiler options are drawn too (`draw_compile`); its
-    graph and samples are the same as without, so a static case keeps the name it had."""
+    graph and samples are the same as without, so a static case keeps the name it had. A `lineage`
+    (a guided campaign's child: one seed per mutation, `program.mutate`) mutates the seed's graph in
+    turn; its samples, size mode and options are drawn from the last seed, and its provenance records the chain."""
     graph, recipes = generate(seed, programs, widths=run.device_kind)
+    mutations = []
+    for step in lineage:
+        graph, name = mutate(graph, random.Random(step), run.device_kind)
+        mutations.append(name)
+    own_seed = lineage[-1] if lineage else seed
     if is_large(graph):  # fewer samples and no search: a large case's cost stays bounded (`program.model_scale`)
         run = run.with_changes(samples=samples_for(graph, run.samples), search=0.0)
     seams = programs is not None and programs.seams
-    drawn = draw_samples(graph, recipes, seed, run.samples, mirror_every=MIRROR_EVERY if seams else 0)
+    drawn = draw_samples(graph, recipes, own_seed, run.samples, mirror_every=MIRROR_EVERY if seams else 0)
     tensors = [[round_to(v, spec) for v, spec in zip(sample, graph.inputs)] for sample in drawn]
+    if lineage:  # a mutated shape can narrow an index's range
+        tensors = [fitted for row in tensors if (fitted := into_range(graph, row)) is not None] or tensors
     provenance = {"seed": seed, **environment_provenance(run.device or "cpu"), "created": datetime.now(timezone.utc).isoformat(timespec="seconds")}
-    grads = upstream_gradients(graph, seed, len(tensors)) if run.grad else None
-    run, second = draw_compile(seed, run, graph, recipes, mix) if mix is not None and not mix.off else (run, None)
+    if lineage:
+        provenance["lineage"] = {"seeds": list(lineage), "mutations": mutations}
+    grads = upstream_gradients(graph, own_seed, len(tensors)) if run.grad else None
+    run, second = draw_compile(own_seed, run, graph, recipes, mix) if mix is not None and not mix.off else (run, None)
     return Case.from_tensors(graph, tensors, run, grads, recipes=recipes, provenance=provenance, second=second)
 
 

@@ -19,8 +19,9 @@ class CaseRequest:
     """Generate case `index` from `seed` and judge it on `target`."""
 
     index: int  # the campaign's case index
-    seed: int  # the case's seed (`case_seed(campaign seed, index)`)
+    seed: int  # the case's seed (`case_seed(campaign seed, index)`); a guided child's: its root's
     target: str
+    lineage: tuple[int, ...] = ()  # a guided child's mutation seeds (`numfuzz.program.mutate`), always traced
 
 
 @dataclass(frozen=True)

@@ -70,10 +70,11 @@ class Task:
     budget: float | None = None  # minimize: the minimiser's own time budget
     clock: dict[str, Any] | None = None  # minimize: the target's CandidateClock, as JSON
     items: list[tuple[int, int]] = field(default_factory=list)  # batch: (index, seed) of each case
+    lineage: tuple[int, ...] = ()  # case: a guided child's mutation seeds (`numfuzz.campaign.guidance`)
 
     def message(self) -> Request:
         if self.kind == "case":
-            return CaseRequest(self.index, self.seed, self.target)
+            return CaseRequest(self.index, self.seed, self.target, self.lineage)
         if self.kind == "batch":
             return BatchRequest(self.target, tuple(BatchItem(index, seed) for index, seed in self.items))
         if self.kind == "evaluate":

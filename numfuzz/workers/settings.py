@@ -26,6 +26,7 @@ class WorkerSettings:
     recycle_growth: int | None = None  # ... or once it grew this much past its warm level
     threads: int | None = None  # torch's intra-op threads
     log_path: str = ""  # set for each worker by its pool
+    guided: bool = False  # the campaign draws guided children (each traced, whatever the share)
     trace_share: float = 0.0  # share of cases whose compiler lines are traced (`numfuzz.workers.compiler_reach`)
 
     @property

@@ -67,13 +67,13 @@ class WorkerTasks:
         self.recycle = RecyclePolicy(settings.recycle_growth, settings.recycle_bytes)
         if settings.memory_limit and torch.device(self.device).type == "cpu":
             self._limit_address_space(settings.memory_limit)
-        self.tracer = LineTracer() if settings.trace_share > 0 else None
+        self.tracer = LineTracer() if settings.trace_share > 0 or settings.guided else None
 
     @contextmanager
-    def reaching(self, seed: int) -> Iterator[dict[str, Any]]:
-        """Around a case: traced (by its seed's draw), the dict gets its new compiler lines and kernel shapes."""
+    def reaching(self, seed: int, always: bool = False) -> Iterator[dict[str, Any]]:
+        """Around a case: traced (by its seed's draw, or `always`), the dict gets its new compiler lines and kernel shapes."""
         reach: dict[str, Any] = {}
-        if self.tracer is None or not traced(seed, self.settings.trace_share):
+        if self.tracer is None or not (always or traced(seed, self.settings.trace_share)):
             yield reach
             return
         shapes: set[str] = set()
@@ -120,8 +120,8 @@ class WorkerTasks:
         timed = TimedTarget(self.targets[msg.target])
         generated = start_cpu
         try:
-            with self.reaching(msg.seed) as reach:
-                case = made or make_case(msg.seed, self.settings.run_for(msg.target), self.settings.programs, self.settings.mix)
+            with self.reaching(msg.seed, always=bool(msg.lineage)) as reach:
+                case = made or make_case(msg.seed, self.settings.run_for(msg.target), self.settings.programs, self.settings.mix, msg.lineage)
                 generated = cpu_seconds()
                 case, outcome = search_case(case, timed)
         except Exception:  # numfuzz's own bug, not the target's: the campaign keeps the case

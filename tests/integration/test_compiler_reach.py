@@ -25,3 +25,17 @@ def test_untraced_campaigns_record_none(cli, tmp_path):
     assert cli("fuzz", "--target", "eager", "--graphs", "2", "--workers", "1", "--no-minimize", "--corpus", corpus).exit_code == 0
     (folder,) = (corpus / "campaign").iterdir()
     assert "compiler_lines" not in (folder / "fuzzer_stats").read_text()
+
+
+def test_a_guided_campaign_draws_children_and_resumes_with_its_pool(cli, tmp_path, monkeypatch):
+    monkeypatch.setenv("TORCHINDUCTOR_CACHE_DIR", str(tmp_path / "inductor"))
+    corpus = tmp_path / "corpus"
+    args = ("fuzz", "--target", "inductor", "--seed", "6", "--workers", "1", "--no-minimize", "--guided-share", "0.5", "--corpus", corpus)
+    assert cli(*args, "--graphs", "6").exit_code == 0
+    (folder,) = (corpus / "campaign").iterdir()
+    first = json.loads((folder / "state.json").read_text())["guide"]
+    assert first and all("lineage" in p for p in first)
+    result = cli(*args, "--graphs", "12")
+    assert result.exit_code == 0, result.output
+    rows = {k.strip(): v.strip() for k, v in (line.split(" : ", 1) for line in (folder / "fuzzer_stats").read_text().splitlines())}
+    assert int(rows["children_this_run"]) >= 1 and int(rows["parents"]) >= len(first) - 1

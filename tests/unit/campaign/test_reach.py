@@ -9,7 +9,7 @@ from numfuzz.workers.compiler_reach import kernel_shapes, traced
 
 def test_lines_are_unioned_and_credited_to_the_ops_that_first_reached_them():
     reach = CompilerReach()
-    assert reach.record({"lines": {"torch/_inductor/a.py": [1, 2, 3]}, "shapes": ["vectorized loops=1"]}, ["exp", "sum"], 1, 5.0) == 3
+    assert reach.record({"lines": {"torch/_inductor/a.py": [1, 2, 3]}, "shapes": ["vectorized loops=1"]}, ["exp", "sum"], 1, 5.0) == 4  # 3 lines, 1 shape
     assert reach.record({"lines": {"torch/_inductor/a.py": [2, 3, 4]}, "shapes": []}, ["exp"], 2, 9.0) == 1
     assert reach.record({"lines": {"torch/_inductor/a.py": [4]}, "shapes": ["vectorized loops=1"]}, ["tanh"], 3, 12.0) == 0
     assert reach.line_count == 4 and reach.traced == 3 and reach.by_op == {"exp": 4, "sum": 3}
