@@ -44,7 +44,7 @@ def make_case(seed: int, run: RunSpec, programs: GenConfig | None = None, mix: R
     graph, recipes = generate(seed, programs, widths=run.device_kind)
     mutations = []
     for step in lineage:
-        graph, name = mutate(graph, random.Random(step), run.device_kind)
+        graph, name = mutate(graph, random.Random(step), run.device_kind, frozenset(programs.ops) if programs is not None else frozenset())
         mutations.append(name)
     own_seed = lineage[-1] if lineage else seed
     if is_large(graph):  # fewer samples and no search: a large case's cost stays bounded (`program.model_scale`)

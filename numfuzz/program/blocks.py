@@ -128,7 +128,7 @@ def draw_block(b: Builder, dtype: str, name: str | None = None) -> str:
     return name
 
 
-def swap_ops(rng: random.Random, nodes: list[Node], check: Callable[[list[Node]], None]) -> list[Node]:
+def swap_ops(rng: random.Random, nodes: list[Node], check: Callable[[list[Node]], None], allowed: set[str] | None = None) -> list[Node]:
     """Each node swapped, by chance, for another op of its group in `SWAPS`, keeping the attributes they share;
     `check` raises for an ill-typed result, and that swap is not made."""
     out = list(nodes)
@@ -136,7 +136,10 @@ def swap_ops(rng: random.Random, nodes: list[Node], check: Callable[[list[Node]]
         group = next((g for g in SWAPS if node.op in g), None)
         if group is None or rng.random() >= SWAP_CHANCE:
             continue
-        op = rng.choice([o for o in group if o != node.op])
+        others = [o for o in group if o != node.op and (allowed is None or o in allowed)]
+        if not others:
+            continue
+        op = rng.choice(others)
         attrs = {k: v for k, v in node.attr_dict.items() if k in ("dim", "keepdim", "eps", "autocast")}
         attrs.update({"approximate": "none"} if op == "gelu" else {})
         candidate = out[:j] + [Node.make(op, node.args, **attrs)] + out[j + 1 :]

@@ -315,7 +315,7 @@ def generate_from(rng: random.Random, config: GenConfig | None = None, widths: s
     if not b.nodes:
         b.add_node(Node.make("neg", [0]))
     if block:
-        b.nodes = swap_ops(rng, b.nodes, lambda nodes: _retyped(b, nodes))
+        b.nodes = swap_ops(rng, b.nodes, lambda nodes: _retyped(b, nodes), allowed=set(config.ops))
     b.draw_layouts()  # last, so that a seed's graph is the same whatever the layouts' chance
     graph = _renumber(b)
     return (draw_region(rng, graph) if autocast else graph), b.recipes
@@ -326,10 +326,12 @@ def _start_from_block(b: _Builder, dtype: str) -> bool:
     saved = b.snapshot()
     try:
         draw_block(b, dtype)
-        return True
+        if all(node.op in b.config.ops for node in b.nodes):  # --ops restricts blocks too
+            return True
     except GraphError:
-        b.restore(saved)
-        return False
+        pass
+    b.restore(saved)
+    return False
 
 
 def _retyped(b: _Builder, nodes: list[Node]) -> None:

@@ -20,7 +20,7 @@ from numfuzz.program.ops import OPS, OpSpec, infer_specs
 from numfuzz.program.seams import CPU_WIDTHS, GPU_WIDTHS
 from numfuzz.program.sizes import size_classes, with_input_shapes
 
-Mutation = Callable[[Graph, random.Random, str], Graph | None]
+Mutation = Callable[[Graph, random.Random, str, frozenset[str]], Graph | None]
 
 
 def _checked(graph: Graph) -> Graph | None:
@@ -38,19 +38,19 @@ def _same_kind(a: OpSpec, b: OpSpec) -> bool:
     return all(b.domain(i) in ("any", a.domain(i)) for i in range(a.arity))
 
 
-def swap_op(graph: Graph, rng: random.Random, widths: str) -> Graph | None:
+def swap_op(graph: Graph, rng: random.Random, widths: str, ops: frozenset[str] = frozenset()) -> Graph | None:
     j = rng.randrange(len(graph.nodes))
     node = graph.nodes[j]
     if node.op not in OPS:
         return None
-    kin = [spec for spec in OPS.values() if _same_kind(OPS[node.op], spec)]
+    kin = [spec for spec in OPS.values() if _same_kind(OPS[node.op], spec) and (not ops or spec.name in ops)]
     if not kin:
         return None
     swapped = Node(rng.choice(kin).name, node.args, node.attrs)
     return _checked(Graph(graph.inputs, graph.nodes[:j] + (swapped,) + graph.nodes[j + 1 :], graph.outputs))
 
 
-def change_dtype(graph: Graph, rng: random.Random, widths: str) -> Graph | None:
+def change_dtype(graph: Graph, rng: random.Random, widths: str, ops: frozenset[str] = frozenset()) -> Graph | None:
     floats = [i for i, s in enumerate(graph.inputs) if not is_integer(s.dtype)]
     if not floats:
         return None
@@ -61,12 +61,12 @@ def change_dtype(graph: Graph, rng: random.Random, widths: str) -> Graph | None:
     return _checked(Graph(inputs, graph.nodes, graph.outputs))
 
 
-def insert_cast(graph: Graph, rng: random.Random, widths: str) -> Graph | None:
+def insert_cast(graph: Graph, rng: random.Random, widths: str, ops: frozenset[str] = frozenset()) -> Graph | None:
     """A cast of value v to another float dtype, put right after v's definition, read by one of v's consumers."""
     specs = infer_specs(graph)
     n_in = len(graph.inputs)
     uses = [(j, k) for j, node in enumerate(graph.nodes) for k, a in enumerate(node.args) if not is_integer(specs[a].dtype)]
-    if not uses:
+    if not uses or (ops and "cast" not in ops):
         return None
     j, k = rng.choice(uses)
     value = graph.nodes[j].args[k]
@@ -84,7 +84,7 @@ def insert_cast(graph: Graph, rng: random.Random, widths: str) -> Graph | None:
     return _checked(Graph(graph.inputs, tuple(nodes), tuple(moved(o) for o in graph.outputs)))
 
 
-def drop_cast(graph: Graph, rng: random.Random, widths: str) -> Graph | None:
+def drop_cast(graph: Graph, rng: random.Random, widths: str, ops: frozenset[str] = frozenset()) -> Graph | None:
     """A cast's readers read its argument instead (the cast stays, unread, unless it is an output)."""
     casts = [j for j, node in enumerate(graph.nodes) if node.op == "cast"]
     if not casts:
@@ -95,7 +95,7 @@ def drop_cast(graph: Graph, rng: random.Random, widths: str) -> Graph | None:
     return _checked(Graph(graph.inputs, nodes, graph.outputs))
 
 
-def scale_shape(graph: Graph, rng: random.Random, widths: str) -> Graph | None:
+def scale_shape(graph: Graph, rng: random.Random, widths: str, ops: frozenset[str] = frozenset()) -> Graph | None:
     """Every input dim of one size to a vector width or block size, give or take one (a loop's body and its tail)."""
     classes = size_classes(graph)
     if not classes:
@@ -112,7 +112,7 @@ def scale_shape(graph: Graph, rng: random.Random, widths: str) -> Graph | None:
     return Graph(tuple(r.with_layout(None) for r in resized.inputs), graph.nodes, graph.outputs)  # layouts fit the old shape
 
 
-def lay_out(graph: Graph, rng: random.Random, widths: str) -> Graph | None:
+def lay_out(graph: Graph, rng: random.Random, widths: str, ops: frozenset[str] = frozenset()) -> Graph | None:
     shaped = [i for i, s in enumerate(graph.inputs) if s.shape and not is_integer(s.dtype) and s.layout is None]
     if not shaped:
         return None
@@ -132,12 +132,13 @@ MUTATIONS: dict[str, Mutation] = {
 WEIGHTS = {"swap_op": 4, "dtype": 2, "insert_cast": 2, "drop_cast": 1, "shape": 3, "layout": 1}
 
 
-def mutate(graph: Graph, rng: random.Random, widths: str = "cpu", tries: int = 12) -> tuple[Graph, str]:
-    """One mutation of `graph` that applies, drawn from `rng`, and its name; the graph unchanged ("none") when none did."""
+def mutate(graph: Graph, rng: random.Random, widths: str = "cpu", ops: frozenset[str] = frozenset(), tries: int = 12) -> tuple[Graph, str]:
+    """One mutation of `graph` that applies, drawn from `rng`, and its name; the graph unchanged ("none") when none did.
+    `ops`: the ops a campaign draws (`--ops`), which a swap or an inserted cast keeps to (empty: every op)."""
     names = list(MUTATIONS)
     for _ in range(tries):
         name = rng.choices(names, [WEIGHTS[n] for n in names])[0]
-        mutated = MUTATIONS[name](graph, rng, widths)
+        mutated = MUTATIONS[name](graph, rng, widths, ops)
         if mutated is not None and mutated != graph:
             return mutated, name
     return graph, "none"

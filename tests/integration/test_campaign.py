@@ -28,6 +28,10 @@ NAN = "thunder:crash_nan"  # every case is a finding: nothing can hide a lost on
 GATED = "gated"  # the same without Thunder, and each worker waits at a gate after a few cases: a kill falls mid-case
 
 
+# the CLI's model-scale shares draw too: off, so that the names below are the ones these settings give
+MODEL_SCALE_OFF = ("--large-share", "0", "--threads-share", "0", "--autocast-share", "0", "--blocks-share", "0")
+
+
 def expected_names(seed: int, indices: list[int], samples: int, config: GenConfig = TANH_ONLY, target: str = NAN) -> set[str]:
     """File names of the findings these case indices must produce (content hashes)."""
     return {make_case(case_seed(seed, i), RunSpec(target, samples=samples), config).content_hash()[:16] + ".json" for i in indices}
@@ -104,6 +108,7 @@ def test_sigkill_mid_campaign_then_resume_loses_nothing(tmp_path, monkeypatch):
         sys.executable, "-m", "numfuzz", "fuzz", "--import", GATED_TARGET, "--target", GATED, "--ops", "tanh",
         "--max-nodes", "3", "--max-dim", "4", "--samples", str(samples), "--graphs", str(graphs), "--seed", "5",
         "--workers", "2", "--no-minimize", "--case-timeout", "3600", "--corpus", str(corpus),
+        *MODEL_SCALE_OFF,
     ]  # fmt: skip
     findings = corpus / "findings"
     victim = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=ROOT)

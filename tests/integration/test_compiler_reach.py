@@ -22,7 +22,7 @@ def test_a_traced_campaign_records_compiler_lines_and_the_report_plots_them(cli,
 
 def test_untraced_campaigns_record_none(cli, tmp_path):
     corpus = tmp_path / "corpus"
-    assert cli("fuzz", "--target", "eager", "--graphs", "2", "--workers", "1", "--no-minimize", "--corpus", corpus).exit_code == 0
+    assert cli("fuzz", "--target", "eager", "--graphs", "2", "--workers", "1", "--no-minimize", "--trace-share", "0", "--corpus", corpus).exit_code == 0
     (folder,) = (corpus / "campaign").iterdir()
     assert "compiler_lines" not in (folder / "fuzzer_stats").read_text()
 

@@ -19,7 +19,7 @@ def test_each_mutation_applies_to_drawn_graphs_and_keeps_them_well_typed(name):
         graph, _ = generate(seed)
         if name == "drop_cast" and not any(n.op == "cast" for n in graph.nodes):
             graph, _ = mutate(graph, random.Random(seed))  # give it a cast to drop, often
-        mutated = MUTATIONS[name](graph, random.Random(seed), "cpu")
+        mutated = MUTATIONS[name](graph, random.Random(seed), "cpu", frozenset())
         if mutated is not None:
             infer_specs(mutated)
             assert len(mutated.inputs) == len(graph.inputs)
