@@ -13,7 +13,7 @@ from pathlib import Path
 
 import gated_target
 import pytest
-from helpers import GATED_TARGET, PLANTED_CRASHES, ROOT
+from helpers import GATED_TARGET, MODEL_SCALE_OFF, PLANTED_CRASHES, ROOT
 
 from numfuzz.campaign.defaults import DEFAULT_SEAMS
 from numfuzz.campaign.journal import Journal, JournalError, parse_shard, shard_index
@@ -26,10 +26,6 @@ from numfuzz.run_spec import RunSpec
 TANH_ONLY = GenConfig(max_nodes=3, max_dim=4, ops=("tanh",))
 NAN = "thunder:crash_nan"  # every case is a finding: nothing can hide a lost one
 GATED = "gated"  # the same without Thunder, and each worker waits at a gate after a few cases: a kill falls mid-case
-
-
-# the CLI's model-scale shares draw too: off, so that the names below are the ones these settings give
-MODEL_SCALE_OFF = ("--large-share", "0", "--threads-share", "0", "--autocast-share", "0", "--blocks-share", "0")
 
 
 def expected_names(seed: int, indices: list[int], samples: int, config: GenConfig = TANH_ONLY, target: str = NAN) -> set[str]:

@@ -4,7 +4,7 @@ import json
 
 import pytest
 import torch
-from helpers import FIRST_OPS, read_json
+from helpers import FIRST_OPS, MODEL_SCALE_OFF, read_json
 
 from numfuzz.judge.execute import evaluate
 from numfuzz.judge.verdicts import Verdict
@@ -21,7 +21,8 @@ pytestmark = pytest.mark.thunder  # the planted bugs are Thunder executors
 def test_fuzz_finds_planted_bug(cli, planted_bugs, tmp_path, executor, symptom, graphs):
     # The graph counts were measured over the table's first 50 ops; it has grown, and the bugs' ops are drawn less.
     ops = ",".join(FIRST_OPS)
-    result = cli("fuzz", "--import", planted_bugs, "--target", f"thunder:{executor}", "--graphs", graphs, "--corpus", tmp_path, "--samples", 8, "--ops", ops)
+    args = ("fuzz", "--import", planted_bugs, "--target", f"thunder:{executor}", "--graphs", graphs, "--corpus", tmp_path, "--samples", 8, "--ops", ops)
+    result = cli(*args, *MODEL_SCALE_OFF)
     assert result.exit_code == 0, result.output
     found = sorted((tmp_path / "findings").glob("*.json"))
     symptoms = {read_json(p)["result"]["verdict"] for p in found}
