@@ -6,6 +6,7 @@ search is a phase of its own after this one (`numfuzz.search.phase`), on the sam
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -119,11 +120,19 @@ def _oracle_before_rules(verdict: Verdict, outputs: list[OutputErrors], analysis
 
 
 def _one_line(exc: BaseException) -> str:
-    """The exception's first line; a wrapper's ("backend='inductor' raised:") with the first line of what it wraps."""
+    """The exception's first line; a wrapper's ("backend='inductor' raised:") with the first line of what it wraps;
+    a C++ compile error's with the compiler's first diagnostic, which says what is wrong (its first line does not)."""
     text = [line for line in f"{type(exc).__name__}: {exc}".strip().splitlines() if line.strip()]
     if len(text) > 1 and text[0].rstrip().endswith("raised:"):
         return f"{text[0].rstrip()} {text[1].strip()}"[:300]
-    return text[0][:300] if text else type(exc).__name__
+    first = text[0] if text else type(exc).__name__
+    if "C++ compile error" in first:
+        diagnostic = next((m.group(1) for line in text if (m := _CPP_DIAGNOSTIC.search(line))), "")
+        first = f"{first}: {diagnostic}" if diagnostic else first
+    return first[:300]
+
+
+_CPP_DIAGNOSTIC = re.compile(r"\berror: (.+)$")
 
 
 OWN_MARK = "numfuzz's own mark_dynamic"  # how an invalid outcome that numfuzz's marking caused begins

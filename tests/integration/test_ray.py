@@ -18,7 +18,7 @@ from typing import Callable
 
 import gated_target
 import pytest
-from helpers import GATED_TARGET, PLANTED_CRASHES, ROOT
+from helpers import GATED_TARGET, MODEL_SCALE_OFF, PLANTED_CRASHES, ROOT
 
 from numfuzz.campaign.loop import CampaignConfig, run_campaign
 from numfuzz.corpus.make import make_case
@@ -119,7 +119,7 @@ def _fuzz(corpus: Path, graphs: int, seed: int) -> list[str]:
     return [
         sys.executable, "-m", "numfuzz", "fuzz", "--import", GATED_TARGET, "--target", GATED, "--ops", "tanh", "--max-nodes", "3",
         "--max-dim", "4", "--samples", "4", "--graphs", str(graphs), "--seed", str(seed), "--ray", "local", "--workers", "2",
-        "--seams", "0", "--search", "0", "--dynamic-share", "0", "--marked-share", "0", "--config-share", "0",
+        "--seams", "0", "--search", "0", "--dynamic-share", "0", "--marked-share", "0", "--config-share", "0", *MODEL_SCALE_OFF,
         "--no-minimize", "--case-timeout", "3600", "--corpus", str(corpus),
     ]  # fmt: skip
 
