@@ -13,6 +13,8 @@ import re
 
 MAX_LENGTH = 160
 _RULES = (
+    # a C++ compile error's diagnostic is in its detail when Inductor compiled in-process, not from its worker pool: not keyed on
+    (re.compile(r"(C\+\+ compile error):.*$"), r"\1"),
     (re.compile(r"\s+#\s.*$"), ""),  # a trace line's trailing comment: shapes and devices of the temporaries
     (re.compile(r"0x[0-9a-fA-F]+"), "0x#"),
     (re.compile(r"(/[\w.+-]+)+\.py(:\d+)?"), "FILE"),

@@ -123,9 +123,8 @@ def _one_line(exc: BaseException) -> str:
     """The exception's first line; a wrapper's ("backend='inductor' raised:") with the first line of what it wraps;
     a C++ compile error's with the compiler's first diagnostic, which says what is wrong (its first line does not)."""
     text = [line for line in f"{type(exc).__name__}: {exc}".strip().splitlines() if line.strip()]
-    if len(text) > 1 and text[0].rstrip().endswith("raised:"):
-        return f"{text[0].rstrip()} {text[1].strip()}"[:300]
-    first = text[0] if text else type(exc).__name__
+    wrapped = len(text) > 1 and text[0].rstrip().endswith("raised:")
+    first = f"{text[0].rstrip()} {text[1].strip()}" if wrapped else text[0] if text else type(exc).__name__
     if "C++ compile error" in first:
         diagnostic = next((m.group(1) for line in text if (m := _CPP_DIAGNOSTIC.search(line))), "")
         first = f"{first}: {diagnostic}" if diagnostic else first

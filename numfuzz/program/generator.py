@@ -293,15 +293,16 @@ def generate_from(rng: random.Random, config: GenConfig | None = None, widths: s
     autocast = bool(config.autocast) and rng.random() < config.autocast
     if autocast:  # a model in fp32 under a bf16 region: where autocast changes what runs
         dtype = "fp32"
-    if block and _start_from_block(b, dtype):
-        pass
+    from_block = block and _start_from_block(b, dtype)
+    if from_block:
+        pass  # the block's inputs and nodes are the start
     elif large:  # reductions along a model-sized row, as a norm or a softmax over a hidden size
         b.seam_motif(dtype, large_shape(rng))
     elif config.seams and rng.random() < config.seams:
         b.seam_motif(dtype)
     else:
         b.new_input(b.random_shape(), dtype)
-    target = len(b.nodes) + rng.randint(0, 3) if b.nodes else rng.randint(config.min_nodes, config.max_nodes)
+    target = len(b.nodes) + rng.randint(0, 3) if from_block else rng.randint(config.min_nodes, config.max_nodes)  # a block grows a little
     ops = [OPS[name] for name in config.ops]
     weights = [op.weight for op in ops]
     for _attempt in range(target * 20):
@@ -314,7 +315,7 @@ def generate_from(rng: random.Random, config: GenConfig | None = None, widths: s
             b.restore(saved)
     if not b.nodes:
         b.add_node(Node.make("neg", [0]))
-    if block:
+    if from_block:
         b.nodes = swap_ops(rng, b.nodes, lambda nodes: _retyped(b, nodes), allowed=set(config.ops))
     b.draw_layouts()  # last, so that a seed's graph is the same whatever the layouts' chance
     graph = _renumber(b)

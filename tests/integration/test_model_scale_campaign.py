@@ -16,23 +16,9 @@ SMALL = ("--ops", "sum,mean,exp", "--max-nodes", "2", "--samples", "8", "--worke
 
 
 def _campaign(cli, corpus, share: str, graphs: int):
-    # blocks make model-sized values too: off, so that --large-share alone decides
-    args = (
-        "fuzz",
-        "--import",
-        PLANTED,
-        "--target",
-        "split_reduction",
-        "--graphs",
-        graphs,
-        *SMALL,
-        "--large-share",
-        share,
-        "--blocks-share",
-        "0",
-        "--corpus",
-        corpus,
-    )
+    # the graph stream this test was written for (blocks make model-sized values too): --large-share alone decides
+    off = ("--blocks-share", "0", "--autocast-share", "0", "--threads-share", "0")
+    args = ("fuzz", "--import", PLANTED, "--target", "split_reduction", "--graphs", graphs, *SMALL, "--large-share", share, *off, "--corpus", corpus)
     result = cli(*args)
     assert result.exit_code == 0, result.output
     return [load_case(p) for p in iter_cases(corpus / "findings")], [load_case(p) for p in iter_cases(corpus / "minimized")]
