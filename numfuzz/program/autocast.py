@@ -9,7 +9,7 @@ follows those casts as it follows explicit ones: it rounds a low-precision op's 
 region's dtype (`program.lowering`). A region is an attribute of each node, so cones, cut
 programs and the minimiser keep it; the minimiser drops it node by node (`reduce.passes.autocast`).
 
-The policy tables are CPU autocast's as of torch 2.9 to 2.15 (a test probes torch for each op);
+The policy tables are CPU autocast's (measured on torch 2.9.1; a test checks them against the installed torch);
 a region's dtypes are checked against eager's at run time, so a torch whose lists moved makes
 the case invalid instead of judging it against the wrong reference. No torch here.
 """
