@@ -17,6 +17,7 @@ the case invalid instead of judging it against the wrong reference. No torch her
 from __future__ import annotations
 
 import random
+from typing import Callable
 
 from numfuzz.program.dtypes import is_integer
 from numfuzz.program.ir import Graph, GraphError, Node, TensorSpec
@@ -92,11 +93,10 @@ def region_label(graph: Graph) -> str:
     return f"autocast={'+'.join(dtypes)}" if dtypes else ""
 
 
-def draw_region(rng: random.Random, graph: Graph, fp16_share: float = 0.25) -> Graph:
+def draw_region(rng: random.Random, graph: Graph, check: Callable[[Graph], object], fp16_share: float = 0.25) -> Graph:
     """`graph` with an autocast region: the whole program half the time, else a span of its nodes around an op
-    autocast casts (a graph with none gets no region). bf16 mostly; fp16 (which CPU autocast takes too) a `fp16_share` of regions."""
-    from numfuzz.program.ops import infer_specs
-
+    autocast casts (a graph with none gets no region). bf16 mostly; fp16 (which CPU autocast takes too) a `fp16_share` of regions.
+    `check` type-checks a graph (the op table's `infer_specs`, which reads this module's policies: passed in, not imported)."""
     n = len(graph.nodes)
     dtype = "fp16" if rng.random() < fp16_share else "bf16"
     cast = [j for j, node in enumerate(graph.nodes) if node.op in LOWER | FP32]
@@ -109,7 +109,7 @@ def draw_region(rng: random.Random, graph: Graph, fp16_share: float = 0.25) -> G
         positions = range(rng.randint(0, middle), rng.randint(middle, n - 1) + 1)
     drawn = with_region(graph, positions, dtype)
     try:
-        infer_specs(drawn)
+        check(drawn)
     except GraphError:  # a dtype the region changed does not fit a later op: no region
         return graph
     return drawn
