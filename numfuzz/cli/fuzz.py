@@ -159,25 +159,9 @@ def fuzz(
     Runs in warm worker processes; a target that crashes, hangs or exhausts memory becomes a
     finding. Running again on the same corpus resumes the campaign.
     """
-    if graphs is None and seconds is None:
-        fail("give a budget: --graphs N or --time SECONDS")
-    load_known_or_fail(known_files)  # a malformed file stops the campaign before it starts
-    use_bounds_or_fail(bounds_files)  # likewise
-    if ray_address is not None and importlib.util.find_spec("ray") is None:
-        fail("--ray needs Ray: pip install 'numfuzz[ray]'")
-    from numfuzz.campaign.journal import parse_shard
-
-    try:
-        shard_k_n = parse_shard(shard)
-    except ValueError as exc:
-        fail(str(exc))
-    for spec in imports:
-        import_user_code(spec)
+    shard_k_n = _checked_inputs(graphs, seconds, known_files, bounds_files, ray_address, shard, imports)
     from numfuzz.campaign.config import CampaignConfig
-    from numfuzz.campaign.journal import JournalError
-    from numfuzz.campaign.loop import run_campaign
     from numfuzz.environment import default_device
-    from numfuzz.workers.pool import WorkerStartError
 
     device = device or default_device()
     memory_bytes = None if memory_limit is None else memory_limit * 2**20
@@ -218,6 +202,34 @@ def fuzz(
         )
     except ValueError as exc:
         fail(str(exc))
+    _run(config, bounds_files)
+
+
+def _checked_inputs(graphs, seconds, known_files, bounds_files, ray_address, shard: str, imports) -> tuple[int, int]:
+    """Everything the campaign needs that can be wrong, checked before it starts (one line and exit 2 each); the shard."""
+    if graphs is None and seconds is None:
+        fail("give a budget: --graphs N or --time SECONDS")
+    load_known_or_fail(known_files)  # a malformed file stops the campaign before it starts
+    use_bounds_or_fail(bounds_files)  # likewise
+    if ray_address is not None and importlib.util.find_spec("ray") is None:
+        fail("--ray needs Ray: pip install 'numfuzz[ray]'")
+    from numfuzz.campaign.journal import parse_shard
+
+    try:
+        shard_k_n = parse_shard(shard)
+    except ValueError as exc:
+        fail(str(exc))
+    for spec in imports:
+        import_user_code(spec)
+    return shard_k_n
+
+
+def _run(config, bounds_files) -> None:
+    """The campaign, stopped as on Ctrl-C by SIGTERM; its summary; exit 130 when interrupted."""
+    from numfuzz.campaign.journal import JournalError
+    from numfuzz.campaign.loop import run_campaign
+    from numfuzz.workers.pool import WorkerStartError
+
     previous = signal.signal(signal.SIGTERM, _stop_gracefully)
     try:
         with bounds_in_environment(bounds_files):  # the workers, spawned, read the files from the environment
