@@ -50,9 +50,9 @@ def test_the_planted_bug_is_found_and_shrinks_to_one_op():
 
 
 def readme_example() -> str:
-    """The Python block of the README's section on property tests."""
-    text = (Path(__file__).resolve().parents[2] / "README.md").read_text()
-    section = text.split("## Writing property tests for your own compiler", 1)[1]
+    """The Python block of the page on property tests (docs/property-tests.md)."""
+    text = (Path(__file__).resolve().parents[2] / "docs" / "property-tests.md").read_text()
+    section = text.split("# Writing property tests for your own compiler", 1)[1]
     return section.split("```python\n", 1)[1].split("```", 1)[0]
 
 
