@@ -195,7 +195,9 @@ class Campaign:
                         break
                     pool.dispatch(worker, task)
                 minimizer = self.minimizer
-                if not any(w.task is not None and w.task.kind in ("case", "batch") for w in pool.workers) and not self.feed.alone:
+                # cases waiting to run alone (a lost batch's, guided children) wait for the next run once time is up
+                waiting = issue and self.feed.alone
+                if not any(w.task is not None and w.task.kind in ("case", "batch") for w in pool.workers) and not waiting:
                     if self.exhausted and minimizer.tail_deadline is None and minimizer.start_tail():
                         self.bar.set_description_str("minimising")
                     if not issue or minimizer.tail_over:  # what is left of the minimisations waits for the next run

@@ -1,8 +1,15 @@
-"""A campaign with every case traced: fuzzer_stats, the progress line's record and the report show the compiler lines reached."""
+"""A campaign with every case traced: fuzzer_stats, the progress line's record and the report show the compiler lines reached; guided campaigns."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
+
+import pytest
+
+from numfuzz.campaign.loop import Campaign, CampaignConfig, run_campaign
+from numfuzz.program.generator import case_seed
+from numfuzz.workers.pool import Task
 
 
 def test_a_traced_campaign_records_compiler_lines_and_the_report_plots_them(cli, tmp_path, monkeypatch):
@@ -39,3 +46,13 @@ def test_a_guided_campaign_draws_children_and_resumes_with_its_pool(cli, tmp_pat
     assert result.exit_code == 0, result.output
     rows = {k.strip(): v.strip() for k, v in (line.split(" : ", 1) for line in (folder / "fuzzer_stats").read_text().splitlines())}
     assert int(rows["children_this_run"]) >= 1 and int(rows["parents"]) >= len(first) - 1
+
+
+@pytest.mark.timeout(180)
+def test_cases_waiting_to_run_alone_when_time_is_up_wait_for_the_next_run(tmp_path):
+    """A lost batch's cases and guided children queue to run alone; at the deadline the campaign ends, and they run on resume."""
+    config = CampaignConfig(targets=["eager"], seconds=0.0, graphs=3, seed=1, corpus=tmp_path, workers=1, minimize=False, progress=False)
+    campaign = Campaign(config)
+    campaign.feed.alone.append(Task("case", 0, case_seed(1, 0), "eager", 30.0))
+    assert campaign.run().graphs_done == 0  # before the fix this waited for the queued case for ever
+    assert run_campaign(dataclasses.replace(config, seconds=None)).graphs_done == 3
