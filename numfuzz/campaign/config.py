@@ -123,4 +123,5 @@ class CampaignConfig:
             threads=threads,
             trace_share=self.trace_share,
             guided=self.guided > 0,
+            campaign_seed=self.seed,
         )

@@ -32,13 +32,27 @@ MIRROR_EVERY = 4  # with seams on, every fourth sample repeats values across a s
 # which the samples sweep (scripts/bench) found every planted bug that 64 found.
 SECOND_SIZE_SAMPLES = 16
 MARKED_CLASSES = (1, 1, 2)  # size classes a marked case marks: one, sometimes two
+# A campaign's cases come in blocks of this many consecutive indices that share their drawn compiler
+# options and thread count, so that a batch (Inductor's 8, `runner.batch`) compiles its static ones together.
+COMPILE_BLOCK = 8
 
 
-def make_case(seed: int, run: RunSpec, programs: GenConfig | None = None, mix: RunMix | None = None, lineage: tuple[int, ...] = ()) -> Case:
+def block_seed(campaign_seed: int | None, index: int) -> int | None:
+    """The seed of the compile draws (options, threads) that case `index` shares with its block (COMPILE_BLOCK); None outside a campaign."""
+    if campaign_seed is None:
+        return None
+    digest = hashlib.sha256(f"numfuzz-compile:{campaign_seed}:{index // COMPILE_BLOCK}".encode()).digest()
+    return int.from_bytes(digest[:8], "little")
+
+
+def make_case(
+    seed: int, run: RunSpec, programs: GenConfig | None = None, mix: RunMix | None = None, lineage: tuple[int, ...] = (), shared: int | None = None
+) -> Case:
     """The case for `seed` under `run`: `run.samples` samples, seam widths of `run`'s device; `programs` is the space drawn from.
 
     With a `mix`, the case's size mode and compiler options are drawn too (`draw_compile`); its
-    graph and samples are the same as without, so a static case keeps the name it had. A `lineage`
+    graph and samples are the same as without, so a static case keeps the name it had. `shared`
+    seeds the options and thread count (a campaign's `block_seed`; None: the case's own seed). A `lineage`
     (a guided campaign's child: one seed per mutation, `program.mutate`) mutates the seed's graph in
     turn; its samples, size mode and options are drawn from the last seed, and its provenance records the chain."""
     graph, recipes = generate(seed, programs, widths=run.device_kind)
@@ -58,17 +72,21 @@ def make_case(seed: int, run: RunSpec, programs: GenConfig | None = None, mix: R
     if lineage:
         provenance["lineage"] = {"seeds": list(lineage), "mutations": mutations}
     grads = upstream_gradients(graph, own_seed, len(tensors)) if run.grad else None
-    run, second = draw_compile(own_seed, run, graph, recipes, mix) if mix is not None and not mix.off else (run, None)
+    shared = own_seed if lineage or shared is None else shared  # a child runs alone: its draws are its own
+    run, second = draw_compile(own_seed, run, graph, recipes, mix, shared) if mix is not None and not mix.off else (run, None)
     return Case.from_tensors(graph, tensors, run, grads, recipes=recipes, provenance=provenance, second=second)
 
 
-def draw_compile(seed: int, run: RunSpec, graph: Graph, recipes: list[Recipe], mix: RunMix) -> tuple[RunSpec, SecondSize | None]:
-    """The case's size mode (static, dynamic, marked dims) and compiler options, by `mix`'s shares, with its second size.
+def draw_compile(seed: int, run: RunSpec, graph: Graph, recipes: list[Recipe], mix: RunMix, shared: int | None = None) -> tuple[RunSpec, SecondSize | None]:
+    """The case's size mode (static, dynamic, marked dims), compiler options and threads, by `mix`'s shares, with its second size.
 
     A mode the target's family does not compile, or a marked case with no dim that can vary, is
     static; options come from the family's section of the configuration space, as far as this
-    torch has them. With gradients no second size is drawn (the check judges outputs only)."""
+    torch has them. The options and the thread count are drawn from `shared` (default `seed`), the
+    same for every case of a campaign's block, and drawn alike whatever the graph. With gradients
+    no second size is drawn (the check judges outputs only)."""
     rng = random.Random(seed ^ 0xD1_5A3E)
+    key_rng = random.Random((seed if shared is None else shared) ^ 0xB10C)
     family = family_of(run.target)
     pick = rng.random()
     mode = "dynamic" if pick < mix.dynamic else "marked" if pick < mix.dynamic + mix.marked else "static"
@@ -77,8 +95,9 @@ def draw_compile(seed: int, run: RunSpec, graph: Graph, recipes: list[Recipe], m
     if family is None or mode not in drawn_modes(run.target, family.modes):
         mode = "static"
     options = {}
-    if rng.random() < mix.config and family is not None and family.config_space:
-        options = draw_options(available_entries(run.target, family.config_space), rng)
+    if key_rng.random() < mix.config and family is not None and family.config_space:
+        options = draw_options(available_entries(run.target, family.config_space), key_rng)
+    threads = mix.thread_count if key_rng.random() < mix.threads and mix.thread_count > 1 else 0
     second, marked = None, ()
     if mode != "static":
         found = draw_second_size(graph, rng, rng.choice(MARKED_CLASSES) if mode == "marked" else None)
@@ -93,7 +112,6 @@ def draw_compile(seed: int, run: RunSpec, graph: Graph, recipes: list[Recipe], m
                 fitted = [into_range(graph2, [round_to(v, spec) for v, spec in zip(row, graph2.inputs)]) for row in rows]
                 if all(row is not None for row in fitted):
                     second = SecondSize(tuple(s.shape for s in graph2.inputs), tuple(tuple(encode(t) for t in row) for row in fitted))
-    threads = mix.thread_count if mix.threads and mix.thread_count > 1 and rng.random() < mix.threads else 0
     return run.with_changes(dynamic=mode, marked=marked, config=tuple(options.items()), threads=threads), second
 
 

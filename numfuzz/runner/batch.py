@@ -4,12 +4,14 @@ One compile of K independent graphs costs Inductor fewer seconds per graph than 
 fixed cost per compile is shared. The batch is the graphs side by side as one graph (each on its
 own inputs, every output in one tuple), compiled once. Each case is then judged by the usual rule
 (`judge_runs`) on what the batch computed for it, so the oracle is exactly the one a case alone
-gets. Only a clean verdict (equal or more_accurate) is taken from a batch: any other verdict, and every case of a batch that fails to compile or run, is run
-again alone, so that a finding reproduces on its own and no verdict depends on batching. A batch
+gets. Only a clean verdict (equal or more_accurate) is taken from a batch: any other verdict,
+and every case of a batch that fails to compile or run, is run again alone, so that a finding reproduces on its own and no verdict depends on batching. A batch
 that kills its worker (segfault, hang) comes back to the campaign, which runs its cases alone.
 The input search (`numfuzz.search`) of the cases the batch judged clean runs on the batch's
 compile, one run of the batch a round for all of them; a case where it finds a difference is
-judged alone, with the samples it found.
+judged alone, with the samples it found. The cases handed over together are split by `batch_key`:
+static cases that share their drawn options, threads and number of samples compile as one batch
+(a campaign draws options and threads per block of cases, `corpus.make.block_seed`, so they do).
 """
 
 from __future__ import annotations
@@ -22,21 +24,28 @@ from numfuzz.corpus.case import Case
 from numfuzz.judge.compiled import CompiledProgram
 from numfuzz.judge.execute import Outcome, eager_and_reference, judge_runs
 from numfuzz.program.graph_edit import side_by_side
-from numfuzz.runner.case_runner import search_rng, with_searched
+from numfuzz.runner.case_runner import intra_op_threads, search_rng, with_searched
 from numfuzz.search.phase import with_found
 from numfuzz.search.worst_inputs import Found, GraphSearch, search_budget, search_together
 from numfuzz.targets import Target
+from numfuzz.targets.compile_modes import configured
+from numfuzz.targets.protocol import TargetError
 
 Sample = list[torch.Tensor]
 
 
-def _member(case: Case, target: Target, device: str) -> tuple[CompiledProgram, tuple[list, list]] | None:
-    """The case's own program with its eager and float64 runs, when it is well typed and eager runs on every sample; else it runs alone.
-
-    A case compiled with symbolic sizes or drawn options runs alone too: a batch is one compile, with one mode and one
-    configuration; so does a case called a second time with other scalar values (a batch is called once a sample)."""
-    if not case.run.default_compile or case.has_second_call:
+def batch_key(case: Case) -> tuple | None:
+    """What the members of one batch share: one compile (static sizes, the drawn options, the threads) and the
+    number of samples (a batch runs one sample per member at a time); None: the case runs alone. So does a case
+    called a second time, at a second size or with other scalar values (a batch is called once a sample)."""
+    run = case.run
+    if run.dynamic != "static" or case.has_second_call:
         return None
+    return (run.config, run.threads, len(case.samples))
+
+
+def _member(case: Case, target: Target, device: str) -> tuple[CompiledProgram, tuple[list, list]] | None:
+    """The case's own program with its eager and float64 runs, when it is well typed and eager runs on every sample; else it runs alone."""
     try:
         program = CompiledProgram(case.graph, target, device)
         runs = eager_and_reference(program, [program.on_device(sample) for sample in case.tensors()])
@@ -77,12 +86,38 @@ def _search_clean(
 
 
 def evaluate_batch(cases: list[Case], target: Target, device: str, search: float = 0.0) -> tuple[list[Outcome | None], dict[int, Case]]:
-    """Per case: its outcome when the batch judged it clean, None when it must run alone.
+    """Per case: its outcome when a batch judged it clean, None when it must run alone.
 
-    With `search` on, each case's input search runs on the batch's compile; a case where it finds
+    The cases that share a `batch_key` are one batch each, compiled under their options and threads.
+    With `search` on, each case's input search runs on its batch's compile; a case where it finds
     a difference comes back in the dict, with the samples it found, to be judged alone.
     """
-    judged = [_member(case, target, device) if len(case.samples) == len(cases[0].samples) else None for case in cases]
+    outcomes: list[Outcome | None] = [None] * len(cases)
+    alone: dict[int, Case] = {}
+    groups: dict[tuple, list[int]] = {}
+    for k, case in enumerate(cases):
+        key = batch_key(case)
+        if key is not None:
+            groups.setdefault(key, []).append(k)
+    for members in groups.values():
+        if len(members) < 2:
+            continue
+        run = cases[members[0]].run
+        try:
+            configured_target = configured(target, run)
+        except TargetError:  # alone, each case reports it
+            continue
+        with intra_op_threads(run.threads):
+            judged, found = _evaluate_group([cases[k] for k in members], configured_target, device, search)
+        for m, k in enumerate(members):
+            outcomes[k] = judged[m]
+        alone.update({members[m]: case for m, case in found.items()})
+    return outcomes, alone
+
+
+def _evaluate_group(cases: list[Case], target: Target, device: str, search: float) -> tuple[list[Outcome | None], dict[int, Case]]:
+    """`evaluate_batch` for cases of one batch key, `target` configured for it."""
+    judged = [_member(case, target, device) for case in cases]
     batched = [k for k, member in enumerate(judged) if member is not None]
     outcomes: list[Outcome | None] = [None] * len(cases)
     alone: dict[int, Case] = {}

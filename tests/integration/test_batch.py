@@ -11,6 +11,7 @@ from helpers import PLANTED_BUGS, PLANTED_CRASHES
 
 from numfuzz.campaign.loop import CampaignConfig, run_campaign
 from numfuzz.program.generator import GenConfig
+from numfuzz.run_spec import RunMix
 
 pytestmark = pytest.mark.thunder  # the planted bugs are Thunder executors
 
@@ -18,10 +19,10 @@ BUGS = ["thunder:bug_expm1", "thunder:bug_cast"]
 AROUND_BUGS = GenConfig(max_nodes=4, max_dim=4, ops=("expm1", "cast", "add", "mul"))
 
 
-def _config(corpus, targets, batch, graphs, gen, imports) -> CampaignConfig:
+def _config(corpus, targets, batch, graphs, gen, imports, mix=RunMix()) -> CampaignConfig:
     return CampaignConfig(
         targets=targets, graphs=graphs, seed=2, corpus=corpus, samples=8, gen=gen, workers=1, batch=batch,
-        first_case_grace=0.0, imports=imports, minimize=False, progress=False,
+        first_case_grace=0.0, imports=imports, minimize=False, progress=False, mix=mix,
     )  # fmt: skip
 
 
@@ -35,6 +36,18 @@ def test_batched_and_unbatched_campaigns_find_the_same_bugs(tmp_path):
     assert {t: c["less_accurate"] for t, c in alone.verdicts.items()} == {t: c["less_accurate"] for t, c in together.verdicts.items()}
     assert sum(c["less_accurate"] for c in alone.verdicts.values()) >= 2  # both planted bugs show up
     assert alone.stats.batched == 0 and together.stats.batched >= 16  # most cases came from a batch
+
+
+def test_cases_drawn_with_threads_compile_in_batches_and_find_what_they_find_alone(tmp_path):
+    """A campaign's block of cases shares its thread count (and options), so a batch compiles them together."""
+    threads = RunMix(threads=1.0, thread_count=2)
+    alone = run_campaign(_config(tmp_path / "alone", BUGS, 1, 16, AROUND_BUGS, (str(PLANTED_BUGS),), threads))
+    together = run_campaign(_config(tmp_path / "together", BUGS, 4, 16, AROUND_BUGS, (str(PLANTED_BUGS),), threads))
+
+    assert {t: dict(c) for t, c in together.verdicts.items()} == {t: dict(c) for t, c in alone.verdicts.items()}
+    assert sorted(p.name for p in together.findings) == sorted(p.name for p in alone.findings) and together.findings
+    assert all('"threads": 2' in p.read_text() for p in together.findings)
+    assert alone.stats.batched == 0 and together.stats.batched >= 16
 
 
 def test_a_batch_that_crashes_runs_each_of_its_cases_alone(tmp_path):

@@ -4,7 +4,7 @@ import random
 
 import pytest
 
-from numfuzz.corpus.make import available_entries, draw_compile
+from numfuzz.corpus.make import COMPILE_BLOCK, available_entries, block_seed, draw_compile
 from numfuzz.program.generator import GenConfig, generate
 from numfuzz.run_spec import RunMix, RunSpec
 from numfuzz.targets import TargetError, resolve
@@ -81,6 +81,17 @@ def test_a_campaign_draws_modes_by_their_shares_and_static_cases_stay_as_they_we
     assert all(second is None for r, second in runs if r.dynamic == "static") and all(r.marked for r, _ in runs if r.dynamic == "marked")
     names = {k for e in available_entries("inductor", "inductor") for k, _ in e.options}
     assert all(set(r.options) <= names for r, _ in runs)
+
+
+def test_a_campaign_block_shares_its_options_and_threads_and_the_shares_hold_across_blocks():
+    run, mix = RunSpec("inductor", "cpu", samples=8), RunMix(dynamic=0.3, config=0.4, threads=0.3, thread_count=2)
+    drawn = [draw_compile(s, run, *generate(s, GenConfig(max_nodes=4)), mix, block_seed(7, i))[0] for i, s in enumerate(range(400))]
+    keys = [(r.config, r.threads) for r in drawn]
+    blocks = [set(keys[i : i + COMPILE_BLOCK]) for i in range(0, 400, COMPILE_BLOCK)]
+    assert all(len(block) == 1 for block in blocks)  # every case of a block: one batch key
+    assert 0.2 < sum(bool(c) for c, _ in keys) / 400 < 0.6 and 0.1 < sum(t == 2 for _, t in keys) / 400 < 0.5
+    assert len({r.dynamic for r in drawn[: COMPILE_BLOCK * 4]}) > 1  # the size mode is still each case's own
+    assert block_seed(None, 3) is None and block_seed(7, 0) == block_seed(7, COMPILE_BLOCK - 1) != block_seed(7, COMPILE_BLOCK)
 
 
 def test_a_family_that_compiles_static_sizes_only_gets_static_cases():
