@@ -72,6 +72,11 @@ class Journal:
     def path(self) -> Path | None:
         return self.directory / "state.json" if self.directory else None
 
+    @property
+    def lines_path(self) -> Path | None:
+        """The compiler lines the campaign reached (`campaign.reach`), beside the state."""
+        return self.directory / "compiler_lines.json" if self.directory else None
+
     @staticmethod
     def open(corpus: Path | None, identity: dict[str, Any], targets: list[str]) -> Journal:
         """The campaign's journal under `corpus/campaign/`, locked, or a fresh in-memory one."""
@@ -106,6 +111,10 @@ class Journal:
             self.minimize_keys = set(data.get("minimize_keys", []))
             self.minimize_queue = list(data.get("minimize_queue", []))
             self.stats = CampaignStats.from_json(data["stats"])
+            if self.lines_path.is_file():
+                self.stats.reach.restore_lines(json.loads(self.lines_path.read_text()))
+            else:  # a journal from before the lines had their file kept them in the state: the next save moves them
+                self.stats.reach.lines_unsaved = bool(self.stats.reach.lines)
             self.guide_pool = list(data.get("guide", []))
             self.runs = int(data.get("runs", 0))
         except (OSError, ValueError, KeyError, TypeError) as exc:
@@ -124,9 +133,13 @@ class Journal:
             "partial": {str(k): sorted(v) for k, v in sorted(self.partial.items())},
             "minimize_keys": sorted(self.minimize_keys),
             "minimize_queue": self.minimize_queue,
-            "stats": self.stats.to_json(),
+            "stats": self.stats.to_json(with_lines=False),
             **({"guide": self.guide_pool} if self.guide_pool else {}),
         }
+        reach = self.stats.reach
+        if reach.lines_unsaved:  # tens of thousands of numbers: written when they change, not every checkpoint
+            write_atomic(self.lines_path, json.dumps(reach.lines_json(), separators=(",", ":")) + "\n")
+            reach.lines_unsaved = False
         write_atomic(self.path, json.dumps(body, indent=1) + "\n")
 
     def close(self) -> None:

@@ -24,6 +24,7 @@ class CompilerReach:
     by_op: Counter = field(default_factory=Counter)  # op -> lines first reached by a case using it
     trend: list[tuple[int, float, int, int]] = field(default_factory=list)  # (graphs, seconds, lines, shapes)
     last_new_graph: int = 0  # the graph count when a traced case last reached a new line or shape
+    lines_unsaved: bool = field(default=False, compare=False)  # lines reached since the journal last wrote them
 
     @property
     def line_count(self) -> int:
@@ -41,6 +42,7 @@ class CompilerReach:
             fresh = {int(n) for n in numbers} - known
             known |= fresh
             new += len(fresh)
+        self.lines_unsaved = self.lines_unsaved or new > 0
         new_shapes = {str(s) for s in reach.get("shapes") or ()} - self.shapes
         self.shapes |= new_shapes
         for op in set(ops) if new else ():
@@ -73,15 +75,24 @@ class CompilerReach:
     def postfix(self) -> str:
         return f", {self.line_count} compiler lines" if self.traced else ""
 
-    def to_json(self) -> dict[str, Any]:
+    def lines_json(self) -> dict[str, list[int]]:
+        return {name: sorted(numbers) for name, numbers in sorted(self.lines.items())}
+
+    def to_json(self, with_lines: bool = True) -> dict[str, Any]:
+        """Everything, or without the lines (the journal writes those to a file of their own, when they change)."""
         return {
-            "lines": {name: sorted(numbers) for name, numbers in sorted(self.lines.items())},
+            **({"lines": self.lines_json()} if with_lines else {}),
             "shapes": sorted(self.shapes),
             "traced": self.traced,
             "by_op": dict(sorted(self.by_op.items())),
             "trend": [list(point) for point in self.trend],
             "last_new_graph": self.last_new_graph,
         }
+
+    def restore_lines(self, data: Any) -> None:
+        """The lines as `lines_json` wrote them (a resumed campaign's)."""
+        if isinstance(data, dict):
+            self.lines = {str(k): {int(n) for n in v} for k, v in data.items()}
 
     @staticmethod
     def from_json(data: Any) -> CompilerReach:

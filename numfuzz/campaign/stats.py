@@ -130,7 +130,8 @@ class CampaignStats:
 
     # --- persistence ---------------------------------------------------------------------------
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self, with_lines: bool = True) -> dict[str, Any]:
+        """Everything, or without the compiler lines reached (`CompilerReach.to_json`)."""
         return {
             "verdicts": {t: dict(c) for t, c in self.verdicts.items()},
             "coverage": {t: dict(sorted(c.items())) for t, c in self.coverage.items()},
@@ -148,7 +149,7 @@ class CampaignStats:
             "cpu": {k: round(v, 3) for k, v in self.cpu.items()},
             "busy_s": round(self.busy_s, 3),
             "elapsed_s": round(self.elapsed_s + self.run_seconds, 3),
-            **({"reach": self.reach.to_json()} if self.reach.traced else {}),
+            **({"reach": self.reach.to_json(with_lines)} if self.reach.traced else {}),
         }
 
     @staticmethod

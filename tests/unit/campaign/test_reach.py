@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+
+from numfuzz.campaign.journal import Journal
 from numfuzz.campaign.reach import TREND_POINTS, CompilerReach
 from numfuzz.campaign.stats import CampaignStats
 from numfuzz.workers.compiler_reach import kernel_shapes, traced
@@ -65,3 +68,28 @@ extern "C" void kernel(const float* in_ptr0, float* out_ptr0)
 
 def test_kernel_shapes_name_each_kernels_features():
     assert kernel_shapes(CPP) == ["parallel vectorized reduction loops=1", "loops=1"]
+
+
+def test_the_journal_writes_the_lines_to_their_own_file_when_they_change_and_a_resume_reads_them(tmp_path):
+    identity = {"seed": 1, "shard": "0/1", "targets": ["eager"]}
+    journal = Journal.open(tmp_path, identity, ["eager"])
+    journal.stats.record_reach({"lines": {"torch/_inductor/a.py": [1, 2]}, "shapes": []}, ["exp"])
+    journal.save()
+    lines, state = journal.lines_path, journal.path
+    assert json.loads(lines.read_text()) == {"torch/_inductor/a.py": [1, 2]} and "lines" not in json.loads(state.read_text())["stats"]["reach"]
+    written = lines.stat().st_mtime_ns
+    journal.save()  # nothing new: the lines file is left as it is
+    assert lines.stat().st_mtime_ns == written
+    journal.close()
+    data = json.loads(state.read_text())  # a journal from before the file: its lines in the state
+    data["stats"]["reach"]["lines"] = {"torch/_refs/b.py": [7]}
+    state.write_text(json.dumps(data))
+    lines.unlink()
+    resumed = Journal.open(tmp_path, identity, ["eager"])
+    assert resumed.stats.reach.line_count == 1
+    resumed.save()
+    resumed.close()
+    assert json.loads(lines.read_text()) == {"torch/_refs/b.py": [7]}
+    again = Journal.open(tmp_path, identity, ["eager"])
+    assert again.stats.reach.lines == {"torch/_refs/b.py": {7}}
+    again.close()
