@@ -28,15 +28,21 @@ def judge_second_size(program: CompiledProgram, graph: Graph, samples: list[list
     view = program.at_size(graph)
     outcome = judge(view, samples)
     after = program.compiles()
-    recompiled = None if before is None or after is None else after > before
-    shapes, first_shapes = [list(s.shape) for s in graph.inputs], [list(s.shape) for s in program.graph.inputs]
+    outcome = noted_second_call(outcome, program.graph, graph, None if before is None or after is None else after > before)
+    changed = outcome.second_size.get("scalars")
+    if changed and outcome.verdict.is_finding and outcome.verdict.is_accuracy and reuses_first_scalars(program, view, graph, samples):
+        outcome.second_size["stale_scalars"] = [name for name, _, _ in changed]
+    return outcome
+
+
+def noted_second_call(outcome: Outcome, first: Graph, graph: Graph, recompiled: bool | None) -> Outcome:
+    """The second call's outcome with what was seen there: `at`, the shapes, the recompile, the scalars that changed."""
+    shapes, first_shapes = [list(s.shape) for s in graph.inputs], [list(s.shape) for s in first.inputs]
     outcome.at = SECOND_SIZE if shapes != first_shapes else SECOND_CALL
     outcome.second_size = {"verdict": outcome.verdict.value, "shapes": shapes, "first_shapes": first_shapes, "recompiled": recompiled}
-    changed = [[name, first, second] for (name, first), (_, second) in zip(parameters(program.graph), parameters(graph)) if _differ(first, second)]
+    changed = [[name, a, b] for (name, a), (_, b) in zip(parameters(first), parameters(graph)) if _differ(a, b)]
     if changed:  # the scalar arguments of the second call (name, first value, second value)
         outcome.second_size["scalars"] = changed
-        if outcome.verdict.is_finding and outcome.verdict.is_accuracy and reuses_first_scalars(program, view, graph, samples):
-            outcome.second_size["stale_scalars"] = [name for name, _, _ in changed]
     if recompiled:
         note = "the second call recompiled (a guard on the first call failed), so this is not the first compile's code"
         outcome.detail = f"{outcome.detail}; {note}" if outcome.detail else note

@@ -10,12 +10,16 @@ that kills its worker (segfault, hang) comes back to the campaign, which runs it
 The input search (`numfuzz.search`) of the cases the batch judged clean runs on the batch's
 compile, one run of the batch a round for all of them; a case where it finds a difference is
 judged alone, with the samples it found. The cases handed over together are split by `batch_key`:
-static cases that share their drawn options, threads and number of samples compile as one batch
-(a campaign draws options and threads per block of cases, `corpus.make.block_seed`, so they do).
+cases that share their size mode, drawn options, threads and numbers of samples compile as one
+batch (a campaign draws options and threads per block of cases, `corpus.make.block_seed`, so
+they do), each member's marked dims marked at its place in the batch. A batch whose cases are
+called a second time is called so once a sample, every member at its second size or with its
+second scalars, and the compile count says whether the batch recompiled, as alone.
 """
 
 from __future__ import annotations
 
+import copy
 import time
 
 import torch
@@ -23,25 +27,26 @@ import torch
 from numfuzz.corpus.case import Case
 from numfuzz.judge.compiled import CompiledProgram
 from numfuzz.judge.execute import Outcome, eager_and_reference, judge_runs
+from numfuzz.judge.second_size import noted_second_call, second_size_note
 from numfuzz.program.graph_edit import side_by_side
+from numfuzz.program.ir import Graph
 from numfuzz.runner.case_runner import intra_op_threads, search_rng, with_searched
 from numfuzz.search.phase import with_found
 from numfuzz.search.worst_inputs import Found, GraphSearch, search_budget, search_together
 from numfuzz.targets import Target
 from numfuzz.targets.compile_modes import configured
-from numfuzz.targets.protocol import TargetError
 
 Sample = list[torch.Tensor]
 
 
 def batch_key(case: Case) -> tuple | None:
-    """What the members of one batch share: one compile (static sizes, the drawn options, the threads) and the
-    number of samples (a batch runs one sample per member at a time); None: the case runs alone. So does a case
-    called a second time, at a second size or with other scalar values (a batch is called once a sample)."""
+    """What the members of one batch share: one compile (size mode, drawn options, threads), the number of samples
+    (a batch runs one sample per member at a time) and of second-call samples; None: the case runs alone (gradients)."""
     run = case.run
-    if run.dynamic != "static" or case.has_second_call:
+    if run.grad:
         return None
-    return (run.config, run.threads, len(case.samples))
+    second = 0 if not case.has_second_call else len(case.second.samples) if case.second is not None else len(case.samples)
+    return (run.dynamic, run.config, run.threads, len(case.samples), second)
 
 
 def _member(case: Case, target: Target, device: str) -> tuple[CompiledProgram, tuple[list, list]] | None:
@@ -63,6 +68,12 @@ class _Batch:
         for member in members:
             self.bounds.append((at, at + len(member.graph.outputs)))
             at += len(member.graph.outputs)
+
+    def at_size(self, graphs: list[Graph]) -> _Batch:
+        """The same compiled batch, called with each member's second-call graph (its second size, its second scalars)."""
+        view = copy.copy(self)
+        view.program = self.program.at_size(side_by_side(graphs))
+        return view
 
     def run(self, inputs: list[Sample]) -> list[tuple]:
         """One run on one sample per member; each member's outputs."""
@@ -88,7 +99,8 @@ def _search_clean(
 def evaluate_batch(cases: list[Case], target: Target, device: str, search: float = 0.0) -> tuple[list[Outcome | None], dict[int, Case]]:
     """Per case: its outcome when a batch judged it clean, None when it must run alone.
 
-    The cases that share a `batch_key` are one batch each, compiled under their options and threads.
+    The cases that share a `batch_key` are one batch each, compiled under their size mode, options and threads,
+    and called a second time when they are (each member at its second size or with its second scalars).
     With `search` on, each case's input search runs on its batch's compile; a case where it finds
     a difference comes back in the dict, with the samples it found, to be judged alone.
     """
@@ -102,21 +114,48 @@ def evaluate_batch(cases: list[Case], target: Target, device: str, search: float
     for members in groups.values():
         if len(members) < 2:
             continue
-        run = cases[members[0]].run
-        try:
-            configured_target = configured(target, run)
-        except TargetError:  # alone, each case reports it
-            continue
-        with intra_op_threads(run.threads):
-            judged, found = _evaluate_group([cases[k] for k in members], configured_target, device, search)
+        with intra_op_threads(cases[members[0]].run.threads):
+            judged, found = _evaluate_group([cases[k] for k in members], target, device, search)
         for m, k in enumerate(members):
             outcomes[k] = judged[m]
         alone.update({members[m]: case for m, case in found.items()})
     return outcomes, alone
 
 
+def _batch_target(target: Target, cases: list[Case], members: list[CompiledProgram]) -> Target:
+    """`target` compiling as the members' run specification asks, each member's marked dims at its inputs' place in the batch."""
+    marked, at = [], 0
+    for case, member in zip(cases, members):
+        marked += [(at + i, d) for i, d in case.run.marked]
+        at += len(member.graph.inputs)
+    return configured(target, cases[0].run.with_changes(marked=tuple(marked)))
+
+
+def _second_call(batch: _Batch, members: list[CompiledProgram], cases: list[Case]) -> dict[int, Outcome]:
+    """Every member's second call on the same compiled batch, judged as `judge_second_size` judges one alone;
+    member -> outcome, none for a member whose eager fails there (it runs alone)."""
+    graphs = [case.second_graph() for case in cases]
+    views = [member.at_size(graph) for member, graph in zip(members, graphs)]
+    samples = [[view.on_device(row) for row in case.second_tensors()] for view, case in zip(views, cases)]
+    baselines = [eager_and_reference(view, rows) for view, rows in zip(views, samples)]
+    called = batch.at_size(graphs)
+    before = batch.program.compiles()
+    results: list[list[tuple]] = [[] for _ in members]
+    for i in list(range(len(samples[0]))) + [0]:  # the first sample twice, as `judge` checks determinism
+        for m, got in enumerate(called.run([rows[i] for rows in samples])):
+            results[m].append(got)
+    after = batch.program.compiles()
+    recompiled = None if before is None or after is None else after > before
+    judged = {}
+    for m, baseline in enumerate(baselines):
+        if not isinstance(baseline, Outcome):
+            outcome = judge_runs(views[m], cases[m].second_tensors(), *baseline, results[m][:-1], results[m][-1])
+            judged[m] = noted_second_call(outcome, members[m].graph, graphs[m], recompiled)
+    return judged
+
+
 def _evaluate_group(cases: list[Case], target: Target, device: str, search: float) -> tuple[list[Outcome | None], dict[int, Case]]:
-    """`evaluate_batch` for cases of one batch key, `target` configured for it."""
+    """`evaluate_batch` for cases of one batch key."""
     judged = [_member(case, target, device) for case in cases]
     batched = [k for k, member in enumerate(judged) if member is not None]
     outcomes: list[Outcome | None] = [None] * len(cases)
@@ -130,7 +169,7 @@ def _evaluate_group(cases: list[Case], target: Target, device: str, search: floa
     results: list[list[tuple]] = [[] for _ in members]
     started = time.perf_counter()
     try:
-        batch = _Batch(members, target, device)
+        batch = _Batch(members, _batch_target(target, member_cases, members), device)
         for i in list(range(len(samples[0]))) + [0]:  # the first sample twice, as `judge` checks determinism
             for m, got in enumerate(batch.run([own[i] for own in samples])):
                 results[m].append(got)
@@ -150,12 +189,22 @@ def _evaluate_group(cases: list[Case], target: Target, device: str, search: floa
             found = _search_clean(batch, members, member_cases, samples, sorted(clean), search)
         except Exception:  # numfuzz's own failure while searching: the batch's verdicts stand
             found = {}
-    for m, outcome in clean.items():
-        k = batched[m]
+    for m, outcome in list(clean.items()):
         if m in found:  # judged again with what the search found, by the usual rule
             again = with_found(members[m], outcome, found[m])
             if not again.verdict.is_clean:
-                alone[k] = with_searched(member_cases[m], again)
-                continue
-        outcomes[k] = outcome
+                alone[batched[m]] = with_searched(member_cases[m], again)
+                del clean[m]
+    if clean and member_cases[0].has_second_call:
+        try:
+            second = _second_call(batch, members, member_cases)
+        except Exception:  # a failure at the second call: each case alone shows whose it is
+            return outcomes, alone
+        for m in list(clean):
+            if m not in second or not second[m].verdict.is_clean:
+                del clean[m]  # alone, the second call is judged and analysed as usual
+            else:  # as `analyse_case` leaves a clean second call: the first size's outcome, with a note
+                clean[m].second_size = second_size_note(second[m])
+    for m, outcome in clean.items():
+        outcomes[batched[m]] = outcome
     return outcomes, alone

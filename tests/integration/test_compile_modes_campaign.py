@@ -96,3 +96,16 @@ def test_a_marked_dim_the_program_specialises_is_numfuzz_s_own_error_not_a_crash
     assert outcome.verdict is Verdict.INVALID and outcome.detail.startswith(OWN_MARK), outcome.detail
     plain = run_case(Case.from_tensors(graph, [[torch.randn(2, 3)]], RunSpec("inductor", "cpu")), resolve("inductor"))
     assert plain.verdict is Verdict.EQUAL  # the program itself compiles
+
+
+def test_cases_with_symbolic_sizes_compile_in_batches_and_a_second_size_bug_is_found_as_alone(cli, tmp_path):
+    """A batch of cases of one size mode compiles once, marks each member's dims at its place and calls every member at its
+    second size on the same compile; what is not clean there runs alone, so the findings are those of a campaign without batches."""
+    shares = ("--dynamic-share", "0.5", "--marked-share", "0.5", "--automatic-share", "0", "--config-share", "0")
+    alone, _ = _campaign(cli, tmp_path / "alone", "resize_bug", 16, *shares, "--batch", "1", "--no-minimize")
+    together, _ = _campaign(cli, tmp_path / "together", "resize_bug", 16, *shares, "--batch", "4", "--no-minimize")
+    assert together and sorted(c.content_hash() for c in together) == sorted(c.content_hash() for c in alone)
+    assert all(f.result.get("at") == "second_size" for f in together)
+    (folder,) = (tmp_path / "together" / "campaign").iterdir()
+    rows = {k.strip(): v.strip() for k, v in (line.split(" : ", 1) for line in (folder / "fuzzer_stats").read_text().splitlines())}
+    assert int(rows["cases_batched"]) >= 4  # clean at both sizes in a batch

@@ -60,3 +60,24 @@ def test_inductor_takes_passed_scalars_and_the_default_dynamic_mode_and_records_
         assert not outcome.verdict.is_finding, outcome.detail
         note = outcome.second_size
         assert note["scalars"] == [["max_0", 0.7, 0.3]] and note["recompiled"] in (True, False)
+
+
+def _batched(corpus) -> int:
+    (folder,) = (corpus / "campaign").iterdir()
+    rows = dict(line.split(" : ", 1) for line in (folder / "fuzzer_stats").read_text().splitlines())
+    return int(next(v for k, v in rows.items() if k.strip() == "cases_batched"))
+
+
+def test_cases_with_passed_scalars_compile_in_batches_and_the_stale_scalar_is_found_as_alone(cli, tmp_path):
+    """Every case is called a second time with other scalars (each op takes a passed scalar); a batch calls its members so:
+    on eager every second call is clean and judged in its batch; the stale scalar's are not, and each is found alone."""
+    ops = ("--ops", "clamp_scalar,mul_scalar", "--max-nodes", "3", "--samples", "16", "--workers", "1", "--scalar-args-share", "1", "--no-minimize")
+    found = {}
+    for batch in ("1", "4"):
+        result = cli("fuzz", "--import", PLANTED, "--target", "stale_scalar", "--graphs", 16, *ops, "--batch", batch, "--corpus", tmp_path / batch)
+        assert result.exit_code == 0, result.output
+        found[batch] = sorted(load_case(p).content_hash() for p in iter_cases(tmp_path / batch / "findings"))
+    assert found["4"] and found["4"] == found["1"]
+    result = cli("fuzz", "--target", "eager", "--graphs", 16, *ops, "--batch", "4", "--corpus", tmp_path / "eager")
+    assert result.exit_code == 0, result.output
+    assert _batched(tmp_path / "eager") == 16
