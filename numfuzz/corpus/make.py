@@ -32,13 +32,13 @@ MIRROR_EVERY = 4  # with seams on, every fourth sample repeats values across a s
 # which the samples sweep (scripts/bench) found every planted bug that 64 found.
 SECOND_SIZE_SAMPLES = 16
 MARKED_CLASSES = (1, 1, 2)  # size classes a marked case marks: one, sometimes two
-# A campaign's cases come in blocks of this many consecutive indices that share their drawn compiler
-# options and thread count, so that a batch (Inductor's 8, `runner.batch`) compiles its static ones together.
+# A campaign's cases come in blocks of this many consecutive indices that share their drawn size mode,
+# compiler options and thread count, so that a batch (Inductor's 8, `runner.batch`) compiles them together.
 COMPILE_BLOCK = 8
 
 
 def block_seed(campaign_seed: int | None, index: int) -> int | None:
-    """The seed of the compile draws (options, threads) that case `index` shares with its block (COMPILE_BLOCK); None outside a campaign."""
+    """The seed of the compile draws (size mode, options, threads) that case `index` shares with its block (COMPILE_BLOCK); None outside a campaign."""
     if campaign_seed is None:
         return None
     digest = hashlib.sha256(f"numfuzz-compile:{campaign_seed}:{index // COMPILE_BLOCK}".encode()).digest()
@@ -52,7 +52,7 @@ def make_case(
 
     With a `mix`, the case's size mode and compiler options are drawn too (`draw_compile`); its
     graph and samples are the same as without, so a static case keeps the name it had. `shared`
-    seeds the options and thread count (a campaign's `block_seed`; None: the case's own seed). A `lineage`
+    seeds the size mode, options and thread count (a campaign's `block_seed`; None: the case's own seed). A `lineage`
     (a guided campaign's child: one seed per mutation, `program.mutate`) mutates the seed's graph in
     turn; its samples, size mode and options are drawn from the last seed, and its provenance records the chain."""
     graph, recipes = generate(seed, programs, widths=run.device_kind)
@@ -82,13 +82,14 @@ def draw_compile(seed: int, run: RunSpec, graph: Graph, recipes: list[Recipe], m
 
     A mode the target's family does not compile, or a marked case with no dim that can vary, is
     static; options come from the family's section of the configuration space, as far as this
-    torch has them. The options and the thread count are drawn from `shared` (default `seed`), the
-    same for every case of a campaign's block, and drawn alike whatever the graph. With gradients
-    no second size is drawn (the check judges outputs only)."""
+    torch has them. The mode, the options and the thread count are drawn from `shared` (default
+    `seed`), the same for every case of a campaign's block, and drawn alike whatever the graph (a
+    case whose graph cannot take the mode is static); the second size is each case's own. With
+    gradients no second size is drawn (the check judges outputs only)."""
     rng = random.Random(seed ^ 0xD1_5A3E)
     key_rng = random.Random((seed if shared is None else shared) ^ 0xB10C)
     family = family_of(run.target)
-    pick = rng.random()
+    pick = key_rng.random()
     mode = "dynamic" if pick < mix.dynamic else "marked" if pick < mix.dynamic + mix.marked else "static"
     if mode == "static" and pick >= 1.0 - mix.automatic:  # from the top, so that the other shares draw as they did
         mode = "automatic"
