@@ -11,10 +11,11 @@ The input search (`numfuzz.search`) of the cases the batch judged clean runs on 
 compile, one run of the batch a round for all of them; a case where it finds a difference is
 judged alone, with the samples it found. The cases handed over together are split by `batch_key`:
 cases that share their size mode, drawn options, threads and numbers of samples compile as one
-batch (a campaign draws options and threads per block of cases, `corpus.make.block_seed`, so
-they do), each member's marked dims marked at its place in the batch. A batch whose cases are
-called a second time is called so once a sample, every member at its second size or with its
-second scalars, and the compile count says whether the batch recompiled, as alone.
+batch (a campaign draws them per block of cases, `corpus.make.block_seed`, so they do). A batch
+whose cases are called a second time (torch.compile's default `automatic` mode at a second size,
+or second scalars) is called so once a sample, every member at its second size or with its second
+scalars, and the compile count says whether the batch recompiled, as alone. Symbolic sizes
+(dynamic, marked) run alone (`batch_key`).
 """
 
 from __future__ import annotations
@@ -41,9 +42,13 @@ Sample = list[torch.Tensor]
 
 def batch_key(case: Case) -> tuple | None:
     """What the members of one batch share: one compile (size mode, drawn options, threads), the number of samples
-    (a batch runs one sample per member at a time) and of second-call samples; None: the case runs alone (gradients)."""
+    (a batch runs one sample per member at a time) and of second-call samples; None: the case runs alone.
+
+    Gradients run alone, and so do symbolic sizes (dynamic, marked): Dynamo gives equal sizes one symbol
+    across members too, so one member's second size fails a guard another set, and the batch recompiles
+    where alone it would not (measured: no batch of them stayed one compile in a planted campaign)."""
     run = case.run
-    if run.grad:
+    if run.grad or run.dynamic in ("dynamic", "marked"):
         return None
     second = 0 if not case.has_second_call else len(case.second.samples) if case.second is not None else len(case.samples)
     return (run.dynamic, run.config, run.threads, len(case.samples), second)
@@ -122,15 +127,6 @@ def evaluate_batch(cases: list[Case], target: Target, device: str, search: float
     return outcomes, alone
 
 
-def _batch_target(target: Target, cases: list[Case], members: list[CompiledProgram]) -> Target:
-    """`target` compiling as the members' run specification asks, each member's marked dims at its inputs' place in the batch."""
-    marked, at = [], 0
-    for case, member in zip(cases, members):
-        marked += [(at + i, d) for i, d in case.run.marked]
-        at += len(member.graph.inputs)
-    return configured(target, cases[0].run.with_changes(marked=tuple(marked)))
-
-
 def _second_call(batch: _Batch, members: list[CompiledProgram], cases: list[Case]) -> dict[int, Outcome]:
     """Every member's second call on the same compiled batch, judged as `judge_second_size` judges one alone;
     member -> outcome, none for a member whose eager fails there (it runs alone)."""
@@ -169,7 +165,7 @@ def _evaluate_group(cases: list[Case], target: Target, device: str, search: floa
     results: list[list[tuple]] = [[] for _ in members]
     started = time.perf_counter()
     try:
-        batch = _Batch(members, _batch_target(target, member_cases, members), device)
+        batch = _Batch(members, configured(target, member_cases[0].run), device)
         for i in list(range(len(samples[0]))) + [0]:  # the first sample twice, as `judge` checks determinism
             for m, got in enumerate(batch.run([own[i] for own in samples])):
                 results[m].append(got)

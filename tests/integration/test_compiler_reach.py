@@ -39,7 +39,7 @@ def test_untraced_campaigns_record_none(cli, tmp_path):
 def test_a_guided_campaign_draws_children_and_resumes_with_its_pool(cli, tmp_path, monkeypatch):
     monkeypatch.setenv("TORCHINDUCTOR_CACHE_DIR", str(tmp_path / "inductor"))
     corpus = tmp_path / "corpus"
-    args = ("fuzz", "--target", "inductor", "--seed", "6", "--workers", "1", "--no-minimize", "--guided-share", "0.5", "--corpus", corpus)
+    args = ("fuzz", "--target", "inductor", "--seed", "6", "--workers", "1", "--no-minimize", "--guided-share", "0.5", "--trace-share", "1", "--corpus", corpus)
     assert cli(*args, "--graphs", "6").exit_code == 0
     (folder,) = (corpus / "campaign").iterdir()
     first = json.loads((folder / "state.json").read_text())["guide"]
