@@ -54,7 +54,8 @@ DEFAULT_BLOCKS_SHARE = 0.1
 # Cases whose compiler lines are traced: tracing every case cost 19% of Inductor's graphs/min on torch 2.15.0
 # (27.7 against 22.5, side by side); a quarter costs about 5% and still draws the curve (docs/coverage.md).
 DEFAULT_TRACE_SHARE = 0.25
-# Coverage guidance is off until a side-by-side run shows it reaches more code and finds no fewer groups (docs/coverage.md).
+# Coverage guidance is off: side by side on two seeds (30 min, torch 2.15.0) it did not both reach more code and find
+# no fewer groups, and cost 14-16% of graphs/min (docs/benchmarks.md).
 DEFAULT_GUIDED_SHARE = 0.0
 DEFAULT_MINIMIZE_TIMEOUT_S = 900.0  # the minimiser's compile budget, at a few seconds a compile
 # After a --graphs campaign's last case, minimisation goes on for at most this long; what is left
