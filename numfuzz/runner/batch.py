@@ -5,8 +5,9 @@ fixed cost per compile is shared. The batch is the graphs side by side as one gr
 own inputs, every output in one tuple), compiled once. Each case is then judged by the usual rule
 (`judge_runs`) on what the batch computed for it, so the oracle is exactly the one a case alone
 gets. Only a clean verdict (equal or more_accurate) is taken from a batch: any other verdict,
-and every case of a batch that fails to compile or run, is run again alone, so that a finding reproduces on its own and no verdict depends on batching. A batch
-that kills its worker (segfault, hang) comes back to the campaign, which runs its cases alone.
+and every case of a batch that fails to compile or run, is run again alone, so that a finding
+reproduces on its own and no verdict depends on batching. A batch that kills its worker
+(segfault, hang) comes back to the campaign, which runs its cases alone.
 The input search (`numfuzz.search`) of the cases the batch judged clean runs on the batch's
 compile, one run of the batch a round for all of them; a case where it finds a difference is
 judged alone, with the samples it found. The cases handed over together are split by `batch_key`:
