@@ -47,7 +47,8 @@ def batch_key(case: Case) -> tuple | None:
 
     Gradients run alone, and so do symbolic sizes (dynamic, marked): Dynamo gives equal sizes one symbol
     across members too, so one member's second size fails a guard another set, and the batch recompiles
-    where alone it would not (measured: no batch of them stayed one compile in a planted campaign)."""
+    where alone it would not: a planted second-size bug went unseen in batches, and once batches that recompiled
+    ran alone, no case of a 16-graph campaign was left judged in one."""
     run = case.run
     if run.grad or run.dynamic in ("dynamic", "marked"):
         return None
