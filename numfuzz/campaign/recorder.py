@@ -104,15 +104,13 @@ class ResultRecorder:
 
     def record_lost(self, lost: Lost) -> Finding | None:
         """A worker died or was killed holding this case: it becomes a finding of that symptom."""
-        from numfuzz.corpus.make import block_seed, make_case
+        from numfuzz.corpus.make import campaign_case
         from numfuzz.judge.execute import Outcome
 
         task = lost.task
         # The seed makes the same case again: the parent rebuilds what the worker was running.
         try:
-            case = make_case(
-                task.seed, self.config.run_for(task.target), self.config.gen, self.config.mix, task.lineage, block_seed(self.config.seed, task.index)
-            )
+            case = campaign_case(task.seed, task.index, self.config.run_for(task.target), self.config.gen, self.config.mix, self.config.seed, task.lineage)
         except Exception as exc:  # the generator's bug; the worker would have reported it had it lived
             logger.error("case {} ({}) was lost ({}) and cannot be rebuilt: {}", task.index, task.target, lost.verdict.value, exc)
             self._finish(task, None, [], 0, None)

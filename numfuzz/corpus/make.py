@@ -77,6 +77,11 @@ def make_case(
     return Case.from_tensors(graph, tensors, run, grads, recipes=recipes, provenance=provenance, second=second)
 
 
+def campaign_case(seed: int, index: int, run: RunSpec, programs: GenConfig | None, mix: RunMix | None, campaign_seed: int | None, lineage: tuple[int, ...] = ()) -> Case:
+    """Case `index` of the campaign seeded `campaign_seed`: `make_case`, its compile draws shared with its block (`block_seed`)."""
+    return make_case(seed, run, programs, mix, lineage, block_seed(campaign_seed, index))
+
+
 def draw_compile(seed: int, run: RunSpec, graph: Graph, recipes: list[Recipe], mix: RunMix, shared: int | None = None) -> tuple[RunSpec, SecondSize | None]:
     """The case's size mode (static, dynamic, marked dims), compiler options and threads, by `mix`'s shares, with its second size.
 

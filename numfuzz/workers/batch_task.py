@@ -8,7 +8,7 @@ import time
 from typing import Any
 
 from numfuzz.corpus.case import Case
-from numfuzz.corpus.make import block_seed, make_case
+from numfuzz.corpus.make import campaign_case
 from numfuzz.judge.execute import Outcome
 from numfuzz.runner.batch import evaluate_batch
 from numfuzz.workers.messages import BatchReply, BatchRequest, CaseRequest, CaseResult, ErrorReply
@@ -27,7 +27,7 @@ def run_batch(worker: Any, msg: BatchRequest) -> BatchReply:
     cases: list[Case | None] = []
     for item in items:
         try:
-            cases.append(make_case(item.seed, run, worker.settings.programs, worker.settings.mix, shared=block_seed(worker.settings.campaign_seed, item.index)))
+            cases.append(campaign_case(item.seed, item.index, run, worker.settings.programs, worker.settings.mix, worker.settings.campaign_seed))
         except Exception:  # run alone, it reports numfuzz's own error as usual
             cases.append(None)
     generated = cpu_seconds()

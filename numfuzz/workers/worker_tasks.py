@@ -110,7 +110,7 @@ class WorkerTasks:
 
     def run_case(self, msg: CaseRequest, made: Case | None = None) -> CaseResult | ErrorReply:
         """A generated case, judged alone; `made`: the case already made (with what a batch's search added)."""
-        from numfuzz.corpus.make import block_seed, make_case
+        from numfuzz.corpus.make import campaign_case
         from numfuzz.judge.execute import Outcome
         from numfuzz.judge.verdicts import Verdict
         from numfuzz.runner.case_runner import search_case
@@ -121,8 +121,10 @@ class WorkerTasks:
         generated = start_cpu
         try:
             with self.reaching(msg.seed, always=bool(msg.lineage)) as reach:
-                shared = block_seed(self.settings.campaign_seed, msg.index)
-                case = made or make_case(msg.seed, self.settings.run_for(msg.target), self.settings.programs, self.settings.mix, msg.lineage, shared)
+                settings = self.settings
+                case = made or campaign_case(
+                    msg.seed, msg.index, settings.run_for(msg.target), settings.programs, settings.mix, settings.campaign_seed, msg.lineage
+                )
                 generated = cpu_seconds()
                 case, outcome = search_case(case, timed)
         except Exception:  # numfuzz's own bug, not the target's: the campaign keeps the case
