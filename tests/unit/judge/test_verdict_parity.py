@@ -56,7 +56,7 @@ CASES = {
     "nonfinite_rest": (lambda: Case.from_tensors(POLE, [[POLE_X]], "cos_up"), "cos_up", ("cos", "log", "digamma"), False),
     "reordered_reduction": (lambda: Case.from_tensors(PROD, [[_terms(0.0)]], "planted_prod:backwards"), "planted_prod:backwards", ("prod",), False),
     "position_within_bound": (lambda: Case.from_tensors(FMOD_COS, [[FMOD_X]], "tail_cos:1"), "tail_cos:1", ("cos", "fmod"), False),
-    "gradient_within_bound": (lambda: _tanh_case(grad=True, low=1.0, high=3.0), NeighbourTanhBackward(), ("tanh",), True),
+    "gradient_within_bound": (lambda: _tanh_case(grad=True, low=1.0, high=3.0, n=256), NeighbourTanhBackward(), ("tanh",), True),
     "gradient finding": (lambda: _tanh_case(grad=True), SloppyTanhBackward(), ("tanh",), True),
     "amplified": (_amplified, "rounded", ("log_softmax", "abs", "log"), False),
 }
