@@ -15,6 +15,7 @@ from typing import Any, Iterable, Sequence
 from numfuzz.corpus.known import KnownIssue, match_known
 from numfuzz.judge.facts import Analysis
 from numfuzz.judge.signature import ONE_ROOT_CAUSE, Mechanism, Signature, mechanism_of
+from numfuzz.judge.verdicts import Verdict
 from numfuzz.program.ir import Graph
 
 
@@ -59,5 +60,7 @@ class GroupKey:
             return f"{signature.where} | {'+'.join(signature.ops) or '?'} | {dtypes} | {signature.cause}"
         if signature.fingerprint:  # a crash: named by the ops its minimised members keep, and its message
             message = signature.fingerprint if len(signature.fingerprint) <= TITLE_MESSAGE else signature.fingerprint[: TITLE_MESSAGE - 3] + "..."
+            if signature.symptom == Verdict.MISMATCH.value:  # its message names each op and what differs
+                return f"{signature.where} | {signature.symptom} | {message}"
             return f"{signature.where} | {signature.symptom} | {ops} | {message}"
         return signature.text()

@@ -18,7 +18,7 @@ from numfuzz.judge.oracle import OutputErrors, combine, compare_output
 from numfuzz.judge.position import position_dependence
 from numfuzz.judge.verdicts import Verdict
 from numfuzz.program.ir import Graph, GraphError
-from numfuzz.program.values import torch_dtype
+from numfuzz.program.values import dtype_name, torch_dtype
 from numfuzz.targets import Target
 
 # Where a verdict was seen, when not at the first call: at a second size (and maybe other scalars),
@@ -228,9 +228,7 @@ def judge_runs(program: CompiledProgram, samples: list, eager_runs: list[tuple],
     """The verdict on one set of runs: shapes and dtypes, determinism, the oracle, then the position check."""
     for eager, got in zip(eager_runs, target_runs):
         if len(got) != len(eager) or any(not isinstance(g, torch.Tensor) or g.dtype != e.dtype or g.shape != e.shape for g, e in zip(got, eager)):
-            described = [f"{g.dtype}{tuple(g.shape)}" if isinstance(g, torch.Tensor) else type(g).__name__ for g in got]
-            expected = [f"{e.dtype}{tuple(e.shape)}" for e in eager]
-            return Outcome(Verdict.MISMATCH, f"target gave {described}, eager {expected}")
+            return Outcome(Verdict.MISMATCH, mismatch_text(program.graph, eager, got))
     if not _same_bits(target_runs[0], again):
         return Outcome(Verdict.NONDETERMINISTIC, "two runs on the first sample differ")
     runs = Runs(eager_runs, ref_runs, target_runs)
@@ -243,6 +241,40 @@ def judge_runs(program: CompiledProgram, samples: list, eager_runs: list[tuple],
         if moved is not None:
             verdict, detail = Verdict.POSITION_DEPENDENT, moved
     return Outcome(verdict, detail, outputs, runs=runs)
+
+
+def mismatch_text(graph: Graph, eager: tuple, got: tuple) -> str:
+    """What the target returned unlike eager, per value and named by the op that made it: `nll_loss: bf16 where eager gives fp32`.
+
+    The words stay the same from one program to the next (a crash's fingerprint keeps them), so one
+    policy difference is one group whatever the sizes."""
+    if len(got) != len(eager):
+        return f"{len(got)} values where eager gives {len(eager)}"
+    parts = []
+    for k, (g, e) in enumerate(zip(got, eager)):
+        who = _value_name(graph, k)
+        if not isinstance(g, torch.Tensor):
+            parts.append(f"{who}: {type(g).__name__} where eager gives a tensor")
+        elif g.dtype != e.dtype:
+            parts.append(f"{who}: {_short(g.dtype)} where eager gives {_short(e.dtype)}")
+        elif g.shape != e.shape:
+            parts.append(f"{who}: shape {tuple(g.shape)} where eager gives {tuple(e.shape)}")
+    return "; ".join(parts)
+
+
+def _short(dtype: torch.dtype) -> str:
+    try:
+        return dtype_name(dtype)
+    except ValueError:  # a dtype numfuzz never draws (float64, bool): torch's own name
+        return str(dtype).removeprefix("torch.")
+
+
+def _value_name(graph: Graph, k: int) -> str:
+    """Judged value k: an output named by the op that makes it, or, after the outputs, an input's gradient."""
+    if k >= len(graph.outputs):
+        return f"the gradient of x{k - len(graph.outputs)}"
+    value = graph.outputs[k]
+    return graph.nodes[value - len(graph.inputs)].op if value >= len(graph.inputs) else f"input x{value}"
 
 
 def judge_outputs(runs: Runs, out_dtypes: list[str]) -> list[OutputErrors]:

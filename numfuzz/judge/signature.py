@@ -7,8 +7,9 @@
 * dtype   -- the dtype of that op's value ("" when not located).
 * cause   -- for accuracy findings, the cause class whose test held (`numfuzz.judge.causes`).
 * mode    -- how the case compiled, where not static with the default options: `dynamic`,
-             `marked` and the drawn compiler options (`RunSpec.compile_label`); a finding that
-             needs them is filed apart from one that does not (the minimiser drops what is not needed).
+             `marked` and the drawn compiler options (`RunSpec.compile_label`); an accuracy finding
+             that needs them is filed apart from one that does not (the minimiser drops what is not
+             needed); a crash is one group per message whatever mode it was drawn in.
 * at      -- `second_size` when the difference shows only at the second size of a dynamic
              compile (`numfuzz.judge.second_size`): the program compiled at one size, run at another.
 * fingerprint -- for a crash, its normalised message (`numfuzz.judge.crash`): crashes are grouped
@@ -88,8 +89,8 @@ class Signature:
             return (self.target, self.cause) + extra
         if self.cause:
             return (self.target, self.cause, self.ops) + extra
-        if self.fingerprint:  # a crash: one cause per message, whatever ops minimising leaves
-            return (self.target, self.symptom, self.fingerprint) + extra
+        if self.fingerprint:  # a crash: one cause per message, whatever ops minimising leaves and whatever mode it was drawn in
+            return (self.target, self.symptom, self.fingerprint) + ((self.at,) if self.at else ())
         return (self.target, self.symptom, self.ops, self.dtype) + extra
 
     def to_json(self) -> dict:
@@ -123,7 +124,7 @@ def signature_of(target: str, outcome: Outcome, run: RunSpec | None = None, grap
 
 
 def symptom_of(outcome: Outcome) -> str:
-    if outcome.verdict.is_accuracy or not outcome.verdict.is_finding:
+    if outcome.verdict not in (Verdict.CRASH_COMPILE, Verdict.CRASH_RUN):  # only a crash has an exception to name
         return outcome.verdict.value
     detail = outcome.detail.removeprefix("prepare raised ")
     found = _LEADING_NAME.match(detail) or _EXCEPTION.search(detail)
