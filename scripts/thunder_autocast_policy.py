@@ -39,7 +39,9 @@ def one_op_program(op: str) -> Graph | None:
 
 def inputs_for(graph, seed: int = 0) -> list[torch.Tensor]:
     g = torch.Generator().manual_seed(seed)  # positive values (logs, losses' targets); index 0 is valid for every index op
-    return [torch.zeros(s.shape, dtype=torch.int64) if s.dtype == "i64" else (torch.rand(s.shape, generator=g) + 0.5).to(torch_dtype(s.dtype)) for s in graph.inputs]
+    return [
+        torch.zeros(s.shape, dtype=torch.int64) if s.dtype == "i64" else (torch.rand(s.shape, generator=g) + 0.5).to(torch_dtype(s.dtype)) for s in graph.inputs
+    ]
 
 
 def max_relative_error(values: tuple, reference: tuple) -> float:
@@ -71,7 +73,9 @@ def main(executor: str) -> None:
         e_err, t_err = max_relative_error(eager, reference), max_relative_error(got, reference)
         same = all(g.dtype == e.dtype for g, e in zip(got, eager))
         verdict = "same dtype" if same else ("less accurate" if t_err > 4 * e_err else "not less accurate")
-        print(f"{op:<22}{'low' if op in LOWER else 'fp32':<8}{dtype_name(eager[0].dtype):<7}{dtype_name(got[0].dtype):<9}{e_err:>17.3g}{t_err:>20.3g}  {verdict}")
+        print(
+            f"{op:<22}{'low' if op in LOWER else 'fp32':<8}{dtype_name(eager[0].dtype):<7}{dtype_name(got[0].dtype):<9}{e_err:>17.3g}{t_err:>20.3g}  {verdict}"
+        )
 
 
 if __name__ == "__main__":
