@@ -26,7 +26,10 @@ from numfuzz.program.dtypes import check_dtype
 
 BUILTIN = "error_bounds.toml"
 BACKENDS = ("cpu", "cpu_scalar", "cuda")
-GROWS = ("", "log2n")
+GROWS = ("", "log2n", "chunked")
+# Inductor's CPU sum (cpp.py's CascadeSumHelper, PR #156296): sequential within chunks of this many
+# additions (per vector lane, or per output along a non-innermost dim), the chunks merged pairwise
+CHUNK = 4096
 ENV = "NUMFUZZ_BOUNDS"  # os.pathsep-separated user files: how --bounds reaches a campaign's workers
 BACKWARD_SUFFIX = ".backward"  # `tanh.backward` in a bounds file: the bound of tanh's backward
 _ENTRY_KEYS = ("ops", "ulp", "source", "backends", "grows", "uncertain")
@@ -48,8 +51,14 @@ class Bound:
     documented: bool = True  # False: the table's default
 
     def scaled(self, n: int) -> float:
-        """The bound for a reduction over n elements (`grows = "log2n"`), else the bound itself."""
-        return self.ulp * max(1, math.ceil(math.log2(max(n, 1)))) if self.grows == "log2n" else self.ulp
+        """The bound for a reduction over n elements: one rounding per level (`grows = "log2n"`, pairwise), or
+        per addition within a chunk and per level across chunks (`"chunked"`), else the bound itself."""
+        n = max(n, 1)
+        if self.grows == "log2n":
+            return self.ulp * max(1, math.ceil(math.log2(n)))
+        if self.grows == "chunked":
+            return self.ulp * (min(n, CHUNK) + math.ceil(math.log2(math.ceil(n / CHUNK))))
+        return self.ulp
 
 
 @dataclass(frozen=True)
@@ -148,7 +157,7 @@ def _entries(data: Any, where: str) -> list[tuple[tuple[str, str | None], Bound]
         raise BoundsError(f"{where}: 'backends' must be a list of {', '.join(BACKENDS)}")
     grows = data.get("grows", "")
     if grows not in GROWS:
-        raise BoundsError(f"{where}: 'grows' must be \"log2n\" or absent, got {grows!r}")
+        raise BoundsError(f"{where}: 'grows' must be \"log2n\", \"chunked\" or absent, got {grows!r}")
     uncertain = data.get("uncertain", False)
     if not isinstance(uncertain, bool):
         raise BoundsError(f"{where}: 'uncertain' must be true or false")

@@ -27,7 +27,18 @@ def test_narrow_dtypes_are_computed_in_fp32_and_rounded_once():
 
 def test_reduction_bounds_grow_with_the_length():
     bounds = load_bounds([])
-    assert bounds.allowance("sum", "fp32", "cpu", 1000).output_ulp == 10 * bounds.allowance("sum", "fp32", "cpu", 2).output_ulp
+    assert bounds.allowance("var", "fp32", "cpu", 1000).output_ulp == 10 * bounds.allowance("var", "fp32", "cpu", 2).output_ulp
+    assert bounds.allowance("sum", "fp32", "cuda", 1000).output_ulp == 10 * bounds.allowance("sum", "fp32", "cuda", 2).output_ulp
+
+
+def test_a_cpu_sum_is_bounded_as_inductor_accumulates_it():
+    """Sequential within chunks of 4096, the chunks merged pairwise: a mean of 16384 elements that needs 28.4 ULP
+    of input move (a campaign's group on torch 2.15.0, against a pairwise bound of 14) is rounding."""
+    bounds = load_bounds([])
+    assert bounds.lookup("sum", "cpu").grows == bounds.lookup("mean", "cpu_scalar").grows == "chunked"
+    assert [bounds.allowance("mean", "fp32", "cpu", n).input_ulp for n in (1, 100, 4096, 4097, 16384)] == [1, 100, 4096, 4097, 4098]
+    assert bounds.allowance("mean", "fp32", "cpu", 16384).input_ulp > 28.4 > bounds.allowance("var", "fp32", "cpu", 16384).input_ulp
+    assert bounds.allowance("sum", "bf16", "cpu", 4096).input_ulp == pytest.approx(4096 * 2.0**-16)  # an fp32 accumulator, rounded once
 
 
 def test_a_user_file_replaces_entries_for_its_ops_and_backends(tmp_path):
