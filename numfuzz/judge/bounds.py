@@ -32,7 +32,10 @@ GROWS = ("", "log2n", "chunked")
 CHUNK = 4096
 ENV = "NUMFUZZ_BOUNDS"  # os.pathsep-separated user files: how --bounds reaches a campaign's workers
 BACKWARD_SUFFIX = ".backward"  # `tanh.backward` in a bounds file: the bound of tanh's backward
-_ENTRY_KEYS = ("ops", "ulp", "source", "backends", "grows", "uncertain")
+_ENTRY_KEYS = ("ops", "ulp", "source", "backends", "grows", "uncertain", "unit")
+# What a bound's ULPs are of: the output (the default), or the op's one input, for a formula `x - g(x)` whose
+# error is g's (tanhshrink: tanh's error at tanh(x), which is at most |x|): near 0 it is no count of output ULPs
+UNITS = ("output", "input")
 FP32_MANTISSA = 23
 
 
@@ -49,6 +52,7 @@ class Bound:
     grows: str = ""
     uncertain: bool = False
     documented: bool = True  # False: the table's default
+    unit: str = "output"  # what its ULPs are of (UNITS)
 
     def scaled(self, n: int) -> float:
         """The bound for a reduction over n elements: one rounding per level (`grows = "log2n"`, pairwise), or
@@ -78,6 +82,7 @@ class Allowance:
             "source": self.bound.source,
             "documented": self.bound.documented,
             "grows": self.bound.grows,
+            **({"unit": self.bound.unit} if self.bound.unit != "output" else {}),
             "uncertain": self.bound.uncertain,
         }
 
@@ -157,11 +162,14 @@ def _entries(data: Any, where: str) -> list[tuple[tuple[str, str | None], Bound]
         raise BoundsError(f"{where}: 'backends' must be a list of {', '.join(BACKENDS)}")
     grows = data.get("grows", "")
     if grows not in GROWS:
-        raise BoundsError(f"{where}: 'grows' must be \"log2n\", \"chunked\" or absent, got {grows!r}")
+        raise BoundsError(f'{where}: \'grows\' must be "log2n", "chunked" or absent, got {grows!r}')
     uncertain = data.get("uncertain", False)
     if not isinstance(uncertain, bool):
         raise BoundsError(f"{where}: 'uncertain' must be true or false")
-    bound = Bound(_ulp(data, where), _text(data, "source", where), grows, uncertain)
+    unit = data.get("unit", "output")
+    if unit not in UNITS:
+        raise BoundsError(f"{where}: 'unit' must be one of {', '.join(UNITS)}, got {unit!r}")
+    bound = Bound(_ulp(data, where), _text(data, "source", where), grows, uncertain, unit=unit)
     return [((op, backend), bound) for op in ops for backend in (backends or [None])]
 
 

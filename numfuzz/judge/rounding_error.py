@@ -76,6 +76,7 @@ class Side:
     needed: list[float] = field(default_factory=list)
     condition: list[float] = field(default_factory=list)
     elements: list[Element] = field(default_factory=list)
+    input_unit: list[float] = field(default_factory=list)  # a one-input pointwise op: the error at the op in ULPs of its input
 
     def summary(self) -> dict:
         worst = sorted(self.elements, key=lambda e: (_key(e.needed_ulp), _key(e.forward_ulp)), reverse=True)[:WORST]
@@ -85,6 +86,7 @@ class Side:
             "max_condition": json_number(max(self.condition, default=0.0)),
             "front": pareto_front(self.forward, self.needed),
             "worst": [e.to_json() for e in worst],
+            **({"max_input_unit_ulp": json_number(max(self.input_unit))} if self.input_unit else {}),
         }
 
 
@@ -115,9 +117,12 @@ def pareto_front(forward: list[float], needed: list[float]) -> list[list[float |
     return [[json_number(f[k]), json_number(n[k])] for k in keep]
 
 
-def within(front: list[list[float | str]], allowance: Allowance) -> bool:
-    """Every element within the bound at its output, or explained by inputs within it."""
-    return all(_num(f) <= allowance.output_ulp or _num(n) <= allowance.input_ulp for f, n in front)
+def within(measured: dict, allowance: Allowance) -> bool:
+    """Every element of one side's summary within the bound at its output, or explained by inputs within it; for a
+    bound in ULPs of the input (`Bound.unit`), every element's error at the op in ULPs of its input within it."""
+    if allowance.bound.unit == "input":
+        return _num(measured["max_input_unit_ulp"]) <= allowance.output_ulp  # a KeyError where not measured: the record cannot say
+    return all(_num(f) <= allowance.output_ulp or _num(n) <= allowance.input_ulp for f, n in measured["front"])
 
 
 def allowance_of(record: dict, bounds: Bounds) -> Allowance:
@@ -135,7 +140,7 @@ def chosen_side(record: dict, bounds: Bounds) -> dict:
     rounded = record.get("fp32_scalars")
     if isinstance(rounded, dict):
         allowance = allowance_of(record, bounds)
-        if not within(record["target"]["front"], allowance) and within(rounded["target"]["front"], allowance):
+        if not within(record["target"], allowance) and within(rounded["target"], allowance):
             return rounded
     return record
 
@@ -147,11 +152,11 @@ def record_within(record: object, bounds: Bounds) -> bool | None:
         return None
     try:
         allowance = allowance_of(record, bounds)
-        fronts = [record["target"]["front"]]
+        sides = [record["target"]]
         if isinstance(record.get("fp32_scalars"), dict):
-            fronts.append(record["fp32_scalars"]["target"]["front"])
+            sides.append(record["fp32_scalars"]["target"])
         others = record.get("also", [])  # a backward's other input gradients: each must be within its bound too
-        return any(within(front, allowance) for front in fronts) and all(within(o["target"]["front"], allowance_of({**record, **o}, bounds)) for o in others)
+        return any(within(side, allowance) for side in sides) and all(within(o["target"], allowance_of({**record, **o}, bounds)) for o in others)
     except (KeyError, TypeError, ValueError):
         return None
 
@@ -255,9 +260,10 @@ def worst_positions(fn, out: int, inputs: list[list[torch.Tensor]], values: list
     return [(s, j) for _, s, j in found[:WORST]]
 
 
-def _forward(got: np.ndarray, exact: np.ndarray, fmt) -> np.ndarray:
-    with np.errstate(invalid="ignore", over="ignore"):
-        err = np.abs(got - exact) / ulp(exact, fmt)
+def _forward(got: np.ndarray, exact: np.ndarray, fmt, unit: np.ndarray | None = None) -> np.ndarray:
+    """The error in ULPs of the exact value (or of `unit`, the spacing given per element)."""
+    with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
+        err = np.abs(got - exact) / (ulp(exact, fmt) if unit is None else unit)
     return np.where(np.isfinite(got), err, np.inf)
 
 
@@ -334,6 +340,8 @@ def _add(side: Side, numel: int, got, exact, flat, partials, in_fmts, out_fmt, m
     needed = np.where(bad, np.inf, needed)  # an infinite derivative: first order says nothing
     needed = _checked(needed, slack, got, exact, partials, flat, in_fmts, out_fmt, moved)
     order = np.flatnonzero(keep)
+    if len(flat) == 1:  # one input: the error also in ULPs of it (a bound may be stated so: `Bound.unit`)
+        side.input_unit += _forward(got, exact, in_fmts[0], ulp(flat[0], in_fmts[0]))[order].tolist()
     side.forward += forward[order].tolist()
     side.needed += needed[order].tolist()
     side.condition += np.where(np.isnan(cond[order]), np.inf, cond[order]).tolist()

@@ -58,6 +58,15 @@ def _describe(record: dict, bounds: Bounds) -> str:
     rounded = measured is not record or record.get("scalars") == "rounded to fp32"  # the second: a record of numfuzz before the rules
     scalars = ", its float attributes rounded to fp32 as ATen's vectorised kernels take them" if rounded else ""
     where = f"at {what} ({record['dtype']}, {condition}up to {_ulps(_num(target['max_condition']))}{scalars})"
+    if bound.get("unit") == "input":  # a formula x - g(x), bounded by g's error at g(x), which is at most |x|
+        if "max_input_unit_ulp" not in target:
+            return f"{where}: the record, older than its bound ({documented}, in ULPs of the input), has no error in those units: replay the case to measure it"
+        in_units = _num(target.get("max_input_unit_ulp"))
+        eager_in = _num(eager_summary.get("max_input_unit_ulp"))
+        return (
+            f"{where}: the compiled result is {_ulps(in_units)} ULP of its input off float64 at the op (eager's {_ulps(eager_in)}); "
+            f"the documented bound is {documented}, in ULPs of the input"
+        )
     if beyond and math.isinf(min(beyond)):
         return (
             f"{where}: numfuzz finds no input move that explains the compiled result (first order gives none, or the op at the "

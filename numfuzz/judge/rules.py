@@ -183,7 +183,7 @@ class EagerFailsToo(Rule):
             eager = record["eager"]
             allowance = allowance_of(record, bounds)
             far = Allowance(self._far(allowance.output_ulp), self._far(allowance.input_ulp), allowance.bound, allowance.fp32_ulp)
-            if not math.isfinite(float(eager["max_forward_ulp"])) or within(eager["front"], far):
+            if not math.isfinite(float(eager["max_forward_ulp"])) or within(eager, far):
                 return None
         except (KeyError, TypeError, ValueError):  # no record, or one that cannot say
             return None

@@ -15,6 +15,7 @@ from numfuzz.judge.verdicts import Verdict
 from numfuzz.program.ir import Graph, Node, TensorSpec
 from numfuzz.runner.case_runner import run_case
 from numfuzz.targets import resolve
+from numfuzz.targets.eager import Eager
 
 
 def _run(graph: Graph, values: list[torch.Tensor]):
@@ -62,9 +63,9 @@ def test_the_rule_reads_the_pareto_front():
     assert allowance.output_ulp == allowance.input_ulp == 1.0
     front = pareto_front([0.4, 30.0, 2.0, 5.0], [0.0, 0.5, 3.0, 0.2])
     assert [[float(f), float(n)] for f, n in front] == [[30.0, 0.5], [2.0, 3.0]]
-    assert not within(front, allowance)  # 2 ULP at the output, 3 input ULPs: beyond both
-    assert within(pareto_front([30.0, 0.9], [0.5, 1.5]), allowance)
-    assert not within([["inf", "inf"]], allowance)
+    assert not within({"front": front}, allowance)  # 2 ULP at the output, 3 input ULPs: beyond both
+    assert within({"front": pareto_front([30.0, 0.9], [0.5, 1.5])}, allowance)
+    assert not within({"front": [["inf", "inf"]]}, allowance)
     assert pareto_front([float("inf"), 1.0], [float("inf"), float("nan")]) == [["inf", "inf"]]  # a non-finite value stays unexplained
 
 
@@ -139,3 +140,38 @@ def test_a_backward_record_is_within_only_where_every_input_gradient_is():
     assert not record_within({**record, "also": [{"dtype": "fp32", "gradient_of": 1, "n": 4, "target": beyond, "eager": side}]}, bounds)
     assert record_within({**record, "also": [{"dtype": "fp32", "gradient_of": 1, "n": 4, "target": side, "eager": side}]}, bounds)
     assert record_within({**record, "unmeasured": [1]}, bounds) is None  # a gradient it could not measure excuses none
+
+
+class _TanhInBf16(torch.overrides.TorchFunctionMode):
+    """A planted bug: tanhshrink as x - tanh(x) with tanh rounded to bf16."""
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        if func is torch.nn.functional.tanhshrink:
+            return args[0] - torch.tanh(args[0]).to(torch.bfloat16).to(args[0].dtype)
+        return func(*args, **(kwargs or {}))
+
+
+class TanhInBf16(Eager):
+    name = "tanh_in_bf16"
+
+    def prepare(self, fn, device):
+        def run(*args):
+            with _TanhInBf16():
+                return fn(*args)
+
+        return run
+
+
+def test_tanhshrink_is_bounded_in_ulps_of_its_input():
+    """x - tanh(x) near 0 cancels whoever computes it: a tanh one ULP high is many ULPs of the result off, and rounding by
+    tanh's bound at tanh(x) (at most |x|); a tanh in bf16 is a finding."""
+    x = torch.linspace(0.05, 0.6, 64)
+    graph = Graph((TensorSpec((64,), "fp32"),), (Node.make("tanhshrink", [0]),), (1,))
+    benign = _run(graph, [x])
+    record = benign.analysis.rounding_error
+    assert benign.oracle is Verdict.LESS_ACCURATE and benign.verdict is Verdict.WITHIN_ROUNDING, benign.detail
+    assert float(record["target"]["max_forward_ulp"]) > 10 and float(record["target"]["max_input_unit_ulp"]) < 2.0  # tanh's rounding and one ULP
+    assert "ULP of its input off float64" in describe(record, load_bounds([]))
+    planted = run_case(Case.from_tensors(graph, [[x]], "eager"), TanhInBf16(), "cpu")
+    assert planted.verdict is Verdict.LESS_ACCURATE and not record_within(planted.analysis.rounding_error, load_bounds([]))
+    assert float(planted.analysis.rounding_error["target"]["max_input_unit_ulp"]) > 100
