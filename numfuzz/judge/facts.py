@@ -88,6 +88,8 @@ class Analysis:
     nonfinite_rest: str | None = None  # evidence: the exact rest of the program makes the non-finite elements
     reordered: str | None = None  # evidence: eager makes them too from the reduction's terms in another order
     partings: list[Parting] | None = None  # a position-dependent outcome: where its positions part
+    # a gradient finding where no op's backward alone is less accurate on the target: the bits its gradient loses
+    fused_backward_bits: float | None = None
 
     def to_json(self) -> dict:
         data: dict[str, Any] = {
@@ -99,7 +101,7 @@ class Analysis:
             "dtype": self.dtype,
         }
         data["culprit"] = self.culprit.to_json() if self.culprit is not None else None
-        for name in ("gradient_of", "rounding_error", "nonfinite_rest", "reordered"):
+        for name in ("gradient_of", "rounding_error", "nonfinite_rest", "reordered", "fused_backward_bits"):
             if getattr(self, name) is not None:
                 data[name] = getattr(self, name)
         if self.amplified:
@@ -132,6 +134,7 @@ class Analysis:
                 nonfinite_rest=_text(data.get("nonfinite_rest")),
                 reordered=_text(data.get("reordered")),
                 partings=[Parting.from_json(p) for p in partings] if isinstance(partings, list) else None,
+                fused_backward_bits=float(data["fused_backward_bits"]) if data.get("fused_backward_bits") is not None else None,
             )
         except (KeyError, TypeError, ValueError) as exc:
             raise ValueError(f"unreadable analysis: {exc}") from None

@@ -20,6 +20,7 @@ from numfuzz.judge.bounds import Bounds
 from numfuzz.judge.compiled import laid_out
 from numfuzz.judge.execute import Outcome, evaluate
 from numfuzz.judge.facts import Analysis, Culprit
+from numfuzz.judge.oracle import bits_lost
 from numfuzz.judge.gradient_rounding import measure_gradient
 from numfuzz.judge.reduction_order import reordered_gradient_evidence
 from numfuzz.judge.verdicts import Verdict
@@ -130,4 +131,6 @@ def analyse_gradient(
         reordered = reordered_gradient_evidence(cut.graph, cut.rows, cut.upstream, [run[first_grad] for run in cut.outcome.runs.target])
     facts = Analysis(flagged, CAUSE, evidence, culprit.op, culprit.dtype, culprit=culprit, gradient_of=input_index, rounding_error=record)
     facts.reordered = reordered
+    if cut is None and outcome.oracle is Verdict.LESS_ACCURATE:  # no op's backward alone is worse: how much the whole one loses
+        facts.fused_backward_bits = next((bits_lost(o) for o in outcome.outputs if o.index == flagged), None)
     return facts

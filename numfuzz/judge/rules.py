@@ -14,11 +14,13 @@ The rules, in order (each class below states its rule in its docstring):
 3. kept_cause               -- a dropped cast, an emulated rounding, a non-finite intermediate, or a
                                narrow accumulator: a finding whatever the bound.
 4. gradient_within_bound    -- a gradient whose culprit's backward is within its bound.
-5. value_within_bound       -- a value whose culprit op is within its bound.
-6. nonfinite_rest           -- a non-finite value that the exact rest of the program makes from a
+5. fused_backward           -- a gradient no op's backward alone makes less accurate, at most 2 bits
+                               worse: how the backward is fused.
+6. value_within_bound       -- a value whose culprit op is within its bound.
+7. nonfinite_rest           -- a non-finite value that the exact rest of the program makes from a
                                culprit value within its bound.
-7. position_within_bound    -- two positions that part at an op within its bound at both.
-8. eager_fails_too          -- eager's own value at the culprit is far outside the op's bound as
+8. position_within_bound    -- two positions that part at an op within its bound at both.
+9. eager_fails_too          -- eager's own value at the culprit is far outside the op's bound as
                                well: the formula is unstable whoever computes it.
 
 Where none holds, the oracle's verdict stands.
@@ -113,6 +115,26 @@ class GradientWithinBound(Rule):
         return describe(facts.rounding_error, bounds)
 
 
+class FusedBackward(Rule):
+    """A less accurate gradient where no op's backward, cut out and run alone on eager's values, is less accurate on the
+    target, and the gradient loses at most FUSED_BACKWARD_BITS: the difference is only how the backward is fused or
+    partitioned (an intermediate kept in fp32 where eager rounds it, or another order), which no maintainer takes as a bug."""
+
+    name, judges, gives, reads = "fused_backward", (Verdict.LESS_ACCURATE,), Verdict.WITHIN_ROUNDING, ("gradient_of", "fused_backward_bits")
+    # a fused backward rounds each intermediate once more or once less than eager's: over the few ops of a case, a few
+    # roundings either way; 2 bits is four times eager's error (the unlocated groups of a 10-minute Thunder campaign: 0 to 1.9)
+    FUSED_BACKWARD_BITS = 2.0
+
+    def holds(self, facts: Analysis, bounds: Bounds) -> str | None:
+        bits = facts.fused_backward_bits
+        if facts.gradient_of is None or bits is None or bits > self.FUSED_BACKWARD_BITS:
+            return None
+        return (
+            f"no op's backward alone is less accurate on the target, and the gradient loses {bits:.2g} bits (at most {self.FUSED_BACKWARD_BITS:g}): "
+            "the difference is how the backward is fused or partitioned"
+        )
+
+
 class ValueWithinBound(Rule):
     """A less accurate value whose culprit op is within its documented bound at every element measured: its error
     at the op is at most the bound, or it is the exact result of inputs moved within it (`judge.rounding_error`)."""
@@ -203,6 +225,7 @@ RULES: tuple[Rule, ...] = (
     ReorderedReduction(),
     KeptCause(),
     GradientWithinBound(),
+    FusedBackward(),
     ValueWithinBound(),
     NonfiniteRest(),
     PositionWithinBound(),

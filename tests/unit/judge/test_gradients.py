@@ -167,3 +167,24 @@ def test_a_gradient_finding_minimises_to_its_op_and_keeps_its_gradient_mode():
     assert len(small.grads) == len(small.samples) and small.extra["signature"]["cause"] == "backward"
     again = run_case(small, SloppyTanhBackward())
     assert again.verdict is Verdict.LESS_ACCURATE and again.analysis.op == "tanh"
+
+
+def test_a_gradient_no_ops_backward_explains_is_rounding_up_to_two_bits():
+    """The fused_backward rule: no op's backward alone is worse on the target (no cut), so a small loss is how the backward is fused."""
+    from numfuzz.judge.facts import Analysis
+    from numfuzz.judge.rules import final_verdict
+
+    def facts(bits):
+        return Analysis.from_json(Analysis(1, "backward", op="mul", dtype="bf16", gradient_of=0, fused_backward_bits=bits).to_json())
+
+    bounds = load_bounds([])
+    judged = final_verdict(Verdict.LESS_ACCURATE, facts(1.7), bounds)
+    assert judged.verdict is Verdict.WITHIN_ROUNDING and judged.rule == "fused_backward" and "loses 1.7 bits" in judged.why
+    assert final_verdict(Verdict.LESS_ACCURATE, facts(3.0), bounds).verdict is Verdict.LESS_ACCURATE  # more than two bits: a finding
+    assert final_verdict(Verdict.NONFINITE, facts(0.0), bounds).verdict is Verdict.NONFINITE  # never a non-finite gradient
+    assert final_verdict(Verdict.LESS_ACCURATE, facts(None), bounds).verdict is Verdict.LESS_ACCURATE  # an op's backward was located
+
+
+def test_a_located_backward_bug_records_no_fused_loss():
+    outcome = run_case(_tanh_case(grad=True), SloppyTanhBackward())
+    assert outcome.analysis.culprit.located == "cutting the backward" and outcome.analysis.fused_backward_bits is None
