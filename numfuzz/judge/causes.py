@@ -37,6 +37,7 @@ from numfuzz.judge.evidence import Evidence, op_line
 from numfuzz.judge.execute import evaluate
 from numfuzz.judge.oracle import OutputErrors, compare_output, noise_floor, ulp_error, worse_than
 from numfuzz.judge.sweep import sweep
+from numfuzz.program.autocast import region, rounded_args
 from numfuzz.program.dtypes import check_dtype
 from numfuzz.program.graph_edit import cone
 from numfuzz.program.ir import Graph
@@ -67,11 +68,15 @@ class Diagnosis:
 
 
 def narrowing_casts(graph: Graph, value: int) -> list[int]:
-    """Casts in `value`'s cone that can change a value: to fewer significand bits or a narrower range (bf16 -> fp16 too)."""
+    """Casts in `value`'s cone that can change a value: to fewer significand bits or a narrower range (bf16 -> fp16 too);
+    and nodes whose arguments autocast casts down (`autocast.rounded_args`), casts the program asked for as well."""
     specs = infer_specs(graph)
     found = []
     for k in cone(graph, value):
         node = graph.nodes[k]
+        if rounded_args(node, specs):
+            found.append(k)
+            continue
         if node.op != "cast":
             continue
         to, source = check_dtype(node.attr("dtype")), check_dtype(specs[node.args[0]].dtype)
@@ -103,7 +108,7 @@ def cast_dropped(ev: Evidence) -> Diagnosis | None:
         explained = float(np.max(t_without, initial=0.0))
         if not worse_than(t_without, e_err, noise_floor(fmt)) and explained <= as_written / 2:
             k = min(subset)
-            dropped = ", ".join(f"`{op_line(ev.graph, j)}`" for j in sorted(subset))
+            dropped = ", ".join(f"`{op_line(ev.graph, j)}`" + ("'s autocast casts" if ev.graph.nodes[j].op != "cast" else "") for j in sorted(subset))
             return Diagnosis(
                 "cast_dropped",
                 [
@@ -112,7 +117,7 @@ def cast_dropped(ev: Evidence) -> Diagnosis | None:
                 ],
                 k,
                 "cast",
-                ev.graph.nodes[k].attr("dtype"),
+                ev.graph.nodes[k].attr("dtype") or region(ev.graph.nodes[k]),
             )
     return None
 

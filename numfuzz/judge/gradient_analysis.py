@@ -20,8 +20,8 @@ from numfuzz.judge.bounds import Bounds
 from numfuzz.judge.compiled import laid_out
 from numfuzz.judge.execute import Outcome, evaluate
 from numfuzz.judge.facts import Analysis, Culprit
-from numfuzz.judge.oracle import bits_lost
 from numfuzz.judge.gradient_rounding import measure_gradient
+from numfuzz.judge.oracle import bits_lost
 from numfuzz.judge.reduction_order import reordered_gradient_evidence
 from numfuzz.judge.verdicts import Verdict
 from numfuzz.program.graph_edit import cone

@@ -209,7 +209,7 @@ def lower(
     The reference source carries its own `round_to` helper when the graph has casts, and the
     `exact` helpers its ops need (so that a repro script needs nothing torch does not bring). The casts
     at `exact_casts` (node positions) round nothing in the reference: the program as if a
-    compiler had dropped them. `grad` (with `reference`): casts also round the gradient that
+    compiler had dropped them; so do autocast's casts of the arguments of a node there. `grad` (with `reference`): casts also round the gradient that
     flows back through them, as eager's autograd does. `defaults` False: the passed scalars' values
     are left out of the signature (two calls of one program with other scalars have one source then).
     """
@@ -227,7 +227,7 @@ def lower(
     open_region = None
     for j, node in enumerate(graph.nodes):
         args = [names[a] for a in node.args]
-        if reference and regions:
+        if reference and regions and j not in exact_casts:
             args = _autocast_rounded(node, args, specs, grad)
         source = specs[node.args[0]].dtype if grad and specs is not None and node.op == "cast" else None
         line = f"{names[len(graph.inputs) + j]} = {_call(node, args, reference, j in exact_casts, source, j)}"

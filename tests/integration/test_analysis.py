@@ -116,3 +116,23 @@ def test_the_compilers_addcmul_on_cancelling_inputs_is_within_rounding(spec):
         pytest.skip(f"{spec} rounds addcmul once here ({outcome.outputs[0].verdict}): nothing to judge")
     assert outcome.verdict is Verdict.WITHIN_ROUNDING, outcome.analysis
     assert float(outcome.analysis.rounding_error["target"]["max_needed_ulp"]) < 1.0
+
+
+def test_autocasts_own_cast_dropped_is_cast_elision():
+    """Causal attention in a bf16 autocast region, on fp32 inputs whose value head differs from the key's (so the math
+    path): Inductor fuses autocast's cast to bf16 with the math path's cast back, so q, k, v are never rounded.
+    Against the program as autocast writes it that is hundreds of ULP; with autocast's casts taken as no-ops, half an
+    ULP: a dropped cast, the known cast elision, not a new finding."""
+    from numfuzz.corpus.known import load_known, match_known
+    from numfuzz.judge.signature import signature_of
+    from numfuzz.program.autocast import with_region
+
+    specs = (TensorSpec((2, 4, 16, 8), "fp32"), TensorSpec((2, 4, 16, 8), "fp32"), TensorSpec((2, 4, 16, 4), "fp32"))
+    graph = with_region(Graph(specs, (Node.make("sdpa", [0, 1, 2], is_causal=True),), (3,)), [0], "bf16")
+    gen = torch.Generator().manual_seed(0)
+    case = Case.from_tensors(graph, [[torch.randn(s.shape, generator=gen) for s in specs] for _ in range(2)], "inductor")
+    outcome = run_case(case, resolve("inductor"), "cpu")
+    assert outcome.verdict is Verdict.LESS_ACCURATE and outcome.analysis.cause == "cast_dropped", outcome.analysis
+    assert "autocast casts taken as a no-op" in outcome.analysis.evidence[0]
+    signature = signature_of("inductor", outcome, case.run, graph)
+    assert match_known(load_known(), signature, {"device": "cpu", "torch": torch.__version__}).id == "inductor-cast-elision"
