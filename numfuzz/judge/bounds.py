@@ -207,10 +207,20 @@ def env_files() -> list[str]:
     return [p for p in os.environ.get(ENV, "").split(os.pathsep) if p]
 
 
+CORRECTLY_ROUNDED = Bound(0.5, "correctly rounded: the op's result is exact, or one IEEE rounding of it (the op table's `bound`)")
+
+
 def load_bounds(extra: Sequence[Path | str] | None = None) -> Bounds:
-    """The shipped bounds, then each user file's (default: the files named in $NUMFUZZ_BOUNDS)."""
+    """The shipped bounds (the op table's correctly rounded ops, then the file), then each user file's (default: the files
+    named in $NUMFUZZ_BOUNDS). An op the table calls "undocumented" takes the stated default."""
+    from numfuzz.program.ops import OPS
+
     text = resources.files("numfuzz.data").joinpath(BUILTIN).read_text()
     bounds = parse_bounds(text, f"numfuzz/data/{BUILTIN}")
+    documented = {op for op, _ in bounds.entries}
+    for name, spec in OPS.items():
+        if spec.bound == "correctly_rounded" and name not in documented:  # the file, where it speaks of one, knows more
+            bounds.entries[(name, None)] = CORRECTLY_ROUNDED
     for path in env_files() if extra is None else extra:
         try:
             text = Path(path).read_text()

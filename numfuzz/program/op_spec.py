@@ -36,6 +36,14 @@ DOMAINS = {
 }
 
 
+# What bounds an op's error (`OpSpec.bound`), as `numfuzz.judge.bounds` reads it: every op says which.
+BOUND_KINDS = {
+    "table": "its implementation's documented bound, an entry of numfuzz/data/error_bounds.toml",
+    "correctly_rounded": "exact, or one IEEE rounding of the exact result (a selection, a comparison, a copy, x*s): 0.5 ULP",
+    "undocumented": "no bound documented for its implementation: the table's stated default",
+}
+
+
 @dataclass(frozen=True)
 class OpSpec:
     name: str
@@ -61,6 +69,7 @@ class OpSpec:
     # finite range: past it eager raises, pytorch#195675).
     scalars: tuple[tuple[str, str], ...] = ()
     lines: Lines | None = None  # where it compares its first argument against a scalar: inputs are placed there
+    bound: str = ""  # a key of BOUND_KINDS: where its error bound comes from (the table refuses an op without one)
 
     def domain(self, arg: int) -> str:
         return self.domains[arg] if arg < len(self.domains) else "any"

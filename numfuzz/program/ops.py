@@ -10,7 +10,7 @@ from __future__ import annotations
 from numfuzz.program.autocast import autocast_args
 from numfuzz.program.dtypes import is_integer
 from numfuzz.program.ir import Graph, GraphError, Node, TensorSpec
-from numfuzz.program.op_spec import DOMAINS, INDEX_DTYPE, OpSpec, broadcast_shapes
+from numfuzz.program.op_spec import BOUND_KINDS, DOMAINS, INDEX_DTYPE, OpSpec, broadcast_shapes
 from numfuzz.program.op_table import binary, constants, indexing, linalg, losses, reductions, shaping, unary
 
 __all__ = ["DOMAINS", "OPS", "OpSpec", "broadcast_shapes", "index_ranges", "infer_node", "infer_specs", "lookup"]
@@ -20,6 +20,8 @@ for _module in (unary, binary, shaping, reductions, linalg, losses, indexing, co
     for _spec in _module.SPECS:
         if _spec.name in OPS:
             raise ValueError(f"op {_spec.name!r} is in the table twice")
+        if _spec.bound not in BOUND_KINDS:
+            raise ValueError(f"op {_spec.name!r} says nothing of its error bound: give it one of {', '.join(BOUND_KINDS)}")
         OPS[_spec.name] = _spec
 
 

@@ -32,9 +32,10 @@ def _arange(specs: list[TensorSpec], attrs: dict) -> TensorSpec:
     return TensorSpec(specs[0].shape[-1:], attrs["dtype"])
 
 
+# constants: exact values (a fill value rounded once to the dtype)
 SPECS: list[OpSpec] = [
-    OpSpec("full_like", 1, "unary", _like, draw_attrs=_draw_full, scalars=(("value", "moderate"),), weight=0.3),
-    OpSpec("zeros_like", 1, "unary", _like, draw_attrs=_draw_dtype, weight=0.3),
-    OpSpec("ones_like", 1, "unary", _like, draw_attrs=_draw_dtype, weight=0.3),
-    OpSpec("arange", 1, "unary", _arange, draw_attrs=_draw_dtype, weight=0.3),
+    OpSpec("full_like", 1, "unary", _like, draw_attrs=_draw_full, scalars=(("value", "moderate"),), weight=0.3, bound="correctly_rounded"),
+    OpSpec("zeros_like", 1, "unary", _like, draw_attrs=_draw_dtype, weight=0.3, bound="correctly_rounded"),
+    OpSpec("ones_like", 1, "unary", _like, draw_attrs=_draw_dtype, weight=0.3, bound="correctly_rounded"),
+    OpSpec("arange", 1, "unary", _arange, draw_attrs=_draw_dtype, weight=0.3, bound="correctly_rounded"),
 ]

@@ -138,11 +138,20 @@ def _attention_operands(rng: random.Random, spec: TensorSpec, attrs: dict) -> li
 
 
 SPECS: list[OpSpec] = [
-    OpSpec("linear", 2, "linear", _linear, same_dtype=True),
-    OpSpec("matmul", 2, "matmul", _matmul, same_dtype=True),
-    OpSpec("bmm", 2, "fresh", _bmm, same_dtype=True, operands=_bmm_operands),
-    OpSpec("baddbmm", 3, "fresh", _with_addend(_bmm), same_dtype=True, draw_attrs=_draw_scales, operands=_baddbmm_operands),
-    OpSpec("addmm", 3, "fresh", _with_addend(_mm), same_dtype=True, draw_attrs=_draw_scales, operands=_addmm_operands),
-    OpSpec("einsum", 2, "fresh", _einsum, same_dtype=True, draw_attrs=_draw_equation, operands=_einsum_operands),
-    OpSpec("sdpa", 3, "fresh", _attention, same_dtype=True, draw_attrs=draw_choice("is_causal", [False, True]), operands=_attention_operands),
+    OpSpec("linear", 2, "linear", _linear, same_dtype=True, bound="table"),
+    OpSpec("matmul", 2, "matmul", _matmul, same_dtype=True, bound="table"),
+    OpSpec("bmm", 2, "fresh", _bmm, same_dtype=True, operands=_bmm_operands, bound="undocumented"),
+    OpSpec("baddbmm", 3, "fresh", _with_addend(_bmm), same_dtype=True, draw_attrs=_draw_scales, operands=_baddbmm_operands, bound="undocumented"),
+    OpSpec("addmm", 3, "fresh", _with_addend(_mm), same_dtype=True, draw_attrs=_draw_scales, operands=_addmm_operands, bound="undocumented"),
+    OpSpec("einsum", 2, "fresh", _einsum, same_dtype=True, draw_attrs=_draw_equation, operands=_einsum_operands, bound="undocumented"),
+    OpSpec(
+        "sdpa",
+        3,
+        "fresh",
+        _attention,
+        same_dtype=True,
+        draw_attrs=draw_choice("is_causal", [False, True]),
+        operands=_attention_operands,
+        bound="undocumented",
+    ),
 ]

@@ -49,23 +49,34 @@ def _channels(rng: random.Random, spec: TensorSpec, attrs: dict) -> list[tuple[i
 
 
 SPECS: list[OpSpec] = (
-    [OpSpec(name, 1, "reduce", reduce, draw_attrs=draw_reduce) for name in ["sum", "mean", "amax"]]
-    + [OpSpec("var", 1, "reduce", reduce, draw_attrs=draw_var)]
-    + [OpSpec(name, 1, "reduce", along_dim, draw_attrs=draw_dim) for name in ["softmax", "log_softmax"]]
-    + [OpSpec(name, 1, "norm", last_dim, draw_attrs=draw_eps) for name in ["layer_norm", "rms_norm"]]
-    + [OpSpec(name, 1, "reduce", reduce, draw_attrs=draw_reduce) for name in ["prod", "amin", "logsumexp"]]
+    [OpSpec(name, 1, "reduce", reduce, draw_attrs=draw_reduce, bound="table") for name in ["sum", "mean", "amax"]]
+    + [OpSpec("var", 1, "reduce", reduce, draw_attrs=draw_var, bound="table")]
+    + [OpSpec(name, 1, "reduce", along_dim, draw_attrs=draw_dim, bound="table") for name in ["softmax", "log_softmax"]]
+    + [OpSpec(name, 1, "norm", last_dim, draw_attrs=draw_eps, bound="table") for name in ["layer_norm", "rms_norm"]]
+    + [OpSpec(name, 1, "reduce", reduce, draw_attrs=draw_reduce, bound="undocumented") for name in ["prod", "logsumexp"]]
+    + [OpSpec("amin", 1, "reduce", reduce, draw_attrs=draw_reduce, bound="correctly_rounded")]
     + [
-        OpSpec("std", 1, "reduce", reduce, draw_attrs=draw_var),
+        OpSpec("std", 1, "reduce", reduce, draw_attrs=draw_var, bound="undocumented"),
         # var_mean returns two tensors; the IR's ops return one, so an attribute picks it.
-        OpSpec("var_mean", 1, "reduce", reduce, draw_attrs=draw_both(draw_var, draw_choice("which", [0, 1])), weight=0.5),
+        OpSpec("var_mean", 1, "reduce", reduce, draw_attrs=draw_both(draw_var, draw_choice("which", [0, 1])), weight=0.5, bound="undocumented"),
         # ord is "inf" or a number: attributes are JSON, which has no infinity
-        OpSpec("vector_norm", 1, "reduce", reduce, draw_attrs=draw_both(draw_reduce, draw_choice("ord", [1, 2, "inf"]))),
+        OpSpec("vector_norm", 1, "reduce", reduce, draw_attrs=draw_both(draw_reduce, draw_choice("ord", [1, 2, "inf"])), bound="undocumented"),
     ]
-    + [OpSpec(name, 1, "reduce", along_dim, draw_attrs=draw_dim) for name in ["cumsum", "logcumsumexp"]]
+    + [OpSpec(name, 1, "reduce", along_dim, draw_attrs=draw_dim, bound="undocumented") for name in ["cumsum", "logcumsumexp"]]
     + [
-        OpSpec("cumprod", 1, "reduce", along_dim, draw_attrs=draw_dim, weight=0.5),
-        OpSpec("group_norm", 1, "norm", _group_norm, draw_attrs=_draw_group_norm),
+        OpSpec("cumprod", 1, "reduce", along_dim, draw_attrs=draw_dim, weight=0.5, bound="undocumented"),
+        OpSpec("group_norm", 1, "norm", _group_norm, draw_attrs=_draw_group_norm, bound="undocumented"),
         # eval mode: running statistics are inputs, the variance positive
-        OpSpec("batch_norm", 5, "fresh", _batch_norm, domains=("any", "any", "positive"), draw_attrs=draw_eps, same_dtype=True, operands=_channels),
+        OpSpec(
+            "batch_norm",
+            5,
+            "fresh",
+            _batch_norm,
+            domains=("any", "any", "positive"),
+            draw_attrs=draw_eps,
+            same_dtype=True,
+            operands=_channels,
+            bound="undocumented",
+        ),
     ]
 )

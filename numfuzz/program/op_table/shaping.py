@@ -94,13 +94,13 @@ def _chunk(specs: list[TensorSpec], attrs: dict) -> TensorSpec:
 
 
 SPECS: list[OpSpec] = [
-    OpSpec("cast", 1, "unary", _cast, draw_attrs=_draw_cast, weight=2.0),
-    OpSpec("cat", 2, "cat", _cat, draw_attrs=draw_dim),
-    OpSpec("reshape", 1, "reshape", _reshape, weight=0.5),
-    OpSpec("permute", 1, "permute", _permute, weight=0.5),
-    OpSpec("transpose", 1, "transpose", _transpose, weight=0.5),
-    OpSpec("unsqueeze", 1, "unsqueeze", _unsqueeze, weight=0.3),
-    OpSpec("expand", 1, "expand", _expand, weight=0.3),
-    OpSpec("slice", 1, "slice", _slice, weight=0.5),
-    OpSpec("chunk", 1, "chunk", _chunk, weight=0.5),
+    OpSpec("cast", 1, "unary", _cast, draw_attrs=_draw_cast, weight=2.0, bound="table"),
+    OpSpec("cat", 2, "cat", _cat, draw_attrs=draw_dim, bound="table"),
+    OpSpec("reshape", 1, "reshape", _reshape, weight=0.5, bound="table"),
+    OpSpec("permute", 1, "permute", _permute, weight=0.5, bound="table"),
+    OpSpec("transpose", 1, "transpose", _transpose, weight=0.5, bound="table"),
+    OpSpec("unsqueeze", 1, "unsqueeze", _unsqueeze, weight=0.3, bound="table"),
+    OpSpec("expand", 1, "expand", _expand, weight=0.3, bound="table"),
+    OpSpec("slice", 1, "slice", _slice, weight=0.5, bound="table"),
+    OpSpec("chunk", 1, "chunk", _chunk, weight=0.5, bound="table"),
 ]

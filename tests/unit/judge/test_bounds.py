@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from helpers import ROOT
 
 from numfuzz.judge.bounds import BoundsError, load_bounds, parse_bounds
 
@@ -105,3 +106,37 @@ def test_a_fused_rest_taken_as_one_op_gets_its_loosest_ops_bound_in_its_output_d
     assert record_within(record, bounds)  # 3 ULP at the fp32 output: within the sum's
     alone = {**record, "suffix_ops": None, "bound_dtype": None}
     assert not record_within(alone, bounds)  # judged as the bf16 mul alone
+
+
+def test_every_op_says_where_its_bound_comes_from():
+    """The op table's `bound`: "table" ops have an entry in the shipped file, correctly rounded ones 0.5 ULP, and the
+    undocumented ones the stated default, explicitly; no op is left to fall to the default unsaid."""
+    from numfuzz.program.op_spec import BOUND_KINDS
+    from numfuzz.program.ops import OPS
+
+    shipped = load_bounds([])
+    with_entry = {op for op, _ in parse_bounds((ROOT / "numfuzz" / "data" / "error_bounds.toml").read_text(), "shipped").entries}
+    for name, spec in OPS.items():
+        assert spec.bound in BOUND_KINDS, name
+        assert (name in with_entry) == (spec.bound == "table"), f"{name}: bound {spec.bound!r}, in the file: {name in with_entry}"
+        found = shipped.for_device(name, "cpu")
+        if spec.bound == "correctly_rounded":
+            assert found.ulp == 0.5 and found.documented, name
+        if spec.bound == "undocumented":
+            assert found == shipped.default, name
+    exact = {n for n, s in OPS.items() if s.bound == "correctly_rounded"}
+    assert {
+        "hardtanh",
+        "relu6",
+        "threshold",
+        "hardshrink",
+        "softshrink",
+        "clamp_scalar",
+        "clamp_tensor",
+        "floor",
+        "ceil",
+        "trunc",
+        "sign",
+        "amin",
+        "copysign",
+    } <= exact

@@ -6,7 +6,7 @@ import reformulating_target  # noqa: F401  (registers the `reformulated` target)
 import torch
 
 from numfuzz.corpus.case import Case
-from numfuzz.judge.bounds import load_bounds
+from numfuzz.judge.bounds import load_bounds, parse_bounds
 from numfuzz.judge.facts import Analysis
 from numfuzz.judge.rounding_error import pareto_front, record_within, within
 from numfuzz.judge.rounding_error_text import describe
@@ -175,3 +175,38 @@ def test_tanhshrink_is_bounded_in_ulps_of_its_input():
     planted = run_case(Case.from_tensors(graph, [[x]], "eager"), TanhInBf16(), "cpu")
     assert planted.verdict is Verdict.LESS_ACCURATE and not record_within(planted.analysis.rounding_error, load_bounds([]))
     assert float(planted.analysis.rounding_error["target"]["max_input_unit_ulp"]) > 100
+
+
+class _HardtanhUp(torch.overrides.TorchFunctionMode):
+    """A planted bug in an exact op: hardtanh two fp32 ULPs high."""
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        out = func(*args, **(kwargs or {}))
+        if func is torch.nn.functional.hardtanh:
+            for _ in range(2):
+                out = torch.nextafter(out, torch.full_like(out, torch.inf))
+        return out
+
+
+class HardtanhUp(Eager):
+    name = "hardtanh_up"
+
+    def prepare(self, fn, device):
+        def run(*args):
+            with _HardtanhUp():
+                return fn(*args)
+
+        return run
+
+
+def test_an_exact_op_two_ulp_off_is_a_finding_not_rounding():
+    """hardtanh is correctly rounded (the op table's bound: 0.5 ULP), so a compiled hardtanh 2 ULP off is wrong; under the
+    stated default of 2 ULP, which it fell to before it said where its bound comes from, it was `within_rounding`."""
+    graph = Graph((TensorSpec((64,), "fp32"),), (Node.make("hardtanh", [0], min_val=-2.0, max_val=2.0),), (1,))
+    x = torch.linspace(-1.5, 1.5, 64)
+    outcome = run_case(Case.from_tensors(graph, [[x]], "eager"), HardtanhUp(), "cpu")
+    record = outcome.analysis.rounding_error
+    assert outcome.oracle is Verdict.LESS_ACCURATE and outcome.verdict is Verdict.LESS_ACCURATE, outcome.detail
+    assert float(record["bound"]["output_ulp"]) == 0.5 and "correctly rounded" in record["bound"]["source"]
+    default = parse_bounds('[[bound]]\nops = ["hardtanh"]\nulp = 2.0\nsource = "the stated default"\n', "default.toml", load_bounds([]))
+    assert final_verdict(outcome.oracle, outcome.analysis, default).verdict is Verdict.WITHIN_ROUNDING
