@@ -1,7 +1,7 @@
 """Thunder's autocast against torch's CPU policy: each op numfuzz runs under autocast, one op alone in a bf16 region.
 
-For every op in autocast's tables (`numfuzz.program.autocast`: LOWER, cast to the region's dtype;
-FP32, cast to fp32) a one-op program is drawn with its region, on fp32 inputs for a LOWER op and
+For every op with an autocast policy (`OpSpec.autocast`: "lower", cast to the region's dtype;
+"fp32", cast to fp32) a one-op program is drawn with its region, on fp32 inputs for a LOWER op and
 on bf16 inputs for an FP32 op (on fp32 inputs the fp32 policy has nothing to do), then run by eager
 (torch's autocast) and by `thunder.jit` under the same `torch.autocast`. Printed per op: the
 dtype each gives, and each one's largest relative error against numfuzz's float64 reference of
@@ -21,6 +21,7 @@ from numfuzz.program.autocast import FP32, LOWER, region
 from numfuzz.program.generator import generate
 from numfuzz.program.ir import Graph, TensorSpec
 from numfuzz.program.lowering import compile_source, lower
+from numfuzz.program.ops import autocast_ops
 from numfuzz.program.space import GenConfig
 from numfuzz.program.values import dtype_name, torch_dtype
 from numfuzz.targets import resolve
@@ -32,7 +33,7 @@ def one_op_program(op: str) -> Graph | None:
         graph, _ = generate(seed, GenConfig(min_nodes=1, max_nodes=1, max_dim=6, ops=(op,), autocast=1.0, layouts=0.0, mix_dtypes=0.0))
         node = graph.nodes[0]
         if node.op == op and region(node) == "bf16" and all(s.dtype in ("fp32", "i64") for s in graph.inputs):
-            own = "fp32" if op in LOWER else "bf16"
+            own = "fp32" if op in autocast_ops(LOWER) else "bf16"
             return Graph(tuple(TensorSpec(s.shape, own if s.dtype == "fp32" else s.dtype) for s in graph.inputs), graph.nodes, graph.outputs)
     return None
 
@@ -55,7 +56,8 @@ def main(executor: str) -> None:
         sys.exit(f"thunder:{executor} is unavailable here: {why}")
     print(f"torch {torch.__version__}; thunder:{executor}; one op in a bf16 autocast region (CPU): low-precision ops on fp32 inputs, fp32 ops on bf16")
     print(f"{'op':<22}{'policy':<8}{'eager':<7}{'thunder':<9}{'eager rel. error':>17}{'thunder rel. error':>20}  verdict")
-    for op in sorted(LOWER | FP32):
+    low = autocast_ops(LOWER)
+    for op in sorted(low | autocast_ops(FP32)):
         graph = one_op_program(op)
         if graph is None:
             print(f"{op:<22}no one-op program drawn")
@@ -68,14 +70,12 @@ def main(executor: str) -> None:
             got = target.prepare(fn, "cpu")(*xs)
         except Exception as exc:  # the crash is the row's answer
             message = next((line for line in str(exc).splitlines() if "Error" in line and "raised" not in line), str(exc).splitlines()[0])
-            print(f"{op:<22}{'low' if op in LOWER else 'fp32':<8}{dtype_name(eager[0].dtype):<7}raises {type(exc).__name__}: {message.strip()[:110]}")
+            print(f"{op:<22}{'low' if op in low else 'fp32':<8}{dtype_name(eager[0].dtype):<7}raises {type(exc).__name__}: {message.strip()[:110]}")
             continue
         e_err, t_err = max_relative_error(eager, reference), max_relative_error(got, reference)
         same = all(g.dtype == e.dtype for g, e in zip(got, eager))
         verdict = "same dtype" if same else ("less accurate" if t_err > 4 * e_err else "not less accurate")
-        print(
-            f"{op:<22}{'low' if op in LOWER else 'fp32':<8}{dtype_name(eager[0].dtype):<7}{dtype_name(got[0].dtype):<9}{e_err:>17.3g}{t_err:>20.3g}  {verdict}"
-        )
+        print(f"{op:<22}{'low' if op in low else 'fp32':<8}{dtype_name(eager[0].dtype):<7}{dtype_name(got[0].dtype):<9}{e_err:>17.3g}{t_err:>20.3g}  {verdict}")
 
 
 if __name__ == "__main__":

@@ -42,7 +42,7 @@ from numfuzz.program.dtypes import check_dtype
 from numfuzz.program.graph_edit import cone
 from numfuzz.program.ir import Graph
 from numfuzz.program.lowering import compile_source, lower
-from numfuzz.program.ops import infer_specs
+from numfuzz.program.ops import infer_specs, lookup
 from numfuzz.program.values import round_significand
 
 CANCELLATION_REL = 0.1  # the target's relative error reaches at least this ...
@@ -74,7 +74,7 @@ def narrowing_casts(graph: Graph, value: int) -> list[int]:
     found = []
     for k in cone(graph, value):
         node = graph.nodes[k]
-        if rounded_args(node, specs):
+        if rounded_args(node, specs, lookup(node.op).autocast):
             found.append(k)
             continue
         if node.op != "cast":

@@ -9,7 +9,7 @@ follows those casts as it follows explicit ones: it rounds a low-precision op's 
 region's dtype (`program.lowering`). A region is an attribute of each node, so cones, cut
 programs and the minimiser keep it; the minimiser drops it node by node (`reduce.passes.autocast`).
 
-The policy tables are CPU autocast's (measured on torch 2.9.1; a test checks them against the installed torch);
+Each op's policy is its `OpSpec.autocast`, CPU autocast's (measured on torch 2.9.1; a test checks them against the installed torch);
 a region's dtypes are checked against eager's at run time, so a torch whose lists moved makes
 the case invalid instead of judging it against the wrong reference. No torch here.
 """
@@ -24,13 +24,10 @@ from numfuzz.program.ir import Graph, GraphError, Node, TensorSpec
 
 ATTR = "autocast"
 REGION_DTYPES = ("bf16", "fp16")
-# autocast's lower_precision_fp list (the ops of ours in it): every float argument cast to the region's dtype
-LOWER = frozenset({"linear", "matmul", "bmm", "baddbmm", "addmm", "einsum", "sdpa"})
-# autocast's fp32 list on the CPU: every float argument cast to fp32
-FP32 = frozenset(
-    {"prod", "mse_loss", "smooth_l1_loss", "huber_loss", "kl_div", "bce_with_logits", "margin_ranking_loss", "soft_margin_loss", "cross_entropy"}
-    | {"nll_loss", "cross_entropy_index"}
-)
+# An op's autocast policy (`OpSpec.autocast`): on CPU autocast's lower_precision_fp list, every float argument
+# cast to the region's dtype; on its fp32 list, cast to fp32; "" (every other op) left alone.
+LOWER, FP32 = "lower", "fp32"
+POLICIES = (LOWER, FP32, "")
 
 
 def region(node: Node) -> str | None:
@@ -41,26 +38,26 @@ def region(node: Node) -> str | None:
     return value
 
 
-def cast_dtype(node: Node) -> str | None:
-    """The dtype autocast casts this node's float arguments to (None: it leaves them alone)."""
+def cast_dtype(node: Node, policy: str) -> str | None:
+    """The dtype autocast casts this node's float arguments to, under its op's `policy` (None: it leaves them alone)."""
     dtype = region(node)
     if dtype is None:
         return None
-    return dtype if node.op in LOWER else "fp32" if node.op in FP32 else None
+    return dtype if policy == LOWER else "fp32" if policy == FP32 else None
 
 
-def autocast_args(node: Node, args: list[TensorSpec]) -> list[TensorSpec]:
+def autocast_args(node: Node, args: list[TensorSpec], policy: str) -> list[TensorSpec]:
     """The arguments' specs as the op sees them inside its region (integers and fp64 untouched, as autocast does)."""
-    dtype = cast_dtype(node)
+    dtype = cast_dtype(node, policy)
     if dtype is None:
         return args
     return [s if is_integer(s.dtype) or s.dtype == "fp64" else TensorSpec(s.shape, dtype, s.layout) for s in args]
 
 
-def rounded_args(node: Node, specs: list[TensorSpec]) -> list[tuple[int, str, str]]:
+def rounded_args(node: Node, specs: list[TensorSpec], policy: str) -> list[tuple[int, str, str]]:
     """(argument position, region dtype, the argument's own dtype) for each argument the reference must round:
     a low-precision op's float arguments not already in the region's dtype."""
-    dtype = region(node) if node.op in LOWER else None
+    dtype = region(node) if policy == LOWER else None
     if dtype is None:
         return []
     own = [specs[a].dtype for a in node.args]
@@ -93,13 +90,14 @@ def region_label(graph: Graph) -> str:
     return f"autocast={'+'.join(dtypes)}" if dtypes else ""
 
 
-def draw_region(rng: random.Random, graph: Graph, check: Callable[[Graph], object], fp16_share: float = 0.25) -> Graph:
+def draw_region(rng: random.Random, graph: Graph, check: Callable[[Graph], object], policy: Callable[[str], str], fp16_share: float = 0.25) -> Graph:
     """`graph` with an autocast region: the whole program half the time, else a span of its nodes around an op
     autocast casts (a graph with none gets no region). bf16 mostly; fp16 (which CPU autocast takes too) a `fp16_share` of regions.
-    `check` type-checks a graph (the op table's `infer_specs`, which reads this module's policies: passed in, not imported)."""
+    `check` type-checks a graph and `policy` gives an op's autocast policy (the op table's `infer_specs` and specs, which
+    use this module: passed in, not imported)."""
     n = len(graph.nodes)
     dtype = "fp16" if rng.random() < fp16_share else "bf16"
-    cast = [j for j, node in enumerate(graph.nodes) if node.op in LOWER | FP32]
+    cast = [j for j, node in enumerate(graph.nodes) if policy(node.op)]
     if not cast:  # a region where autocast casts nothing runs as without one
         return graph
     if rng.random() < 0.5:

@@ -14,7 +14,7 @@ from numfuzz.program.ir import Graph, GraphError, Node, TensorSpec
 from numfuzz.program.layout import Layout, conform
 from numfuzz.program.model_scale import LARGE_ELEMENTS, SMALL_ELEMENTS, large_shape
 from numfuzz.program.op_spec import INDEX_DTYPE, scalar
-from numfuzz.program.ops import OPS, OpSpec, infer_node, infer_specs
+from numfuzz.program.ops import OPS, OpSpec, autocast_policy, infer_node, infer_specs
 from numfuzz.program.scalars import PASSED
 from numfuzz.program.seams import CONSUMERS, RECOMPUTED, mirror_rows_and_tails, seam_shape
 from numfuzz.program.space import GenConfig
@@ -319,7 +319,7 @@ def generate_from(rng: random.Random, config: GenConfig | None = None, widths: s
         b.nodes = swap_ops(rng, b.nodes, lambda nodes: _retyped(b, nodes), allowed=set(config.ops))
     b.draw_layouts()  # last, so that a seed's graph is the same whatever the layouts' chance
     graph = _renumber(b)
-    return (draw_region(rng, graph, infer_specs) if autocast else graph), b.recipes
+    return (draw_region(rng, graph, infer_specs, autocast_policy) if autocast else graph), b.recipes
 
 
 def _start_from_block(b: _Builder, dtype: str) -> bool:

@@ -70,6 +70,9 @@ class OpSpec:
     scalars: tuple[tuple[str, str], ...] = ()
     lines: Lines | None = None  # where it compares its first argument against a scalar: inputs are placed there
     bound: str = ""  # a key of BOUND_KINDS: where its error bound comes from (the table refuses an op without one)
+    # autocast's policy for it on CPU (`numfuzz.program.autocast`): "lower" (its float arguments cast to the region's
+    # dtype), "fp32" (cast to fp32), or "" (left alone); a test checks these against torch
+    autocast: str = ""
 
     def domain(self, arg: int) -> str:
         return self.domains[arg] if arg < len(self.domains) else "any"

@@ -7,7 +7,7 @@ gathers them and type-checks nodes. No torch here: how an op becomes torch code 
 
 from __future__ import annotations
 
-from numfuzz.program.autocast import autocast_args
+from numfuzz.program.autocast import POLICIES, autocast_args
 from numfuzz.program.dtypes import is_integer
 from numfuzz.program.ir import Graph, GraphError, Node, TensorSpec
 from numfuzz.program.op_spec import BOUND_KINDS, DOMAINS, INDEX_DTYPE, OpSpec, broadcast_shapes
@@ -20,9 +20,21 @@ for _module in (unary, binary, shaping, reductions, linalg, losses, indexing, co
     for _spec in _module.SPECS:
         if _spec.name in OPS:
             raise ValueError(f"op {_spec.name!r} is in the table twice")
+        if _spec.autocast not in POLICIES:
+            raise ValueError(f"op {_spec.name!r}: autocast policy {_spec.autocast!r} is none of {POLICIES}")
         if _spec.bound not in BOUND_KINDS:
             raise ValueError(f"op {_spec.name!r} says nothing of its error bound: give it one of {', '.join(BOUND_KINDS)}")
         OPS[_spec.name] = _spec
+
+
+def autocast_policy(name: str) -> str:
+    """The op's autocast policy (`numfuzz.program.autocast`): "lower", "fp32" or ""."""
+    return lookup(name).autocast
+
+
+def autocast_ops(policy: str) -> frozenset[str]:
+    """The ops with this autocast policy."""
+    return frozenset(name for name, spec in OPS.items() if spec.autocast == policy)
 
 
 def lookup(name: str) -> OpSpec:
@@ -36,7 +48,7 @@ def infer_node(node: Node, specs: list[TensorSpec]) -> TensorSpec:
     op = lookup(node.op)
     if len(node.args) != op.arity and not (op.name == "linear" and len(node.args) == 3):
         raise GraphError(f"{node.op} takes {op.arity} arguments, got {len(node.args)}")
-    args = autocast_args(node, [specs[a] for a in node.args])  # as the op sees them inside an autocast region
+    args = autocast_args(node, [specs[a] for a in node.args], op.autocast)  # as the op sees them inside an autocast region
     if op.index_arg is not None and args[op.index_arg].dtype != INDEX_DTYPE:
         raise GraphError(f"{node.op} takes {INDEX_DTYPE} indices as argument {op.index_arg}, got {args[op.index_arg].dtype}")
     floats = [s for i, s in enumerate(args) if i != op.index_arg]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 
+from numfuzz.program.autocast import LOWER
 from numfuzz.program.ir import GraphError, TensorSpec
 from numfuzz.program.op_spec import OpSpec, broadcast_shapes, draw_choice, need_rank
 
@@ -138,12 +139,14 @@ def _attention_operands(rng: random.Random, spec: TensorSpec, attrs: dict) -> li
 
 
 SPECS: list[OpSpec] = [
-    OpSpec("linear", 2, "linear", _linear, same_dtype=True, bound="table"),
-    OpSpec("matmul", 2, "matmul", _matmul, same_dtype=True, bound="table"),
-    OpSpec("bmm", 2, "fresh", _bmm, same_dtype=True, operands=_bmm_operands, bound="undocumented"),
-    OpSpec("baddbmm", 3, "fresh", _with_addend(_bmm), same_dtype=True, draw_attrs=_draw_scales, operands=_baddbmm_operands, bound="undocumented"),
-    OpSpec("addmm", 3, "fresh", _with_addend(_mm), same_dtype=True, draw_attrs=_draw_scales, operands=_addmm_operands, bound="undocumented"),
-    OpSpec("einsum", 2, "fresh", _einsum, same_dtype=True, draw_attrs=_draw_equation, operands=_einsum_operands, bound="undocumented"),
+    OpSpec("linear", 2, "linear", _linear, same_dtype=True, bound="table", autocast=LOWER),
+    OpSpec("matmul", 2, "matmul", _matmul, same_dtype=True, bound="table", autocast=LOWER),
+    OpSpec("bmm", 2, "fresh", _bmm, same_dtype=True, operands=_bmm_operands, bound="undocumented", autocast=LOWER),
+    OpSpec(
+        "baddbmm", 3, "fresh", _with_addend(_bmm), same_dtype=True, draw_attrs=_draw_scales, operands=_baddbmm_operands, bound="undocumented", autocast=LOWER
+    ),
+    OpSpec("addmm", 3, "fresh", _with_addend(_mm), same_dtype=True, draw_attrs=_draw_scales, operands=_addmm_operands, bound="undocumented", autocast=LOWER),
+    OpSpec("einsum", 2, "fresh", _einsum, same_dtype=True, draw_attrs=_draw_equation, operands=_einsum_operands, bound="undocumented", autocast=LOWER),
     OpSpec(
         "sdpa",
         3,
@@ -153,5 +156,6 @@ SPECS: list[OpSpec] = [
         draw_attrs=draw_choice("is_causal", [False, True]),
         operands=_attention_operands,
         bound="undocumented",
+        autocast=LOWER,
     ),
 ]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 
+from numfuzz.program.autocast import FP32
 from numfuzz.program.ir import GraphError, TensorSpec
 from numfuzz.program.op_spec import OpSpec, draw_both, draw_choice
 
@@ -50,7 +51,7 @@ def _targets_spec(name: str, extra=None) -> OpSpec:
     """A loss over integer class targets; ignore_index -100 (torch's default) ignores none, 0 or 1 the targets of that class."""
     draw = draw_both(draw_choice("reduction", REDUCTIONS), draw_choice("ignore_index", [-100, -100, 0, 1]), *([extra] if extra else []))
     return OpSpec(name, 2, "fresh", _class_targets, domains=("any", "index"), draw_attrs=draw, weight=0.5, operands=_class_operands,
-                  index_arg=1, index_bound=_classes, bound="undocumented")  # fmt: skip
+                  index_arg=1, index_bound=_classes, bound="undocumented", autocast=FP32)  # fmt: skip
 
 
 def _kl_div(specs: list[TensorSpec], attrs: dict) -> TensorSpec:
@@ -69,7 +70,19 @@ def _like_input(count: int):
 def _spec(name: str, infer=_loss, domains: tuple[str, ...] = (), extra=None, count: int = 1, reductions=REDUCTIONS) -> OpSpec:
     draw = draw_both(draw_choice("reduction", reductions), extra) if extra else draw_choice("reduction", reductions)
     # half weight: a reduced loss is 0-d, and few ops can grow a graph from there
-    return OpSpec(name, 1 + count, "fresh", infer, domains=domains, draw_attrs=draw, same_dtype=True, weight=0.5, operands=_like_input(count), bound="table")
+    return OpSpec(
+        name,
+        1 + count,
+        "fresh",
+        infer,
+        domains=domains,
+        draw_attrs=draw,
+        same_dtype=True,
+        weight=0.5,
+        operands=_like_input(count),
+        bound="table",
+        autocast=FP32,
+    )
 
 
 SPECS: list[OpSpec] = [

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 
+from numfuzz.program.autocast import FP32
 from numfuzz.program.ir import GraphError, TensorSpec
 from numfuzz.program.op_spec import (
     OpSpec,
@@ -53,7 +54,8 @@ SPECS: list[OpSpec] = (
     + [OpSpec("var", 1, "reduce", reduce, draw_attrs=draw_var, bound="table")]
     + [OpSpec(name, 1, "reduce", along_dim, draw_attrs=draw_dim, bound="table") for name in ["softmax", "log_softmax"]]
     + [OpSpec(name, 1, "norm", last_dim, draw_attrs=draw_eps, bound="table") for name in ["layer_norm", "rms_norm"]]
-    + [OpSpec(name, 1, "reduce", reduce, draw_attrs=draw_reduce, bound="undocumented") for name in ["prod", "logsumexp"]]
+    + [OpSpec("prod", 1, "reduce", reduce, draw_attrs=draw_reduce, bound="undocumented", autocast=FP32)]  # on CPU autocast's fp32 list
+    + [OpSpec("logsumexp", 1, "reduce", reduce, draw_attrs=draw_reduce, bound="undocumented")]
     + [OpSpec("amin", 1, "reduce", reduce, draw_attrs=draw_reduce, bound="correctly_rounded")]
     + [
         OpSpec("std", 1, "reduce", reduce, draw_attrs=draw_var, bound="undocumented"),
