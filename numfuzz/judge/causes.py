@@ -49,7 +49,6 @@ CANCELLATION_REL = 0.1  # the target's relative error reaches at least this ...
 SMALL_RESULT = 2.0**-8  # ... where the result is this much smaller than the sweep's largest
 EAGER_SMALL_REL = 0.01  # points where eager is worse than this say nothing about the target
 KERNEL_FEW_ULP = 8.0
-ACCUMULATING = ("sum", "mean")
 
 
 @dataclass
@@ -202,7 +201,7 @@ def low_precision(ev: Evidence) -> Diagnosis | None:
     above_half = float(np.mean(_target_local_ulp(ev) > 0.5)) if local.elements else 0.0
     fmt = check_dtype(c.dtype)
     node = ev.graph.nodes[c.node]
-    if node.op in ACCUMULATING and ev.suffix is None:
+    if lookup(node.op).combines == "add" and ev.suffix is None:  # an accumulator: was it held in the narrow dtype?
         inputs, values = ev.side("target")
         dim = node.attr("dim")
         errs = []

@@ -18,15 +18,15 @@ import torch
 from numfuzz.judge.evidence import Evidence
 from numfuzz.program.ir import Graph
 from numfuzz.program.lowering import compile_source, lower
+from numfuzz.program.ops import lookup
 
-ORDER_FREE = ("sum", "mean", "prod")
 ROTATIONS = (1, 2, 3)
 
 
 def reorder_evidence(ev: Evidence) -> str | None:
     """Evidence that eager, given the culprit reduction's terms in other orders, makes the same non-finite elements; None otherwise."""
     c = ev.culprit
-    if c is None or c.op not in ORDER_FREE or ev.suffix is not None:
+    if c is None or not lookup(c.op).combines or ev.suffix is not None:
         return None
     dim = ev.graph.nodes[c.node].attr("dim")
     if not isinstance(dim, int):
@@ -55,7 +55,7 @@ def reordered_gradient_evidence(
     elements (`target_grads`, per sample) non-finite too. None otherwise."""
     (node,) = graph.nodes
     dim = node.attr("dim")
-    if node.op not in ORDER_FREE or not isinstance(dim, int):
+    if not lookup(node.op).combines or not isinstance(dim, int):
         return None
     fn = compile_source(lower(graph))
 

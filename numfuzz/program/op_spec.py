@@ -73,6 +73,15 @@ class OpSpec:
     # autocast's policy for it on CPU (`numfuzz.program.autocast`): "lower" (its float arguments cast to the region's
     # dtype), "fp32" (cast to fp32), or "" (left alone); a test checks these against torch
     autocast: str = ""
+    # Its call (`numfuzz.program.lowering`), a template over its argument names ({0}, {1}, ..., {args}) and attributes;
+    # and, where torch's float64 kernel is not exact enough or an index must stay an integer, the float64 reference's
+    # call (it may name a helper of `numfuzz.program.exact`). A slice is lowered by code, a cast rounds in the reference.
+    call: str = ""
+    reference: str = ""
+    constant: bool = False  # makes a new tensor: its dtype attribute written as torch's, taken in float64 as eager makes it
+    # a reduction's arithmetic: "add" (sum, mean: an accumulator a narrow dtype could hold) or "multiply"; either is
+    # order-free, so eager given its terms in another order says what any order makes
+    combines: str = ""
 
     def domain(self, arg: int) -> str:
         return self.domains[arg] if arg < len(self.domains) else "any"

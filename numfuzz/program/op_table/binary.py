@@ -42,33 +42,98 @@ _ADDCMUL = draw_scalars(("value", "bound"))
 _COMPARED, _VALUE, _AT_VALUE = draw_scalars(("value", "any")), (("value", "any"),), lines_at("value")
 
 SPECS: list[OpSpec] = (
-    [OpSpec(name, 2, "elementwise", elementwise, weight=1.5, bound="table") for name in ["add", "sub", "mul", "div", "maximum", "minimum"]]
-    + [
-        OpSpec("pow", 2, "elementwise", elementwise, domains=("positive", "any"), bound="table"),
-        OpSpec("where", 3, "elementwise", _selected(1), bound="table"),
-        OpSpec("lerp", 3, "elementwise", elementwise, same_dtype=True, bound="table"),
-        OpSpec("addcmul", 3, "elementwise", elementwise, same_dtype=True, draw_attrs=_ADDCMUL, scalars=(("value", "bound"),), bound="table"),
+    [
+        OpSpec(name, 2, "elementwise", elementwise, weight=1.5, bound="table", call=call)
+        for name, call in {
+            "add": "{0} + {1}",
+            "sub": "{0} - {1}",
+            "mul": "{0} * {1}",
+            "div": "{0} / {1}",
+            "maximum": "torch.maximum({0}, {1})",
+            "minimum": "torch.minimum({0}, {1})",
+        }.items()
     ]
-    + [OpSpec(name, 2, "elementwise", elementwise, bound="undocumented") for name in ["atan2", "hypot", "logaddexp", "logaddexp2"]]
-    + [OpSpec("copysign", 2, "elementwise", elementwise, bound="correctly_rounded")]
-    + [OpSpec("xlogy", 2, "elementwise", elementwise, domains=("any", "positive"), bound="undocumented")]
-    # fmod is exact in IEEE arithmetic, remainder fmod and at most one addition of the divisor
-    + [OpSpec(n, 2, "elementwise", elementwise, domains=("any", "nonzero"), bound="correctly_rounded") for n in ["fmod", "remainder"]]
-    # the quotient rounded, then truncated or floored: no bound is documented (eager's floor corrects it, Inductor's not)
-    + [OpSpec(n, 2, "elementwise", elementwise, domains=("any", "nonzero"), bound="undocumented") for n in ["div_trunc", "div_floor"]]
     + [
-        OpSpec("clamp_tensor", 3, "elementwise", elementwise, bound="correctly_rounded"),
+        OpSpec("pow", 2, "elementwise", elementwise, domains=("positive", "any"), bound="table", call="torch.pow({0}, {1})"),
+        OpSpec("where", 3, "elementwise", _selected(1), bound="table", call="torch.where({0} > 0, {1}, {2})"),
+        OpSpec("lerp", 3, "elementwise", elementwise, same_dtype=True, bound="table", call="torch.lerp({0}, {1}, {2})"),
+        OpSpec(
+            "addcmul",
+            3,
+            "elementwise",
+            elementwise,
+            same_dtype=True,
+            draw_attrs=_ADDCMUL,
+            scalars=(("value", "bound"),),
+            bound="table",
+            call="torch.addcmul({0}, {1}, {2}, value={value!r})",
+        ),
+    ]
+    + [
+        OpSpec(name, 2, "elementwise", elementwise, bound="undocumented", call=call)
+        for name, call in {
+            "atan2": "torch.atan2({0}, {1})",
+            "hypot": "torch.hypot({0}, {1})",
+            "logaddexp": "torch.logaddexp({0}, {1})",
+            "logaddexp2": "torch.logaddexp2({0}, {1})",
+        }.items()
+    ]
+    + [OpSpec("copysign", 2, "elementwise", elementwise, bound="correctly_rounded", call="torch.copysign({0}, {1})")]
+    + [OpSpec("xlogy", 2, "elementwise", elementwise, domains=("any", "positive"), bound="undocumented", call="torch.xlogy({0}, {1})")]
+    # fmod is exact in IEEE arithmetic, remainder fmod and at most one addition of the divisor
+    + [
+        OpSpec(n, 2, "elementwise", elementwise, domains=("any", "nonzero"), bound="correctly_rounded", call=call)
+        for n, call in {"fmod": "torch.fmod({0}, {1})", "remainder": "torch.remainder({0}, {1})"}.items()
+    ]
+    # the quotient rounded, then truncated or floored: no bound is documented (eager's floor corrects it, Inductor's not)
+    + [
+        OpSpec(n, 2, "elementwise", elementwise, domains=("any", "nonzero"), bound="undocumented", call=call)
+        for n, call in {"div_trunc": "torch.div({0}, {1}, rounding_mode='trunc')", "div_floor": "torch.div({0}, {1}, rounding_mode='floor')"}.items()
+    ]
+    + [
+        OpSpec("clamp_tensor", 3, "elementwise", elementwise, bound="correctly_rounded", call="torch.clamp({0}, {1}, {2})"),
         # Comparisons compilers fold into selects and masks: a selected value, a count, x times 0 or 1.
-        OpSpec("where_lt", 4, "elementwise", _selected(2), bound="correctly_rounded"),
-        OpSpec("isfinite_where", 2, "elementwise", _selected(0), bound="correctly_rounded"),
-        OpSpec("mul_mask_gt", 2, "elementwise", _masked, bound="correctly_rounded"),
-        OpSpec("count_ge", 2, "elementwise", _count, draw_attrs=draw_reduce, weight=0.5, bound="correctly_rounded"),
+        OpSpec("where_lt", 4, "elementwise", _selected(2), bound="correctly_rounded", call="torch.where({0} < {1}, {2}, {3})"),
+        OpSpec("isfinite_where", 2, "elementwise", _selected(0), bound="correctly_rounded", call="torch.where(torch.isfinite({0}), {0}, {1})"),
+        OpSpec("mul_mask_gt", 2, "elementwise", _masked, bound="correctly_rounded", call="{0} * ({0} > {1}).to({0}.dtype)"),
+        OpSpec(
+            "count_ge",
+            2,
+            "elementwise",
+            _count,
+            draw_attrs=draw_reduce,
+            weight=0.5,
+            bound="correctly_rounded",
+            call="torch.sum({0} >= {1}, dim={dim}, keepdim={keepdim}).to(torch.promote_types({0}.dtype, {1}.dtype))",
+        ),
     ]
     # A tensor compared with a Python scalar, feeding a cast, a select and a count: the scalar is rounded
     # to the tensor's dtype in eager (pytorch#175807), and inputs are placed on the line it draws.
     + [
-        OpSpec("eq_scalar_cast", 1, "unary", same, draw_attrs=_COMPARED, scalars=_VALUE, lines=_AT_VALUE, weight=0.5, bound="correctly_rounded"),
-        OpSpec("lt_scalar_where", 2, "elementwise", elementwise, draw_attrs=_COMPARED, scalars=_VALUE, lines=_AT_VALUE, weight=0.5, bound="correctly_rounded"),
+        OpSpec(
+            "eq_scalar_cast",
+            1,
+            "unary",
+            same,
+            draw_attrs=_COMPARED,
+            scalars=_VALUE,
+            lines=_AT_VALUE,
+            weight=0.5,
+            bound="correctly_rounded",
+            call="({0} == {value!r}).to({0}.dtype)",
+        ),
+        OpSpec(
+            "lt_scalar_where",
+            2,
+            "elementwise",
+            elementwise,
+            draw_attrs=_COMPARED,
+            scalars=_VALUE,
+            lines=_AT_VALUE,
+            weight=0.5,
+            bound="correctly_rounded",
+            call="torch.where({0} < {value!r}, {0}, {1})",
+        ),
         OpSpec(
             "ge_scalar_count",
             1,
@@ -79,6 +144,7 @@ SPECS: list[OpSpec] = (
             lines=_AT_VALUE,
             weight=0.5,
             bound="correctly_rounded",
+            call="torch.sum({0} >= {value!r}, dim={dim}, keepdim={keepdim}).to({0}.dtype)",
         ),
     ]
 )

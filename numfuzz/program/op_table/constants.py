@@ -34,8 +34,41 @@ def _arange(specs: list[TensorSpec], attrs: dict) -> TensorSpec:
 
 # constants: exact values (a fill value rounded once to the dtype)
 SPECS: list[OpSpec] = [
-    OpSpec("full_like", 1, "unary", _like, draw_attrs=_draw_full, scalars=(("value", "moderate"),), weight=0.3, bound="correctly_rounded"),
-    OpSpec("zeros_like", 1, "unary", _like, draw_attrs=_draw_dtype, weight=0.3, bound="correctly_rounded"),
-    OpSpec("ones_like", 1, "unary", _like, draw_attrs=_draw_dtype, weight=0.3, bound="correctly_rounded"),
-    OpSpec("arange", 1, "unary", _arange, draw_attrs=_draw_dtype, weight=0.3, bound="correctly_rounded"),
+    OpSpec(
+        "full_like",
+        1,
+        "unary",
+        _like,
+        draw_attrs=_draw_full,
+        scalars=(("value", "moderate"),),
+        weight=0.3,
+        bound="correctly_rounded",
+        call="torch.full_like({0}, {value!r}, dtype={dtype})",
+        constant=True,
+    ),
+    OpSpec(
+        "zeros_like",
+        1,
+        "unary",
+        _like,
+        draw_attrs=_draw_dtype,
+        weight=0.3,
+        bound="correctly_rounded",
+        call="torch.zeros_like({0}, dtype={dtype})",
+        constant=True,
+    ),
+    OpSpec(
+        "ones_like", 1, "unary", _like, draw_attrs=_draw_dtype, weight=0.3, bound="correctly_rounded", call="torch.ones_like({0}, dtype={dtype})", constant=True
+    ),
+    OpSpec(
+        "arange",
+        1,
+        "unary",
+        _arange,
+        draw_attrs=_draw_dtype,
+        weight=0.3,
+        bound="correctly_rounded",
+        call="torch.arange({0}.shape[-1], dtype={dtype}, device={0}.device)",
+        constant=True,
+    ),
 ]

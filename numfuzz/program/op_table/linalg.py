@@ -139,14 +139,45 @@ def _attention_operands(rng: random.Random, spec: TensorSpec, attrs: dict) -> li
 
 
 SPECS: list[OpSpec] = [
-    OpSpec("linear", 2, "linear", _linear, same_dtype=True, bound="table", autocast=LOWER),
-    OpSpec("matmul", 2, "matmul", _matmul, same_dtype=True, bound="table", autocast=LOWER),
-    OpSpec("bmm", 2, "fresh", _bmm, same_dtype=True, operands=_bmm_operands, bound="undocumented", autocast=LOWER),
+    OpSpec("linear", 2, "linear", _linear, same_dtype=True, bound="table", autocast=LOWER, call="F.linear({args})"),
+    OpSpec("matmul", 2, "matmul", _matmul, same_dtype=True, bound="table", autocast=LOWER, call="torch.matmul({0}, {1})"),
+    OpSpec("bmm", 2, "fresh", _bmm, same_dtype=True, operands=_bmm_operands, bound="undocumented", autocast=LOWER, call="torch.bmm({0}, {1})"),
     OpSpec(
-        "baddbmm", 3, "fresh", _with_addend(_bmm), same_dtype=True, draw_attrs=_draw_scales, operands=_baddbmm_operands, bound="undocumented", autocast=LOWER
+        "baddbmm",
+        3,
+        "fresh",
+        _with_addend(_bmm),
+        same_dtype=True,
+        draw_attrs=_draw_scales,
+        operands=_baddbmm_operands,
+        bound="undocumented",
+        autocast=LOWER,
+        call="torch.baddbmm({2}, {0}, {1}, beta={beta!r}, alpha={alpha!r})",
     ),
-    OpSpec("addmm", 3, "fresh", _with_addend(_mm), same_dtype=True, draw_attrs=_draw_scales, operands=_addmm_operands, bound="undocumented", autocast=LOWER),
-    OpSpec("einsum", 2, "fresh", _einsum, same_dtype=True, draw_attrs=_draw_equation, operands=_einsum_operands, bound="undocumented", autocast=LOWER),
+    OpSpec(
+        "addmm",
+        3,
+        "fresh",
+        _with_addend(_mm),
+        same_dtype=True,
+        draw_attrs=_draw_scales,
+        operands=_addmm_operands,
+        bound="undocumented",
+        autocast=LOWER,
+        call="torch.addmm({2}, {0}, {1}, beta={beta!r}, alpha={alpha!r})",
+    ),
+    OpSpec(
+        "einsum",
+        2,
+        "fresh",
+        _einsum,
+        same_dtype=True,
+        draw_attrs=_draw_equation,
+        operands=_einsum_operands,
+        bound="undocumented",
+        autocast=LOWER,
+        call="torch.einsum({equation!r}, {0}, {1})",
+    ),
     OpSpec(
         "sdpa",
         3,
@@ -157,5 +188,6 @@ SPECS: list[OpSpec] = [
         operands=_attention_operands,
         bound="undocumented",
         autocast=LOWER,
+        call="F.scaled_dot_product_attention({0}, {1}, {2}, is_causal={is_causal})",
     ),
 ]

@@ -47,11 +47,11 @@ def _class_operands(rng: random.Random, spec: TensorSpec, attrs: dict) -> list[t
     return [_target_shape(spec.shape)]
 
 
-def _targets_spec(name: str, extra=None) -> OpSpec:
+def _targets_spec(name: str, call: str, extra=None, reference: str = "") -> OpSpec:
     """A loss over integer class targets; ignore_index -100 (torch's default) ignores none, 0 or 1 the targets of that class."""
     draw = draw_both(draw_choice("reduction", REDUCTIONS), draw_choice("ignore_index", [-100, -100, 0, 1]), *([extra] if extra else []))
     return OpSpec(name, 2, "fresh", _class_targets, domains=("any", "index"), draw_attrs=draw, weight=0.5, operands=_class_operands,
-                  index_arg=1, index_bound=_classes, bound="undocumented", autocast=FP32)  # fmt: skip
+                  index_arg=1, index_bound=_classes, bound="undocumented", autocast=FP32, call=call, reference=reference)  # fmt: skip
 
 
 def _kl_div(specs: list[TensorSpec], attrs: dict) -> TensorSpec:
@@ -67,7 +67,7 @@ def _like_input(count: int):
     return operands
 
 
-def _spec(name: str, infer=_loss, domains: tuple[str, ...] = (), extra=None, count: int = 1, reductions=REDUCTIONS) -> OpSpec:
+def _spec(name: str, call: str, infer=_loss, domains: tuple[str, ...] = (), extra=None, count: int = 1, reductions=REDUCTIONS, reference: str = "") -> OpSpec:
     draw = draw_both(draw_choice("reduction", reductions), extra) if extra else draw_choice("reduction", reductions)
     # half weight: a reduced loss is 0-d, and few ops can grow a graph from there
     return OpSpec(
@@ -81,22 +81,55 @@ def _spec(name: str, infer=_loss, domains: tuple[str, ...] = (), extra=None, cou
         weight=0.5,
         operands=_like_input(count),
         bound="table",
-        autocast=FP32,
+        autocast=FP32,  # every loss here is on CPU autocast's fp32 list
+        call=call,
+        reference=reference,
     )
 
 
 SPECS: list[OpSpec] = [
-    _spec("mse_loss"),
-    _spec("smooth_l1_loss", extra=draw_choice("beta", [1.0, 0.5, 2.0])),
-    _spec("huber_loss", extra=draw_choice("delta", [1.0, 0.5, 2.0])),
+    _spec("mse_loss", "F.mse_loss({0}, {1}, reduction={reduction!r})"),
+    _spec("smooth_l1_loss", "F.smooth_l1_loss({0}, {1}, reduction={reduction!r}, beta={beta!r})", extra=draw_choice("beta", [1.0, 0.5, 2.0])),
+    _spec("huber_loss", "F.huber_loss({0}, {1}, reduction={reduction!r}, delta={delta!r})", extra=draw_choice("delta", [1.0, 0.5, 2.0])),
     # input in log space, target probabilities; no "mean", which warns on every call
-    _spec("kl_div", _kl_div, domains=("any", "positive"), reductions=["sum", "none", "batchmean"]),
-    _spec("bce_with_logits", domains=("any", "probability")),
-    _spec("margin_ranking_loss", domains=("any", "any", "sign"), extra=draw_choice("margin", [0.0, 0.5]), count=2),
-    _spec("soft_margin_loss", domains=("any", "sign")),
+    _spec("kl_div", "F.kl_div({0}, {1}, reduction={reduction!r})", _kl_div, domains=("any", "positive"), reductions=["sum", "none", "batchmean"]),
+    _spec(
+        "bce_with_logits",
+        "F.binary_cross_entropy_with_logits({0}, {1}, reduction={reduction!r})",
+        domains=("any", "probability"),
+        reference="bce_logits_exact({0}, {1}, {reduction!r})",
+    ),
+    _spec(
+        "margin_ranking_loss",
+        "F.margin_ranking_loss({0}, {1}, {2}, margin={margin!r}, reduction={reduction!r})",
+        domains=("any", "any", "sign"),
+        extra=draw_choice("margin", [0.0, 0.5]),
+        count=2,
+    ),
+    _spec(
+        "soft_margin_loss",
+        "F.soft_margin_loss({0}, {1}, reduction={reduction!r})",
+        domains=("any", "sign"),
+        reference="soft_margin_exact({0}, {1}, {reduction!r})",
+    ),
     # class probabilities as targets
-    _spec("cross_entropy", _cross_entropy, domains=("any", "probability"), extra=draw_choice("label_smoothing", [0.0, 0.1])),
+    _spec(
+        "cross_entropy",
+        "F.cross_entropy({0}, {1}, reduction={reduction!r}, label_smoothing={label_smoothing!r})",
+        _cross_entropy,
+        domains=("any", "probability"),
+        extra=draw_choice("label_smoothing", [0.0, 0.1]),
+    ),
     # integer class indices as targets (an i64 input)
-    _targets_spec("nll_loss"),
-    _targets_spec("cross_entropy_index", draw_choice("label_smoothing", [0.0, 0.1])),
+    _targets_spec(
+        "nll_loss",
+        "F.nll_loss({0}, {1}, reduction={reduction!r}, ignore_index={ignore_index})",
+        reference="F.nll_loss({0}, {1}.long(), reduction={reduction!r}, ignore_index={ignore_index})",
+    ),
+    _targets_spec(
+        "cross_entropy_index",
+        "F.cross_entropy({0}, {1}, reduction={reduction!r}, label_smoothing={label_smoothing!r}, ignore_index={ignore_index})",
+        draw_choice("label_smoothing", [0.0, 0.1]),
+        reference="F.cross_entropy({0}, {1}.long(), reduction={reduction!r}, label_smoothing={label_smoothing!r}, ignore_index={ignore_index})",
+    ),
 ]

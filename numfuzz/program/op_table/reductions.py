@@ -50,24 +50,68 @@ def _channels(rng: random.Random, spec: TensorSpec, attrs: dict) -> list[tuple[i
 
 
 SPECS: list[OpSpec] = (
-    [OpSpec(name, 1, "reduce", reduce, draw_attrs=draw_reduce, bound="table") for name in ["sum", "mean", "amax"]]
-    + [OpSpec("var", 1, "reduce", reduce, draw_attrs=draw_var, bound="table")]
-    + [OpSpec(name, 1, "reduce", along_dim, draw_attrs=draw_dim, bound="table") for name in ["softmax", "log_softmax"]]
-    + [OpSpec(name, 1, "norm", last_dim, draw_attrs=draw_eps, bound="table") for name in ["layer_norm", "rms_norm"]]
-    + [OpSpec("prod", 1, "reduce", reduce, draw_attrs=draw_reduce, bound="undocumented", autocast=FP32)]  # on CPU autocast's fp32 list
-    + [OpSpec("logsumexp", 1, "reduce", reduce, draw_attrs=draw_reduce, bound="undocumented")]
-    + [OpSpec("amin", 1, "reduce", reduce, draw_attrs=draw_reduce, bound="correctly_rounded")]
-    + [
-        OpSpec("std", 1, "reduce", reduce, draw_attrs=draw_var, bound="undocumented"),
-        # var_mean returns two tensors; the IR's ops return one, so an attribute picks it.
-        OpSpec("var_mean", 1, "reduce", reduce, draw_attrs=draw_both(draw_var, draw_choice("which", [0, 1])), weight=0.5, bound="undocumented"),
-        # ord is "inf" or a number: attributes are JSON, which has no infinity
-        OpSpec("vector_norm", 1, "reduce", reduce, draw_attrs=draw_both(draw_reduce, draw_choice("ord", [1, 2, "inf"])), bound="undocumented"),
+    [
+        OpSpec("sum", 1, "reduce", reduce, draw_attrs=draw_reduce, bound="table", call="torch.sum({0}, dim={dim}, keepdim={keepdim})", combines="add"),
+        OpSpec("mean", 1, "reduce", reduce, draw_attrs=draw_reduce, bound="table", call="torch.mean({0}, dim={dim}, keepdim={keepdim})", combines="add"),
+        OpSpec("amax", 1, "reduce", reduce, draw_attrs=draw_reduce, bound="table", call="torch.amax({0}, dim={dim}, keepdim={keepdim})"),
     ]
-    + [OpSpec(name, 1, "reduce", along_dim, draw_attrs=draw_dim, bound="undocumented") for name in ["cumsum", "logcumsumexp"]]
+    + [OpSpec("var", 1, "reduce", reduce, draw_attrs=draw_var, bound="table", call="torch.var({0}, dim={dim}, correction={correction}, keepdim={keepdim})")]
     + [
-        OpSpec("cumprod", 1, "reduce", along_dim, draw_attrs=draw_dim, weight=0.5, bound="undocumented"),
-        OpSpec("group_norm", 1, "norm", _group_norm, draw_attrs=_draw_group_norm, bound="undocumented"),
+        OpSpec(name, 1, "reduce", along_dim, draw_attrs=draw_dim, bound="table", call=call)
+        for name, call in {"softmax": "torch.softmax({0}, dim={dim})", "log_softmax": "torch.log_softmax({0}, dim={dim})"}.items()
+    ]
+    + [
+        OpSpec(name, 1, "norm", last_dim, draw_attrs=draw_eps, bound="table", call=call)
+        for name, call in {"layer_norm": "F.layer_norm({0}, {0}.shape[-1:], eps={eps!r})", "rms_norm": "F.rms_norm({0}, {0}.shape[-1:], eps={eps!r})"}.items()
+    ]
+    + [
+        OpSpec(
+            "prod",
+            1,
+            "reduce",
+            reduce,
+            draw_attrs=draw_reduce,
+            bound="undocumented",
+            autocast=FP32,
+            call="torch.prod({0}, dim={dim}, keepdim={keepdim})",
+            combines="multiply",
+        )
+    ]  # on CPU autocast's fp32 list
+    + [OpSpec("amin", 1, "reduce", reduce, draw_attrs=draw_reduce, bound="correctly_rounded", call="torch.amin({0}, dim={dim}, keepdim={keepdim})")]
+    + [OpSpec("logsumexp", 1, "reduce", reduce, draw_attrs=draw_reduce, bound="undocumented", call="torch.logsumexp({0}, dim={dim}, keepdim={keepdim})")]
+    + [
+        OpSpec(
+            "std", 1, "reduce", reduce, draw_attrs=draw_var, bound="undocumented", call="torch.std({0}, dim={dim}, correction={correction}, keepdim={keepdim})"
+        ),
+        # var_mean returns two tensors; the IR's ops return one, so an attribute picks it.
+        OpSpec(
+            "var_mean",
+            1,
+            "reduce",
+            reduce,
+            draw_attrs=draw_both(draw_var, draw_choice("which", [0, 1])),
+            weight=0.5,
+            bound="undocumented",
+            call="torch.var_mean({0}, dim={dim}, correction={correction}, keepdim={keepdim})[{which}]",
+        ),
+        # ord is "inf" or a number: attributes are JSON, which has no infinity
+        OpSpec(
+            "vector_norm",
+            1,
+            "reduce",
+            reduce,
+            draw_attrs=draw_both(draw_reduce, draw_choice("ord", [1, 2, "inf"])),
+            bound="undocumented",
+            call="torch.linalg.vector_norm({0}, ord=float({ord!r}), dim={dim}, keepdim={keepdim})",
+        ),
+    ]
+    + [
+        OpSpec(name, 1, "reduce", along_dim, draw_attrs=draw_dim, bound="undocumented", call=call)
+        for name, call in {"cumsum": "torch.cumsum({0}, dim={dim})", "logcumsumexp": "torch.logcumsumexp({0}, dim={dim})"}.items()
+    ]
+    + [
+        OpSpec("cumprod", 1, "reduce", along_dim, draw_attrs=draw_dim, weight=0.5, bound="undocumented", call="torch.cumprod({0}, dim={dim})"),
+        OpSpec("group_norm", 1, "norm", _group_norm, draw_attrs=_draw_group_norm, bound="undocumented", call="F.group_norm({0}, {num_groups}, eps={eps!r})"),
         # eval mode: running statistics are inputs, the variance positive
         OpSpec(
             "batch_norm",
@@ -79,6 +123,7 @@ SPECS: list[OpSpec] = (
             same_dtype=True,
             operands=_channels,
             bound="undocumented",
+            call="F.batch_norm({0}, {1}, {2}, {3}, {4}, training=False, eps={eps!r})",
         ),
     ]
 )

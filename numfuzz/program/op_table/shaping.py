@@ -95,12 +95,12 @@ def _chunk(specs: list[TensorSpec], attrs: dict) -> TensorSpec:
 
 SPECS: list[OpSpec] = [
     OpSpec("cast", 1, "unary", _cast, draw_attrs=_draw_cast, weight=2.0, bound="table"),
-    OpSpec("cat", 2, "cat", _cat, draw_attrs=draw_dim, bound="table"),
-    OpSpec("reshape", 1, "reshape", _reshape, weight=0.5, bound="table"),
-    OpSpec("permute", 1, "permute", _permute, weight=0.5, bound="table"),
-    OpSpec("transpose", 1, "transpose", _transpose, weight=0.5, bound="table"),
-    OpSpec("unsqueeze", 1, "unsqueeze", _unsqueeze, weight=0.3, bound="table"),
-    OpSpec("expand", 1, "expand", _expand, weight=0.3, bound="table"),
+    OpSpec("cat", 2, "cat", _cat, draw_attrs=draw_dim, bound="table", call="torch.cat(({0}, {1}), dim={dim})"),
+    OpSpec("reshape", 1, "reshape", _reshape, weight=0.5, bound="table", call="{0}.reshape({shape!r})"),
+    OpSpec("permute", 1, "permute", _permute, weight=0.5, bound="table", call="{0}.permute({perm!r})"),
+    OpSpec("transpose", 1, "transpose", _transpose, weight=0.5, bound="table", call="{0}.transpose({dim0}, {dim1})"),
+    OpSpec("unsqueeze", 1, "unsqueeze", _unsqueeze, weight=0.3, bound="table", call="{0}.unsqueeze({dim})"),
+    OpSpec("expand", 1, "expand", _expand, weight=0.3, bound="table", call="{0}.expand({shape!r})"),
     OpSpec("slice", 1, "slice", _slice, weight=0.5, bound="table"),
-    OpSpec("chunk", 1, "chunk", _chunk, weight=0.5, bound="table"),
+    OpSpec("chunk", 1, "chunk", _chunk, weight=0.5, bound="table", call="torch.chunk({0}, {chunks}, dim={dim})[{index}]"),
 ]

@@ -25,37 +25,101 @@ def _draw_nan_to_num(rng: random.Random, specs: list[TensorSpec]) -> dict:
 
 
 _BOUNDS = (("min", "bound"), ("max", "bound"))
-_ANY = ["neg", "abs", "exp", "expm1", "sin", "cos", "tanh", "sigmoid", "silu", "relu", "softplus", "erf"]
-_POSITIVE = ["log", "log1p", "sqrt", "rsqrt", "reciprocal"]
-# Added with the table's second half; lgamma and digamma take any value (their poles give a
-# non-finite reference, and such elements are left out).
-_NEW_ANY = ["tan", "atan", "sinh", "cosh", "asinh", "exp2", "erfc", "lgamma", "digamma", "sinc",
-            "selu", "hardswish", "hardsigmoid", "mish", "softsign"]  # fmt: skip
-_NEW_DOMAINS = {"asin": "unit", "acos": "unit", "atanh": "unit", "erfinv": "unit", "acosh": "above_one",
-                "log2": "positive", "log10": "positive", "logit": "probability"}  # fmt: skip
+_ANY = {"neg": "torch.neg({0})", "abs": "torch.abs({0})", "exp": "torch.exp({0})", "expm1": "torch.expm1({0})", "sin": "torch.sin({0})", "cos": "torch.cos({0})", "tanh": "torch.tanh({0})", "sigmoid": "torch.sigmoid({0})", "silu": "F.silu({0})", "relu": "torch.relu({0})", "softplus": "F.softplus({0})", "erf": "torch.erf({0})"}  # fmt: skip
+_POSITIVE = {"log": "torch.log({0})", "log1p": "torch.log1p({0})", "sqrt": "torch.sqrt({0})", "rsqrt": "torch.rsqrt({0})", "reciprocal": "torch.reciprocal({0})"}  # fmt: skip
+_NEW_DOMAINS = {"asin": ("unit", "torch.asin({0})"), "acos": ("unit", "torch.acos({0})"), "atanh": ("unit", "torch.atanh({0})"), "erfinv": ("unit", "torch.erfinv({0})"), "acosh": ("above_one", "torch.acosh({0})"), "log2": ("positive", "torch.log2({0})"), "log10": ("positive", "torch.log10({0})"), "logit": ("probability", "torch.logit({0})")}  # fmt: skip
 # Piecewise constant or exact: a finding needs a rounding upstream to cross a step, so fewer.
-_STEPS = ["sign", "floor", "ceil", "trunc", "frac"]
+_STEPS = {"sign": "torch.sign({0})", "floor": "torch.floor({0})", "ceil": "torch.ceil({0})", "trunc": "torch.trunc({0})", "frac": "torch.frac({0})"}  # fmt: skip
 
 SPECS: list[OpSpec] = (
-    [OpSpec(name, 1, "unary", same, bound="table") for name in _ANY]
-    + [OpSpec(name, 1, "unary", same, domains=("positive",), bound="table") for name in _POSITIVE]
+    [OpSpec(name, 1, "unary", same, bound="table", call=call) for name, call in _ANY.items()]
+    + [OpSpec(name, 1, "unary", same, domains=("positive",), bound="table", call=call) for name, call in _POSITIVE.items()]
     + [
-        OpSpec("gelu", 1, "unary", same, draw_attrs=draw_choice("approximate", ["none", "tanh"]), bound="table"),
-        OpSpec("pow_scalar", 1, "unary", same, domains=("positive",), draw_attrs=_draw_exponent, scalars=(("exponent", "moderate"),), bound="table"),
-        OpSpec("mul_scalar", 1, "unary", same, draw_attrs=draw_scalar, weight=0.5, scalars=(("value", "any"),), bound="table"),
-        OpSpec("add_scalar", 1, "unary", same, draw_attrs=draw_scalar, weight=0.5, scalars=(("value", "any"),), bound="table"),
+        OpSpec(
+            "gelu", 1, "unary", same, draw_attrs=draw_choice("approximate", ["none", "tanh"]), bound="table", call="F.gelu({0}, approximate={approximate!r})"
+        ),
+        OpSpec(
+            "pow_scalar",
+            1,
+            "unary",
+            same,
+            domains=("positive",),
+            draw_attrs=_draw_exponent,
+            scalars=(("exponent", "moderate"),),
+            bound="table",
+            call="torch.pow({0}, {exponent!r})",
+        ),
+        OpSpec("mul_scalar", 1, "unary", same, draw_attrs=draw_scalar, weight=0.5, scalars=(("value", "any"),), bound="table", call="{0} * {value!r}"),
+        OpSpec("add_scalar", 1, "unary", same, draw_attrs=draw_scalar, weight=0.5, scalars=(("value", "any"),), bound="table", call="{0} + {value!r}"),
     ]
-    + [OpSpec(name, 1, "unary", same, bound="undocumented") for name in _NEW_ANY]
-    + [OpSpec("square", 1, "unary", same, bound="correctly_rounded"), OpSpec("tanhshrink", 1, "unary", same, bound="table")]
-    + [OpSpec(name, 1, "unary", same, domains=(domain,), bound="undocumented") for name, domain in _NEW_DOMAINS.items()]
-    + [OpSpec(name, 1, "unary", same, weight=0.4, bound="correctly_rounded") for name in _STEPS]
+    # Added with the table's second half; lgamma and digamma take any value (their poles give a non-finite reference, and
+    # such elements are left out). Where torch's float64 kernel is not exact enough the reference calls a helper of
+    # `numfuzz.program.exact`.
+    + [
+        OpSpec("tan", 1, "unary", same, bound="undocumented", call="torch.tan({0})"),
+        OpSpec("atan", 1, "unary", same, bound="undocumented", call="torch.atan({0})"),
+        OpSpec("sinh", 1, "unary", same, bound="undocumented", call="torch.sinh({0})"),
+        OpSpec("cosh", 1, "unary", same, bound="undocumented", call="torch.cosh({0})"),
+        OpSpec("asinh", 1, "unary", same, bound="undocumented", call="torch.asinh({0})"),
+        OpSpec("exp2", 1, "unary", same, bound="undocumented", call="torch.exp2({0})"),
+        OpSpec("erfc", 1, "unary", same, bound="undocumented", call="torch.erfc({0})"),
+        OpSpec("lgamma", 1, "unary", same, bound="undocumented", call="torch.lgamma({0})"),
+        OpSpec("digamma", 1, "unary", same, bound="undocumented", call="torch.digamma({0})", reference="digamma_exact({0})"),
+        OpSpec("square", 1, "unary", same, bound="correctly_rounded", call="torch.square({0})"),
+        OpSpec("sinc", 1, "unary", same, bound="undocumented", call="torch.sinc({0})", reference="sinc_exact({0})"),
+        OpSpec("selu", 1, "unary", same, bound="undocumented", call="F.selu({0})"),
+        OpSpec("hardswish", 1, "unary", same, bound="undocumented", call="F.hardswish({0})"),
+        OpSpec("hardsigmoid", 1, "unary", same, bound="undocumented", call="F.hardsigmoid({0})"),
+        OpSpec("mish", 1, "unary", same, bound="undocumented", call="F.mish({0})"),
+        OpSpec("softsign", 1, "unary", same, bound="undocumented", call="F.softsign({0})"),
+        OpSpec("tanhshrink", 1, "unary", same, bound="table", call="F.tanhshrink({0})", reference="tanhshrink_exact({0})"),
+    ]
+    + [OpSpec(name, 1, "unary", same, domains=(domain,), bound="undocumented", call=call) for name, (domain, call) in _NEW_DOMAINS.items()]
+    + [OpSpec(name, 1, "unary", same, weight=0.4, bound="correctly_rounded", call=call) for name, call in _STEPS.items()]
     + [
         # decimals > 0 scales by 10**decimals and back: two roundings, no documented bound
-        OpSpec("round", 1, "unary", same, draw_attrs=draw_choice("decimals", [0, 0, 1, 2]), weight=0.4, bound="undocumented"),
-        OpSpec("nan_to_num", 1, "unary", same, draw_attrs=_draw_nan_to_num, weight=0.5, bound="correctly_rounded"),
-        OpSpec("clamp_scalar", 1, "unary", same, draw_attrs=_draw_clamp, scalars=_BOUNDS, lines=lines_at("min", "max"), bound="correctly_rounded"),
-        OpSpec("elu", 1, "unary", same, draw_attrs=draw_choice("alpha", [1.0, 0.5, 2.0]), scalars=(("alpha", "moderate"),), bound="undocumented"),
-        OpSpec("celu", 1, "unary", same, draw_attrs=draw_choice("alpha", [1.0, 0.5, 2.0]), bound="undocumented"),
+        OpSpec(
+            "round",
+            1,
+            "unary",
+            same,
+            draw_attrs=draw_choice("decimals", [0, 0, 1, 2]),
+            weight=0.4,
+            bound="undocumented",
+            call="torch.round({0}, decimals={decimals})",
+        ),
+        OpSpec(
+            "nan_to_num",
+            1,
+            "unary",
+            same,
+            draw_attrs=_draw_nan_to_num,
+            weight=0.5,
+            bound="correctly_rounded",
+            call="torch.nan_to_num({0}, nan={nan!r}, posinf={posinf!r}, neginf={neginf!r})",
+        ),
+        OpSpec(
+            "clamp_scalar",
+            1,
+            "unary",
+            same,
+            draw_attrs=_draw_clamp,
+            scalars=_BOUNDS,
+            lines=lines_at("min", "max"),
+            bound="correctly_rounded",
+            call="torch.clamp({0}, min={min!r}, max={max!r})",
+        ),
+        OpSpec(
+            "elu",
+            1,
+            "unary",
+            same,
+            draw_attrs=draw_choice("alpha", [1.0, 0.5, 2.0]),
+            scalars=(("alpha", "moderate"),),
+            bound="undocumented",
+            call="F.elu({0}, alpha={alpha!r})",
+        ),
+        OpSpec("celu", 1, "unary", same, draw_attrs=draw_choice("alpha", [1.0, 0.5, 2.0]), bound="undocumented", call="F.celu({0}, alpha={alpha!r})"),
         OpSpec(
             "leaky_relu",
             1,
@@ -64,11 +128,21 @@ SPECS: list[OpSpec] = (
             draw_attrs=draw_choice("negative_slope", [0.01, 0.2]),
             scalars=(("negative_slope", "moderate"),),
             bound="correctly_rounded",  # x * negative_slope: one rounding
+            call="F.leaky_relu({0}, negative_slope={negative_slope!r})",
         ),
     ]
     # Piecewise ops that compare against a scalar: the lines they draw are where inputs are placed.
     + [
-        OpSpec("hardtanh", 1, "unary", same, draw_attrs=draw_ordered("min_val", "max_val"), lines=lines_at("min_val", "max_val"), bound="correctly_rounded"),
+        OpSpec(
+            "hardtanh",
+            1,
+            "unary",
+            same,
+            draw_attrs=draw_ordered("min_val", "max_val"),
+            lines=lines_at("min_val", "max_val"),
+            bound="correctly_rounded",
+            call="F.hardtanh({0}, min_val={min_val!r}, max_val={max_val!r})",
+        ),
         OpSpec(
             "threshold",
             1,
@@ -78,8 +152,9 @@ SPECS: list[OpSpec] = (
             scalars=(("threshold", "bound"), ("value", "bound")),
             lines=lines_at("threshold"),
             bound="correctly_rounded",
+            call="F.threshold({0}, {threshold!r}, {value!r})",
         ),
-        OpSpec("relu6", 1, "unary", same, lines=lines_at(fixed=(0.0, 6.0)), bound="correctly_rounded"),
+        OpSpec("relu6", 1, "unary", same, lines=lines_at(fixed=(0.0, 6.0)), bound="correctly_rounded", call="F.relu6({0})"),
         OpSpec(
             "hardshrink",
             1,
@@ -89,6 +164,7 @@ SPECS: list[OpSpec] = (
             scalars=(("lambd", "bound_nonneg"),),
             lines=lines_at("lambd", mirrored=True),
             bound="correctly_rounded",  # x, 0, or x -/+ lambd: one rounding
+            call="F.hardshrink({0}, lambd={lambd!r})",
         ),
         OpSpec(
             "softshrink",
@@ -99,6 +175,7 @@ SPECS: list[OpSpec] = (
             scalars=(("lambd", "bound_nonneg"),),
             lines=lines_at("lambd", mirrored=True),
             bound="correctly_rounded",  # x, 0, or x -/+ lambd: one rounding
+            call="F.softshrink({0}, lambd={lambd!r})",
         ),
     ]  # fmt: skip
 )
