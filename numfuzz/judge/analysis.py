@@ -100,7 +100,7 @@ def _value_facts(ev: Evidence, bounds: Bounds) -> Analysis:
             ev.culprit, ev.suffix = locate_by_cutting(graph, ev.samples, ev.target, ev.device, outcome, output)
         else:
             ev.culprit = single_op_culprit(graph, outcome, output, f"fallback (the probe gave {probe.verdict.value})")
-    diagnosis = diagnose(ev, skip=("cast_dropped",))  # tested above, before locating
+    diagnosis = diagnose(ev)  # cast_dropped again, now at a located cast (`causes.cast_dropped_at_cut`)
     facts = _facts(output, ev, diagnosis, measure(ev, bounds) if ev.culprit is not None else None)
     if outcome.oracle is Verdict.NONFINITE:  # the probes the rules read; their words join the detail where a rule holds
         if facts.rounding_error is not None and diagnosis.cause not in KEPT:

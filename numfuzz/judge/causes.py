@@ -6,7 +6,8 @@ this order over one cached view of the culprit (`judge.evidence`); the first tha
 * cast_dropped          -- the target agrees with the program with an explicit narrowing cast
                            taken as a no-op, and not with the program as written (float64 only).
                            Tested on the flagged output before the culprit is located: exposing
-                           values (the probe) could undo the elision it sees.
+                           values (the probe) could undo the elision it sees; and after, where
+                           cutting locates the culprit at a narrowing cast.
 * strided_input         -- with every input contiguous (the same values) the target is no finding
                            (one compile; named at the culprit where one is located).
 * emulated_rounding     -- with Inductor's emulate_precision_casts on, the program compiled
@@ -119,6 +120,21 @@ def cast_dropped(ev: Evidence) -> Diagnosis | None:
                 ev.graph.nodes[k].attr("dtype") or region(ev.graph.nodes[k]),
             )
     return None
+
+
+def cast_dropped_at_cut(ev: Evidence) -> Diagnosis | None:
+    """After locating: the culprit, found by cutting the fused program, is a narrowing cast, so the program from the cast
+    on fails where the program from the op after it, given the cast's rounded value, does not: the compiled code does
+    not round at the cast. This sees a dropped cast whose unrounded value a later inexact op then spoils, which the
+    output-level test (against the program with the cast taken as a no-op) cannot."""
+    c = ev.culprit
+    if c is None or ev.suffix is None or c.op != "cast" or c.node not in narrowing_casts(ev.graph, ev.graph.outputs[ev.output]):
+        return None
+    why = (
+        f"the fused program from `{op_line(ev.graph, c.node)}` on, given eager's values before the cast, is {c.verdict}; from the op after it on, "
+        "given the cast's rounded value, it is not: the compiled code does not round at the cast"
+    )
+    return Diagnosis("cast_dropped", [why], c.node, "cast", ev.graph.nodes[c.node].attr("dtype"))
 
 
 # --- the culprit's own values ----------------------------------------------------------------
@@ -287,7 +303,8 @@ class Cause:
 
 # The documented order (the module docstring, the README): the first whose test holds is the cause.
 CAUSES = (
-    Cause("cast_dropped", "float64 only", False, cast_dropped),
+    # before locating the output-level test runs (`cast_dropped`, float64 only; `judge.analysis`); after it, this one
+    Cause("cast_dropped", "none", True, cast_dropped_at_cut),
     Cause("strided_input", "one compile, where an input is strided", False, strided_input),
     Cause(EMULATED, "one compile, where the target turns the option on", True, emulated_rounding),
     Cause("nonfinite_intermediate", "none", True, nonfinite_intermediate),
