@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Callable
-
 import pytest
 import torch
 import torch.nn.functional as F
+from mode_target import ModeTarget
 from torch.overrides import TorchFunctionMode
 
 from numfuzz.corpus.case import Case
@@ -16,7 +15,6 @@ from numfuzz.judge.verdicts import Verdict
 from numfuzz.program.ir import Graph, Node, TensorSpec
 from numfuzz.runner.case_runner import run_case
 from numfuzz.targets import register, resolve
-from numfuzz.targets.eager import Eager
 
 
 class _TanhUp(TorchFunctionMode):
@@ -36,19 +34,7 @@ class _TanhUp(TorchFunctionMode):
         return x - y
 
 
-class TanhUp(Eager):
-    def __init__(self, arg: str | None):
-        self.ulps, self.name = int(arg or "4"), f"tanh_up:{arg or '4'}"
-
-    def prepare(self, fn: Callable, device: str) -> Callable:
-        def run(*args):
-            with _TanhUp(self.ulps):
-                return fn(*args)
-
-        return run
-
-
-register("tanh_up", TanhUp, "eager with tanh some ULPs up (tests only)")
+register("tanh_up", lambda arg: ModeTarget(f"tanh_up:{arg or '4'}", lambda: _TanhUp(int(arg or "4"))), "eager with tanh some ULPs up (tests only)")
 TANHSHRINK = Graph((TensorSpec((64,), "fp32"),), (Node.make("tanhshrink", [0]),), (1,))
 SMALL = torch.linspace(0.01, 0.05, 64)  # x - tanh(x) ~ x**3 / 3: eager's own fp32 difference cancels
 # The rule is shown on tanhshrink bounded in ULPs of its output, as an op without a documented bound is (the stated

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import reformulating_target  # noqa: F401  (registers the `reformulated` target)
 import torch
+from mode_target import ModeTarget
 
 from numfuzz.corpus.case import Case
 from numfuzz.judge.bounds import load_bounds, parse_bounds
@@ -15,7 +16,6 @@ from numfuzz.judge.verdicts import Verdict
 from numfuzz.program.ir import Graph, Node, TensorSpec
 from numfuzz.runner.case_runner import run_case
 from numfuzz.targets import resolve
-from numfuzz.targets.eager import Eager
 
 
 def _run(graph: Graph, values: list[torch.Tensor]):
@@ -151,17 +151,6 @@ class _TanhInBf16(torch.overrides.TorchFunctionMode):
         return func(*args, **(kwargs or {}))
 
 
-class TanhInBf16(Eager):
-    name = "tanh_in_bf16"
-
-    def prepare(self, fn, device):
-        def run(*args):
-            with _TanhInBf16():
-                return fn(*args)
-
-        return run
-
-
 def test_tanhshrink_is_bounded_in_ulps_of_its_input():
     """x - tanh(x) near 0 cancels whoever computes it: a tanh one ULP high is many ULPs of the result off, and rounding by
     tanh's bound at tanh(x) (at most |x|); a tanh in bf16 is a finding."""
@@ -172,7 +161,7 @@ def test_tanhshrink_is_bounded_in_ulps_of_its_input():
     assert benign.oracle is Verdict.LESS_ACCURATE and benign.verdict is Verdict.WITHIN_ROUNDING, benign.detail
     assert float(record["target"]["max_forward_ulp"]) > 10 and float(record["target"]["max_input_unit_ulp"]) < 2.0  # tanh's rounding and one ULP
     assert "ULP of its input off float64" in describe(record, load_bounds([]))
-    planted = run_case(Case.from_tensors(graph, [[x]], "eager"), TanhInBf16(), "cpu")
+    planted = run_case(Case.from_tensors(graph, [[x]], "eager"), ModeTarget("tanh_in_bf16", _TanhInBf16), "cpu")
     assert planted.verdict is Verdict.LESS_ACCURATE and not record_within(planted.analysis.rounding_error, load_bounds([]))
     assert float(planted.analysis.rounding_error["target"]["max_input_unit_ulp"]) > 100
 
@@ -188,23 +177,12 @@ class _HardtanhUp(torch.overrides.TorchFunctionMode):
         return out
 
 
-class HardtanhUp(Eager):
-    name = "hardtanh_up"
-
-    def prepare(self, fn, device):
-        def run(*args):
-            with _HardtanhUp():
-                return fn(*args)
-
-        return run
-
-
 def test_an_exact_op_two_ulp_off_is_a_finding_not_rounding():
     """hardtanh is correctly rounded (the op table's bound: 0.5 ULP), so a compiled hardtanh 2 ULP off is wrong; under the
     stated default of 2 ULP, which it fell to before it said where its bound comes from, it was `within_rounding`."""
     graph = Graph((TensorSpec((64,), "fp32"),), (Node.make("hardtanh", [0], min_val=-2.0, max_val=2.0),), (1,))
     x = torch.linspace(-1.5, 1.5, 64)
-    outcome = run_case(Case.from_tensors(graph, [[x]], "eager"), HardtanhUp(), "cpu")
+    outcome = run_case(Case.from_tensors(graph, [[x]], "eager"), ModeTarget("hardtanh_up", _HardtanhUp), "cpu")
     record = outcome.analysis.rounding_error
     assert outcome.oracle is Verdict.LESS_ACCURATE and outcome.verdict is Verdict.LESS_ACCURATE, outcome.detail
     assert float(record["bound"]["output_ulp"]) == 0.5 and "correctly rounded" in record["bound"]["source"]
