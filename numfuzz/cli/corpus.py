@@ -149,7 +149,8 @@ def corpus(
     new = sum(1 for g in shown if g.known is None and not g.benign)
     benign = sum(1 for g in shown if g.benign)
     counts = f"{new} new, {sum(1 for g in shown if g.known is not None and not g.benign)} known" + (f", {benign} benign" if benign else "")
-    click.echo(f"{sum(g.count for g in shown)} findings in {len(shown)} groups: {counts}{note}")
+    findings = sum(g.count for g in shown)
+    click.echo(f"{findings} finding{'s' * (findings != 1)} in {len(shown)} group{'s' * (len(shown) != 1)}: {counts}{note}")
 
 
 def _elsewhere(python: Path, directory: Path, shown: list, show_all: bool, known_files, bounds_files, imports, device, as_json: bool) -> None:

@@ -115,7 +115,7 @@ def group_corpus(directory: Path, known: Sequence[KnownIssue] | None = None, bou
             cases.append((path, case))
     # A finding may have several versions (found, minimised): they share the best signature any
     # of them knows, and the smallest version stands for the finding (its severity, its path).
-    versions: dict[str, list[tuple[tuple, Path, Case]]] = {}
+    versions: dict[str, Versions] = {}
     for path, case in cases:
         try:
             key = size_key(case)
@@ -124,33 +124,64 @@ def group_corpus(directory: Path, known: Sequence[KnownIssue] | None = None, bou
             continue
         versions.setdefault(finding_id(case), []).append((key, path, case))
     groups: dict[tuple, Group] = {}
-    for fid, found in versions.items():
-        found.sort(key=lambda v: (v[0], str(v[1])))  # smallest first: its signature is the best informed
-        signatures = [recorded_signature(case) for _, _, case in found]
-        signature = next((s for s in signatures if s.cause), next((s for s in signatures if s.located), signatures[0]))
-        size, path, case = found[0]
-        outcome = recorded_outcome(case)
-        facts = next((f for f in (recorded_outcome(c).analysis for _, _, c in found) if f is not None), None)
-        key = GroupKey.of(signature, case.graph, facts, known, case.provenance)
-        group = groups.setdefault(key.parts, Group(key, signature, known=key.known, mechanism=key.mechanism))
-        group.findings.add(fid)
-        group.members[fid] = path
-        verdict = verdict_of(outcome, bounds)
-        group.benign = group.benign and verdict.is_listed_benign
-        group.verdicts.add(verdict.value)
-        group.dtypes.add(signature.dtype)
-        group.ops.update(signature.ops)
-        group.causes.add(signature.cause)
-        sev = severity(outcome)
-        if sev is not None:
-            group.severity = sev if group.severity is None else max(group.severity, sev)
-        if group.smallest is None or size < group.smallest_key:
-            group.smallest, group.smallest_key, group.signature = path, size, signature
-            group.analysis = outcome.analysis
-            group.minimized = isinstance(case.extra.get("minimize"), dict)
+    for fid, found, signature, key in _keyed(versions, known):
+        _fold(groups.setdefault(key.parts, Group(key, signature, known=key.known, mechanism=key.mechanism)), fid, found, signature, bounds)
     notes = minimize_notes(root)
     for group in groups.values():
         if not group.minimized and group.smallest is not None:
             group.note = notes.get(group.smallest.stem, "queued or not yet run: run the campaign again to finish it")
     order = sorted(groups.values(), key=lambda g: (g.known is not None, -(g.severity if g.severity is not None else -1.0), -g.count, g.title))
     return order, problems
+
+
+Versions = list[tuple[tuple, Path, Case]]  # one finding's versions, smallest first: (size key, path, case)
+
+
+def _key_of(case: Case, signature: Signature, facts: Analysis | None, known: Sequence[KnownIssue]) -> GroupKey:
+    return GroupKey.of(signature, case.graph, facts, known, case.provenance)
+
+
+def _keyed(versions: dict[str, Versions], known: Sequence[KnownIssue]) -> list[tuple[str, Versions, Signature, GroupKey]]:
+    """Each finding with its versions, its best-informed signature and its group key.
+
+    A finding's key is its smallest version's. When minimising dropped a mode or setting the
+    finding was found under, the minimised case's key no longer carries its label: the findings
+    the campaign left unminimised as duplicates of that one (they share its original key) follow
+    it into its group, instead of standing as a group of their own that reads "not minimised".
+    """
+    keyed, moved = [], {}
+    for fid, found in versions.items():
+        found.sort(key=lambda v: (v[0], str(v[1])))  # smallest first: its signature is the best informed
+        signatures = [recorded_signature(case) for _, _, case in found]
+        signature = next((s for s in signatures if s.cause), next((s for s in signatures if s.located), signatures[0]))
+        facts = next((f for f in (recorded_outcome(c).analysis for _, _, c in found) if f is not None), None)
+        smallest = found[0][2]
+        key = _key_of(smallest, signature, facts, known)
+        if isinstance(smallest.extra.get("minimize"), dict):
+            original = next((c for _, _, c in found if "minimize" not in c.extra), None)
+            if original is not None:
+                origin = _key_of(original, recorded_signature(original), recorded_outcome(original).analysis, known)
+                moved.setdefault(origin.parts, key)
+        keyed.append((fid, found, signature, key))
+    return [(fid, found, signature, key if "minimize" in found[0][2].extra else moved.get(key.parts, key)) for fid, found, signature, key in keyed]
+
+
+def _fold(group: Group, fid: str, found: Versions, signature: Signature, bounds: Bounds) -> None:
+    """Adds one finding to its group: counts, verdicts, severity, and the smallest case so far."""
+    size, path, case = found[0]
+    outcome = recorded_outcome(case)
+    group.findings.add(fid)
+    group.members[fid] = path
+    verdict = verdict_of(outcome, bounds)
+    group.benign = group.benign and verdict.is_listed_benign
+    group.verdicts.add(verdict.value)
+    group.dtypes.add(signature.dtype)
+    group.ops.update(signature.ops)
+    group.causes.add(signature.cause)
+    sev = severity(outcome)
+    if sev is not None:
+        group.severity = sev if group.severity is None else max(group.severity, sev)
+    if group.smallest is None or size < group.smallest_key:
+        group.smallest, group.smallest_key, group.signature = path, size, signature
+        group.analysis = outcome.analysis
+        group.minimized = isinstance(case.extra.get("minimize"), dict)

@@ -143,3 +143,33 @@ def test_a_thunder_limitation_is_known_and_a_typeerror_on_a_supported_op_stays_n
     limitation = next(g for g in by_kind.values() if g.known is not None)
     assert limitation.known.id == "thunder-0.2.6-no-gradient-transform" and limitation.known.kind == "limitation"
     assert sum(g.known is None for g in by_kind.values()) == 1  # the TypeError
+
+
+def _restamp(path, mode: str = "", original=None):
+    """The stored finding at `path` as found under `mode`, or as the minimised version of `original`."""
+    from dataclasses import replace
+
+    from numfuzz.corpus.store import load_case, save_case
+    from numfuzz.judge.signature import Signature
+
+    case = load_case(path)
+    case.extra["signature"] = replace(Signature.from_json(case.extra["signature"]), mode=mode).to_json()
+    if original is not None:
+        case.extra["minimize"] = {"compiles": 3}
+        case.extra["original"] = {"hash": load_case(original).content_hash()}
+    path.unlink()
+    return save_case(case, path.parent)
+
+
+def test_duplicates_follow_their_minimised_sibling_when_minimising_dropped_the_mode(tmp_path):
+    """A finding under threads=2, minimised without it: its unminimised duplicates join the minimised group."""
+    found = tmp_path / "findings"
+    first = _restamp(save_finding(found, _unary("expm1", "fp32", then="softmax"), "thunder:bug_expm1", Verdict.LESS_ACCURATE, "expm1", "fp32", "cancellation"), "threads=2")
+    _restamp(save_finding(found, _unary("expm1", "bf16", then="softmax"), "thunder:bug_expm1", Verdict.LESS_ACCURATE, "expm1", "bf16", "cancellation", value=2.0), "threads=2")
+    smallest = save_finding(tmp_path / "minimized", _unary("expm1", "fp32"), "thunder:bug_expm1", Verdict.LESS_ACCURATE, "expm1", "fp32", "cancellation", value=3.0)
+    _restamp(smallest, original=first)
+    (group,) = _groups(tmp_path)
+    assert group.count == 2 and group.minimized and "threads" not in group.title
+    # a finding under another mode, which no minimised case came from, still stands apart
+    _restamp(save_finding(found, _unary("expm1", "fp16"), "thunder:bug_expm1", Verdict.LESS_ACCURATE, "expm1", "fp16", "cancellation", value=4.0), "dynamic")
+    assert sorted(g.count for g in _groups(tmp_path)) == [1, 2]
