@@ -61,7 +61,7 @@ def analyse(
         if output is not None and output >= len(graph.outputs):  # judged after the outputs: an input's gradient
             facts = analyse_gradient(graph, samples, upstream, target, device, outcome, output, bounds) if upstream is not None else None
         elif output is not None:
-            facts = _value_facts(Evidence(graph, samples, target, device, outcome, output), bounds)
+            facts = _value_facts(Evidence(graph, samples, target, device, outcome, output, upstream=upstream), bounds)
     if facts is None:
         return outcome
     outcome.analysis = facts
@@ -97,7 +97,7 @@ def _value_facts(ev: Evidence, bounds: Bounds) -> Analysis:
                 return Analysis(output, cause="amplified", evidence=[AMPLIFIED_TEXT], amplified=True)
         elif isinstance(probe, Probe):  # exposing the values changed what the compiler fused: cut the fused program instead
             ev.probe = probe
-            ev.culprit, ev.suffix = locate_by_cutting(graph, ev.samples, ev.target, ev.device, outcome, output)
+            ev.culprit, ev.suffix = locate_by_cutting(graph, ev.samples, ev.target, ev.device, outcome, output, ev.upstream)
         else:
             ev.culprit = single_op_culprit(graph, outcome, output, f"fallback (the probe gave {probe.verdict.value})")
     diagnosis = diagnose(ev)  # cast_dropped again, now at a located cast (`causes.cast_dropped_at_cut`)

@@ -38,6 +38,7 @@ class Evidence:
     culprit: Culprit | None = None
     probe: Probe | None = None
     suffix: Suffix | None = None  # located by cutting: the culprit's tests run on this suffix as one op
+    upstream: list[list[torch.Tensor]] | None = None  # with gradients: each sample's, per output (a compiler may lower ops otherwise)
     _cache: dict = field(default_factory=dict, repr=False)
 
     def alone(self) -> Graph:

@@ -137,13 +137,23 @@ class Suffix:
     output: int  # the flagged output's position in `graph.outputs`
 
 
-def locate_by_cutting(graph: Graph, samples: list[list[torch.Tensor]], target: Target, device: str, outcome: Outcome, output: int) -> tuple[Culprit, Suffix]:
+def locate_by_cutting(
+    graph: Graph,
+    samples: list[list[torch.Tensor]],
+    target: Target,
+    device: str,
+    outcome: Outcome,
+    output: int,
+    upstream: list[list[torch.Tensor]] | None = None,
+) -> tuple[Culprit, Suffix]:
     """The op where the finding starts, found on the fused program itself: cut the cone from the front.
 
     Cut k replaces the cone's ops before its k-th by inputs holding eager's values (the rest of
     the program stays: another output can change what is fused). The culprit is the last k whose
     program still shows the finding; each cut tried costs one compile, from the output's op back.
-    Cut 0 is the program itself, which shows it.
+    Cut 0 is the program itself, which shows it. A case run with gradients (`upstream`, per
+    sample and output) is cut and compiled with them: a compiler may lower an op otherwise when
+    its inputs require gradients (Thunder decomposes sdpa then), and the forward difference with it.
     """
     n_in, specs = len(graph.inputs), infer_specs(graph)
     positions = cone(graph, graph.outputs[output])
@@ -155,10 +165,19 @@ def locate_by_cutting(graph: Graph, samples: list[list[torch.Tensor]], target: T
         cut_graph = cut(graph, specs, set(before))
         rows = [row[:n_in] + [row[n_in + j] for j in before] for row in values]
         position = cut_graph.outputs.index(index_after_cut(graph, before, graph.outputs[output]))
-        got = evaluate(cut_graph, rows, target, device)
+        got = evaluate(cut_graph, rows, target, device, upstream=_kept_upstream(graph, set(before), upstream))
         flagged = next((o for o in got.outputs if o.index == position), None)
         if flagged is not None and flagged.verdict == outcome.verdict.value and got.runs is not None:
             node = positions[k]
             return Culprit(node, graph.nodes[node].op, specs[n_in + node].dtype, flagged.verdict, "cutting"), Suffix(cut_graph, rows, got, position)
     node = positions[0]
     return Culprit(node, graph.nodes[node].op, specs[n_in + node].dtype, outcome.verdict.value, "cutting"), Suffix(graph, samples, outcome, output)
+
+
+def _kept_upstream(graph: Graph, cut_nodes: set[int], upstream: list[list[torch.Tensor]] | None) -> list[list[torch.Tensor]] | None:
+    """Each sample's upstream gradients for the outputs a cut keeps (`graph_edit.cut` drops those that became inputs)."""
+    if upstream is None:
+        return None
+    n_in = len(graph.inputs)
+    kept = [i for i, o in enumerate(graph.outputs) if o >= n_in and (o - n_in) not in cut_nodes]
+    return [[row[i] for i in kept] for row in upstream]
