@@ -14,7 +14,8 @@ from typing import Any, Iterable, Sequence
 
 from numfuzz.corpus.known import KnownIssue, match_known
 from numfuzz.judge.facts import Analysis
-from numfuzz.judge.signature import ONE_ROOT_CAUSE, Mechanism, Signature, mechanism_of
+from numfuzz.judge.cause import root_title
+from numfuzz.judge.signature import Mechanism, Signature, mechanism_of
 from numfuzz.judge.verdicts import Verdict
 from numfuzz.program.ir import Graph
 
@@ -54,8 +55,8 @@ class GroupKey:
             return f"{signature.where} | known issue {self.known.id}"
         if self.mechanism is not None:
             return f"{signature.where} | {self.mechanism.title} | {ops} | {dtypes}"
-        if signature.cause in ONE_ROOT_CAUSE:
-            return f"{signature.where} | {ONE_ROOT_CAUSE[signature.cause]}"
+        if root_title(signature.cause):
+            return f"{signature.where} | {root_title(signature.cause)}"
         if signature.cause:
             return f"{signature.where} | {'+'.join(signature.ops) or '?'} | {dtypes} | {signature.cause}"
         if signature.fingerprint:  # a crash: named by the ops its minimised members keep, and its message

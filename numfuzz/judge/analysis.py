@@ -17,6 +17,7 @@ from __future__ import annotations
 import torch
 
 from numfuzz.judge.bounds import Bounds
+from numfuzz.judge.cause import AMPLIFIED, POSITION_PARTING, STALE_SCALAR, kept_whatever_the_bound
 from numfuzz.judge.causes import Diagnosis, cast_dropped, diagnose
 from numfuzz.judge.evidence import Evidence
 from numfuzz.judge.execute import Outcome
@@ -27,7 +28,7 @@ from numfuzz.judge.nonfinite_rest import nonfinite_rest_evidence
 from numfuzz.judge.position_analysis import position_partings
 from numfuzz.judge.reduction_order import reorder_evidence
 from numfuzz.judge.rounding_error import measure
-from numfuzz.judge.rules import AMPLIFIED_TEXT, KEPT, apply_rules
+from numfuzz.judge.rules import AMPLIFIED_TEXT, apply_rules
 from numfuzz.judge.verdicts import Verdict
 from numfuzz.program.graph_edit import cone
 from numfuzz.program.ir import Graph
@@ -77,7 +78,7 @@ def _stale_facts(graph: Graph, outcome: Outcome, stale: list[str]) -> Analysis:
     said = ", ".join(f"{name} = {changed[name][1]!r} (first call: {changed[name][0]!r})" for name in stale if name in changed)
     why = f"the second call passes {said}; wherever the compiled result parts from eager's, it is nearer eager with the first call's value: that value was kept"
     output = flagged_index(outcome)
-    return Analysis(0 if output is None else output, "stale_scalar", [why], graph.nodes[node].op, infer_specs(graph)[len(graph.inputs) + node].dtype)
+    return Analysis(0 if output is None else output, STALE_SCALAR.name, [why], graph.nodes[node].op, infer_specs(graph)[len(graph.inputs) + node].dtype)
 
 
 def _value_facts(ev: Evidence, bounds: Bounds) -> Analysis:
@@ -94,7 +95,7 @@ def _value_facts(ev: Evidence, bounds: Bounds) -> Analysis:
             ev.probe = probe
             ev.culprit = locate_culprit(graph, ev.samples, probe, outcome)
             if ev.culprit is None:
-                return Analysis(output, cause="amplified", evidence=[AMPLIFIED_TEXT], amplified=True)
+                return Analysis(output, cause=AMPLIFIED.name, evidence=[AMPLIFIED_TEXT], amplified=True)
         elif isinstance(probe, Probe):  # exposing the values changed what the compiler fused: cut the fused program instead
             ev.probe = probe
             ev.culprit, ev.suffix = locate_by_cutting(graph, ev.samples, ev.target, ev.device, outcome, output, ev.upstream)
@@ -103,7 +104,7 @@ def _value_facts(ev: Evidence, bounds: Bounds) -> Analysis:
     diagnosis = diagnose(ev)  # cast_dropped again, now at a located cast (`causes.cast_dropped_at_cut`)
     facts = _facts(output, ev, diagnosis, measure(ev, bounds) if ev.culprit is not None else None)
     if outcome.oracle is Verdict.NONFINITE:  # the probes the rules read; their words join the detail where a rule holds
-        if facts.rounding_error is not None and diagnosis.cause not in KEPT:
+        if facts.rounding_error is not None and not kept_whatever_the_bound(diagnosis.cause, narrow=False):
             facts.nonfinite_rest = nonfinite_rest_evidence(ev)
         facts.reordered = reorder_evidence(ev)
     return facts
@@ -118,7 +119,7 @@ def _position_facts(graph: Graph, samples: list[list[torch.Tensor]], target: Tar
         f"the two positions first part at `{p.op}` ({p.dtype}), whose compiled values are within {p.local_ulp:.3g} ULP of the op applied exactly to their own inputs"
         for p in partings
     ]
-    return Analysis(output, cause="position_parting", evidence=evidence, op=culprit.op, dtype=culprit.dtype, culprit=culprit, partings=partings)
+    return Analysis(output, cause=POSITION_PARTING.name, evidence=evidence, op=culprit.op, dtype=culprit.dtype, culprit=culprit, partings=partings)
 
 
 def _facts(output: int, ev: Evidence | None, diagnosis: Diagnosis, record: dict | None = None) -> Analysis:

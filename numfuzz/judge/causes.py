@@ -1,6 +1,6 @@
 """Why a finding happens: cause classes, each a claim tested on the case, with its evidence.
 
-Each cause is an object (`Cause`) with its name, what its test costs, and the test. They run in
+Each cause's test is a `CauseTest`: the cause (`judge.cause`), what its test costs, and the test. They run in
 this order over one cached view of the culprit (`judge.evidence`); the first that holds is the cause:
 
 * cast_dropped          -- the target agrees with the program with an explicit narrowing cast
@@ -32,7 +32,17 @@ from typing import Callable
 import numpy as np
 import torch
 
-from numfuzz.judge.emulated_casts import CAUSE as EMULATED
+from numfuzz.judge.cause import (
+    CANCELLATION,
+    CAST_DROPPED,
+    EMULATED_ROUNDING,
+    KERNEL_ACCURACY,
+    LOW_PRECISION,
+    NONFINITE_INTERMEDIATE,
+    STRIDED_INPUT,
+    UNEXPLAINED,
+    Cause,
+)
 from numfuzz.judge.emulated_casts import without_option_evidence
 from numfuzz.judge.evidence import Evidence, op_line
 from numfuzz.judge.execute import evaluate
@@ -110,7 +120,7 @@ def cast_dropped(ev: Evidence) -> Diagnosis | None:
             k = min(subset)
             dropped = ", ".join(f"`{op_line(ev.graph, j)}`" + ("'s autocast casts" if ev.graph.nodes[j].op != "cast" else "") for j in sorted(subset))
             return Diagnosis(
-                "cast_dropped",
+                CAST_DROPPED.name,
                 [
                     f"with {dropped} taken as a no-op the target's max error is {explained:.3g} ULP; "
                     f"against the program as written it is {as_written:.3g} ULP (eager: {float(np.max(e_err, initial=0.0)):.3g})"
@@ -134,7 +144,7 @@ def cast_dropped_at_cut(ev: Evidence) -> Diagnosis | None:
         f"the fused program from `{op_line(ev.graph, c.node)}` on, given eager's values before the cast, is {c.verdict}; from the op after it on, "
         "given the cast's rounded value, it is not: the compiled code does not round at the cast"
     )
-    return Diagnosis("cast_dropped", [why], c.node, "cast", ev.graph.nodes[c.node].attr("dtype"))
+    return Diagnosis(CAST_DROPPED.name, [why], c.node, "cast", ev.graph.nodes[c.node].attr("dtype"))
 
 
 # --- the culprit's own values ----------------------------------------------------------------
@@ -145,7 +155,7 @@ def emulated_rounding(ev: Evidence) -> Diagnosis | None:
     if c is None:
         return None
     why = without_option_evidence(ev.graph, ev.samples, ev.target, ev.device, c.node, c.dtype)
-    return Diagnosis(EMULATED, [why], c.node, c.op, c.dtype) if why is not None else None
+    return Diagnosis(EMULATED_ROUNDING.name, [why], c.node, c.op, c.dtype) if why is not None else None
 
 
 def nonfinite_intermediate(ev: Evidence) -> Diagnosis | None:
@@ -171,7 +181,7 @@ def nonfinite_intermediate(ev: Evidence) -> Diagnosis | None:
                 f"{rows} row(s) have only finite inputs yet non-finite results: exp(x - max(x)) overflowed, so the max the kernel "
                 "subtracted was below an element of its row, x - max(x) > 0 (one value computed two ways inside the fusion)"
             )
-    return Diagnosis("nonfinite_intermediate", evidence, c.node, c.op, c.dtype)
+    return Diagnosis(NONFINITE_INTERMEDIATE.name, evidence, c.node, c.op, c.dtype)
 
 
 def cancellation(ev: Evidence) -> Diagnosis | None:
@@ -187,7 +197,7 @@ def cancellation(ev: Evidence) -> Diagnosis | None:
         found = _cancels(whole, "the whole program's inputs (the op alone compiles to other code)")
     if found is None:
         return None
-    return Diagnosis("cancellation", [found], c.node, c.op, c.dtype)
+    return Diagnosis(CANCELLATION.name, [found], c.node, c.op, c.dtype)
 
 
 def _cancels(result, what: str) -> str | None:
@@ -232,7 +242,7 @@ def low_precision(ev: Evidence) -> Diagnosis | None:
         err = np.concatenate(errs)
         if err.size and float(err.max()) <= 0.5:
             return Diagnosis(
-                "low_precision",
+                LOW_PRECISION.name,
                 [
                     f"the target's `{node.op}` equals accumulating in {c.dtype} one element at a time (max {float(err.max()):.3g} ULP from that), {local_max:.3g} ULP from float64"
                 ],
@@ -242,7 +252,7 @@ def low_precision(ev: Evidence) -> Diagnosis | None:
             )
     if fmt.mantissa_bits < 23 and 0.5 < local_max <= 1.5 and eager_max <= 0.5 + 1e-9 and above_half >= 0.05:
         return Diagnosis(
-            "low_precision",
+            LOW_PRECISION.name,
             [
                 f"`{node.op}` in {c.dtype}: the target is up to {local_max:.3g} ULP off with {100 * above_half:.0f}% of elements above half an ULP, eager never above {eager_max:.3g}: one more rounding in {c.dtype}"
             ],
@@ -268,7 +278,7 @@ def strided_input(ev: Evidence) -> Diagnosis | None:
     node = ev.culprit.node if ev.culprit is not None else reader
     dtype = infer_specs(ev.graph)[n_in + node].dtype
     evidence = [f"with every input contiguous (the same values; here {what}) the target is {again.verdict.value}: it mishandles a strided input"]
-    return Diagnosis("strided_input", evidence, node, ev.graph.nodes[node].op, dtype)
+    return Diagnosis(STRIDED_INPUT.name, evidence, node, ev.graph.nodes[node].op, dtype)
 
 
 def kernel_accuracy(ev: Evidence) -> Diagnosis | None:
@@ -279,49 +289,48 @@ def kernel_accuracy(ev: Evidence) -> Diagnosis | None:
     if local.target_max_ulp > KERNEL_FEW_ULP:
         return None
     why = f"`{c.op}` in {c.dtype} is {local.target_max_ulp:.3g} ULP off at most (eager {local.eager_max_ulp:.3g}), with no cancellation, cast or accumulator pattern"
-    return Diagnosis("kernel_accuracy", [why], c.node, c.op, c.dtype)
+    return Diagnosis(KERNEL_ACCURACY.name, [why], c.node, c.op, c.dtype)
 
 
 def unexplained(ev: Evidence) -> Diagnosis:
     c = ev.culprit
     if c is None:
-        return Diagnosis("unexplained", ["the op where the difference starts is unknown"])
+        return Diagnosis(UNEXPLAINED.name, ["the op where the difference starts is unknown"])
     local = culprit_local_errors(ev)
     why = f"`{c.op}` in {c.dtype}: {local.target_max_ulp:.3g} ULP against eager's {local.eager_max_ulp:.3g}; no cause test holds"
-    return Diagnosis("unexplained", [why], c.node, c.op, c.dtype)
+    return Diagnosis(UNEXPLAINED.name, [why], c.node, c.op, c.dtype)
 
 
 @dataclass(frozen=True)
-class Cause:
-    """One cause class: its name, what its test costs, whether it needs the culprit located, and the test."""
+class CauseTest:
+    """How one cause is tested: what the test costs, whether it needs the culprit located, and the test."""
 
-    name: str
+    cause: Cause
     cost: str
     needs_culprit: bool
     test: Callable[[Evidence], Diagnosis | None]
 
 
 # The documented order (the module docstring, the README): the first whose test holds is the cause.
-CAUSES = (
+# "stale_scalar" is decided before any of them, from the second call (`analysis._stale_facts`).
+CAUSE_TESTS = (
     # before locating the output-level test runs (`cast_dropped`, float64 only; `judge.analysis`); after it, this one
-    Cause("cast_dropped", "none", True, cast_dropped_at_cut),
-    Cause("strided_input", "one compile, where an input is strided", False, strided_input),
-    Cause(EMULATED, "one compile, where the target turns the option on", True, emulated_rounding),
-    Cause("nonfinite_intermediate", "none", True, nonfinite_intermediate),
-    Cause("low_precision", "float64 only", True, low_precision),
-    Cause("cancellation", "one or two compiles (the sweeps)", True, cancellation),
-    Cause("kernel_accuracy", "none", True, kernel_accuracy),
+    CauseTest(CAST_DROPPED, "none", True, cast_dropped_at_cut),
+    CauseTest(STRIDED_INPUT, "one compile, where an input is strided", False, strided_input),
+    CauseTest(EMULATED_ROUNDING, "one compile, where the target turns the option on", True, emulated_rounding),
+    CauseTest(NONFINITE_INTERMEDIATE, "none", True, nonfinite_intermediate),
+    CauseTest(LOW_PRECISION, "float64 only", True, low_precision),
+    CauseTest(CANCELLATION, "one or two compiles (the sweeps)", True, cancellation),
+    CauseTest(KERNEL_ACCURACY, "none", True, kernel_accuracy),
 )
-# "stale_scalar" is decided before any cause test, from the second call (`analysis._stale_facts`).
-CAUSE_NAMES = tuple(c.name for c in CAUSES) + ("unexplained", "stale_scalar")
 
 
 def diagnose(ev: Evidence, skip: tuple[str, ...] = ()) -> Diagnosis:
-    """The first cause whose test holds, in the order of CAUSES; `unexplained` when none does. `skip`: causes already tested."""
-    for cause in CAUSES:
-        if cause.name in skip or (cause.needs_culprit and ev.culprit is None):
+    """The first cause whose test holds, in the order of CAUSE_TESTS; `unexplained` when none does. `skip`: causes already tested."""
+    for one in CAUSE_TESTS:
+        if one.cause.name in skip or (one.needs_culprit and ev.culprit is None):
             continue
-        found = cause.test(ev)
+        found = one.test(ev)
         if found is not None:
             return found
     return unexplained(ev)

@@ -6,7 +6,7 @@ alone, PR #131595). Where a finding disappears when the same program is compiled
 option, the option rounds a value that eager keeps in fp32: a decomposition's intermediate,
 such as `x * 10**d` in `round(x, decimals=d)`, the quotient of a truncating division, or the
 products of an einsum lowered to a multiply and a sum. That is a finding whatever the bound
-(`judge.rounding.KEPT`), and one root cause whatever the op. One compile: the case's program on
+(`judge.cause.EMULATED_ROUNDING`, kept), and one root cause whatever the op. One compile: the case's program on
 the target without the option, in the case's size mode and with its other options, whether the
 option came with the target spec or was drawn from the configuration space.
 """
@@ -25,7 +25,6 @@ from numfuzz.program.ops import infer_specs
 from numfuzz.targets import Target, TargetError, resolve
 
 OPTION = "emulate_precision_casts"
-CAUSE = "emulated_rounding"
 
 
 def without_option(spec: str) -> str | None:

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import torch
 
 from numfuzz.judge.bounds import Bounds
+from numfuzz.judge.cause import BACKWARD
 from numfuzz.judge.compiled import laid_out
 from numfuzz.judge.execute import Outcome, evaluate
 from numfuzz.judge.facts import Analysis, Culprit
@@ -29,8 +30,6 @@ from numfuzz.program.ir import Graph, Node
 from numfuzz.program.lowering import compile_source, lower
 from numfuzz.program.ops import infer_specs
 from numfuzz.targets import Target
-
-CAUSE = "backward"  # the group's cause: a gradient finding is the backward's, whatever the forward does
 
 
 def gradient_values(graph: Graph, samples: list[list[torch.Tensor]], upstream: list[list[torch.Tensor]], device: str) -> list[tuple[list, list]]:
@@ -129,7 +128,7 @@ def analyse_gradient(
     if outcome.oracle is Verdict.NONFINITE and cut is not None and cut.outcome.runs is not None:  # the probe the reorder rule reads
         first_grad = len(cut.graph.outputs)  # the cut judges its outputs, then each input's gradient: the reduced input's comes first
         reordered = reordered_gradient_evidence(cut.graph, cut.rows, cut.upstream, [run[first_grad] for run in cut.outcome.runs.target])
-    facts = Analysis(flagged, CAUSE, evidence, culprit.op, culprit.dtype, culprit=culprit, gradient_of=input_index, rounding_error=record)
+    facts = Analysis(flagged, BACKWARD.name, evidence, culprit.op, culprit.dtype, culprit=culprit, gradient_of=input_index, rounding_error=record)
     facts.reordered = reordered
     if cut is None and outcome.oracle is Verdict.LESS_ACCURATE:  # no op's backward alone is worse: how much the whole one loses
         facts.fused_backward_bits = next((bits_lost(o) for o in outcome.outputs if o.index == flagged), None)

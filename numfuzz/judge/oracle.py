@@ -40,7 +40,7 @@ FAITHFUL_MIN_MANTISSA = 23  # fp32 and wider
 # fp32 kernel libraries document their functions to about 1-2 ULP (CUDA's libdevice: 2 ULP for
 # sinf, cosf, erff; SLEEF's u10 variants: 1 ULP). The position check (judge.position) allows two
 # positions' results this far apart. Whether a less accurate result is only rounding is decided
-# per op against numfuzz/data/error_bounds.toml (judge.rounding), not here.
+# per op against numfuzz/data/error_bounds.toml (judge.rounding_error), not here.
 KERNEL_BOUND_ULP = 2.0
 
 

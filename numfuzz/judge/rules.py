@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from numfuzz.judge.bounds import FP32_MANTISSA, Allowance, Bounds
+from numfuzz.judge.cause import AMPLIFIED, kept_whatever_the_bound
 from numfuzz.judge.execute import Outcome
 from numfuzz.judge.facts import Analysis, Parting
 from numfuzz.judge.rounding_error import allowance_of, record_within, within
@@ -40,13 +41,6 @@ from numfuzz.judge.rounding_error_text import describe
 from numfuzz.judge.verdicts import Verdict
 from numfuzz.program.dtypes import check_dtype
 
-# Causes that are a finding whatever the bound: the program asked for a cast that the compiled
-# code does not give, a value turned non-finite, or a scalar argument kept from an earlier call,
-# whatever the rounding of the rest.
-KEPT = ("cast_dropped", "emulated_rounding", "nonfinite_intermediate", "stale_scalar")
-# In bf16/fp16 also this one: eager accumulates and computes in fp32 and rounds once, so an
-# accumulator in the narrow dtype, or one more rounding in it, is what the program did not ask for.
-KEPT_NARROW = ("low_precision",)
 ACCURACY = tuple(v for v in Verdict if v.is_accuracy)
 AMPLIFIED_TEXT = "the target parts from eager only where it is as accurate or more; an op downstream amplifies that"
 
@@ -75,7 +69,7 @@ class Amplified(Rule):
     """The probe shows no op where the target is worse than eager both locally and globally: the target parts from
     eager only where it is as accurate or more, and an ill-conditioned op downstream amplifies that."""
 
-    name, judges, gives, reads = "amplified", ACCURACY, Verdict.AMPLIFIED, ("amplified",)
+    name, judges, gives, reads = AMPLIFIED.name, ACCURACY, Verdict.AMPLIFIED, ("amplified",)
 
     def holds(self, facts: Analysis, bounds: Bounds) -> str | None:
         return AMPLIFIED_TEXT if facts.amplified else None
@@ -92,13 +86,13 @@ class ReorderedReduction(Rule):
 
 
 class KeptCause(Rule):
-    """A cause in KEPT, or in KEPT_NARROW in bf16/fp16, is a finding whatever the bound: the compiled code does
+    """A cause kept whatever the bound (`Cause.kept`; some only in bf16/fp16) is a finding: the compiled code does
     not round as the program asked, or makes a value non-finite that eager keeps finite."""
 
     name, judges, gives, reads = "kept_cause", ACCURACY, None, ("cause", "dtype")
 
     def holds(self, facts: Analysis, bounds: Bounds) -> str | None:
-        if facts.cause in KEPT or (facts.cause in KEPT_NARROW and _narrow(facts.dtype)):
+        if kept_whatever_the_bound(facts.cause, _narrow(facts.dtype)):
             return f"{facts.cause} is a finding whatever the bound"
         return None
 

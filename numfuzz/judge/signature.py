@@ -34,6 +34,7 @@ import math
 import re
 from dataclasses import dataclass
 
+from numfuzz.judge.cause import BACKWARD, root_title
 from numfuzz.judge.crash import crash_fingerprint
 from numfuzz.judge.execute import AT_TEXT, Outcome
 from numfuzz.judge.facts import Analysis
@@ -44,13 +45,6 @@ from numfuzz.program.graph_edit import cone
 from numfuzz.program.ir import Graph
 from numfuzz.program.ops import infer_specs
 from numfuzz.run_spec import RunSpec
-
-# Causes that are one root cause whatever the op they show at: one group per target, so named.
-ONE_ROOT_CAUSE = {
-    "cast_dropped": "explicit cast dropped",
-    "emulated_rounding": "emulate_precision_casts rounds a value eager keeps in fp32",
-    "strided_input": "strided input mishandled",
-}
 
 _LEADING_NAME = re.compile(r"^([A-Za-z_][A-Za-z0-9_.]*):")  # "TypeError: ..." as execute reports a crash
 
@@ -85,7 +79,7 @@ class Signature:
     def group_key(self) -> tuple:
         """Findings with one key share a root cause."""
         extra = (self.mode, self.at) if self.mode or self.at else ()  # old signatures keep their keys
-        if self.cause in ONE_ROOT_CAUSE:
+        if root_title(self.cause):
             return (self.target, self.cause) + extra
         if self.cause:
             return (self.target, self.cause, self.ops) + extra
@@ -155,7 +149,7 @@ def same_finding(signature: Signature, graph: Graph, outcome: Outcome) -> bool:
         return True
     specs = infer_specs(graph)
     n_in = len(graph.inputs)
-    backward = signature.cause == "backward"  # a gradient finding stays one, a forward finding stays forward
+    backward = signature.cause == BACKWARD.name  # a gradient finding stays one, a forward finding stays forward
     for errors in outcome.outputs:
         gradient = errors.index >= len(graph.outputs)  # judged after the outputs: an input's gradient
         if errors.verdict != outcome.verdict.value or not errors.elements or gradient != backward:

@@ -8,6 +8,7 @@ from numfuzz.corpus.case import Case, stored_signature
 from numfuzz.corpus.known import KnownIssue
 from numfuzz.environment import device_name, vector_isa, versions
 from numfuzz.judge.bounds import Bounds
+from numfuzz.judge.cause import BACKWARD, cause_named
 from numfuzz.judge.compiled import output_label
 from numfuzz.judge.execute import Outcome
 from numfuzz.judge.rounding_error_text import describe
@@ -112,7 +113,7 @@ def compiled_as(case: Case) -> str:
 
 
 def title_of(case: Case, outcome: Outcome, signature: Signature | None) -> str:
-    what = ("the gradient of " if signature and signature.cause == "backward" else "") + _culprit_call(case, signature)
+    what = ("the gradient of " if signature and signature.cause == BACKWARD.name else "") + _culprit_call(case, signature)
     what += {"second_size": " at a second size of its dynamic dims", "second_call": " when called again with other scalar values"}.get(outcome.at, "")
     dtype = f" on {signature.dtype}" if signature and signature.dtype else ""
     if outcome.verdict is Verdict.LESS_ACCURATE:
@@ -164,18 +165,6 @@ def _what_happens(outcome: Outcome) -> str:
     return f"fails ({outcome.verdict.value}): {outcome.detail}"
 
 
-_CAUSE_PHRASES = {
-    "strided_input": "a strided input (permuted, stepped, expanded or offset) is mishandled: the same values laid out contiguously are fine",
-    "cast_dropped": "an explicit cast the program asks for is dropped",
-    "nonfinite_intermediate": "a value turns non-finite inside the compiled code where eager's is finite",
-    "cancellation": "cancellation: a small result computed from larger terms loses its relative accuracy",
-    "low_precision": "a lower-precision intermediate or accumulator",
-    "kernel_accuracy": "kernel accuracy: a few ULP, no pattern",
-    "unexplained": "unexplained: no cause test holds",
-    "stale_scalar": "a Python scalar argument's first value is reused when the compiled program is called with another",
-}
-
-
 def _cause_lines(outcome: Outcome, bounds: Bounds) -> list[str]:
     """Where the difference starts and the cause numfuzz tested, with its evidence; the rounding error under `bounds`."""
     facts = outcome.analysis
@@ -183,7 +172,9 @@ def _cause_lines(outcome: Outcome, bounds: Bounds) -> list[str]:
         return []
     c = facts.culprit
     where = f"`{c.op}` ({c.dtype}, node t{c.node})" if c is not None else f"`{facts.op}` ({facts.dtype})"
-    lines = ["", f"**Where it starts:** {where}. **Likely cause:** {_CAUSE_PHRASES.get(facts.cause, facts.cause)}. Evidence numfuzz measured:", ""]
+    cause = cause_named(facts.cause)
+    phrase = cause.phrase if cause is not None else facts.cause
+    lines = ["", f"**Where it starts:** {where}. **Likely cause:** {phrase}. Evidence numfuzz measured:", ""]
     lines += [f"- {line}" for line in facts.evidence]
     if facts.rounding_error is not None:
         lines += ["", f"**Wrong, not only lower precision?** Rounding error {describe(facts.rounding_error, bounds)}.", "", _METHOD]

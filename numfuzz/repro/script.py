@@ -186,7 +186,7 @@ samples = [
 {_grad_runs_source(upstream) if grad else RUNS_SOURCE}
 {_guard(target)}compiled = {compile_expr}
 
-# ---- numfuzz's verdict rule, copied from numfuzz/oracle.py when this file was written ----
+# ---- numfuzz's verdict rule, copied from numfuzz/judge/oracle.py when this file was written ----
 {_rule_source()}
 
 # ---- numfuzz's position check, copied from numfuzz/judge/position.py ----

@@ -8,8 +8,8 @@ import torch
 from torch.overrides import TorchFunctionMode
 
 from numfuzz.corpus.case import Case
+from numfuzz.judge.cause import kept_whatever_the_bound
 from numfuzz.judge.emulated_casts import target_without_option, without_option, without_option_evidence
-from numfuzz.judge.rules import KEPT
 from numfuzz.judge.verdicts import Verdict
 from numfuzz.program.ir import Graph, Node, TensorSpec
 from numfuzz.run_spec import RunSpec
@@ -72,7 +72,7 @@ def test_a_rounding_only_the_option_makes_is_its_own_kept_cause():
     assert outcome.verdict is Verdict.NONFINITE
     assert outcome.analysis.cause == "emulated_rounding" and outcome.analysis.op == "round"
     assert "without emulate_precision_casts" in outcome.analysis.evidence[0]
-    assert "emulated_rounding" in KEPT  # a finding whatever the bound
+    assert kept_whatever_the_bound("emulated_rounding", narrow=False)  # a finding whatever the bound
     plain = run_case(Case.from_tensors(graph, [[x]], "emulating"), resolve("emulating"), "cpu")
     assert plain.verdict is Verdict.EQUAL
 
