@@ -47,7 +47,9 @@ def snippet_source(case: Case, target: Target, device: str, imports: Sequence[st
         inputs = "samples = [\n" + "".join("    (" + ", ".join(literal(t, spec) for t, spec in zip(row, specs)) + ",),\n" for row in rows) + "]"
     if any(spec.layout is not None for spec in specs):
         inputs = "# Strided inputs: dims in memory order, steps, dims of stride 0, storage offset.\n" + LAYOUT_SOURCE + "\n\n" + inputs
-    return f"""import torch
+    return f"""import math  # inf and nan literals
+
+import torch
 import torch.nn.functional as F
 {chr(10).join(compile_imports)}
 {user_code_lines(list(imports), fallback_here=False)}

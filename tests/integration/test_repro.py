@@ -122,6 +122,18 @@ def test_issue_snippet_runs(planted_bugs, capsys):
     assert "inf" in printed.split("compiled:")[1]
 
 
+def test_issue_snippet_with_infinite_inputs_runs(capsys):
+    """Literals of inf and nan need `math` in the snippet too (the sdpa fully masked row's query is +inf)."""
+    from numfuzz.corpus.case import Case
+    from numfuzz.program.ir import Graph, Node, TensorSpec
+    from numfuzz.targets import resolve
+
+    graph = Graph((TensorSpec((3,), "fp32"),), (Node.make("exp", [0]),), (1,))
+    case = Case.from_tensors(graph, [[torch.tensor([math.inf, -math.inf, 0.0])]], "eager")
+    exec(compile(snippet_source(case, resolve("eager"), "cpu", ()), "<snippet>", "exec"), {})
+    assert "compiled: greatest absolute difference" in capsys.readouterr().out
+
+
 @pytest.mark.thunder
 def test_crash_issue_says_what_failed():
     from numfuzz.judge.bounds import load_bounds
