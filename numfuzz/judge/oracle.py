@@ -52,9 +52,10 @@ def ulp(reference: np.ndarray, fmt: FloatFormat) -> np.ndarray:
     return np.ldexp(1.0, exp - fmt.mantissa_bits)
 
 
-def ulp_error(value: np.ndarray, reference: np.ndarray, fmt: FloatFormat) -> np.ndarray:
-    with np.errstate(invalid="ignore", over="ignore"):
-        err = np.abs(value.astype(np.float64) - reference) / ulp(reference, fmt)
+def ulp_error(value: np.ndarray, reference: np.ndarray, fmt: FloatFormat, unit: np.ndarray | None = None) -> np.ndarray:
+    """|value - reference| in ULPs of the reference (or in `unit`, one per element)."""
+    with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
+        err = np.abs(value.astype(np.float64) - reference) / (ulp(reference, fmt) if unit is None else unit)
     return np.where(np.isfinite(value), err, np.inf)
 
 
@@ -141,7 +142,10 @@ def compare_output(
     e_reference = reference if eager_reference is None else eager_reference
     keep = np.isfinite(reference) & (np.abs(reference) <= fmt.max_value) & np.isfinite(e_reference) & (np.abs(e_reference) <= fmt.max_value)
     ref, e_ref, e, t = reference[keep], e_reference[keep], eager[keep], target[keep]
-    e_err, t_err = ulp_error(e, e_ref, fmt), ulp_error(t, ref, fmt)
+    # An exact 0 has no ULP of its own (its spacing is the smallest subnormal): two nonzero values
+    # there are 1e35 "ULP" apart whichever is nearer. Errors at a 0 are taken at the output's scale.
+    e_err = np.where(e_ref == 0, ulp_error(e, e_ref, fmt, scaled_ulp(e_ref, fmt)), ulp_error(e, e_ref, fmt))
+    t_err = np.where(ref == 0, ulp_error(t, ref, fmt, scaled_ulp(ref, fmt)), ulp_error(t, ref, fmt))
     nonfinite = int((np.isfinite(e) & ~np.isfinite(t)).sum())
     both = np.isfinite(e_err) & np.isfinite(t_err)
     smallest_normal = math.ldexp(1.0, fmt.min_exponent)  # relative errors are taken against at least this

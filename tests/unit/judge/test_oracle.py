@@ -145,3 +145,20 @@ def test_bits_lost_do_not_explode_when_the_reference_is_zero():
     assert oracle.bits_lost(errors) <= 24.0  # capped at fp32's precision
     cancels = compare_output(0, "fp32", np.array([1.5e-8, 1.0]), np.array([1.5e-8, 1.0]), np.array([0.0, 1.0]))
     assert oracle.bits_lost(cancels) >= 20  # a real cancellation still loses (nearly) every bit
+
+
+def test_two_nonzero_values_at_an_exact_zero_are_compared_at_the_output_scale():
+    """A constant row normalised (layer_norm): exactly 0, eager 6.7e-6, the fused kernel -3.8e-5 (bf16, the rest near 1).
+
+    In ULPs of 0 (the smallest subnormal) that is 4e35 against 7e34, a 'gross' loss; at the output's
+    scale both are a fraction of an ULP, and the target is no finding there.
+    """
+    rng = np.random.default_rng(0)
+    exact = np.concatenate([np.zeros(3), rng.uniform(-1.5, 1.5, 61)])
+    eager = bf16(exact)
+    eager[:3] = 6.7e-6
+    target = eager.copy()
+    target[:3] = -3.77e-5
+    assert compare_output(0, "bf16", exact, eager, target).verdict != Verdict.LESS_ACCURATE.value
+    target[:3] = 0.05  # far beyond rounding at the output's scale: still a finding
+    assert compare_output(0, "bf16", exact, eager, target).verdict == Verdict.LESS_ACCURATE.value
