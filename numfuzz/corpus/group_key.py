@@ -17,6 +17,7 @@ from numfuzz.judge.facts import Analysis
 from numfuzz.judge.cause import root_title
 from numfuzz.judge.signature import Mechanism, Signature, mechanism_of
 from numfuzz.judge.verdicts import Verdict
+from numfuzz.program.graph_edit import cone
 from numfuzz.program.ir import Graph
 
 
@@ -34,7 +35,7 @@ class GroupKey:
     def of(signature: Signature, graph: Graph | None, facts: Analysis | None, known: Sequence[KnownIssue], provenance: dict[str, Any]) -> GroupKey:
         """The key of a finding: its signature, its program (None: not at hand), its facts, and the known issues to match."""
         mechanism = mechanism_of(signature, graph, facts) if graph is not None else None
-        issue = match_known(known, signature, provenance, mechanism.name if mechanism is not None else "")
+        issue = match_known(known, signature, provenance, mechanism.name if mechanism is not None else "", culprit_cone_ops(graph, facts))
         if issue is not None:
             return GroupKey(("known", issue.id, signature.target), signature, issue, mechanism)
         if mechanism is not None:
@@ -65,3 +66,10 @@ class GroupKey:
                 return f"{signature.where} | {signature.symptom} | {message}"
             return f"{signature.where} | {signature.symptom} | {ops} | {message}"
         return signature.text()
+
+
+def culprit_cone_ops(graph: Graph | None, facts: Analysis | None) -> frozenset[str]:
+    """The ops the culprit depends on, itself included (none where the program or the culprit is not at hand)."""
+    if graph is None or facts is None or facts.culprit is None or not 0 <= facts.culprit.node < len(graph.nodes):
+        return frozenset()
+    return frozenset(graph.nodes[k].op for k in cone(graph, len(graph.inputs) + facts.culprit.node))

@@ -21,7 +21,7 @@ from numfuzz.judge.signature import Signature
 
 BUILTIN = "known_issues.toml"
 _TEXT = ("id", "title", "status", "torch", "thunder", "device", "fixed_in", "kind")
-_LISTS = ("links", "targets", "not_targets", "causes", "symptoms", "ops", "dtypes", "mechanisms", "messages")
+_LISTS = ("links", "targets", "not_targets", "causes", "symptoms", "ops", "upstream_ops", "dtypes", "mechanisms", "messages")
 KINDS = ("bug", "limitation")  # a limitation: a feature the release does not have (an op it cannot compile), no bug
 
 
@@ -40,6 +40,9 @@ class KnownIssue:
     causes: tuple[str, ...] = ()
     symptoms: tuple[str, ...] = ()  # the finding's symptom (nonfinite, less_accurate, a crash kind)
     ops: tuple[str, ...] = ()
+    # one of these is the culprit or an op it depends on: a compiled backward that recomputes an
+    # earlier op's forward inherits that op's error, where the finding names the culprit's backward
+    upstream_ops: tuple[str, ...] = ()
     dtypes: tuple[str, ...] = ()
     mechanisms: tuple[str, ...] = ()  # a mechanism group's name (numfuzz.judge.signature.MECHANISMS), whatever its culprit op
     torch: str = ""
@@ -54,8 +57,8 @@ class KnownIssue:
     def link(self) -> str:
         return self.links[0] if self.links else ""
 
-    def matches(self, signature: Signature, provenance: dict[str, Any], mechanism: str = "") -> bool:
-        """Does a finding with this signature (and mechanism), found with these versions and device, fall under this issue?"""
+    def matches(self, signature: Signature, provenance: dict[str, Any], mechanism: str = "", upstream: frozenset[str] = frozenset()) -> bool:
+        """Does a finding with this signature (and mechanism, and `upstream`: the ops of its culprit's cone), found with these versions and device, fall under this issue?"""
         if self.mechanisms and mechanism not in self.mechanisms:
             return False
         if self.targets and not any(fnmatchcase(signature.target, p) for p in self.targets):
@@ -67,6 +70,8 @@ class KnownIssue:
         if self.symptoms and signature.symptom not in self.symptoms:
             return False
         if self.ops and not set(signature.ops) & set(self.ops):
+            return False
+        if self.upstream_ops and not upstream & set(self.upstream_ops):
             return False
         if self.dtypes and signature.dtype not in self.dtypes:
             return False
@@ -145,5 +150,7 @@ def load_known(extra: Sequence[Path | str] = (), builtin: bool = True) -> list[K
     return list(issues.values())
 
 
-def match_known(issues: Sequence[KnownIssue], signature: Signature, provenance: dict[str, Any], mechanism: str = "") -> KnownIssue | None:
-    return next((issue for issue in issues if issue.matches(signature, provenance, mechanism)), None)
+def match_known(
+    issues: Sequence[KnownIssue], signature: Signature, provenance: dict[str, Any], mechanism: str = "", upstream: frozenset[str] = frozenset()
+) -> KnownIssue | None:
+    return next((issue for issue in issues if issue.matches(signature, provenance, mechanism, upstream)), None)

@@ -73,3 +73,20 @@ def test_a_malformed_file_is_one_line(text, message):
     with pytest.raises(KnownIssuesError) as caught:
         parse_known(text, "bad.toml")
     assert message in str(caught.value) and "\n" not in str(caught.value) and str(caught.value).startswith("bad.toml")
+
+
+def test_an_upstream_op_rule_matches_a_backward_downstream_of_the_op_through_the_group_key():
+    """mse_loss(celu(x), y)'s gradient under Thunder's torchcompile: the fused backward recomputes celu through expm1."""
+    from numfuzz.corpus.group_key import GroupKey
+    from numfuzz.judge.facts import Analysis, Culprit
+    from numfuzz.program.ir import Graph, Node, TensorSpec
+
+    graph = Graph((TensorSpec((8,), "fp32"), TensorSpec((8,), "fp32")), (Node.make("celu", [0]), Node.make("mse_loss", [2, 1])), (3,))
+    backward = Signature("thunder:torchcompile", "less_accurate", ("mse_loss",), "fp32", "backward")
+    facts = Analysis(1, "backward", op="mse_loss", dtype="fp32", culprit=Culprit(1, "mse_loss", "fp32", "less_accurate", "cutting the backward"))
+    key = GroupKey.of(backward, graph, facts, load_known(), CPU_29)
+    assert key.known is not None and key.known.id == "inductor-cpu-vectorized-expm1-recomputed-in-backward"
+    assert GroupKey.of(backward, graph, facts, load_known(), CPU_214).known is None  # fixed there
+    without = Graph(graph.inputs, (Node.make("tanh", [0]), Node.make("mse_loss", [2, 1])), (3,))
+    assert GroupKey.of(backward, without, facts, load_known(), CPU_29).known is None  # no expm1 upstream
+    assert match_known(load_known(), backward, CPU_29) is None  # no program at hand: the rule cannot claim it
