@@ -13,11 +13,14 @@ is the rule's to say (`judge.rules.NonfiniteRest`): this probe is a fact, measur
 
 from __future__ import annotations
 
+import numpy as np
 import torch
 
 from numfuzz.judge.compiled import CompiledProgram
 from numfuzz.judge.evidence import Evidence
 from numfuzz.judge.localize import probe_values
+from numfuzz.judge.oracle import KERNEL_BOUND_ULP, ulp_error
+from numfuzz.program.dtypes import check_dtype, is_integer
 from numfuzz.program.graph_edit import cut, index_after_cut
 from numfuzz.program.ops import infer_specs
 
@@ -26,7 +29,11 @@ def nonfinite_rest_evidence(ev: Evidence) -> str | None:
     """Evidence that the exact rest of the program makes the target's non-finite elements from its culprit value; None otherwise."""
     c, graph = ev.culprit, ev.graph
     n_in, out = len(graph.inputs), graph.outputs[ev.output]
-    if c is None or ev.probe is None or ev.suffix is not None or n_in + c.node == out or c.node not in ev.probe.nodes:
+    if c is None or ev.suffix is not None:
+        return None
+    if n_in + c.node == out:
+        return _at_the_output(ev)
+    if ev.probe is None or c.node not in ev.probe.nodes:
         return None
     rest = cut(graph, infer_specs(graph), {c.node})
     position = rest.outputs.index(index_after_cut(graph, [c.node], out))
@@ -47,3 +54,48 @@ def nonfinite_rest_evidence(ev: Evidence) -> str | None:
         f"the program after `{c.op}`, computed exactly in float64 from the target's `{c.op}` values, is non-finite "
         f"at all {made} elements the target made non-finite: the non-finite result is the program's conditioning at a value within its bound"
     )
+
+
+def _at_the_output(ev: Evidence) -> str | None:
+    """The culprit is the flagged output's op. Is it, computed exactly on the target's own inputs to it, non-finite
+    wherever the target made the output non-finite, with those inputs within rounding of their float64 values there?
+    Then the op did what it should (erfinv of a 1.0, rsqrt of a 0) at an input the ops before it may round to: the
+    non-finite value is the op's conditioning, as the float64 program's would be one rounding away."""
+    if not ev.inputs_seen():
+        return None
+    exact_values = ev.reference_of("target")
+    args = ev.graph.nodes[ev.culprit.node].args
+    made, farthest = 0, 0.0
+    for s, (ref, got, exact) in enumerate(zip(ev.outcome.runs.reference, ev.outcome.runs.target, exact_values)):
+        new = (~torch.isfinite(got[ev.output]) & torch.isfinite(ref[ev.output].to(got[ev.output].device))).reshape(-1).cpu().numpy()
+        if not new.any():
+            continue
+        if bool((new & np.isfinite(exact)).any()):
+            return None  # the op is finite there on its own inputs: the target's own doing
+        for a in args:
+            off = _input_ulps_off(ev, a, s, new)
+            if off is None or off > KERNEL_BOUND_ULP:
+                return None  # an input far from its float64 value: the ops before the culprit made the pole
+            farthest = max(farthest, off)
+        made += int(new.sum())
+    if not made:
+        return None
+    op = ev.culprit.op
+    return (
+        f"`{op}` computed exactly in float64 on the target's own inputs to it is non-finite at all {made} elements the target "
+        f"made non-finite, and those inputs are within {farthest:.3g} ULP of their float64 values: the non-finite result is "
+        f"`{op}`'s conditioning at an input one rounding may give"
+    )
+
+
+def _input_ulps_off(ev: Evidence, value: int, sample: int, where: np.ndarray) -> float | None:
+    """How far the target's value of graph value `value` is from its float64 value at the elements `where` (of the
+    culprit's output), in ULPs of its dtype; 0 for a given input; None where the elements do not line up (broadcast)."""
+    spec = infer_specs(ev.graph)[value]
+    if is_integer(spec.dtype) or value < len(ev.graph.inputs):
+        return 0.0
+    got = probe_values(ev.probe, ev.graph, ev.samples, "target", value)[sample].reshape(-1).cpu().double().numpy()
+    exact = probe_values(ev.probe, ev.graph, ev.samples, "reference", value)[sample].reshape(-1).cpu().double().numpy()
+    if got.size != where.size:
+        return None
+    return float(ulp_error(got[where], exact[where], check_dtype(spec.dtype)).max())

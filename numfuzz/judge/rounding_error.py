@@ -34,7 +34,7 @@ op with them so rounded (`fp32_scalars`); the value is within its bound where ei
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import torch
@@ -131,7 +131,10 @@ def allowance_of(record: dict, bounds: Bounds) -> Allowance:
     if isinstance(record.get("suffix_ops"), list):  # the culprit's fused rest, taken as one op
         return bounds.loosest(record["suffix_ops"], str(record["bound_dtype"]), device)
     measure = bounds.backward_allowance if record.get("backward") else bounds.allowance
-    return measure(str(record["op"]), str(record["dtype"]), device, int(record.get("n", 1)))
+    allowance = measure(str(record["op"]), str(record["dtype"]), device, int(record.get("n", 1)))
+    if record.get("unrounded_inputs"):  # a fused kernel may read them before their rounding to bf16/fp16
+        return replace(allowance, input_ulp=allowance.input_ulp + UNROUNDED_INPUT_ULP)
+    return allowance
 
 
 def chosen_side(record: dict, bounds: Bounds) -> dict:
@@ -159,6 +162,21 @@ def record_within(record: object, bounds: Bounds) -> bool | None:
         return any(within(side, allowance) for side in sides) and all(within(o["target"], allowance_of({**record, **o}, bounds)) for o in others)
     except (KeyError, TypeError, ValueError):
         return None
+
+
+# A compiler that fuses the op with the ops making its bf16/fp16 inputs may read them before
+# they are rounded (cast elision, intended by default: Inductor keeps fused intermediates in
+# fp32): the op is then judged as if its inputs could be off by half an ULP of their dtype.
+UNROUNDED_INPUT_ULP = 0.5
+
+
+def _inputs_made_narrow(ev: Evidence) -> bool:
+    """Every float input of the culprit (located by the probe) is a bf16/fp16 value the program made, not one it was given."""
+    if ev.suffix is not None or ev.culprit is None:  # a cut's inputs are given values: nothing to fuse across
+        return False
+    specs, n_in = infer_specs(ev.graph), len(ev.graph.inputs)
+    floats = [a for a in ev.graph.nodes[ev.culprit.node].args if not is_integer(specs[a].dtype)]
+    return bool(floats) and all(a >= n_in and check_dtype(specs[a].dtype).mantissa_bits < FP32_MANTISSA for a in floats)
 
 
 def reduced_length(graph: Graph, k: int) -> int:
@@ -224,6 +242,7 @@ def measure(ev: Evidence, bounds: Bounds) -> dict | None:
         "method": METHOD,
         "measured": len(target.forward),
         "suffix": ev.suffix is not None,  # located by cutting: the fused program from the op on, taken as one op
+        **({"unrounded_inputs": True} if _inputs_made_narrow(ev) else {}),
         **({"suffix_ops": suffix_ops, "bound_dtype": out_dtype} if suffix_ops is not None else {}),
         "all_elements": positions is None,
         "bound": allowance.to_json(),  # the bound it was measured under; judged again, `allowance_of` gives today's
@@ -314,7 +333,8 @@ def _checked(needed, slack, got, exact, partials, flat, in_fmts, out_fmt, moved)
     float64 op there must be within the value's rounding plus half the slack. A huge condition
     makes the first-order step meaningless (softmax of 1e21: no input gives a softmax of 8000).
     """
-    toward = np.sign(got - exact)
+    with np.errstate(invalid="ignore"):  # inf - inf where the op is infinite on both sides: no step there
+        toward = np.sign(got - exact)
     finite = np.isfinite(needed) & (needed > 0) & np.isfinite(got)
     step = np.where(finite, needed, 0.0)
     deltas = [np.nan_to_num(toward * np.sign(g) * step * ulp(x, fmt)) for g, x, fmt in zip(partials, flat, in_fmts)]

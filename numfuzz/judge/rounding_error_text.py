@@ -43,6 +43,10 @@ def _describe(record: dict, bounds: Bounds) -> str:
             f"{_ulps(float(bound['documented_ulp']))} fp32 ULP, so in {record.get('bound_dtype', record['dtype'])} {_ulps(float(bound['output_ulp']))} ULP at the output "
             f"or {_ulps(float(bound['input_ulp']))} ULP of input move ({bound['source']})"
         )
+    if record.get("unrounded_inputs"):
+        documented += (
+            "; its inputs are values the program made in a narrow dtype, which a fused kernel may read before their rounding: half an ULP more of input move"
+        )
     if record.get("n", 1) > 1 and bound.get("grows"):
         documented += f", grown for {record['n']} elements"
     eager = _num(eager_summary["max_needed_ulp"])

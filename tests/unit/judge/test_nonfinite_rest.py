@@ -64,3 +64,45 @@ def test_judged_again_with_a_tighter_bound_it_is_nonfinite_again():
     tight = parse_bounds('[[bound]]\nops = ["cos"]\nulp = 0.25\nsource = "tests"\n', "tight.toml", load_bounds())
     assert final_verdict(outcome.oracle, outcome.analysis, tight).verdict is Verdict.NONFINITE
     assert final_verdict(outcome.oracle, outcome.analysis, load_bounds()).verdict is Verdict.WITHIN_ROUNDING
+
+
+class _ProductToOneAndErfinvUp(TorchFunctionMode):
+    """mul rounds to 1.0 where its product rounds to 1 - 2**-24 (a product `far` below 1 too, when asked); erfinv one ULP up
+    everywhere (within its default bound of 2, and worse than eager's: the culprit)."""
+
+    def __init__(self, far: bool):
+        super().__init__()
+        self.far = far
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        out = func(*args, **(kwargs or {}))
+        if func in (torch.mul, torch.Tensor.mul):  # lowering writes `x0 * x1`, which dispatches as Tensor.mul
+            below_one = torch.tensor(1 - 2**-24) if not self.far else torch.tensor(0.999)
+            return torch.where(out == below_one, torch.ones_like(out), out)
+        if func is torch.erfinv:
+            return torch.nextafter(out, torch.full_like(out, float("inf")))
+        return out
+
+
+def _erfinv_of_product(far: bool) -> Verdict:
+    from mode_target import ModeTarget
+
+    graph = Graph((TensorSpec((64,), "fp32"), TensorSpec((64,), "fp32")), (Node.make("mul", [0, 1]), Node.make("erfinv", [2])), (3,))
+    x0, x1 = torch.linspace(-0.9, 0.9, 64), torch.ones(64)
+    x0[7], x1[7] = (1 - 3 * 2**-24, 1 + 2**-23) if not far else (0.999, 1.0)  # exact product 1 - 2**-24 - 6 * 2**-48, or 0.999
+    target = ModeTarget("erfinv_of_one", lambda: _ProductToOneAndErfinvUp(far))
+    outcome = run_case(Case.from_tensors(graph, [[x0, x1]], "eager"), target, "cpu")
+    assert outcome.oracle is Verdict.NONFINITE
+    return outcome
+
+
+def test_a_pole_at_the_output_op_reached_one_rounding_away_is_within_rounding():
+    """The quick start's erfinv(softsign(...)): softsign's 1.0 (0.66 ULP off) where eager's rounds to 0.99999994; erfinv(1) is inf."""
+    outcome = _erfinv_of_product(far=False)
+    assert outcome.analysis.op == "erfinv" and outcome.verdict is Verdict.WITHIN_ROUNDING, outcome.detail
+    assert outcome.rule == "nonfinite_rest" and "within 1 ULP of their float64 values" in outcome.detail
+
+
+def test_a_pole_reached_from_an_input_far_from_its_value_stays_a_finding():
+    outcome = _erfinv_of_product(far=True)
+    assert outcome.verdict is Verdict.NONFINITE, outcome.detail

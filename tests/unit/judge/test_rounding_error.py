@@ -188,3 +188,33 @@ def test_an_exact_op_two_ulp_off_is_a_finding_not_rounding():
     assert float(record["bound"]["output_ulp"]) == 0.5 and "correctly rounded" in record["bound"]["source"]
     default = parse_bounds('[[bound]]\nops = ["hardtanh"]\nulp = 2.0\nsource = "the stated default"\n', "default.toml", load_bounds([]))
     assert final_verdict(outcome.oracle, outcome.analysis, default).verdict is Verdict.WITHIN_ROUNDING
+
+
+def test_an_op_reading_its_narrow_intermediate_inputs_unrounded_gets_half_an_ulp_of_input_move():
+    """The gradient campaign's bf16 `log` of an fmod the fused kernel kept in fp32: 8.6 ULP off at the output, the exact
+    result of inputs 0.48 bf16 ULP away, that is of the input before its rounding to bf16."""
+    side = {"front": [[8.64, 0.481]], "max_needed_ulp": 0.481}
+    record = {"op": "log", "dtype": "bf16", "device": "cpu", "n": 1, "target": side, "eager": side}
+    bounds = load_bounds([])
+    assert not record_within(record, bounds)
+    assert record_within({**record, "unrounded_inputs": True}, bounds)
+    beyond = {"front": [[30.0, 1.7]], "max_needed_ulp": 1.7}  # more than the rounding it may have skipped: still a finding
+    assert not record_within({**record, "target": beyond, "unrounded_inputs": True}, bounds)
+
+
+def test_only_inputs_the_program_made_in_a_narrow_dtype_may_be_read_unrounded():
+    from numfuzz.judge.evidence import Evidence
+    from numfuzz.judge.execute import Outcome
+    from numfuzz.judge.facts import Culprit
+    from numfuzz.judge.rounding_error import _inputs_made_narrow
+    from numfuzz.targets import resolve
+
+    def made_narrow(dtype: str, node: int) -> bool:
+        graph = Graph((TensorSpec((4,), dtype),), (Node.make("exp", [0]), Node.make("log", [1])), (2,))
+        ev = Evidence(graph, [], resolve("eager"), "cpu", Outcome(Verdict.LESS_ACCURATE), 0)
+        ev.culprit = Culprit(node, graph.nodes[node].op, dtype, "less_accurate", "probe")
+        return _inputs_made_narrow(ev)
+
+    assert made_narrow("bf16", 1) and made_narrow("fp16", 1)
+    assert not made_narrow("bf16", 0)  # exp's input is the case's own bf16 value: nothing to read before a rounding
+    assert not made_narrow("fp32", 1)
