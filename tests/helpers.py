@@ -58,3 +58,13 @@ def save_finding(
     case = Case.from_tensors(graph, [tensors], target, provenance={"torch": "2.15.0", "device": "cpu"}, result=result)
     case.extra["signature"] = Signature(target, verdict.value, (op,), dtype, cause).to_json()
     return save_case(case, folder)
+
+
+def plain_config(**settings):
+    """A campaign without the features `numfuzz fuzz` turns on by default (no shares, no search, no tracing), as the
+    tests written before those defaults reached `CampaignConfig` assume; `settings` override."""
+    from numfuzz.campaign.config import CampaignConfig
+    from numfuzz.program.space import GenConfig
+    from numfuzz.run_spec import RunMix
+
+    return CampaignConfig(**{"gen": GenConfig(), "mix": RunMix(), "search": 0.0, "trace_share": 0.0, **settings})

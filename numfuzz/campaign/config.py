@@ -13,13 +13,16 @@ from pathlib import Path
 
 from numfuzz.campaign.defaults import (
     DEFAULT_CASE_TIMEOUT_S,
+    DEFAULT_GUIDED_SHARE,
     DEFAULT_MINIMIZE_TAIL_S,
     DEFAULT_MINIMIZE_TIMEOUT_S,
+    DEFAULT_TRACE_SHARE,
     FIRST_CASE_GRACE_S,
     RECYCLE_GROWTH,
 )
+from numfuzz.campaign.shares import default_gen, default_mix
 from numfuzz.program.space import GenConfig
-from numfuzz.run_spec import DEFAULT_SAMPLES, RunMix, RunSpec
+from numfuzz.run_spec import DEFAULT_SAMPLES, DEFAULT_SEARCH, RunMix, RunSpec
 from numfuzz.workers.settings import WorkerSettings
 
 STATS_INTERVAL_S = 2.0  # journal, stats file and coverage; a killed run redoes at most this much
@@ -38,11 +41,12 @@ class CampaignConfig:
     seed: int = 0
     corpus: Path | None = None
     samples: int = DEFAULT_SAMPLES
-    search: float = 0.0  # the input search's share of the samples (the CLI's default is DEFAULT_SEARCH)
+    search: float = DEFAULT_SEARCH  # the input search's share of the samples
     grad: bool = False  # judge every input's gradient too (the search and batches are off then)
     device: str = "cpu"
-    gen: GenConfig = field(default_factory=GenConfig)  # the program space
-    mix: RunMix = field(default_factory=RunMix)  # shares of symbolic sizes and compiler options (the CLI's defaults: campaign.defaults)
+    # every default is `numfuzz fuzz`'s (the shares table, `campaign.shares`)
+    gen: GenConfig = field(default_factory=default_gen)  # the program space
+    mix: RunMix = field(default_factory=default_mix)  # shares of symbolic sizes, threads and compiler options
     workers: int = 1  # with `ray`: at most this many (0: one per CPU of the cluster, or per GPU on CUDA)
     ray: str | None = None  # a Ray cluster's address ("local": start one here); its actors host the workers
     shard: tuple[int, int] = (0, 1)
@@ -56,8 +60,8 @@ class CampaignConfig:
     known_files: tuple[str, ...] = ()  # known-issues files besides the shipped one
     minimize_tail: float = DEFAULT_MINIMIZE_TAIL_S  # after the last case; the rest waits for the next run
     batch: int | None = None  # cases compiled together; None: each target's own default
-    guided: float = 0.0  # share of new cases drawn as mutations of parents that reached new compiler code (`campaign.guidance`)
-    trace_share: float = 0.0  # share of cases whose compiler lines are traced (not part of the campaign's identity: it changes no case)
+    guided: float = DEFAULT_GUIDED_SHARE  # share of new cases drawn as mutations of parents that reached new compiler code (`campaign.guidance`)
+    trace_share: float = DEFAULT_TRACE_SHARE  # share of cases whose compiler lines are traced (not part of the campaign's identity: it changes no case)
     progress: bool = True
     stats_interval: float = STATS_INTERVAL_S
 

@@ -57,6 +57,11 @@ DEFAULT_TRACE_SHARE = 0.25
 # Coverage guidance is off: side by side on two seeds (30 min, torch 2.15.0) it did not both reach more code and find
 # no fewer groups, and cost 14-16% of graphs/min (docs/benchmarks.md).
 DEFAULT_GUIDED_SHARE = 0.0
+# The generator's own chances, at the values they have had since they were added (program.space.GenConfig):
+# a strided input, a 0-d broadcast partner, an input of another dtype than its partner.
+DEFAULT_LAYOUTS_SHARE = 0.1
+DEFAULT_ZERO_DIM_SHARE = 0.05
+DEFAULT_MIX_DTYPES_SHARE = 0.15
 DEFAULT_MINIMIZE_TIMEOUT_S = 900.0  # the minimiser's compile budget, at a few seconds a compile
 # After a --graphs campaign's last case, minimisation goes on for at most this long; what is left
 # (the smallest case so far included) waits in the journal for the next run. Measured on 2 cores:

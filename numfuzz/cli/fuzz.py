@@ -11,18 +11,15 @@ import click
 
 from numfuzz.campaign.defaults import (
     DEFAULT_CASE_TIMEOUT_S,
-    DEFAULT_GUIDED_SHARE,
     DEFAULT_MINIMIZE_TAIL_S,
     DEFAULT_MINIMIZE_TIMEOUT_S,
     DEFAULT_SAMPLES,
-    DEFAULT_SEAMS,
     DEFAULT_SEARCH,
-    DEFAULT_TRACE_SHARE,
 )
 from numfuzz.cli.failure import fail
 from numfuzz.cli.options import bounds_option, device_option, import_option, known_option
 from numfuzz.cli.setup import bounds_in_environment, import_user_code, load_known_or_fail, resolve_targets, use_bounds_or_fail
-from numfuzz.cli.shares import gen_and_mix, share_options
+from numfuzz.cli.shares import share_options
 
 
 @click.command()
@@ -35,13 +32,6 @@ from numfuzz.cli.shares import gen_and_mix, share_options
 @click.option("--max-nodes", type=click.IntRange(min=1), default=8, show_default=True)
 @click.option("--max-dim", type=click.IntRange(min=1), default=8, show_default=True)
 @click.option("--ops", default=None, metavar="OP,OP", help="Draw only these ops (default: all).")
-@click.option(
-    "--seams",
-    type=click.FloatRange(0, 1),
-    default=DEFAULT_SEAMS,
-    show_default=True,
-    help="Chance that a graph seeks a seam: sizes straddling vector widths, a reduction over a recomputed op, values repeated across the seam.",
-)
 @click.option(
     "--search",
     type=click.FloatRange(0, 16),
@@ -56,20 +46,6 @@ from numfuzz.cli.shares import gen_and_mix, share_options
     help="Also judge the gradient of every input, for upstream gradients drawn per output (the search and batches are off then).",
 )
 @share_options
-@click.option(
-    "--guided-share",
-    type=click.FloatRange(0, 1),
-    default=DEFAULT_GUIDED_SHARE,
-    show_default=True,
-    help="Share of new cases drawn as mutations of earlier cases that reached new compiler code (coverage guidance; children are always traced).",
-)
-@click.option(
-    "--trace-share",
-    type=click.FloatRange(0, 1),
-    default=DEFAULT_TRACE_SHARE,
-    show_default=True,
-    help="Share of cases whose run of the compiler's own Python is traced (coverage.py): fuzzer_stats, the progress line and the report show the lines reached over time.",
-)
 @click.option(
     "--workers",
     type=click.IntRange(min=1),
@@ -134,7 +110,6 @@ def fuzz(
     max_nodes,
     max_dim,
     ops,
-    seams,
     search,
     grad,
     workers,
@@ -146,8 +121,6 @@ def fuzz(
     minimize_timeout,
     minimize_tail,
     batch,
-    guided_share,
-    trace_share,
     device,
     imports,
     known_files,
@@ -172,8 +145,9 @@ def fuzz(
     op_names = tuple(o.strip() for o in ops.split(",") if o.strip()) if ops else ()
     try:
         from numfuzz.campaign.defaults import available_cores
+        from numfuzz.campaign.shares import split_shares
 
-        gen, mix = gen_and_mix(shares, available_cores(), max_nodes=max_nodes, max_dim=max_dim, seams=seams, **({"ops": op_names} if op_names else {}))
+        gen, mix, own = split_shares(shares, available_cores(), max_nodes=max_nodes, max_dim=max_dim, **({"ops": op_names} if op_names else {}))
         config = CampaignConfig(
             targets=tuple(t.name for t in resolve_targets(target_specs)),
             graphs=graphs,
@@ -197,8 +171,7 @@ def fuzz(
             known_files=tuple(str(f) for f in known_files),
             minimize_tail=minimize_tail,
             batch=batch,
-            trace_share=trace_share,
-            guided=guided_share,
+            **own,
         )
     except ValueError as exc:
         fail(str(exc))

@@ -7,7 +7,7 @@ the planted executors are Thunder's and their compiles are cheap.
 from __future__ import annotations
 
 import pytest
-from helpers import PLANTED_BUGS, PLANTED_CRASHES
+from helpers import PLANTED_BUGS, PLANTED_CRASHES, plain_config
 
 from numfuzz.campaign.loop import CampaignConfig, run_campaign
 from numfuzz.program.generator import GenConfig
@@ -20,7 +20,7 @@ AROUND_BUGS = GenConfig(max_nodes=4, max_dim=4, ops=("expm1", "cast", "add", "mu
 
 
 def _config(corpus, targets, batch, graphs, gen, imports, mix=RunMix()) -> CampaignConfig:
-    return CampaignConfig(
+    return plain_config(
         targets=targets, graphs=graphs, seed=2, corpus=corpus, samples=8, gen=gen, workers=1, batch=batch,
         first_case_grace=0.0, imports=imports, minimize=False, progress=False, mix=mix,
     )  # fmt: skip

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import gated_target
 import pytest
-from helpers import GATED_TARGET, MODEL_SCALE_OFF, PLANTED_CRASHES, ROOT
+from helpers import GATED_TARGET, MODEL_SCALE_OFF, PLANTED_CRASHES, ROOT, plain_config
 
 from numfuzz.campaign.defaults import DEFAULT_SEAMS
 from numfuzz.campaign.journal import Journal, JournalError, parse_shard, shard_index
@@ -54,7 +54,7 @@ def test_shards_draw_disjoint_index_streams_that_cover_the_campaign():
 
 
 def test_journal_frontier_and_out_of_order_completion(tmp_path):
-    identity = CampaignConfig(targets=("a", "b"), graphs=2, samples=4, gen=TANH_ONLY).identity()
+    identity = plain_config(targets=("a", "b"), graphs=2, samples=4, gen=TANH_ONLY).identity()
     journal = Journal.open(tmp_path, identity, ["a", "b"])
     assert list(journal.pending(2)) == [(0, "a"), (0, "b"), (1, "a"), (1, "b")]
     assert not journal.mark_done(1, "a")
@@ -78,7 +78,7 @@ def test_journal_frontier_and_out_of_order_completion(tmp_path):
 
 
 def _shard_config(corpus: Path, shard: tuple[int, int], graphs: int) -> CampaignConfig:
-    return CampaignConfig(
+    return plain_config(
         targets=[NAN], graphs=graphs, seed=3, corpus=corpus, samples=2, gen=TANH_ONLY, workers=1, shard=shard,
         first_case_grace=0.0, imports=(PLANTED_CRASHES,), minimize=False, progress=False,
     )  # fmt: skip

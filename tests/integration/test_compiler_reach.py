@@ -6,8 +6,9 @@ import dataclasses
 import json
 
 import pytest
+from helpers import plain_config
 
-from numfuzz.campaign.loop import Campaign, CampaignConfig, run_campaign
+from numfuzz.campaign.loop import Campaign, run_campaign
 from numfuzz.program.generator import case_seed
 from numfuzz.workers.pool import Task
 
@@ -53,7 +54,7 @@ def test_a_guided_campaign_draws_children_and_resumes_with_its_pool(cli, tmp_pat
 @pytest.mark.timeout(180)
 def test_cases_waiting_to_run_alone_when_time_is_up_wait_for_the_next_run(tmp_path):
     """A lost batch's cases and guided children queue to run alone; at the deadline the campaign ends, and they run on resume."""
-    config = CampaignConfig(targets=["eager"], seconds=0.0, graphs=3, seed=1, corpus=tmp_path, workers=1, minimize=False, progress=False)
+    config = plain_config(targets=["eager"], seconds=0.0, graphs=3, seed=1, corpus=tmp_path, workers=1, minimize=False, progress=False)
     campaign = Campaign(config)
     campaign.feed.alone.append(Task("case", 0, case_seed(1, 0), "eager", 30.0))
     assert campaign.run().graphs_done == 0  # before the fix this waited for the queued case for ever

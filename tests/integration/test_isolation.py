@@ -13,9 +13,9 @@ import subprocess
 import sys
 
 import pytest
-from helpers import PLANTED_CRASHES
+from helpers import PLANTED_CRASHES, plain_config
 
-from numfuzz.campaign.loop import CampaignConfig, run_campaign
+from numfuzz.campaign.loop import run_campaign
 from numfuzz.corpus.case import Case, stored_signature
 from numfuzz.corpus.store import iter_cases, load_case, save_case
 from numfuzz.judge.execute import Outcome
@@ -88,7 +88,7 @@ def test_the_isolated_flag_runs_any_case_in_a_worker(cli, tmp_path):
 
 
 def test_a_campaign_minimises_its_segfault_findings_in_isolation(tmp_path):
-    config = CampaignConfig(
+    config = plain_config(
         targets=["thunder:crash_segv"],
         graphs=1,
         corpus=tmp_path,

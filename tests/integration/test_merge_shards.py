@@ -6,9 +6,9 @@ import json
 from pathlib import Path
 
 import pytest
-from helpers import PLANTED_CRASHES
+from helpers import PLANTED_CRASHES, plain_config
 
-from numfuzz.campaign.loop import CampaignConfig, run_campaign
+from numfuzz.campaign.loop import run_campaign
 from numfuzz.corpus.grouping import group_corpus
 from numfuzz.corpus.store import iter_cases
 from numfuzz.program.generator import GenConfig
@@ -20,7 +20,7 @@ TARGETS = ["thunder:crash_nan", "thunder:torch"]  # every case a finding on one,
 
 
 def _campaign(corpus: Path, shard: tuple[int, int], graphs: int) -> None:
-    config = CampaignConfig(
+    config = plain_config(
         targets=list(TARGETS), graphs=graphs, seed=11, corpus=corpus, samples=2, gen=TANH_ONLY, workers=1, shard=shard,
         first_case_grace=0.0, imports=(PLANTED_CRASHES,), minimize=False, progress=False,
     )  # fmt: skip

@@ -18,9 +18,9 @@ from typing import Callable
 
 import gated_target
 import pytest
-from helpers import GATED_TARGET, MODEL_SCALE_OFF, PLANTED_CRASHES, ROOT
+from helpers import GATED_TARGET, MODEL_SCALE_OFF, PLANTED_CRASHES, ROOT, plain_config
 
-from numfuzz.campaign.loop import CampaignConfig, run_campaign
+from numfuzz.campaign.loop import run_campaign
 from numfuzz.corpus.make import make_case
 from numfuzz.corpus.store import iter_cases
 from numfuzz.program.generator import GenConfig, case_seed
@@ -94,7 +94,7 @@ def test_ray_campaign_finds_what_the_local_pool_finds(tmp_path, ray_tag):
     targets = [NAN, "thunder:crash_segv", "thunder:crash_abort", "thunder:crash_hang", "thunder:crash_oom", "thunder:torch"]
     summaries = {}
     for name, address in (("local", None), ("ray", "local")):
-        config = CampaignConfig(
+        config = plain_config(
             targets=list(targets), graphs=1, seed=4, corpus=tmp_path / name, samples=4, gen=TANH_ONLY, workers=2, ray=address,
             case_timeout=4.0, first_case_grace=0.0, memory_limit=1536 * 2**20, imports=(PLANTED_CRASHES,), minimize=False, progress=False,
         )  # fmt: skip

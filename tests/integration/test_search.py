@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from helpers import PLANTED_BUGS, SEEDS, read_json
+from helpers import PLANTED_BUGS, SEEDS, plain_config, read_json
 from planted_findings import planted_target
 
-from numfuzz.campaign.loop import CampaignConfig, run_campaign
+from numfuzz.campaign.loop import run_campaign
 from numfuzz.corpus.store import load_case
 from numfuzz.program.generator import GenConfig
 from numfuzz.runner.case_runner import run_case, search_case
@@ -16,7 +16,7 @@ AROUND_SIN = dict(max_nodes=3, max_dim=4, ops=("sin", "add", "mul", "neg"))
 
 
 def _campaign(tmp_path, search: float, minimize: bool, batch: int = 1):
-    config = CampaignConfig(
+    config = plain_config(
         targets=["thunder:bug_sin_tiny"], graphs=12, seed=5, corpus=tmp_path, samples=16, workers=1, batch=batch,
         gen=GenConfig(**AROUND_SIN), search=search, imports=(str(PLANTED_BUGS),), minimize=minimize, progress=False,
     )  # fmt: skip

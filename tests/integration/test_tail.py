@@ -17,9 +17,9 @@ import time
 from pathlib import Path
 
 import pytest
-from helpers import MODEL_SCALE_OFF, PLANTED_CRASHES, ROOT
+from helpers import MODEL_SCALE_OFF, PLANTED_CRASHES, ROOT, plain_config
 
-from numfuzz.campaign.loop import CampaignConfig, run_campaign
+from numfuzz.campaign.loop import run_campaign
 from numfuzz.corpus.case import recorded_outcome
 from numfuzz.corpus.store import iter_cases, load_case
 from numfuzz.program.generator import GenConfig
@@ -35,7 +35,7 @@ BOUND_S = 240.0  # measured on 2 busy cores: about 100 s; the old tail took 4 mi
 
 
 def test_a_hang_is_minimised_to_its_op_within_a_bound_and_the_log_shows_it(tmp_path):
-    config = CampaignConfig(
+    config = plain_config(
         targets=[HANG], graphs=4, seed=38, corpus=tmp_path, samples=4, gen=GEN, workers=2, case_timeout=CASE_TIMEOUT,
         imports=(PLANTED_CRASHES,), progress=False,
     )  # fmt: skip

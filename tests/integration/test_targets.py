@@ -1,8 +1,8 @@
 import pytest
 import torch
-from helpers import FINDINGS, FIRST_OPS, SEEDS
+from helpers import FINDINGS, FIRST_OPS, SEEDS, plain_config
 
-from numfuzz.campaign.loop import CampaignConfig, run_campaign
+from numfuzz.campaign.loop import run_campaign
 from numfuzz.corpus.store import load_case
 from numfuzz.judge.verdicts import Verdict
 from numfuzz.program.generator import GenConfig
@@ -64,7 +64,7 @@ def test_thunder_torch_executor_finds_nothing():
     # thunder with the torch executor calls the same kernels as eager: bit-identical, over the op table's
     # first 50 ops (some of the later ones Thunder decomposes itself, or cannot trace)
     gen = GenConfig(ops=FIRST_OPS)
-    summary = run_campaign(CampaignConfig(targets=[resolve("thunder:torch")], graphs=36, seed=3, samples=4, gen=gen))
+    summary = run_campaign(plain_config(targets=[resolve("thunder:torch")], graphs=36, seed=3, samples=4, gen=gen))
     counts = summary.verdicts["thunder:torch"]
     assert sum(counts[v.value] for v in Verdict if v.is_finding) == 0, counts
     assert counts["equal"] > 20
@@ -82,7 +82,7 @@ def test_compilers_run_a_case_and_keep_the_verdict_benign(spec):
 
 def test_an_inductor_campaign_runs_in_workers(tmp_path):
     """The campaign path on whatever torch is installed, Thunder or not."""
-    config = CampaignConfig(targets=["inductor"], graphs=4, seed=1, samples=8, corpus=tmp_path, workers=1, progress=False, minimize=False)
+    config = plain_config(targets=["inductor"], graphs=4, seed=1, samples=8, corpus=tmp_path, workers=1, progress=False, minimize=False)
     summary = run_campaign(config)
     assert summary.graphs_done == 4 and summary.stats.errors == 0, summary.table()
     assert (tmp_path / "campaign").is_dir()

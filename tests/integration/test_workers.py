@@ -10,9 +10,9 @@ import time
 from pathlib import Path
 
 import pytest
-from helpers import PLANTED_CRASHES
+from helpers import PLANTED_CRASHES, plain_config
 
-from numfuzz.campaign.loop import CampaignConfig, run_campaign
+from numfuzz.campaign.loop import run_campaign
 from numfuzz.corpus.store import iter_cases, load_case
 from numfuzz.judge.verdicts import Verdict
 from numfuzz.program.generator import GenConfig
@@ -34,7 +34,7 @@ EXPECTED = {
 
 @pytest.mark.thunder  # the planted executors are Thunder's
 def test_every_planted_crash_is_a_finding_and_the_campaign_completes(tmp_path):
-    config = CampaignConfig(
+    config = plain_config(
         targets=list(EXPECTED),
         graphs=2,
         corpus=tmp_path,
@@ -120,7 +120,7 @@ def test_workers_that_cannot_start_stop_the_campaign_with_one_line(tmp_path):
 
 @pytest.mark.thunder
 def test_a_worker_that_grew_too_much_is_replaced_without_losing_a_case(tmp_path):
-    config = CampaignConfig(
+    config = plain_config(
         targets=["thunder:torch"], graphs=3, corpus=tmp_path, samples=2, gen=TANH_ONLY, workers=1,
         recycle_growth=0, minimize=False, progress=False,
     )  # fmt: skip

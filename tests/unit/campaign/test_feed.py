@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from numfuzz.campaign.config import CampaignConfig
+from helpers import plain_config
+
 from numfuzz.campaign.feed import CaseFeed
 from numfuzz.judge.verdicts import Verdict
 from numfuzz.workers.messages import BatchReply, CaseResult, TargetInfo
 from numfuzz.workers.pool import Event, Lost, Task
 
-CONFIG = CampaignConfig(targets=("inductor", "eager"), graphs=3, progress=False)
+CONFIG = plain_config(targets=("inductor", "eager"), graphs=3, progress=False)
 
 
 def _pending(graphs: int = 3):

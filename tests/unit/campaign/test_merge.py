@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from numfuzz.campaign.config import CampaignConfig
+from helpers import plain_config
+
 from numfuzz.campaign.journal import Journal
 from numfuzz.campaign.merge import merge_corpora
 from numfuzz.corpus.make import make_case
@@ -41,7 +42,7 @@ def shard(root: Path, k: int, seeds: list[int], minimize_seed: int | None = None
         save_case(case, root / "findings")
     if minimize_seed is not None:
         save_case(minimized(cases[0], minimize_seed), root / "minimized")
-    journal = Journal.open(root, CampaignConfig(targets=(TARGET,), graphs=len(seeds), seed=7, shard=(k, 2), samples=2, gen=TANH).identity(), [TARGET])
+    journal = Journal.open(root, plain_config(targets=(TARGET,), graphs=len(seeds), seed=7, shard=(k, 2), samples=2, gen=TANH).identity(), [TARGET])
     for ordinal in range(len(seeds)):
         journal.stats.record(TARGET, Verdict.NONFINITE, ["tanh"], 2)
         journal.mark_done(ordinal, TARGET)

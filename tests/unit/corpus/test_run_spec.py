@@ -7,7 +7,7 @@ import sys
 
 import pytest
 import torch
-from helpers import FINDINGS
+from helpers import FINDINGS, plain_config
 
 from numfuzz.campaign.config import CampaignConfig
 from numfuzz.workers.settings import WorkerSettings
@@ -89,7 +89,7 @@ def test_run_spec_rejects_bad_values_directly():
 
 def test_the_journal_identity_keeps_the_form_earlier_versions_wrote():
     """A campaign begun before the typed configuration must resume: its journal is named by this dict's hash."""
-    config = CampaignConfig(targets=("inductor",), graphs=4, seed=7, shard=(1, 2), samples=16, search=0.25, gen=GenConfig(max_nodes=3, ops=("tanh", "exp")))
+    config = plain_config(targets=("inductor",), graphs=4, seed=7, shard=(1, 2), samples=16, search=0.25, gen=GenConfig(max_nodes=3, ops=("tanh", "exp")))
     assert config.identity() == {
         "seed": 7,
         "shard": "1/2",
@@ -101,7 +101,7 @@ def test_the_journal_identity_keeps_the_form_earlier_versions_wrote():
 
 
 def test_samples_reach_the_worker_in_the_run_specification():
-    config = CampaignConfig(targets=("thunder:torch", "inductor"), graphs=1, samples=5, search=0.5, imports=("numfuzz_plugin",), device="cpu")
+    config = plain_config(targets=("thunder:torch", "inductor"), graphs=1, samples=5, search=0.5, imports=("numfuzz_plugin",), device="cpu")
     settings = pickle.loads(pickle.dumps(config.worker_settings(memory_limit=2**30, threads=1)))
     assert isinstance(settings, WorkerSettings)
     assert settings.run_for("inductor") == RunSpec("inductor", "cpu", 5, 0.5, ("numfuzz_plugin",))
@@ -112,15 +112,15 @@ def test_samples_reach_the_worker_in_the_run_specification():
 
 def test_worker_settings_unpickle_without_torch():
     """A worker chooses its compile settings before torch loads, so what it is started with must not import torch."""
-    blob = pickle.dumps(CampaignConfig(targets=("inductor",), graphs=1).worker_settings(None, 1))
+    blob = pickle.dumps(plain_config(targets=("inductor",), graphs=1).worker_settings(None, 1))
     code = f"import pickle, sys; pickle.loads({blob!r}); sys.exit('torch' in sys.modules)"
     assert subprocess.run([sys.executable, "-c", code], check=False).returncode == 0
 
 
 def test_a_config_is_immutable_and_needs_a_budget():
     with pytest.raises(ValueError, match="budget"):
-        CampaignConfig(targets=("inductor",))
-    config = CampaignConfig(targets=("inductor",), graphs=1)
+        plain_config(targets=("inductor",))
+    config = plain_config(targets=("inductor",), graphs=1)
     with pytest.raises(Exception):
         config.workers = 3
 
@@ -168,8 +168,8 @@ def test_a_second_size_is_stored_bit_for_bit_and_checked_on_load():
 def test_a_campaign_with_the_mix_off_keeps_its_journal_identity_and_one_with_it_gets_another():
     from numfuzz.run_spec import RunMix
 
-    off = CampaignConfig(targets=("inductor",), graphs=1)
-    on = CampaignConfig(targets=("inductor",), graphs=1, mix=RunMix(dynamic=0.2, marked=0.1, config=0.3))
+    off = plain_config(targets=("inductor",), graphs=1)
+    on = plain_config(targets=("inductor",), graphs=1, mix=RunMix(dynamic=0.2, marked=0.1, config=0.3))
     assert "mix" not in off.identity() and on.identity()["mix"] == {"dynamic": 0.2, "marked": 0.1, "config": 0.3}
     with pytest.raises(RunSpecError, match="add up to more than 1"):
         RunMix(dynamic=0.7, marked=0.5)
