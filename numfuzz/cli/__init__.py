@@ -8,6 +8,7 @@ from numfuzz.cli.corpus import corpus
 from numfuzz.cli.fuzz import fuzz
 from numfuzz.cli.merge import merge
 from numfuzz.cli.minimize import minimize
+from numfuzz.cli.model import model
 from numfuzz.cli.ops import ops
 from numfuzz.cli.replay import replay
 from numfuzz.cli.report import report
@@ -24,5 +25,5 @@ def main(verbose: bool) -> None:
     quiet_libraries(verbose)
 
 
-for _command in (targets, ops, fuzz, replay, minimize, repro, corpus, report, merge):
+for _command in (targets, ops, fuzz, model, replay, minimize, repro, corpus, report, merge):
     main.add_command(_command)

@@ -1,0 +1,68 @@
+"""A small decoder block in bf16 (RMSNorm, then a SwiGLU MLP, as Qwen2 and Llama write them), and a planted backend that
+drops RMSNorm's upcast to fp32: `numfuzz model examples/planted_model.py:decoder_block --target drop_upcast --import
+examples/planted_model.py` finds it and says where (`norm`); the same model on `inductor` is no finding."""
+
+from __future__ import annotations
+
+import torch
+import torch.nn.functional as F
+
+from numfuzz.check import CallableTarget
+from numfuzz.targets import register
+
+
+class RMSNorm(torch.nn.Module):
+    def __init__(self, size: int, eps: float = 1e-6):
+        super().__init__()
+        self.weight = torch.nn.Parameter(torch.ones(size))
+        self.eps = eps
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        dtype = x.dtype
+        h = x.to(torch.float32)  # as Qwen2RMSNorm: normalise in fp32, cast back
+        h = h * torch.rsqrt(h.pow(2).mean(-1, keepdim=True) + self.eps)
+        return self.weight * h.to(dtype)
+
+
+class MLP(torch.nn.Module):
+    def __init__(self, size: int, hidden: int):
+        super().__init__()
+        self.gate_proj = torch.nn.Linear(size, hidden, bias=False)
+        self.up_proj = torch.nn.Linear(size, hidden, bias=False)
+        self.down_proj = torch.nn.Linear(hidden, size, bias=False)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.down_proj(F.silu(self.gate_proj(x)) * self.up_proj(x))
+
+
+class DecoderBlock(torch.nn.Module):
+    def __init__(self, size: int = 64, hidden: int = 128):
+        super().__init__()
+        self.norm = RMSNorm(size)
+        self.mlp = MLP(size, hidden)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.mlp(self.norm(x))
+
+
+def decoder_block() -> tuple[torch.nn.Module, tuple]:
+    """The contract of `numfuzz model FILE.py:FUNCTION`: the model and its example inputs."""
+    torch.manual_seed(0)
+    return DecoderBlock().to(torch.bfloat16), (torch.randn(2, 16, 64).to(torch.bfloat16) * 3,)
+
+
+def _drop_upcasts(gm: torch.fx.GraphModule, example_inputs: list) -> torch.fx.GraphModule:
+    """The planted bug: every `.to(torch.float32)` of the captured graph removed, so RMSNorm normalises in bf16."""
+    for node in list(gm.graph.nodes):
+        if node.op == "call_method" and node.target == "to" and torch.float32 in (*node.args[1:], node.kwargs.get("dtype")):
+            node.replace_all_uses_with(node.args[0])
+            gm.graph.erase_node(node)
+    gm.recompile()
+    return gm
+
+
+register(
+    "drop_upcast",
+    lambda arg: CallableTarget(lambda fn: torch.compile(fn, backend=_drop_upcasts), "drop_upcast"),
+    "torch.compile with fp32 upcasts dropped (a planted bug)",
+)

@@ -1,0 +1,69 @@
+"""`numfuzz model`: a user's model, or a transformers architecture, judged compiled against its float64 reference."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import click
+
+from numfuzz.cli.failure import fail
+from numfuzz.cli.options import device_option, import_option
+from numfuzz.cli.setup import import_user_code
+
+
+@click.command()
+@click.argument("spec")
+@click.option("--target", "target_spec", required=True, help="Target spec (inductor, thunderfx, thunder:torchcompile, or one --import registers).")
+@click.option("--dtype", type=click.Choice(["bf16", "fp16", "fp32"]), default=None, help="Cast the model's parameters and float inputs to this dtype first.")
+@click.option("--samples", type=click.IntRange(min=1), default=4, show_default=True, help="Input samples: the example inputs, then ones drawn like them.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the drawn samples (and of an hf: model's weights).")
+@click.option("--modules/--no-modules", default=True, show_default=True, help="Also judge each submodule alone, to say where the two part.")
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@device_option
+@import_option
+def model(spec, target_spec, dtype, samples, seed, modules, as_json, device, imports) -> None:
+    """Judge SPEC (FILE.py:FUNCTION returning (model, inputs), or hf:ARCH) compiled by --target against its float64
+    reference, as written: every op exact, every cast the model makes rounding where it stands. Exit 1 when the
+    compiled model is further from it than eager is (and no known issue explains it), 0 when not, 2 on bad input."""
+    for path in imports:
+        import_user_code(path)
+    from numfuzz.model.check import check_model
+    from numfuzz.model.spec import ModelSpecError, load_model
+    from numfuzz.targets import TargetError
+
+    try:
+        network, inputs = load_model(spec, dtype, seed)
+    except ModelSpecError as exc:
+        fail(str(exc))
+    say = None if as_json else (lambda path: click.echo(f"judging {path} alone ...", err=True))
+    try:
+        result = check_model(network, inputs, target_spec, samples=samples, seed=seed, device=device or "cpu", modules=modules, progress=say)
+    except TargetError as exc:
+        fail(str(exc))
+    if as_json:
+        click.echo(json.dumps(_as_json(result), indent=1))
+    else:
+        click.echo(result.explain())
+    sys.exit(1 if result.is_finding else 0)
+
+
+def _as_json(result) -> dict:
+    from dataclasses import asdict
+
+    return {
+        "target": result.target,
+        "verdict": result.verdict.value,
+        "finding": result.is_finding,
+        "cause": result.cause,
+        "known": result.known,
+        "detail": result.detail,
+        "graphs": result.graphs,
+        "captured_ops": len(result.captured_ops),
+        "outputs": [asdict(o) for o in result.outputs],
+        "modules": [
+            {"path": m.path, "kind": m.kind, "verdict": m.verdict.value, "known": m.known, "eager_max_ulp": m.eager_ulp, "target_max_ulp": m.target_ulp}
+            for m in result.modules
+        ],
+        "parts_at": result.parts_at.path if result.parts_at is not None else None,
+    }

@@ -1,0 +1,229 @@
+"""`numfuzz.check_model`: is a compiled model further from its float64 reference than eager is, and from which module on?
+
+    result = numfuzz.check_model(model, (input_ids,), "inductor")
+    print(result.explain())
+
+The model runs in eager, compiled by the target, and as its float64 reference with its casts
+(`numfuzz.model.reference`), on the example inputs and on samples drawn like them (token ids
+stay in their range). Each floating output (logits, a loss) is judged by numfuzz's oracle against
+the reference, over every sample. Then each submodule, in the order the model calls them, is
+judged on its own: compiled by the target alone and fed eager's inputs to it (as numfuzz's
+cutting does), against its own float64 reference on those inputs. Compiling a module alone
+changes what the compiler fuses across its boundary, so the module table says where the two
+part locally; the verdict at the top is the whole compiled model's.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import torch
+from torch.utils._pytree import tree_flatten
+
+from numfuzz.check import Compiler, as_target
+from numfuzz.judge.oracle import OutputErrors, combine, compare_output
+from numfuzz.judge.verdicts import Verdict
+from numfuzz.model.capture import ModuleCall, module_calls
+from numfuzz.model.reference import float64_program
+from numfuzz.targets import Target
+
+DTYPE_NAMES = {torch.bfloat16: "bf16", torch.float16: "fp16", torch.float32: "fp32", torch.float64: "fp64"}
+
+
+@dataclass
+class ModuleVerdict:
+    """One submodule judged alone on eager's inputs to it."""
+
+    path: str  # as named_modules names it: "model.layers.0.mlp"
+    kind: str  # its class
+    depth: int
+    verdict: Verdict
+    outputs: list[OutputErrors] = field(default_factory=list)
+    detail: str = ""  # what the target raised
+    cause: str = ""  # "cast_dropped": the target computes the module with its casts as no-ops
+    known: str = ""  # the known issue that explains it
+
+    @property
+    def is_finding(self) -> bool:
+        return self.verdict.is_finding and not self.known
+
+    @property
+    def eager_ulp(self) -> float:
+        return max((o.eager_max_ulp for o in self.outputs), default=0.0)
+
+    @property
+    def target_ulp(self) -> float:
+        return max((o.target_max_ulp for o in self.outputs), default=0.0)
+
+
+@dataclass
+class ModelResult:
+    target: str
+    verdict: Verdict
+    outputs: list[OutputErrors]
+    modules: list[ModuleVerdict]
+    graphs: int  # graphs Dynamo captured for the reference: more than one means a graph break
+    captured_ops: list[str]  # the captured calls, in order (torch-level: "linear", "silu", "to", ...)
+    detail: str = ""  # what the target raised, when it did
+    cause: str = ""
+    known: str = ""
+
+    @property
+    def is_finding(self) -> bool:
+        """The compiled model, or a module of it compiled alone, worse than eager in a way no known issue explains."""
+        return (self.verdict.is_finding and not self.known) or self.parts_at is not None
+
+    @property
+    def parts_at(self) -> ModuleVerdict | None:
+        """The first module, in call order, worse than eager alone while none of the modules inside it is: where they part."""
+        worse = [m for m in self.modules if m.is_finding]
+        inner = [m for m in worse if not any(o.path.startswith(m.path + ".") for o in worse)]
+        return inner[0] if inner else None
+
+    def explain(self) -> str:
+        from numfuzz.model.report import explain
+
+        return explain(self)
+
+
+def draw_samples(inputs: Sequence[Any], samples: int, seed: int = 0) -> list[list[Any]]:
+    """The example inputs, then `samples - 1` drawn like them: floats from a normal of the example's mean and spread,
+    integers (token ids) uniform over the example's range, anything else as given."""
+    gen = torch.Generator().manual_seed(seed)
+    rows = [list(inputs)]
+    for _ in range(samples - 1):
+        row = []
+        for x in inputs:
+            if isinstance(x, torch.Tensor) and x.is_floating_point() and x.numel() > 1:
+                base = x.detach().double()
+                drawn = torch.randn(x.shape, generator=gen, dtype=torch.float64) * base.std() + base.mean()
+                row.append(drawn.to(x.dtype))
+            elif isinstance(x, torch.Tensor) and not x.is_floating_point() and x.dtype != torch.bool and x.numel():
+                low, high = int(x.min()), int(x.max())
+                row.append(torch.randint(low, high + 1, x.shape, generator=gen, dtype=x.dtype))
+            else:
+                row.append(x)
+        rows.append(row)
+    return rows
+
+
+def floating_leaves(value: Any) -> list[torch.Tensor]:
+    """The floating tensors of a model's output (a tensor, a tuple, a ModelOutput), in order."""
+    if hasattr(value, "to_tuple"):  # transformers' ModelOutput
+        value = value.to_tuple()
+    leaves, _ = tree_flatten(value)
+    return [leaf.detach() for leaf in leaves if isinstance(leaf, torch.Tensor) and leaf.is_floating_point()]
+
+
+def judge_outputs(eager: list[list[torch.Tensor]], target: list[list[torch.Tensor]], reference: list[list[torch.Tensor]]) -> list[OutputErrors]:
+    """Each floating output over every sample, by numfuzz's oracle (outputs whose dtype is not a float format it knows are left out)."""
+    judged = []
+    for k, leaf in enumerate(eager[0]):
+        name = DTYPE_NAMES.get(leaf.dtype)
+        if name is not None and name != "fp64":
+            judged.append(compare_output(k, name, _flat(reference, k), _flat(eager, k), _flat(target, k)))
+    return judged
+
+
+def _flat(runs: list[list[torch.Tensor]], k: int) -> np.ndarray:
+    """Output k over every sample, flat, in float64."""
+    return np.concatenate([run[k].reshape(-1).double().cpu().numpy() for run in runs])
+
+
+def _run_all(fn: Callable, rows: list[list[Any]], kwargs_rows: list[dict] | None = None) -> list[list[torch.Tensor]]:
+    """`fn` on every row, each call on its own copy of the arguments (a module may update a cache it is given)."""
+    with torch.no_grad():
+        return [floating_leaves(fn(*copy.deepcopy(row), **copy.deepcopy(kwargs_rows[i] if kwargs_rows else {}))) for i, row in enumerate(rows)]
+
+
+def _reference_runs(fn: Callable, rows: list[list[Any]], kwargs_rows: list[dict] | None, casts_round: bool) -> tuple[list[list[torch.Tensor]], Any]:
+    import torch._dynamo
+
+    reference_fn, capture = float64_program(lambda *a, **k: fn(*a, **k), casts_round)
+    try:
+        return _run_all(reference_fn, rows, kwargs_rows), capture
+    finally:
+        torch._dynamo.reset()
+
+
+@dataclass
+class _Judged:
+    verdict: Verdict
+    outputs: list[OutputErrors]
+    detail: str
+    capture: Any
+    cause: str = ""  # "cast_dropped" where the target is the program with the model's casts taken as no-ops
+
+
+def _judged(target: Target, fn: Callable, rows: list[list[Any]], kwargs_rows: list[dict] | None, device: str) -> _Judged:
+    """`fn` on every row in eager, compiled by `target`, and as its float64 reference, judged by numfuzz's oracle. A target
+    less accurate against the program as written, and not against it with its casts as no-ops, dropped a cast."""
+    eager = _run_all(fn, rows, kwargs_rows)
+    reference, capture = _reference_runs(fn, rows, kwargs_rows, casts_round=True)
+    target.reset()
+    try:
+        got = _run_all(target.prepare(lambda *a, **k: fn(*a, **k), device), rows, kwargs_rows)
+    except Exception as exc:  # the target's failure is the finding, never numfuzz's
+        return _Judged(Verdict.CRASH_COMPILE, [], f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"[:300], capture)
+    finally:
+        target.reset()
+    if [(t.shape, t.dtype) for t in got[0]] != [(t.shape, t.dtype) for t in eager[0]]:
+        return _Judged(Verdict.MISMATCH, [], "the compiled outputs' shapes or dtypes differ from eager's", capture)
+    outputs = judge_outputs(eager, got, reference)
+    verdict = combine(outputs) if outputs else Verdict.INVALID
+    if verdict is Verdict.LESS_ACCURATE:
+        without_casts, _ = _reference_runs(fn, rows, kwargs_rows, casts_round=False)
+        if combine(judge_outputs(eager, got, without_casts)) is not Verdict.LESS_ACCURATE:
+            return _Judged(verdict, outputs, "", capture, cause="cast_dropped")
+    return _Judged(verdict, outputs, "", capture)
+
+
+def _known(target: Target, judged: _Judged) -> str:
+    """The known issue a dropped cast is (cast elision, intended by default for Inductor), as the corpus matches them."""
+    if judged.cause != "cast_dropped" or not judged.outputs:
+        return ""
+    from numfuzz.corpus.known import load_known, match_known
+    from numfuzz.environment import provenance
+    from numfuzz.judge.signature import Signature
+
+    dtype = next((o.dtype for o in judged.outputs if o.verdict == Verdict.LESS_ACCURATE.value), judged.outputs[0].dtype)
+    issue = match_known(load_known(), Signature(target.name, Verdict.LESS_ACCURATE.value, ("cast",), dtype, "cast_dropped"), provenance("cpu"))
+    return issue.id if issue is not None else ""
+
+
+def _judge_module(target: Target, call: ModuleCall, device: str) -> ModuleVerdict:
+    judged = _judged(target, call.module, [list(call.args)], [call.kwargs], device)
+    kind = type(call.module).__name__
+    return ModuleVerdict(call.path, kind, call.path.count(".") + 1, judged.verdict, judged.outputs, judged.detail, judged.cause, _known(target, judged))
+
+
+def check_model(
+    model: torch.nn.Module,
+    inputs: Sequence[Any],
+    target: str | Target | Compiler,
+    samples: int = 4,
+    seed: int = 0,
+    device: str = "cpu",
+    modules: bool = True,
+    progress: Callable[[str], None] | None = None,
+) -> ModelResult:
+    """The whole compiled model judged against its float64 reference on `samples` input samples, then (with `modules`)
+    each submodule alone, in call order; `progress` is told each module's path as it starts."""
+    found = as_target(target)
+    model = model.eval()
+    rows = draw_samples(inputs, samples, seed)
+    judged = _judged(found, model, rows, None, device)
+    judged_modules = []
+    if modules:
+        for call in module_calls(model, rows[0]):
+            if progress is not None:
+                progress(call.path)
+            judged_modules.append(_judge_module(found, call, device))
+    ops = [str(n.target) if n.op != "call_function" else getattr(n.target, "__name__", str(n.target)) for n in judged.capture.nodes]
+    return ModelResult(
+        found.name, judged.verdict, judged.outputs, judged_modules, judged.capture.graphs, ops, judged.detail, judged.cause, _known(found, judged)
+    )

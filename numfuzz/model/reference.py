@@ -1,0 +1,129 @@
+"""A float64 reference of a user's model as written: every op exact, every explicit cast rounding where it stands.
+
+The model is captured as Dynamo captures it for a compiler (FX graphs of torch-level calls, in
+which the model's dtypes are constants: `hidden_states.to(torch.bfloat16)`), and each graph runs
+in float64 instead of being compiled: its floating inputs (parameters included) upcast exactly,
+every op computed in float64, and every conversion the model asks for (`.to(dtype)`, `.float()`,
+a factory's `dtype=`) rounding the value to that dtype and carrying it on in float64. That is the
+reference numfuzz's own programs get (`program.lowering`, reference=True): Qwen2's RMSNorm
+upcasts to fp32 and casts back, and that cast rounds. A float64 copy of the model would not:
+its `input_dtype` is float64, and the cast back is lost.
+
+Where Dynamo breaks the graph, the graphs after the break see float64 values, and Dynamo traces
+them in float64: their casts back to a narrow dtype are lost. `Reference.graphs` counts them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import torch
+from torch.overrides import TorchFunctionMode
+
+_DTYPE_METHODS = {
+    torch.Tensor.float: torch.float32,
+    torch.Tensor.half: torch.float16,
+    torch.Tensor.bfloat16: torch.bfloat16,
+    torch.Tensor.double: torch.float64,
+}
+# Factories whose `dtype=` makes a value in that dtype: made in float64, rounded to it.
+_FACTORIES = {
+    torch.zeros,
+    torch.ones,
+    torch.full,
+    torch.empty,
+    torch.arange,
+    torch.tensor,
+    torch.linspace,
+    torch.eye,
+    torch.zeros_like,
+    torch.ones_like,
+    torch.full_like,
+    torch.empty_like,
+    torch.scalar_tensor,
+}
+
+
+def _round(x: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
+    """`x` rounded to `dtype` and carried in float64; a conversion to an integer or bool dtype happens for real."""
+    if not dtype.is_floating_point:
+        return x.to(dtype)
+    if not x.is_floating_point():
+        return x.to(torch.float64) if dtype.itemsize < 8 else x.to(dtype)
+    return x.to(dtype).to(torch.float64)
+
+
+def _conversion_dtype(func: Callable, args: tuple, kwargs: dict) -> torch.dtype | None:
+    """The dtype a `.to(...)`, `.type(...)` or `.float()`-style call converts to; None for any other call."""
+    if func in _DTYPE_METHODS:
+        return _DTYPE_METHODS[func]
+    if func not in (torch.Tensor.to, torch.Tensor.type):
+        return None
+    found = kwargs.get("dtype")
+    for a in args[1:]:
+        if isinstance(a, torch.dtype):
+            found = a
+        elif isinstance(a, torch.Tensor):  # .to(other): other's dtype
+            found = a.dtype
+    return found
+
+
+class RoundAtCasts(TorchFunctionMode):
+    """Runs float64 values through a model's code: its casts round (unless `casts_round` is off: the program with every
+    cast a no-op, as a compiler that drops them computes it), its factories make values of the dtype asked for."""
+
+    def __init__(self, casts_round: bool = True):
+        super().__init__()
+        self.casts_round = casts_round
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        dtype = _conversion_dtype(func, args, kwargs)
+        if dtype is not None and isinstance(args[0], torch.Tensor):
+            rest = {k: v for k, v in kwargs.items() if k not in ("dtype", "copy", "non_blocking", "memory_format")}
+            moved = args[0].to(**rest) if rest else args[0]  # a device move, say
+            if not self.casts_round and dtype.is_floating_point and moved.is_floating_point():
+                return moved.to(torch.float64)
+            return _round(moved, dtype)
+        asked = kwargs.get("dtype")
+        if isinstance(asked, torch.dtype) and asked.is_floating_point and asked != torch.float64:
+            out = func(*args, **{**kwargs, "dtype": torch.float64})
+            return _round(out, asked) if func in _FACTORIES else out  # a reduction's dtype= widens: exact in float64
+        return func(*args, **kwargs)
+
+
+def _to_float64(value: Any) -> Any:
+    if isinstance(value, torch.Tensor) and value.is_floating_point():
+        return value.detach().to(torch.float64)
+    return value
+
+
+@dataclass
+class Reference:
+    """A Dynamo backend that runs each captured graph in float64 with the model's casts rounding (see the module)."""
+
+    casts_round: bool = True
+    graphs: int = 0  # graphs captured: more than one means a graph break
+    nodes: list[torch.fx.Node] = field(default_factory=list)  # every captured call, for the op table's mapping
+
+    def __call__(self, gm: torch.fx.GraphModule, example_inputs: list) -> Callable:
+        self.graphs += 1
+        self.nodes.extend(n for n in gm.graph.nodes if n.op in ("call_function", "call_method", "call_module"))
+        gm = gm.to(torch.float64) if any(p.is_floating_point() for p in gm.parameters()) else gm
+
+        def run(*args: Any) -> Any:
+            with torch.no_grad(), RoundAtCasts(self.casts_round):
+                return gm(*[_to_float64(a) for a in args])
+
+        return run
+
+
+def float64_program(fn: Callable, casts_round: bool = True) -> tuple[Callable, Reference]:
+    """`fn` as its float64 reference (outputs float64), compiled on its first call and kept for calls of the same shapes;
+    and the capture's record. The caller resets Dynamo when done (`torch._dynamo.reset()`)."""
+    import torch._dynamo
+
+    backend = Reference(casts_round)
+    torch._dynamo.reset()
+    return torch.compile(fn, backend=backend, dynamic=False), backend

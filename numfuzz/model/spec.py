@@ -1,0 +1,80 @@
+"""Where `numfuzz model` gets a model: `FILE.py:FUNCTION` (the user's), or `hf:ARCH` (a transformers model from a small config).
+
+The contract of `FILE.py:FUNCTION`: the function takes no arguments and returns `(model, inputs)`,
+`inputs` a tuple of the model's positional arguments (tensors, or anything the model takes).
+`hf:ARCH` builds the architecture from a small configuration with random weights (nothing is
+downloaded), and one batch of token ids (or pixels) as its inputs.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from typing import Any
+
+import torch
+
+from numfuzz.user_code import load_user_code
+
+
+class ModelSpecError(ValueError):
+    """A SPEC that gives no model; the message is one line for the user."""
+
+
+# Small configurations with random weights. qwen2 is the seed report's: hidden 56, 28 heads, 4 key-value heads,
+# vocabulary 2, one layer, 32 positions.
+HF_CONFIGS: dict[str, tuple[str, dict[str, Any]]] = {
+    "qwen2": ("Qwen2Config", {"hidden_size": 56, "num_attention_heads": 28, "num_key_value_heads": 4, "vocab_size": 2, "num_hidden_layers": 1, "max_position_embeddings": 32, "intermediate_size": 112}),
+    "llama": ("LlamaConfig", {"hidden_size": 64, "num_attention_heads": 4, "num_key_value_heads": 2, "vocab_size": 128, "num_hidden_layers": 1, "max_position_embeddings": 32, "intermediate_size": 128}),
+    "mistral": ("MistralConfig", {"hidden_size": 64, "num_attention_heads": 4, "num_key_value_heads": 2, "vocab_size": 128, "num_hidden_layers": 1, "max_position_embeddings": 32, "intermediate_size": 128}),
+    "gpt2": ("GPT2Config", {"n_embd": 64, "n_head": 4, "n_layer": 1, "vocab_size": 128, "n_positions": 32}),
+    "bert": ("BertConfig", {"hidden_size": 64, "num_attention_heads": 4, "num_hidden_layers": 1, "vocab_size": 128, "intermediate_size": 128, "max_position_embeddings": 32}),
+}  # fmt: skip
+HF_POSITIONS = 32
+
+
+def _hf_model(arch: str, seed: int) -> tuple[torch.nn.Module, tuple]:
+    if arch not in HF_CONFIGS:
+        raise ModelSpecError(f"hf:{arch}: unknown architecture; known: {', '.join(sorted(HF_CONFIGS))}")
+    if importlib.util.find_spec("transformers") is None:
+        raise ModelSpecError("hf: models need transformers: pip install 'numfuzz[models]'")
+    import transformers
+
+    config_name, settings = HF_CONFIGS[arch]
+    config = getattr(transformers, config_name)(**settings, use_cache=False)  # one forward, no cache to carry between runs
+    torch.manual_seed(seed)
+    auto = transformers.AutoModelForMaskedLM if arch == "bert" else transformers.AutoModelForCausalLM
+    model = auto.from_config(config)
+    ids = torch.randint(0, config.vocab_size, (1, HF_POSITIONS), generator=torch.Generator().manual_seed(seed))
+    return model, (ids,)
+
+
+def _user_model(spec: str) -> tuple[torch.nn.Module, tuple]:
+    file, _, function = spec.rpartition(":")
+    if not file or not function:
+        raise ModelSpecError(f"{spec}: a model spec is FILE.py:FUNCTION or hf:ARCH")
+    try:
+        load_user_code(file)
+    except Exception as exc:
+        raise ModelSpecError(f"{file}: {type(exc).__name__}: {exc}") from None
+    import sys
+    from pathlib import Path
+
+    module = sys.modules.get(Path(file).stem)
+    make = getattr(module, function, None)
+    if not callable(make):
+        raise ModelSpecError(f"{file} has no function {function}")
+    made = make()
+    if not (isinstance(made, tuple) and len(made) == 2 and isinstance(made[0], torch.nn.Module)):
+        raise ModelSpecError(f"{spec} must return (model, inputs), a torch.nn.Module and a tuple of its arguments")
+    model, inputs = made
+    return model, tuple(inputs) if isinstance(inputs, (tuple, list)) else (inputs,)
+
+
+def load_model(spec: str, dtype: str | None = None, seed: int = 0) -> tuple[torch.nn.Module, tuple]:
+    """The model and its example inputs that SPEC names, in `dtype` ("bf16", "fp16", "fp32") when given."""
+    model, inputs = _hf_model(spec.removeprefix("hf:"), seed) if spec.startswith("hf:") else _user_model(spec)
+    if dtype is not None:
+        to = {"bf16": torch.bfloat16, "fp16": torch.float16, "fp32": torch.float32}[dtype]
+        model = model.to(to)
+        inputs = tuple(x.to(to) if isinstance(x, torch.Tensor) and x.is_floating_point() else x for x in inputs)
+    return model, inputs

@@ -1,0 +1,42 @@
+"""`numfuzz model`: a planted bug in a real model's block is found and placed at its module; the same block compiled
+by Inductor is no finding (its one difference, RMSNorm's cast back elided, is the known cast elision)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+
+import pytest
+from helpers import ROOT
+
+PLANTED_MODEL = ROOT / "examples" / "planted_model.py"
+SPEC = f"{PLANTED_MODEL}:decoder_block"
+
+
+def test_a_backend_that_drops_rmsnorm_s_upcast_is_found_at_the_norm(cli):
+    result = cli("model", SPEC, "--target", "drop_upcast", "--import", PLANTED_MODEL, "--json")
+    assert result.exit_code == 1, result.output
+    found = json.loads(result.output[result.output.index("{") :])
+    assert found["finding"] and found["parts_at"] == "norm"
+    norm = next(m for m in found["modules"] if m["path"] == "norm")
+    assert norm["verdict"] == "less_accurate" and not norm["known"]
+    assert all(m["verdict"] in ("equal", "more_accurate") for m in found["modules"] if m["path"].startswith("mlp"))
+
+
+def test_the_same_block_compiled_by_inductor_is_no_finding(cli):
+    result = cli("model", SPEC, "--target", "inductor", "--samples", "2")
+    assert result.exit_code == 0 and "they part at" not in result.output, result.output
+
+
+def test_bad_specs_fail_in_one_line(cli, tmp_path):
+    for spec, said in ((f"{tmp_path}/nope.py:f", "no such file"), (f"{PLANTED_MODEL}:nothing", "has no function"), ("hf:nosuch", "unknown architecture")):
+        result = cli("model", spec, "--target", "eager")
+        assert result.exit_code == 2 and said in result.output and "Traceback" not in result.output, result.output
+
+
+@pytest.mark.skipif(importlib.util.find_spec("transformers") is None, reason="transformers is not installed (pip install 'numfuzz[models]')")
+def test_the_seed_report_s_qwen2_is_judged_without_a_download(cli):
+    result = cli("model", "hf:qwen2", "--dtype", "bf16", "--target", "inductor", "--samples", "2", "--no-modules", "--json")
+    found = json.loads(result.output[result.output.index("{") :])
+    assert result.exit_code in (0, 1) and found["outputs"] and found["captured_ops"] > 20, result.output
+    assert found["verdict"] in ("equal", "more_accurate", "less_accurate")

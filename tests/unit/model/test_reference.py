@@ -1,0 +1,51 @@
+"""The float64 reference of a model as written: ops exact, the model's own casts rounding where they stand."""
+
+from __future__ import annotations
+
+import torch
+import torch._dynamo
+
+from numfuzz.model.reference import float64_program
+
+
+class _Norm(torch.nn.Module):
+    """Qwen2's RMSNorm: normalise in fp32, cast back to the input's dtype, scale."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.weight = torch.nn.Parameter(torch.full((8,), 1.1))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        dtype = x.dtype
+        h = x.to(torch.float32)
+        h = h * torch.rsqrt(h.pow(2).mean(-1, keepdim=True) + 1e-6)
+        return self.weight * h.to(dtype)
+
+
+def _reference(module: torch.nn.Module, x: torch.Tensor, casts_round: bool = True) -> torch.Tensor:
+    fn, capture = float64_program(module, casts_round)
+    try:
+        return fn(x), capture
+    finally:
+        torch._dynamo.reset()
+
+
+def test_the_cast_back_rounds_and_everything_else_is_exact():
+    module, x = _Norm().to(torch.bfloat16), (torch.randn(4, 8) * 3).to(torch.bfloat16)
+    out, capture = _reference(module, x)
+    h = x.double() * torch.rsqrt(x.double().pow(2).mean(-1, keepdim=True) + 1e-6)
+    as_written = module.weight.double() * h.to(torch.bfloat16).double()
+    assert out.dtype == torch.float64 and torch.equal(out, as_written)
+    assert capture.graphs == 1 and capture.nodes
+    plain, _ = _reference(module, x, casts_round=False)  # a float64 copy of the model: the cast back is lost
+    assert torch.equal(plain, module.weight.double() * h) and not torch.equal(plain, as_written)
+
+
+def test_a_factory_makes_its_dtype_s_value_and_a_reduction_s_dtype_widens_exactly():
+    def fn(x: torch.Tensor) -> torch.Tensor:
+        mask = torch.full((4,), 0.1, dtype=torch.bfloat16)  # 0.1 in bf16 is 0.10009765625
+        return torch.softmax(x, -1, dtype=torch.float32) + mask
+
+    x = torch.randn(4).to(torch.bfloat16)
+    out, _ = _reference(fn, x)
+    assert torch.allclose(out - torch.softmax(x.double(), -1), torch.full((4,), 0.10009765625, dtype=torch.float64), rtol=0, atol=1e-15)
