@@ -3,14 +3,21 @@
 from __future__ import annotations
 
 import platform
+from importlib.metadata import PackageNotFoundError, version
 
 import torch
-
-import numfuzz
 
 
 def default_device() -> str:
     return "cuda" if torch.cuda.is_available() else "cpu"
+
+
+def _numfuzz_version() -> str:
+    """The installed numfuzz's version, read from its metadata (importing the package root here would import upward)."""
+    try:
+        return version("numfuzz")
+    except PackageNotFoundError:  # run from a source tree that was never installed
+        return "unknown"
 
 
 def versions() -> dict[str, str]:
@@ -20,7 +27,7 @@ def versions() -> dict[str, str]:
         thunder_version = thunder.__version__
     except Exception:
         thunder_version = "absent"
-    return {"numfuzz": numfuzz.__version__, "torch": torch.__version__, "thunder": thunder_version, "python": platform.python_version()}
+    return {"numfuzz": _numfuzz_version(), "torch": torch.__version__, "thunder": thunder_version, "python": platform.python_version()}
 
 
 def vector_isa(device: str) -> str:

@@ -16,11 +16,15 @@ STAGES = [
     ("numfuzz.reduce",),
     ("numfuzz.repro",),
     ("numfuzz.strategies", "numfuzz.check"),
+    ("numfuzz.model",),
     ("numfuzz.workers",),
     ("numfuzz.campaign",),
     ("numfuzz.report",),
     ("numfuzz.cli", "numfuzz.__main__"),
 ]
+
+
+ROOT_STANDS_FOR = "numfuzz.model"  # `import numfuzz` reaches numfuzz.check_model, numfuzz.check and numfuzz.strategies
 
 
 def stage_of(module: str) -> int | None:
@@ -42,10 +46,10 @@ def imported(path: Path) -> set[str]:
     """Every numfuzz module it imports, at the top or inside a function (lazy imports count too)."""
     names = set()
     for node in ast.walk(ast.parse(path.read_text())):
-        if isinstance(node, ast.Import):
-            names |= {a.name for a in node.names if a.name.startswith("numfuzz.")}
-        elif isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("numfuzz.") and node.level == 0:
-            names.add(node.module)
+        if isinstance(node, ast.Import):  # `import numfuzz` is the root, which hands out its public API: the latest stage it names
+            names |= {a.name if a.name != "numfuzz" else ROOT_STANDS_FOR for a in node.names if a.name.startswith("numfuzz.") or a.name == "numfuzz"}
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0 and node.module.startswith("numfuzz"):
+            names.add(node.module if node.module != "numfuzz" else ROOT_STANDS_FOR)
     return names
 
 
@@ -71,3 +75,5 @@ def test_the_checker_sees_a_backward_import(tmp_path):
     module = tmp_path / "m.py"
     module.write_text("def f():\n    from numfuzz.cli.failure import fail\n")
     assert imported(module) == {"numfuzz.cli.failure"} and stage_of("numfuzz.cli.failure") > stage_of("numfuzz.judge.oracle")
+    module.write_text("import numfuzz\n")  # the root counts as the public API's stage
+    assert stage_of(next(iter(imported(module)))) > stage_of("numfuzz.environment")
