@@ -58,6 +58,7 @@ class CampaignConfig:
     minimize: bool = True
     minimize_timeout: float = DEFAULT_MINIMIZE_TIMEOUT_S
     known_files: tuple[str, ...] = ()  # known-issues files besides the shipped one
+    bound_files: tuple[str, ...] = ()  # bounds files besides the shipped one (--bounds), handed to every worker
     minimize_tail: float = DEFAULT_MINIMIZE_TAIL_S  # after the last case; the rest waits for the next run
     batch: int | None = None  # cases compiled together; None: each target's own default
     guided: float = DEFAULT_GUIDED_SHARE  # share of new cases drawn as mutations of parents that reached new compiler code (`campaign.guidance`)
@@ -72,6 +73,7 @@ class CampaignConfig:
         set_("targets", tuple(t if isinstance(t, str) else t.name for t in self.targets))
         set_("imports", absolute_imports(self.imports))
         set_("known_files", tuple(str(f) for f in self.known_files))
+        set_("bound_files", tuple(str(Path(f).resolve()) for f in self.bound_files))
         set_("shard", tuple(self.shard))
         self.runs()  # a bad sample count or search share fails here, not in a worker
 
@@ -127,5 +129,6 @@ class CampaignConfig:
             threads=threads,
             trace_share=self.trace_share,
             guided=self.guided > 0,
+            bound_files=self.bound_files,
             campaign_seed=self.seed,
         )

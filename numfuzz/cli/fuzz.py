@@ -18,7 +18,7 @@ from numfuzz.campaign.defaults import (
 )
 from numfuzz.cli.failure import fail
 from numfuzz.cli.options import bounds_option, device_option, import_option, known_option
-from numfuzz.cli.setup import bounds_in_environment, import_user_code, load_known_or_fail, resolve_targets, use_bounds_or_fail
+from numfuzz.cli.setup import import_user_code, load_known_or_fail, resolve_targets, use_bounds_or_fail
 from numfuzz.cli.shares import share_options
 
 
@@ -169,13 +169,14 @@ def fuzz(
             minimize=minimize,
             minimize_timeout=minimize_timeout,
             known_files=tuple(str(f) for f in known_files),
+            bound_files=tuple(str(f) for f in bounds_files),
             minimize_tail=minimize_tail,
             batch=batch,
             **own,
         )
     except ValueError as exc:
         fail(str(exc))
-    _run(config, bounds_files)
+    _run(config)
 
 
 def _checked_inputs(graphs, seconds, known_files, bounds_files, ray_address, shard: str, imports) -> tuple[int, int]:
@@ -197,7 +198,7 @@ def _checked_inputs(graphs, seconds, known_files, bounds_files, ray_address, sha
     return shard_k_n
 
 
-def _run(config, bounds_files) -> None:
+def _run(config) -> None:
     """The campaign, stopped as on Ctrl-C by SIGTERM; its summary; exit 130 when interrupted."""
     from numfuzz.campaign.journal import JournalError
     from numfuzz.campaign.loop import run_campaign
@@ -205,8 +206,7 @@ def _run(config, bounds_files) -> None:
 
     previous = signal.signal(signal.SIGTERM, _stop_gracefully)
     try:
-        with bounds_in_environment(bounds_files):  # the workers, spawned, read the files from the environment
-            summary = run_campaign(config)
+        summary = run_campaign(config)  # the bounds travel in the configuration, to every worker
     except (JournalError, WorkerStartError) as exc:
         fail(str(exc))
     finally:

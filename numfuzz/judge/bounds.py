@@ -30,7 +30,7 @@ GROWS = ("", "log2n", "chunked")
 # Inductor's CPU sum (cpp.py's CascadeSumHelper, PR #156296): sequential within chunks of this many
 # additions (per vector lane, or per output along a non-innermost dim), the chunks merged pairwise
 CHUNK = 4096
-ENV = "NUMFUZZ_BOUNDS"  # os.pathsep-separated user files: how --bounds reaches a campaign's workers
+ENV = "NUMFUZZ_BOUNDS"  # os.pathsep-separated user files: how a process is told its --bounds when nothing passes them
 BACKWARD_SUFFIX = ".backward"  # `tanh.backward` in a bounds file: the bound of tanh's backward
 _ENTRY_KEYS = ("ops", "ulp", "source", "backends", "grows", "uncertain", "unit")
 # What a bound's ULPs are of: the output (the default), or the op's one input, for a formula `x - g(x)` whose
@@ -231,11 +231,22 @@ def load_bounds(extra: Sequence[Path | str] | None = None) -> Bounds:
 
 
 _active: dict[str, Bounds] = {}
+_given: list[tuple[str, ...]] = []  # the files this process was handed (`use_bound_files`), over $NUMFUZZ_BOUNDS
+
+
+def use_bound_files(files: Sequence[Path | str]) -> Bounds:
+    """This process judges by the shipped bounds plus these files from now on (a campaign's workers are handed
+    theirs in their settings); BoundsError for a file that cannot be used."""
+    chosen = tuple(str(Path(f).resolve()) for f in files)
+    bounds = load_bounds(list(chosen))
+    _active[os.pathsep.join(chosen)] = bounds
+    _given[:] = [chosen]
+    return bounds
 
 
 def active_bounds() -> Bounds:
-    """The bounds this process judges by: the shipped ones plus $NUMFUZZ_BOUNDS's files, read once per setting."""
-    key = os.environ.get(ENV, "")
+    """The bounds this process judges by: the shipped ones plus the files it was handed, else $NUMFUZZ_BOUNDS's, read once per setting."""
+    key = os.pathsep.join(_given[0]) if _given else os.environ.get(ENV, "")
     if key not in _active:
-        _active[key] = load_bounds()
+        _active[key] = load_bounds(key.split(os.pathsep) if key else [])
     return _active[key]

@@ -28,6 +28,7 @@ class WorkerSettings:
     log_path: str = ""  # set for each worker by its pool
     guided: bool = False  # the campaign draws guided children (each traced, whatever the share)
     trace_share: float = 0.0  # share of cases whose compiler lines are traced (`numfuzz.workers.compiler_reach`)
+    bound_files: tuple[str, ...] = ()  # --bounds: the worker judges by the shipped bounds plus these
     campaign_seed: int | None = None  # a campaign's blocks of cases share their drawn size mode, options and threads (`corpus.make.block_seed`)
 
     @property

@@ -91,6 +91,10 @@ def serve(conn: Any, settings: WorkerSettings) -> None:
     tqdm.set_lock(threading.RLock())
     started = time.perf_counter()
     try:
+        if settings.bound_files:
+            from numfuzz.judge.bounds import use_bound_files
+
+            use_bound_files(settings.bound_files)
         worker = WorkerTasks(settings, serve)
         targets = worker.target_info()  # a user's target may fail here too: a failed start, told why
     except BaseException:

@@ -213,3 +213,24 @@ def test_new_findings_are_minimised_once_per_key(tmp_path):
     for path in summary.minimized:
         small = load_case(path)
         assert small.target == NAN and len(small.graph.nodes) == 1  # one tanh is all it takes
+
+
+def test_the_workers_judge_by_the_bounds_the_configuration_hands_them(tmp_path):
+    """A compiled hardtanh two ULPs off is a finding by the shipped bounds (hardtanh is exact) and, in fp32, rounding by a
+    user's file that allows it four; the file reaches the workers in their settings, not through the environment. (In
+    bf16 and fp16 the planted two ULPs are of that dtype, beyond four fp32 ULPs: findings either way.)"""
+    from helpers import ROOT, plain_config
+
+    from numfuzz.campaign.loop import run_campaign
+    from numfuzz.program.space import GenConfig
+
+    loose = tmp_path / "loose.toml"
+    loose.write_text('[[bound]]\nops = ["hardtanh"]\nulp = 4.0\nsource = "a user\'s looser bound (test)"\n')
+    gen = GenConfig(max_nodes=1, ops=("hardtanh",))
+    imports = (str(ROOT / "tests" / "hardtanh_up_target.py"),)
+    common = dict(targets=("hardtanh_up",), graphs=6, samples=8, gen=gen, imports=imports, workers=1, progress=False, minimize=False)
+    strict = run_campaign(plain_config(corpus=tmp_path / "strict", **common))
+    relaxed = run_campaign(plain_config(corpus=tmp_path / "loose", bound_files=(str(loose),), **common))
+    assert strict.stats.verdicts["hardtanh_up"]["within_rounding"] == 0 and len(strict.findings) == 6
+    assert relaxed.stats.verdicts["hardtanh_up"]["within_rounding"] > 0 and len(relaxed.findings) < 6
+    assert list((tmp_path / "loose" / "rounding").glob("*.json"))  # kept as within_rounding
