@@ -30,7 +30,7 @@ from numfuzz.campaign.recorder import Finding, ResultRecorder
 from numfuzz.campaign.stats import CampaignStats
 from numfuzz.corpus.known import load_known
 from numfuzz.corpus.store import write_atomic
-from numfuzz.judge.bounds import active_bounds, use_bound_files
+from numfuzz.judge.bounds import active_bounds, bound_files_in_force, load_bounds
 from numfuzz.workers.messages import CaseResult
 from numfuzz.workers.pool import Event, Pool, Task
 from numfuzz.workers.settings import WorkerSettings
@@ -84,7 +84,7 @@ class Campaign:
         self.guide = Guide(config.guided, config.seed, Guide.parents_from_json(self.journal.guide_pool))
         self.feed = CaseFeed(config, self.journal.pending(config.graphs), 1 if config.grad else config.batch, self.guide)
         self.recorder = ResultRecorder(config, self.journal, on_graph=lambda: self.bar.update(1), guide=self.guide)
-        bounds = use_bound_files(config.bound_files) if config.bound_files else active_bounds()  # --bounds, as the workers get them
+        bounds = load_bounds(list(config.bound_files)) if config.bound_files else active_bounds()  # --bounds, as the workers get them
         dedupe = Dedupe(self.journal.minimize_keys, load_known(config.known_files), config.corpus, bounds)
         self.minimizer = MinimizeScheduler(config, self.journal, dedupe, self.recorder.save)
         self.summary = CampaignSummary(self.stats, self.recorder.findings, self.minimizer.minimized, directory=self.journal.directory)
@@ -234,5 +234,7 @@ class Campaign:
 
 
 def run_campaign(config: CampaignConfig) -> CampaignSummary:
-    """Run (or resume) a campaign until its budget is spent; see CampaignConfig."""
-    return Campaign(config).run()
+    """Run (or resume) a campaign until its budget is spent; see CampaignConfig. While it runs this process judges (the
+    corpus's groups, the summary) by its bounds, as its workers do."""
+    with bound_files_in_force(config.bound_files):
+        return Campaign(config).run()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from typing import Any
 
 import click
 
@@ -22,25 +23,34 @@ from numfuzz.cli.setup import import_user_code
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 @device_option
 @import_option
-def model(spec, target_spec, dtype, samples, seed, modules, as_json, device, imports) -> None:
+def model(
+    spec: str, target_spec: str, dtype: str | None, samples: int, seed: int, modules: bool, as_json: bool, device: str | None, imports: tuple[str, ...]
+) -> None:
     """Judge SPEC (FILE.py:FUNCTION returning (model, inputs), or hf:ARCH) compiled by --target against its float64
     reference, as written: every op exact, every cast the model makes rounding where it stands. Exit 1 when the
-    compiled model is further from it than eager is (and no known issue explains it), 0 when not, 2 on bad input."""
+    compiled model, or a module of it compiled alone, is further from it than eager is and no known issue explains
+    it; 0 when not; 2 on bad input, or where the model itself fails in eager or in its capture."""
     for path in imports:
         import_user_code(path)
+    from numfuzz.environment import default_device
     from numfuzz.model.check import check_model
     from numfuzz.model.spec import ModelSpecError, load_model
     from numfuzz.targets import TargetError
 
+    device = device or default_device()
     try:
-        network, inputs = load_model(spec, dtype, seed)
+        network, inputs = load_model(spec, dtype, seed, device)
     except ModelSpecError as exc:
         fail(str(exc))
+    except Exception as exc:  # the user's function raised: theirs to mend, said in one line
+        fail(f"{spec}: building the model raised {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}")
     say = None if as_json else (lambda path: click.echo(f"judging {path} alone ...", err=True))
     try:
-        result = check_model(network, inputs, target_spec, samples=samples, seed=seed, device=device or "cpu", modules=modules, progress=say)
+        result = check_model(network, inputs, target_spec, samples=samples, seed=seed, device=device, modules=modules, progress=say)
     except TargetError as exc:
         fail(str(exc))
+    except Exception as exc:  # eager or the capture raised: the model, not the target, fails
+        fail(f"{spec}: the model fails in eager or in its float64 capture: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}")
     if as_json:
         click.echo(json.dumps(_as_json(result), indent=1))
     else:
@@ -48,7 +58,8 @@ def model(spec, target_spec, dtype, samples, seed, modules, as_json, device, imp
     sys.exit(1 if result.is_finding else 0)
 
 
-def _as_json(result) -> dict:
+def _as_json(result: Any) -> dict:
+    """The result as plain data (`ModelResult`)."""
     from dataclasses import asdict
 
     return {

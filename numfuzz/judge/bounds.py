@@ -17,10 +17,11 @@ from __future__ import annotations
 import math
 import os
 import tomllib
+from contextlib import contextmanager
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Iterator, Sequence
 
 from numfuzz.program.dtypes import check_dtype
 
@@ -234,9 +235,20 @@ _active: dict[str, Bounds] = {}
 _given: list[tuple[str, ...]] = []  # the files this process was handed (`use_bound_files`), over $NUMFUZZ_BOUNDS
 
 
+@contextmanager
+def bound_files_in_force(files: Sequence[Path | str]) -> Iterator[Bounds]:
+    """This process judges by the shipped bounds plus these files while the block runs (a campaign's parent), and by
+    what it judged by before afterwards."""
+    before = list(_given)
+    try:
+        yield use_bound_files(files) if files else active_bounds()
+    finally:
+        _given[:] = before
+
+
 def use_bound_files(files: Sequence[Path | str]) -> Bounds:
-    """This process judges by the shipped bounds plus these files from now on (a campaign's workers are handed
-    theirs in their settings); BoundsError for a file that cannot be used."""
+    """This process judges by the shipped bounds plus these files from now on (a campaign's workers, handed theirs in
+    their settings); BoundsError for a file that cannot be used."""
     chosen = tuple(str(Path(f).resolve()) for f in files)
     bounds = load_bounds(list(chosen))
     _active[os.pathsep.join(chosen)] = bounds

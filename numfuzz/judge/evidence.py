@@ -14,9 +14,11 @@ from typing import Callable
 import numpy as np
 import torch
 
+from numfuzz.judge.bounds import FP32_MANTISSA
 from numfuzz.judge.execute import Outcome
 from numfuzz.judge.facts import Culprit
 from numfuzz.judge.localize import Probe, Suffix
+from numfuzz.program.dtypes import check_dtype, is_integer
 from numfuzz.program.ir import Graph, Node
 from numfuzz.program.lowering import compile_source, lower
 from numfuzz.program.ops import infer_specs
@@ -89,6 +91,15 @@ class Evidence:
 
         args = [value(a) for a in self.graph.nodes[k].args]
         return [[arg[s] for arg in args] for s in range(len(self.samples))], value(n_in + k)
+
+    def inputs_made_narrow(self) -> bool:
+        """Every float input of the culprit (located by the probe) is a bf16/fp16 value the program made, not one it was
+        given: a fused kernel may read such inputs before their rounding (`rounding_error.UNROUNDED_INPUT_ULP`)."""
+        if self.suffix is not None or self.culprit is None:  # a cut's inputs are given values: nothing to fuse across
+            return False
+        specs, n_in = infer_specs(self.graph), len(self.graph.inputs)
+        floats = [a for a in self.graph.nodes[self.culprit.node].args if not is_integer(specs[a].dtype)]
+        return bool(floats) and all(a >= n_in and check_dtype(specs[a].dtype).mantissa_bits < FP32_MANTISSA for a in floats)
 
     def inputs_seen(self) -> bool:
         """Were the culprit's inputs seen? Without a probe or a cut, only the case's own inputs are."""

@@ -7,8 +7,11 @@ computed exactly, the non-finite value is the conditioning of the program, not a
 error: `digamma(log(abs(cos(x))))` is infinite wherever `cos` rounds to 1, and a cos within its
 bound may. The test: the program from the culprit on, in float64, fed the target's culprit
 value (and the exact values of every other input), is non-finite at every element the target
-made non-finite. No compile: the float64 reference only. Whether the culprit is within its bound
-is the rule's to say (`judge.rules.NonfiniteRest`): this probe is a fact, measured whatever the bounds.
+made non-finite. Where the culprit is the output's own op there is no rest: the op computed exactly
+on the target's inputs to it must give the same non-finite values, with those inputs within
+INPUT_ROUNDING_ULP of their float64 values (erfinv of a 1.0 that one rounding gave). No compile:
+the float64 reference only. Whether the culprit is within its bound is the rule's to say
+(`judge.rules.NonfiniteRest`): this probe is a fact, measured whatever the bounds.
 """
 
 from __future__ import annotations
@@ -23,6 +26,11 @@ from numfuzz.judge.oracle import KERNEL_BOUND_ULP, ulp_error
 from numfuzz.program.dtypes import check_dtype, is_integer
 from numfuzz.program.graph_edit import cut, index_after_cut
 from numfuzz.program.ops import infer_specs
+
+# How far from its float64 value an input of the output's op may be for a pole it reaches to be the program's
+# conditioning: one op's documented rounding, as libraries state it for fp32 (`oracle.KERNEL_BOUND_ULP`), in ULPs of
+# the input's own dtype.
+INPUT_ROUNDING_ULP = KERNEL_BOUND_ULP
 
 
 def nonfinite_rest_evidence(ev: Evidence) -> str | None:
@@ -70,11 +78,12 @@ def _at_the_output(ev: Evidence) -> str | None:
         new = (~torch.isfinite(got[ev.output]) & torch.isfinite(ref[ev.output].to(got[ev.output].device))).reshape(-1).cpu().numpy()
         if not new.any():
             continue
-        if bool((new & np.isfinite(exact)).any()):
-            return None  # the op is finite there on its own inputs: the target's own doing
+        got_flat = got[ev.output].reshape(-1).double().cpu().numpy()
+        if not _same_non_finite(got_flat[new], exact[new]):
+            return None  # finite there on its own inputs, or another non-finite (NaN for inf): the target's own doing
         for a in args:
             off = _input_ulps_off(ev, a, s, new)
-            if off is None or off > KERNEL_BOUND_ULP:
+            if off is None or not off <= INPUT_ROUNDING_ULP:  # NaN, from a NaN float64 value, is no closeness either
                 return None  # an input far from its float64 value: the ops before the culprit made the pole
             farthest = max(farthest, off)
         made += int(new.sum())
@@ -83,9 +92,16 @@ def _at_the_output(ev: Evidence) -> str | None:
     op = ev.culprit.op
     return (
         f"`{op}` computed exactly in float64 on the target's own inputs to it is non-finite at all {made} elements the target "
-        f"made non-finite, and those inputs are within {farthest:.3g} ULP of their float64 values: the non-finite result is "
+        f"made non-finite, with those inputs within {farthest:.3g} ULP of their float64 values: the non-finite result is "
         f"`{op}`'s conditioning at an input one rounding may give"
     )
+
+
+def _same_non_finite(got: np.ndarray, exact: np.ndarray) -> bool:
+    """The target's values are the exact op's non-finite values: NaN where it is NaN, inf of the same sign where it is inf."""
+    same_inf = np.isinf(exact) & (got == exact)
+    both_nan = np.isnan(exact) & np.isnan(got)
+    return bool((same_inf | both_nan).all())
 
 
 def _input_ulps_off(ev: Evidence, value: int, sample: int, where: np.ndarray) -> float | None:

@@ -125,6 +125,12 @@ def within(measured: dict, allowance: Allowance) -> bool:
     return all(_num(f) <= allowance.output_ulp or _num(n) <= allowance.input_ulp for f, n in measured["front"])
 
 
+# A compiler that fuses the op with the ops making its bf16/fp16 inputs may read them before
+# they are rounded (cast elision, intended by default: Inductor keeps fused intermediates in
+# fp32): the op is then judged as if its inputs could be off by half an ULP of their dtype.
+UNROUNDED_INPUT_ULP = 0.5
+
+
 def allowance_of(record: dict, bounds: Bounds) -> Allowance:
     """What `bounds` allow the op a record measured: the op's, its backward's, or the loosest of a cut suffix's ops."""
     device = str(record.get("device", "cpu"))
@@ -162,21 +168,6 @@ def record_within(record: object, bounds: Bounds) -> bool | None:
         return any(within(side, allowance) for side in sides) and all(within(o["target"], allowance_of({**record, **o}, bounds)) for o in others)
     except (KeyError, TypeError, ValueError):
         return None
-
-
-# A compiler that fuses the op with the ops making its bf16/fp16 inputs may read them before
-# they are rounded (cast elision, intended by default: Inductor keeps fused intermediates in
-# fp32): the op is then judged as if its inputs could be off by half an ULP of their dtype.
-UNROUNDED_INPUT_ULP = 0.5
-
-
-def _inputs_made_narrow(ev: Evidence) -> bool:
-    """Every float input of the culprit (located by the probe) is a bf16/fp16 value the program made, not one it was given."""
-    if ev.suffix is not None or ev.culprit is None:  # a cut's inputs are given values: nothing to fuse across
-        return False
-    specs, n_in = infer_specs(ev.graph), len(ev.graph.inputs)
-    floats = [a for a in ev.graph.nodes[ev.culprit.node].args if not is_integer(specs[a].dtype)]
-    return bool(floats) and all(a >= n_in and check_dtype(specs[a].dtype).mantissa_bits < FP32_MANTISSA for a in floats)
 
 
 def reduced_length(graph: Graph, k: int) -> int:
@@ -242,7 +233,7 @@ def measure(ev: Evidence, bounds: Bounds) -> dict | None:
         "method": METHOD,
         "measured": len(target.forward),
         "suffix": ev.suffix is not None,  # located by cutting: the fused program from the op on, taken as one op
-        **({"unrounded_inputs": True} if _inputs_made_narrow(ev) else {}),
+        **({"unrounded_inputs": True} if ev.inputs_made_narrow() else {}),
         **({"suffix_ops": suffix_ops, "bound_dtype": out_dtype} if suffix_ops is not None else {}),
         "all_elements": positions is None,
         "bound": allowance.to_json(),  # the bound it was measured under; judged again, `allowance_of` gives today's

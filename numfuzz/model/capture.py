@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import torch
+from torch.utils._pytree import tree_map
 
 
 @dataclass
@@ -17,13 +18,8 @@ class ModuleCall:
 
 
 def _detached(value: Any) -> Any:
-    if isinstance(value, torch.Tensor):
-        return value.detach().clone()
-    if isinstance(value, (tuple, list)):
-        return type(value)(_detached(v) for v in value)
-    if isinstance(value, dict):
-        return {k: _detached(v) for k, v in value.items()}
-    return value
+    """A copy of every tensor in `value` (tuples, named tuples, lists and dicts kept as they are)."""
+    return tree_map(lambda v: v.detach().clone() if isinstance(v, torch.Tensor) else v, value)
 
 
 def module_calls(model: torch.nn.Module, inputs: list[Any]) -> list[ModuleCall]:

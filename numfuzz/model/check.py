@@ -99,12 +99,12 @@ def draw_samples(inputs: Sequence[Any], samples: int, seed: int = 0) -> list[lis
         row = []
         for x in inputs:
             if isinstance(x, torch.Tensor) and x.is_floating_point() and x.numel() > 1:
-                base = x.detach().double()
+                base = x.detach().double().cpu()
                 drawn = torch.randn(x.shape, generator=gen, dtype=torch.float64) * base.std() + base.mean()
-                row.append(drawn.to(x.dtype))
+                row.append(drawn.to(x.dtype).to(x.device))
             elif isinstance(x, torch.Tensor) and not x.is_floating_point() and x.dtype != torch.bool and x.numel():
                 low, high = int(x.min()), int(x.max())
-                row.append(torch.randint(low, high + 1, x.shape, generator=gen, dtype=x.dtype))
+                row.append(torch.randint(low, high + 1, x.shape, generator=gen, dtype=x.dtype).to(x.device))
             else:
                 row.append(x)
         rows.append(row)
@@ -182,7 +182,7 @@ def _judged(target: Target, fn: Callable, rows: list[list[Any]], kwargs_rows: li
     return _Judged(verdict, outputs, "", capture)
 
 
-def _known(target: Target, judged: _Judged) -> str:
+def _known(target: Target, judged: _Judged, device: str) -> str:
     """The known issue a dropped cast is (cast elision, intended by default for Inductor), as the corpus matches them."""
     if judged.cause != "cast_dropped" or not judged.outputs:
         return ""
@@ -191,14 +191,14 @@ def _known(target: Target, judged: _Judged) -> str:
     from numfuzz.judge.signature import Signature
 
     dtype = next((o.dtype for o in judged.outputs if o.verdict == Verdict.LESS_ACCURATE.value), judged.outputs[0].dtype)
-    issue = match_known(load_known(), Signature(target.name, Verdict.LESS_ACCURATE.value, ("cast",), dtype, "cast_dropped"), provenance("cpu"))
+    issue = match_known(load_known(), Signature(target.name, Verdict.LESS_ACCURATE.value, ("cast",), dtype, "cast_dropped"), provenance(device))
     return issue.id if issue is not None else ""
 
 
 def _judge_module(target: Target, call: ModuleCall, device: str) -> ModuleVerdict:
     judged = _judged(target, call.module, [list(call.args)], [call.kwargs], device)
     kind = type(call.module).__name__
-    return ModuleVerdict(call.path, kind, call.path.count(".") + 1, judged.verdict, judged.outputs, judged.detail, judged.cause, _known(target, judged))
+    return ModuleVerdict(call.path, kind, call.path.count(".") + 1, judged.verdict, judged.outputs, judged.detail, judged.cause, _known(target, judged, device))
 
 
 def check_model(
@@ -225,5 +225,5 @@ def check_model(
             judged_modules.append(_judge_module(found, call, device))
     ops = [str(n.target) if n.op != "call_function" else getattr(n.target, "__name__", str(n.target)) for n in judged.capture.nodes]
     return ModelResult(
-        found.name, judged.verdict, judged.outputs, judged_modules, judged.capture.graphs, ops, judged.detail, judged.cause, _known(found, judged)
+        found.name, judged.verdict, judged.outputs, judged_modules, judged.capture.graphs, ops, judged.detail, judged.cause, _known(found, judged, device)
     )

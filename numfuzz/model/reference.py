@@ -15,6 +15,7 @@ them in float64: their casts back to a narrow dtype are lost. `Reference.graphs`
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -49,9 +50,7 @@ def _round(x: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
     """`x` rounded to `dtype` and carried in float64; a conversion to an integer or bool dtype happens for real."""
     if not dtype.is_floating_point:
         return x.to(dtype)
-    if not x.is_floating_point():
-        return x.to(torch.float64) if dtype.itemsize < 8 else x.to(dtype)
-    return x.to(dtype).to(torch.float64)
+    return x.to(dtype).to(torch.float64)  # an integer too: ids past 256 round in bf16 as eager rounds them
 
 
 def _conversion_dtype(func: Callable, args: tuple, kwargs: dict) -> torch.dtype | None:
@@ -93,6 +92,21 @@ class RoundAtCasts(TorchFunctionMode):
         return func(*args, **kwargs)
 
 
+def _fix_dtypes_taken_from_tensors(gm: torch.fx.GraphModule) -> None:
+    """`x.to(other)` and `x.type_as(other)` take other's dtype when they run, float64 in the reference: each becomes
+    `x.to(dtype)` with the dtype other had when Dynamo traced the model, so that the cast rounds."""
+    changed = False
+    for node in gm.graph.nodes:
+        if node.op != "call_method" or node.target not in ("to", "type_as") or len(node.args) < 2 or not isinstance(node.args[1], torch.fx.Node):
+            continue
+        traced = node.args[1].meta.get("example_value")
+        if isinstance(traced, torch.Tensor):
+            node.target, node.args = "to", (node.args[0], traced.dtype)
+            changed = True
+    if changed:
+        gm.recompile()
+
+
 def _to_float64(value: Any) -> Any:
     if isinstance(value, torch.Tensor) and value.is_floating_point():
         return value.detach().to(torch.float64)
@@ -110,7 +124,9 @@ class Reference:
     def __call__(self, gm: torch.fx.GraphModule, example_inputs: list) -> Callable:
         self.graphs += 1
         self.nodes.extend(n for n in gm.graph.nodes if n.op in ("call_function", "call_method", "call_module"))
-        gm = gm.to(torch.float64) if any(p.is_floating_point() for p in gm.parameters()) else gm
+        _fix_dtypes_taken_from_tensors(gm)
+        if any(p.is_floating_point() for p in gm.parameters()):  # parameters Dynamo did not lift: the user's own, so copied
+            gm = copy.deepcopy(gm).to(torch.float64)
 
         def run(*args: Any) -> Any:
             with torch.no_grad(), RoundAtCasts(self.casts_round):

@@ -70,9 +70,11 @@ def _user_model(spec: str) -> tuple[torch.nn.Module, tuple]:
     return model, tuple(inputs) if isinstance(inputs, (tuple, list)) else (inputs,)
 
 
-def load_model(spec: str, dtype: str | None = None, seed: int = 0) -> tuple[torch.nn.Module, tuple]:
-    """The model and its example inputs that SPEC names, in `dtype` ("bf16", "fp16", "fp32") when given."""
+def load_model(spec: str, dtype: str | None = None, seed: int = 0, device: str = "cpu") -> tuple[torch.nn.Module, tuple]:
+    """The model and its example inputs that SPEC names, on `device`, in `dtype` ("bf16", "fp16", "fp32") when given."""
     model, inputs = _hf_model(spec.removeprefix("hf:"), seed) if spec.startswith("hf:") else _user_model(spec)
+    model = model.to(device)
+    inputs = tuple(x.to(device) if isinstance(x, torch.Tensor) else x for x in inputs)
     if dtype is not None:
         to = {"bf16": torch.bfloat16, "fp16": torch.float16, "fp32": torch.float32}[dtype]
         model = model.to(to)

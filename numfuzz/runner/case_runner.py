@@ -4,8 +4,8 @@ The case's run specification says how: its device, the search's share of the sam
 the target compiles (symbolic sizes, marked dims, compiler options: `targets.compile_modes`).
 A dynamic case with a second size runs the same compile there after a clean first size
 (`judge.second_size`), before the analysis, whose probes compile again. The verdict rules judge by
-`bounds`; where none are given, by this process's (the shipped ones and $NUMFUZZ_BOUNDS's files,
-which is how `--bounds` reaches a campaign's workers).
+`bounds`; where none are given, by this process's (the shipped ones and the files it was handed: a
+campaign's workers get its `--bounds` in their settings; elsewhere $NUMFUZZ_BOUNDS names them).
 """
 
 from __future__ import annotations

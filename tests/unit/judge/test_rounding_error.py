@@ -206,14 +206,13 @@ def test_only_inputs_the_program_made_in_a_narrow_dtype_may_be_read_unrounded():
     from numfuzz.judge.evidence import Evidence
     from numfuzz.judge.execute import Outcome
     from numfuzz.judge.facts import Culprit
-    from numfuzz.judge.rounding_error import _inputs_made_narrow
     from numfuzz.targets import resolve
 
     def made_narrow(dtype: str, node: int) -> bool:
         graph = Graph((TensorSpec((4,), dtype),), (Node.make("exp", [0]), Node.make("log", [1])), (2,))
         ev = Evidence(graph, [], resolve("eager"), "cpu", Outcome(Verdict.LESS_ACCURATE), 0)
         ev.culprit = Culprit(node, graph.nodes[node].op, dtype, "less_accurate", "probe")
-        return _inputs_made_narrow(ev)
+        return ev.inputs_made_narrow()
 
     assert made_narrow("bf16", 1) and made_narrow("fp16", 1)
     assert not made_narrow("bf16", 0)  # exp's input is the case's own bf16 value: nothing to read before a rounding

@@ -49,3 +49,17 @@ def test_a_factory_makes_its_dtype_s_value_and_a_reduction_s_dtype_widens_exactl
     x = torch.randn(4).to(torch.bfloat16)
     out, _ = _reference(fn, x)
     assert torch.allclose(out - torch.softmax(x.double(), -1), torch.full((4,), 0.10009765625, dtype=torch.float64), rtol=0, atol=1e-15)
+
+
+def test_a_cast_to_another_tensor_s_dtype_rounds_too():
+    """Meta's Llama RMSNorm ends with `output.type_as(x)`: other's dtype is float64 when the reference runs, so the cast
+    takes the dtype other had when the model was traced."""
+
+    def fn(x: torch.Tensor) -> torch.Tensor:
+        h = x.float()
+        return (h * torch.rsqrt(h.pow(2).mean(-1, keepdim=True) + 1e-6)).type_as(x) * 3
+
+    x = (torch.randn(4, 8) * 3).to(torch.bfloat16)
+    out, _ = _reference(fn, x)
+    h = x.double() * torch.rsqrt(x.double().pow(2).mean(-1, keepdim=True) + 1e-6)
+    assert torch.equal(out, h.to(torch.bfloat16).double() * 3)
