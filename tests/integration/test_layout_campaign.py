@@ -30,7 +30,7 @@ def test_a_target_that_misreads_permuted_inputs_is_found_and_minimised_with_the_
     assert len(smallest.graph.nodes) == 1 and [s.layout.kinds() for s in smallest.graph.inputs if s.layout is not None] == [["permuted"]]
     assert {c.result["analysis"]["cause"] for c in minimised} == {"strided_input"}  # contiguous, the same values are fine
     listing = cli("corpus", corpus)
-    assert "contiguous_reader | strided input mishandled" in listing.output and "1 groups" in listing.output, listing.output
+    assert "contiguous_reader | strided input mishandled" in listing.output and "in 1 group:" in listing.output, listing.output
 
     path = next(p for p in iter_cases(corpus / "minimized") if load_case(p).content_hash() == smallest.content_hash())
     replay = cli("replay", path, "--json")
