@@ -66,3 +66,36 @@ register(
     lambda arg: CallableTarget(lambda fn: torch.compile(fn, backend=_drop_upcasts), "drop_upcast"),
     "torch.compile with fp32 upcasts dropped (a planted bug)",
 )
+
+
+class _SiluGradientHigh(torch.autograd.Function):
+    """silu whose backward is 25% high: a planted gradient bug (the forward is eager's)."""
+
+    @staticmethod
+    def forward(ctx, x: torch.Tensor) -> torch.Tensor:
+        ctx.save_for_backward(x)
+        return F.silu(x)
+
+    @staticmethod
+    def backward(ctx, grad: torch.Tensor) -> torch.Tensor:
+        (x,) = ctx.saved_tensors
+        s = torch.sigmoid(x)
+        return grad * (s * (1 + x * (1 - s))) * 1.25
+
+
+class _SiluMode(torch.overrides.TorchFunctionMode):
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        if func is F.silu:
+            return _SiluGradientHigh.apply(args[0])
+        return func(*args, **(kwargs or {}))
+
+
+def _silu_gradient_high(fn):
+    def run(*args):
+        with _SiluMode():
+            return fn(*args)
+
+    return run
+
+
+register("silu_grad_high", lambda arg: CallableTarget(_silu_gradient_high, "silu_grad_high"), "eager with silu's gradient 25% high (a planted bug)")

@@ -20,11 +20,21 @@ from numfuzz.cli.setup import import_user_code
 @click.option("--samples", type=click.IntRange(min=1), default=4, show_default=True, help="Input samples: the example inputs, then ones drawn like them.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the drawn samples (and of an hf: model's weights).")
 @click.option("--modules/--no-modules", default=True, show_default=True, help="Also judge each submodule alone, to say where the two part.")
+@click.option("--train", is_flag=True, help="Judge a training step: the loss and every parameter's gradient (modules are not judged alone then).")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 @device_option
 @import_option
 def model(
-    spec: str, target_spec: str, dtype: str | None, samples: int, seed: int, modules: bool, as_json: bool, device: str | None, imports: tuple[str, ...]
+    spec: str,
+    target_spec: str,
+    dtype: str | None,
+    samples: int,
+    seed: int,
+    modules: bool,
+    train: bool,
+    as_json: bool,
+    device: str | None,
+    imports: tuple[str, ...],
 ) -> None:
     """Judge SPEC (FILE.py:FUNCTION returning (model, inputs), or hf:ARCH) compiled by --target against its float64
     reference, as written: every op exact, every cast the model makes rounding where it stands. Exit 1 when the
@@ -39,14 +49,14 @@ def model(
 
     device = device or default_device()
     try:
-        network, inputs = load_model(spec, dtype, seed, device)
+        network, inputs, loss = load_model(spec, dtype, seed, device, train)
     except ModelSpecError as exc:
         fail(str(exc))
     except Exception as exc:  # the user's function raised: theirs to mend, said in one line
         fail(f"{spec}: building the model raised {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}")
     say = None if as_json else (lambda path: click.echo(f"judging {path} alone ...", err=True))
     try:
-        result = check_model(network, inputs, target_spec, samples=samples, seed=seed, device=device, modules=modules, progress=say)
+        result = check_model(network, inputs, target_spec, samples, seed, device, modules and not train, say, train, loss)
     except TargetError as exc:
         fail(str(exc))
     except Exception as exc:  # eager or the capture raised: the model, not the target, fails
@@ -71,7 +81,7 @@ def _as_json(result: Any) -> dict:
         "detail": result.detail,
         "graphs": result.graphs,
         "captured_ops": len(result.captured_ops),
-        "outputs": [asdict(o) for o in result.outputs],
+        "outputs": [{"label": result.labels[o.index] if o.index < len(result.labels) else str(o.index), **asdict(o)} for o in result.outputs],
         "modules": [
             {"path": m.path, "kind": m.kind, "verdict": m.verdict.value, "known": m.known, "eager_max_ulp": m.eager_ulp, "target_max_ulp": m.target_ulp}
             for m in result.modules

@@ -25,7 +25,8 @@ import torch
 from torch.utils._pytree import tree_flatten
 
 from numfuzz.check import Compiler, as_target
-from numfuzz.judge.oracle import OutputErrors, combine, compare_output
+from numfuzz.judge.oracle import OutputErrors, bits_lost, combine, compare_output
+from numfuzz.judge.rules import FusedBackward
 from numfuzz.judge.verdicts import Verdict
 from numfuzz.model.capture import ModuleCall, module_calls
 from numfuzz.model.reference import float64_program
@@ -71,6 +72,8 @@ class ModelResult:
     detail: str = ""  # what the target raised, when it did
     cause: str = ""
     known: str = ""
+    labels: list[str] = field(default_factory=list)  # what each judged output is: "output 0", or "loss" and each parameter's gradient
+    fused: list[int] = field(default_factory=list)  # gradients less accurate by at most FusedBackward's bits: how the backward is fused
 
     @property
     def is_finding(self) -> bool:
@@ -210,12 +213,18 @@ def check_model(
     device: str = "cpu",
     modules: bool = True,
     progress: Callable[[str], None] | None = None,
+    train: bool = False,
+    loss: Callable[[Any], torch.Tensor] | None = None,
 ) -> ModelResult:
     """The whole compiled model judged against its float64 reference on `samples` input samples, then (with `modules`)
-    each submodule alone, in call order; `progress` is told each module's path as it starts."""
+    each submodule alone, in call order; `progress` is told each module's path as it starts. With `train`, a training
+    step instead: the loss (`loss(output)`, default the mean square of the floating outputs) and every parameter's
+    gradient (`numfuzz.model.train`); its modules are not judged alone."""
     found = as_target(target)
     model = model.eval()
     rows = draw_samples(inputs, samples, seed)
+    if train:
+        return _check_step(found, model, rows, loss, device)
     judged = _judged(found, model, rows, None, device)
     judged_modules = []
     if modules:
@@ -223,7 +232,35 @@ def check_model(
             if progress is not None:
                 progress(call.path)
             judged_modules.append(_judge_module(found, call, device))
-    ops = [str(n.target) if n.op != "call_function" else getattr(n.target, "__name__", str(n.target)) for n in judged.capture.nodes]
+    ops = _captured_ops(judged.capture)
     return ModelResult(
         found.name, judged.verdict, judged.outputs, judged_modules, judged.capture.graphs, ops, judged.detail, judged.cause, _known(found, judged, device)
     )
+
+
+def _captured_ops(capture: Any) -> list[str]:
+    return [str(n.target) if n.op != "call_function" else getattr(n.target, "__name__", str(n.target)) for n in capture.nodes]
+
+
+def _check_step(target: Target, model: torch.nn.Module, rows: list[list[Any]], loss: Callable | None, device: str) -> ModelResult:
+    """A training step of `model` judged: the loss, then each parameter's gradient, over every row."""
+    from numfuzz.model.train import loss_step, reference_step_runs, step_runs, target_step_runs
+
+    named = [(name, p) for name, p in model.named_parameters() if p.is_floating_point() and p.requires_grad]
+    params = [p for _, p in named]
+    labels = ["loss", *(f"the gradient of {name}" for name, _ in named)]
+    step = loss_step(model, loss)
+    eager = step_runs(step, params, rows)
+    reference, capture = reference_step_runs(step, params, rows)
+    try:
+        got = target_step_runs(target, step, params, rows, device)
+    except Exception as exc:  # the target's failure is the finding, never numfuzz's
+        said = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"[:300]
+        return ModelResult(target.name, Verdict.CRASH_COMPILE, [], [], capture.graphs, _captured_ops(capture), said, labels=labels)
+    outputs = judge_outputs(eager, got, reference)
+    # numfuzz's fused_backward rule, without its per-op check (a model's backward is not cut per op yet): a gradient that
+    # loses at most its bits is how the backward is fused or partitioned, never a non-finite one
+    fused = [o.index for o in outputs if o.index > 0 and o.verdict == Verdict.LESS_ACCURATE.value and bits_lost(o) <= FusedBackward.FUSED_BACKWARD_BITS]
+    judged = [o for o in outputs if o.index not in fused]
+    verdict = combine(judged) if judged else (Verdict.EQUAL if outputs else Verdict.INVALID)
+    return ModelResult(target.name, verdict, outputs, [], capture.graphs, _captured_ops(capture), labels=labels, fused=fused)

@@ -107,19 +107,25 @@ def _fix_dtypes_taken_from_tensors(gm: torch.fx.GraphModule) -> None:
         gm.recompile()
 
 
-def _to_float64(value: Any) -> Any:
-    if isinstance(value, torch.Tensor) and value.is_floating_point():
-        return value.detach().to(torch.float64)
-    return value
-
-
 @dataclass
 class Reference:
     """A Dynamo backend that runs each captured graph in float64 with the model's casts rounding (see the module)."""
 
     casts_round: bool = True
+    grad: bool = False  # a training step: each float argument that requires a gradient gets a float64 leaf (`leaves`)
     graphs: int = 0  # graphs captured: more than one means a graph break
     nodes: list[torch.fx.Node] = field(default_factory=list)  # every captured call, for the op table's mapping
+    leaves: dict[int, torch.Tensor] = field(default_factory=dict)  # id(the model's tensor) -> its float64 leaf, last call
+
+    def leaf(self, value: Any) -> Any:
+        """The float64 value a graph computes from: with gradients, a leaf that stands for the model's own tensor."""
+        if not (isinstance(value, torch.Tensor) and value.is_floating_point()):
+            return value
+        if not (self.grad and value.requires_grad):
+            return value.detach().to(torch.float64)
+        leaf = value.detach().to(torch.float64).requires_grad_()
+        self.leaves[id(value)] = leaf
+        return leaf
 
     def __call__(self, gm: torch.fx.GraphModule, example_inputs: list) -> Callable:
         self.graphs += 1
@@ -129,17 +135,17 @@ class Reference:
             gm = copy.deepcopy(gm).to(torch.float64)
 
         def run(*args: Any) -> Any:
-            with torch.no_grad(), RoundAtCasts(self.casts_round):
-                return gm(*[_to_float64(a) for a in args])
+            with torch.set_grad_enabled(self.grad), RoundAtCasts(self.casts_round):
+                return gm(*[self.leaf(a) for a in args])
 
         return run
 
 
-def float64_program(fn: Callable, casts_round: bool = True) -> tuple[Callable, Reference]:
+def float64_program(fn: Callable, casts_round: bool = True, grad: bool = False) -> tuple[Callable, Reference]:
     """`fn` as its float64 reference (outputs float64), compiled on its first call and kept for calls of the same shapes;
     and the capture's record. The caller resets Dynamo when done (`torch._dynamo.reset()`)."""
     import torch._dynamo
 
-    backend = Reference(casts_round)
+    backend = Reference(casts_round, grad)
     torch._dynamo.reset()
     return torch.compile(fn, backend=backend, dynamic=False), backend

@@ -15,10 +15,23 @@ def _why(cause: str, known: str) -> str:
 
 
 def _output_lines(result: ModelResult) -> list[str]:
-    lines = [f"{'output':<8}{'dtype':<6}{'eager max ulp':>15}{'target max ulp':>16}{'eager max abs':>15}{'target max abs':>16}  verdict"]
+    from numfuzz.judge.oracle import bits_lost
+
+    width = max([len("output"), *(len(_label(result, o.index)) for o in result.outputs)]) + 2
+    head = f"{'output':<{width}}{'dtype':<6}{'eager max ulp':>15}{'target max ulp':>16}{'eager max abs':>15}{'target max abs':>16}{'bits lost':>11}  verdict"
+    lines = [head]
     for o in result.outputs:
-        lines.append(f"{o.index:<8}{o.dtype:<6}{o.eager_max_ulp:>15.4g}{o.target_max_ulp:>16.4g}{o.eager_max_abs:>15.4g}{o.target_max_abs:>16.4g}  {o.verdict}")
+        name, said = _label(result, o.index), o.verdict
+        if o.index in result.fused:
+            said = "within_rounding (fused_backward: at most 2 bits lost, how the backward is fused)"
+        lost = bits_lost(o) if o.verdict in ("less_accurate", "nonfinite") else 0.0
+        errors = f"{o.eager_max_ulp:>15.4g}{o.target_max_ulp:>16.4g}{o.eager_max_abs:>15.4g}{o.target_max_abs:>16.4g}{lost:>11.3g}"
+        lines.append(f"{name:<{width}}{o.dtype:<6}{errors}  {said}")
     return lines
+
+
+def _label(result: ModelResult, index: int) -> str:
+    return result.labels[index] if index < len(result.labels) else str(index)
 
 
 def _module_lines(result: ModelResult) -> list[str]:

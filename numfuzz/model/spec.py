@@ -1,9 +1,11 @@
 """Where `numfuzz model` gets a model: `FILE.py:FUNCTION` (the user's), or `hf:ARCH` (a transformers model from a small config).
 
-The contract of `FILE.py:FUNCTION`: the function takes no arguments and returns `(model, inputs)`,
-`inputs` a tuple of the model's positional arguments (tensors, or anything the model takes).
+The contract of `FILE.py:FUNCTION`: the function takes no arguments and returns `(model, inputs)`
+or `(model, inputs, loss)`: `inputs` a tuple of the model's positional arguments, `loss` a
+function of the model's output giving the scalar a training step (`--train`) differentiates.
 `hf:ARCH` builds the architecture from a small configuration with random weights (nothing is
-downloaded), and one batch of token ids (or pixels) as its inputs.
+downloaded), and one batch of token ids as its inputs; its training step is the model's own
+loss with the ids as labels (`logits.float()` and the shift, as transformers computes it).
 """
 
 from __future__ import annotations
@@ -32,7 +34,22 @@ HF_CONFIGS: dict[str, tuple[str, dict[str, Any]]] = {
 HF_POSITIONS = 32
 
 
-def _hf_model(arch: str, seed: int) -> tuple[torch.nn.Module, tuple]:
+class LabelledLoss(torch.nn.Module):
+    """A transformers model whose forward takes the token ids and gives its own loss on them as labels."""
+
+    def __init__(self, model: torch.nn.Module):
+        super().__init__()
+        self.model = model
+
+    def forward(self, ids: torch.Tensor) -> torch.Tensor:
+        return self.model(input_ids=ids, labels=ids).loss
+
+
+def _itself(loss: torch.Tensor) -> torch.Tensor:
+    return loss
+
+
+def _hf_model(arch: str, seed: int) -> tuple[torch.nn.Module, tuple, Any]:
     if arch not in HF_CONFIGS:
         raise ModelSpecError(f"hf:{arch}: unknown architecture; known: {', '.join(sorted(HF_CONFIGS))}")
     if importlib.util.find_spec("transformers") is None:
@@ -45,10 +62,10 @@ def _hf_model(arch: str, seed: int) -> tuple[torch.nn.Module, tuple]:
     auto = transformers.AutoModelForMaskedLM if arch == "bert" else transformers.AutoModelForCausalLM
     model = auto.from_config(config)
     ids = torch.randint(0, config.vocab_size, (1, HF_POSITIONS), generator=torch.Generator().manual_seed(seed))
-    return model, (ids,)
+    return model, (ids,), None
 
 
-def _user_model(spec: str) -> tuple[torch.nn.Module, tuple]:
+def _user_model(spec: str) -> tuple[torch.nn.Module, tuple, Any]:
     file, _, function = spec.rpartition(":")
     if not file or not function:
         raise ModelSpecError(f"{spec}: a model spec is FILE.py:FUNCTION or hf:ARCH")
@@ -64,19 +81,22 @@ def _user_model(spec: str) -> tuple[torch.nn.Module, tuple]:
     if not callable(make):
         raise ModelSpecError(f"{file} has no function {function}")
     made = make()
-    if not (isinstance(made, tuple) and len(made) == 2 and isinstance(made[0], torch.nn.Module)):
-        raise ModelSpecError(f"{spec} must return (model, inputs), a torch.nn.Module and a tuple of its arguments")
-    model, inputs = made
-    return model, tuple(inputs) if isinstance(inputs, (tuple, list)) else (inputs,)
+    if not (isinstance(made, tuple) and len(made) in (2, 3) and isinstance(made[0], torch.nn.Module)) or (len(made) == 3 and not callable(made[2])):
+        raise ModelSpecError(f"{spec} must return (model, inputs) or (model, inputs, loss): a torch.nn.Module, a tuple of its arguments, a function")
+    model, inputs = made[:2]
+    return model, tuple(inputs) if isinstance(inputs, (tuple, list)) else (inputs,), made[2] if len(made) == 3 else None
 
 
-def load_model(spec: str, dtype: str | None = None, seed: int = 0, device: str = "cpu") -> tuple[torch.nn.Module, tuple]:
-    """The model and its example inputs that SPEC names, on `device`, in `dtype` ("bf16", "fp16", "fp32") when given."""
-    model, inputs = _hf_model(spec.removeprefix("hf:"), seed) if spec.startswith("hf:") else _user_model(spec)
+def load_model(spec: str, dtype: str | None = None, seed: int = 0, device: str = "cpu", train: bool = False) -> tuple[torch.nn.Module, tuple, Any]:
+    """The model, its example inputs and its loss (None: the default) that SPEC names, on `device`, in `dtype` ("bf16",
+    "fp16", "fp32") when given; for a training step an hf: model gives its own loss."""
+    model, inputs, loss = _hf_model(spec.removeprefix("hf:"), seed) if spec.startswith("hf:") else _user_model(spec)
+    if train and spec.startswith("hf:"):
+        model, loss = LabelledLoss(model), _itself
     model = model.to(device)
     inputs = tuple(x.to(device) if isinstance(x, torch.Tensor) else x for x in inputs)
     if dtype is not None:
         to = {"bf16": torch.bfloat16, "fp16": torch.float16, "fp32": torch.float32}[dtype]
         model = model.to(to)
         inputs = tuple(x.to(to) if isinstance(x, torch.Tensor) and x.is_floating_point() else x for x in inputs)
-    return model, inputs
+    return model, inputs, loss

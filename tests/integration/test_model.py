@@ -40,3 +40,14 @@ def test_the_seed_report_s_qwen2_is_judged_without_a_download(cli):
     found = json.loads(result.output[result.output.index("{") :])
     assert result.exit_code in (0, 1) and found["outputs"] and found["captured_ops"] > 20, result.output
     assert found["verdict"] in ("equal", "more_accurate", "less_accurate")
+
+
+def test_a_training_step_with_a_wrong_gradient_is_a_finding_and_eager_is_none(cli):
+    """silu's gradient 25% high (`silu_grad_high`): a parameter's gradient is less accurate; eager's own step is no finding."""
+    planted = cli("model", SPEC, "--target", "silu_grad_high", "--import", PLANTED_MODEL, "--train", "--samples", "2", "--json")
+    assert planted.exit_code == 1, planted.output
+    found = json.loads(planted.output[planted.output.index("{") :])
+    wrong = [o["label"] for o in found["outputs"] if o["verdict"] == "less_accurate"]
+    assert wrong and all(label.startswith("the gradient of ") for label in wrong), found["outputs"]
+    clean = cli("model", SPEC, "--target", "eager", "--train", "--samples", "2")
+    assert clean.exit_code == 0, clean.output

@@ -63,3 +63,17 @@ def test_a_cast_to_another_tensor_s_dtype_rounds_too():
     out, _ = _reference(fn, x)
     h = x.double() * torch.rsqrt(x.double().pow(2).mean(-1, keepdim=True) + 1e-6)
     assert torch.equal(out, h.to(torch.bfloat16).double() * 3)
+
+
+def test_a_training_step_s_reference_gradients_go_through_the_casts():
+    """The float64 gradient of a parameter, through a model whose cast back to bf16 rounds (its gradient passes the cast)."""
+    from numfuzz.model.train import reference_step_runs
+
+    module = _Norm().to(torch.bfloat16)
+    x = (torch.randn(4, 8) * 3).to(torch.bfloat16)
+    (run,), _ = reference_step_runs(lambda x: module(x).float().pow(2).mean(), [module.weight], [[x]])
+    w = module.weight.detach().double().requires_grad_()
+    h = x.double() * torch.rsqrt(x.double().pow(2).mean(-1, keepdim=True) + 1e-6)
+    loss = (w * h.to(torch.bfloat16).double()).pow(2).mean()
+    (want,) = torch.autograd.grad(loss, [w])
+    assert torch.allclose(run[0], loss.detach(), rtol=1e-15, atol=0) and torch.allclose(run[1], want, rtol=1e-12, atol=1e-15)

@@ -1,0 +1,74 @@
+"""A training step judged: the loss and every parameter's gradient, eager and compiled, against the float64 reference's.
+
+The step is the model's forward and its loss, one program (`loss_step`), so the compiler sees
+what a training loop gives it; the gradients come from autograd through each side. The float64
+reference takes its gradients through the captured graphs run in float64 with the model's casts
+rounding (a cast's gradient passes through it, in the cast's dtype, as eager's does), with respect
+to float64 leaves that stand for the model's parameters (`reference.Reference.leaves`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import torch
+import torch._dynamo
+from torch.utils._pytree import tree_flatten
+
+from numfuzz.model.reference import float64_program
+from numfuzz.targets import Target
+
+
+def mean_square_loss(output: Any) -> torch.Tensor:
+    """The loss a model without one gets: the mean square of its floating outputs, taken in fp32 (as `logits.float()`)."""
+    if hasattr(output, "to_tuple"):  # transformers' ModelOutput
+        output = output.to_tuple()
+    leaves, _ = tree_flatten(output)
+    return sum(leaf.float().pow(2).mean() for leaf in leaves if isinstance(leaf, torch.Tensor) and leaf.is_floating_point())
+
+
+def loss_step(model: torch.nn.Module, loss: Callable[[Any], torch.Tensor] | None) -> Callable:
+    """The program a training step compiles: the model, then its loss."""
+    judge_loss = loss or mean_square_loss
+    return lambda *inputs: judge_loss(model(*inputs))
+
+
+def _grads(loss: torch.Tensor, wrt: list[torch.Tensor]) -> list[torch.Tensor]:
+    found = torch.autograd.grad(loss, wrt, allow_unused=True)
+    return [torch.zeros_like(w) if g is None else g.detach() for g, w in zip(found, wrt)]
+
+
+def step_runs(step: Callable, params: list[torch.Tensor], rows: list[list[Any]]) -> list[list[torch.Tensor]]:
+    """Per row: the loss, then each parameter's gradient, as `step` computes them (eager, or a compiled step)."""
+    runs = []
+    for row in rows:
+        loss = step(*row)
+        runs.append([loss.detach(), *_grads(loss, params)])
+    return runs
+
+
+def reference_step_runs(step: Callable, params: list[torch.Tensor], rows: list[list[Any]]) -> tuple[list[list[torch.Tensor]], Any]:
+    """The float64 reference's loss and gradients per row, and the capture's record; a parameter the captured graphs
+    did not take as an input (not lifted) gets no leaf: ValueError, said in one line."""
+    reference_fn, capture = float64_program(step, grad=True)
+    runs = []
+    try:
+        for row in rows:
+            capture.leaves.clear()
+            loss = reference_fn(*row)
+            missing = [i for i, p in enumerate(params) if id(p) not in capture.leaves]
+            if missing:
+                raise ValueError(f"{len(missing)} parameters are not inputs of the captured graphs: their float64 gradients cannot be taken")
+            runs.append([loss.detach(), *_grads(loss, [capture.leaves[id(p)] for p in params])])
+    finally:
+        torch._dynamo.reset()
+    return runs, capture
+
+
+def target_step_runs(target: Target, step: Callable, params: list[torch.Tensor], rows: list[list[Any]], device: str) -> list[list[torch.Tensor]]:
+    target.reset()
+    try:
+        return step_runs(target.prepare(step, device), params, rows)
+    finally:
+        target.reset()
