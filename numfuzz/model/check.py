@@ -132,6 +132,16 @@ def judge_outputs(eager: list[list[torch.Tensor]], target: list[list[torch.Tenso
     return judged
 
 
+def model_verdict(outputs: list[OutputErrors]) -> Verdict:
+    """The oracle's verdict over a model's (or a module's) outputs, where an output less accurate only in ULPs of its
+    near-zero elements, and no bits worse at the output's scale (`bits_lost`), counts as equal: without op-level bounds
+    (a module is not cut per op yet), a sum or a normalisation that cancels to near 0 differs there in either direction."""
+    counted = [o for o in outputs if not (o.verdict == Verdict.LESS_ACCURATE.value and bits_lost(o) == 0.0)]
+    if not outputs:
+        return Verdict.INVALID
+    return combine(counted) if counted else Verdict.EQUAL
+
+
 def _flat(runs: list[list[torch.Tensor]], k: int) -> np.ndarray:
     """Output k over every sample, flat, in float64."""
     return np.concatenate([run[k].reshape(-1).double().cpu().numpy() for run in runs])
@@ -177,7 +187,7 @@ def _judged(target: Target, fn: Callable, rows: list[list[Any]], kwargs_rows: li
     if [(t.shape, t.dtype) for t in got[0]] != [(t.shape, t.dtype) for t in eager[0]]:
         return _Judged(Verdict.MISMATCH, [], "the compiled outputs' shapes or dtypes differ from eager's", capture)
     outputs = judge_outputs(eager, got, reference)
-    verdict = combine(outputs) if outputs else Verdict.INVALID
+    verdict = model_verdict(outputs)
     if verdict is Verdict.LESS_ACCURATE:
         without_casts, _ = _reference_runs(fn, rows, kwargs_rows, casts_round=False)
         if combine(judge_outputs(eager, got, without_casts)) is not Verdict.LESS_ACCURATE:
@@ -261,6 +271,5 @@ def _check_step(target: Target, model: torch.nn.Module, rows: list[list[Any]], l
     # numfuzz's fused_backward rule, without its per-op check (a model's backward is not cut per op yet): a gradient that
     # loses at most its bits is how the backward is fused or partitioned, never a non-finite one
     fused = [o.index for o in outputs if o.index > 0 and o.verdict == Verdict.LESS_ACCURATE.value and bits_lost(o) <= FusedBackward.FUSED_BACKWARD_BITS]
-    judged = [o for o in outputs if o.index not in fused]
-    verdict = combine(judged) if judged else (Verdict.EQUAL if outputs else Verdict.INVALID)
+    verdict = model_verdict([o for o in outputs if o.index not in fused]) if outputs else Verdict.INVALID
     return ModelResult(target.name, verdict, outputs, [], capture.graphs, _captured_ops(capture), labels=labels, fused=fused)

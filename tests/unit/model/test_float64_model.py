@@ -77,3 +77,21 @@ def test_a_training_step_s_reference_gradients_go_through_the_casts():
     loss = (w * h.to(torch.bfloat16).double()).pow(2).mean()
     (want,) = torch.autograd.grad(loss, [w])
     assert torch.allclose(run[0], loss.detach(), rtol=1e-15, atol=0) and torch.allclose(run[1], want, rtol=1e-12, atol=1e-15)
+
+
+def test_an_output_worse_only_in_ulps_of_its_near_zero_elements_counts_as_equal():
+    """GPT-2's transformer alone: 4773 ULP against 925 at elements near 0, no bit worse at the output's scale."""
+    import numpy as np
+
+    from numfuzz.judge.oracle import compare_output
+    from numfuzz.judge.verdicts import Verdict
+    from numfuzz.model.check import model_verdict
+
+    exact = np.concatenate([np.linspace(-2, 2, 63), [1e-12]])
+    eager = exact.astype(np.float32).astype(np.float64)
+    near_zero = eager.copy()
+    near_zero[-1] += 5e-15  # 5e4 ULPs of 1e-12, less than half an ULP at the output's scale (2**-24 of its largest)
+    out = compare_output(0, "fp32", exact, eager, near_zero)
+    assert out.verdict == Verdict.LESS_ACCURATE.value and model_verdict([out]) is Verdict.EQUAL
+    wrong = eager * (1 + 2**-10)  # every element off: bits lost at the output's scale too
+    assert model_verdict([compare_output(0, "fp32", exact, eager, wrong)]) is Verdict.LESS_ACCURATE
