@@ -1,11 +1,67 @@
-"""A model's verdict in words: the outputs' table, then each module judged alone, and where the two part."""
+"""What `numfuzz.check_model` returns: the model's verdict, each module's, and the words that say them."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, field
 
-if TYPE_CHECKING:
-    from numfuzz.model.check import ModelResult
+from numfuzz.judge.oracle import OutputErrors, bits_lost
+from numfuzz.judge.verdicts import Verdict
+
+
+@dataclass
+class ModuleVerdict:
+    """One submodule judged alone on eager's inputs to it."""
+
+    path: str  # as named_modules names it: "model.layers.0.mlp"
+    kind: str  # its class
+    depth: int
+    verdict: Verdict
+    outputs: list[OutputErrors] = field(default_factory=list)
+    detail: str = ""  # what the target raised
+    cause: str = ""  # "cast_dropped": the target computes the module with its casts as no-ops
+    known: str = ""  # the known issue that explains it
+
+    @property
+    def is_finding(self) -> bool:
+        return self.verdict.is_finding and not self.known
+
+    @property
+    def eager_ulp(self) -> float:
+        return max((o.eager_max_ulp for o in self.outputs), default=0.0)
+
+    @property
+    def target_ulp(self) -> float:
+        return max((o.target_max_ulp for o in self.outputs), default=0.0)
+
+
+@dataclass
+class ModelResult:
+    target: str
+    verdict: Verdict
+    outputs: list[OutputErrors]
+    modules: list[ModuleVerdict]
+    graphs: int  # graphs Dynamo captured for the reference: more than one means a graph break
+    captured_ops: list[str]  # the captured calls, in order (torch-level: "linear", "silu", "to", ...)
+    detail: str = ""  # what the target raised, when it did
+    cause: str = ""
+    known: str = ""
+    labels: list[str] = field(default_factory=list)  # what each judged output is: "output 0", or "loss" and each parameter's gradient
+    fused: list[int] = field(default_factory=list)  # gradients less accurate by at most FusedBackward's bits: how the backward is fused
+
+    @property
+    def is_finding(self) -> bool:
+        """The compiled model, or a module of it compiled alone, worse than eager in a way no known issue explains."""
+        return (self.verdict.is_finding and not self.known) or self.parts_at is not None
+
+    @property
+    def parts_at(self) -> ModuleVerdict | None:
+        """The first module, in call order, worse than eager alone while none of the modules inside it is: where they part."""
+        worse = [m for m in self.modules if m.is_finding]
+        inner = [m for m in worse if not any(o.path.startswith(m.path + ".") for o in worse)]
+        return inner[0] if inner else None
+
+    def explain(self) -> str:
+        return explain(self)
 
 
 def _why(cause: str, known: str) -> str:
@@ -15,8 +71,6 @@ def _why(cause: str, known: str) -> str:
 
 
 def _output_lines(result: ModelResult) -> list[str]:
-    from numfuzz.judge.oracle import bits_lost
-
     width = max([len("output"), *(len(_label(result, o.index)) for o in result.outputs)]) + 2
     head = f"{'output':<{width}}{'dtype':<6}{'eager max ulp':>15}{'target max ulp':>16}{'eager max abs':>15}{'target max abs':>16}{'bits lost':>11}  verdict"
     lines = [head]
