@@ -94,7 +94,7 @@ class Evidence:
 
     def inputs_made_narrow(self) -> bool:
         """Every float input of the culprit (located by the probe) is a bf16/fp16 value the program made, not one it was
-        given: a fused kernel may read such inputs before their rounding (`rounding_error.UNROUNDED_INPUT_ULP`)."""
+        given: a fused kernel may read such inputs before their rounding (`rounding_record.UNROUNDED_INPUT_ULP`)."""
         if self.suffix is not None or self.culprit is None:  # a cut's inputs are given values: nothing to fuse across
             return False
         specs, n_in = infer_specs(self.graph), len(self.graph.inputs)

@@ -1,6 +1,6 @@
 """The rounding-error record in words: one line for evidence, replay, the report and the issue text.
 
-The words judge the record against the bounds in force (`rounding_error.allowance_of`,
+The words judge the record against the bounds in force (`rounding_record.allowance_of`,
 `chosen_side`), as the verdict rules do, so that what `corpus` prints agrees with its status.
 """
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 
 from numfuzz.judge.bounds import Bounds
-from numfuzz.judge.rounding_error import allowance_of, chosen_side
+from numfuzz.judge.rounding_record import allowance_of, chosen_side
 
 
 def _num(x: float | str | None) -> float:

@@ -36,8 +36,8 @@ from numfuzz.judge.bounds import FP32_MANTISSA, Allowance, Bounds
 from numfuzz.judge.cause import AMPLIFIED, kept_whatever_the_bound
 from numfuzz.judge.execute import Outcome
 from numfuzz.judge.facts import Analysis, Parting
-from numfuzz.judge.rounding_error import allowance_of, record_within, within
 from numfuzz.judge.rounding_error_text import describe
+from numfuzz.judge.rounding_record import allowance_of, record_within, within
 from numfuzz.judge.verdicts import Verdict
 from numfuzz.program.dtypes import check_dtype
 

@@ -97,7 +97,7 @@ def test_the_cli_refuses_a_malformed_file_with_one_line_and_exit_2(cli, tmp_path
 
 def test_a_fused_rest_taken_as_one_op_gets_its_loosest_ops_bound_in_its_output_dtype():
     from numfuzz.judge.bounds import load_bounds
-    from numfuzz.judge.rounding_error import record_within
+    from numfuzz.judge.rounding_record import record_within
 
     bounds = load_bounds([])
     loosest = bounds.loosest([["mul", 1], ["sum", 64]], "fp32", "cpu")

@@ -7,8 +7,8 @@ from numfuzz.corpus.case import Case
 from numfuzz.judge.bounds import load_bounds
 from numfuzz.judge.compiled import CompiledProgram
 from numfuzz.judge.execute import judge
-from numfuzz.judge.rounding_error import record_within
 from numfuzz.judge.rounding_error_text import describe
+from numfuzz.judge.rounding_record import record_within
 from numfuzz.judge.verdicts import Verdict
 from numfuzz.program.ir import Graph, Node, TensorSpec
 from numfuzz.run_spec import RunSpec

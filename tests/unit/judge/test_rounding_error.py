@@ -9,8 +9,9 @@ from mode_target import ModeTarget
 from numfuzz.corpus.case import Case
 from numfuzz.judge.bounds import load_bounds, parse_bounds
 from numfuzz.judge.facts import Analysis
-from numfuzz.judge.rounding_error import pareto_front, record_within, within
+from numfuzz.judge.rounding_error import pareto_front
 from numfuzz.judge.rounding_error_text import describe
+from numfuzz.judge.rounding_record import record_within, within
 from numfuzz.judge.rules import final_verdict
 from numfuzz.judge.verdicts import Verdict
 from numfuzz.program.ir import Graph, Node, TensorSpec
