@@ -30,7 +30,7 @@ from numfuzz.campaign.recorder import Finding, ResultRecorder
 from numfuzz.campaign.stats import CampaignStats
 from numfuzz.corpus.known import load_known
 from numfuzz.corpus.store import write_atomic
-from numfuzz.judge.bounds import active_bounds, bound_files_in_force, load_bounds
+from numfuzz.judge.bounds import active_bounds, bound_files_in_force
 from numfuzz.workers.messages import CaseResult
 from numfuzz.workers.pool import Event, Pool, Task
 from numfuzz.workers.settings import WorkerSettings
@@ -84,8 +84,8 @@ class Campaign:
         self.guide = Guide(config.guided, config.seed, Guide.parents_from_json(self.journal.guide_pool))
         self.feed = CaseFeed(config, self.journal.pending(config.graphs), 1 if config.grad else config.batch, self.guide)
         self.recorder = ResultRecorder(config, self.journal, on_graph=lambda: self.bar.update(1), guide=self.guide)
-        bounds = load_bounds(list(config.bound_files)) if config.bound_files else active_bounds()  # --bounds, as the workers get them
-        dedupe = Dedupe(self.journal.minimize_keys, load_known(config.known_files), config.corpus, bounds)
+        # --bounds, as the workers get them: in force in this process while `run_campaign` runs
+        dedupe = Dedupe(self.journal.minimize_keys, load_known(config.known_files), config.corpus, active_bounds())
         self.minimizer = MinimizeScheduler(config, self.journal, dedupe, self.recorder.save)
         self.summary = CampaignSummary(self.stats, self.recorder.findings, self.minimizer.minimized, directory=self.journal.directory)
         self.exhausted = False  # every case within the graph budget has been handed out
