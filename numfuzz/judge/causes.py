@@ -296,6 +296,8 @@ def unexplained(ev: Evidence) -> Diagnosis:
     c = ev.culprit
     if c is None:
         return Diagnosis(UNEXPLAINED.name, ["the op where the difference starts is unknown"])
+    if not ev.inputs_seen():  # a fallback: the probe could not show the values before it
+        return Diagnosis(UNEXPLAINED.name, [f"`{c.op}` in {c.dtype}, located by {c.located}: its inputs were not seen"], c.node, c.op, c.dtype)
     local = culprit_local_errors(ev)
     why = f"`{c.op}` in {c.dtype}: {local.target_max_ulp:.3g} ULP against eager's {local.eager_max_ulp:.3g}; no cause test holds"
     return Diagnosis(UNEXPLAINED.name, [why], c.node, c.op, c.dtype)
@@ -309,6 +311,8 @@ class CauseTest:
     cost: str
     needs_culprit: bool
     test: Callable[[Evidence], Diagnosis | None]
+    # reads the values at the culprit (its inputs, as the probe or cutting saw them): not for a fallback culprit
+    reads_values: bool = False
 
 
 # The documented order (the module docstring, the README): the first whose test holds is the cause.
@@ -318,17 +322,17 @@ CAUSE_TESTS = (
     CauseTest(CAST_DROPPED, "none", True, cast_dropped_at_cut),
     CauseTest(STRIDED_INPUT, "one compile, where an input is strided", False, strided_input),
     CauseTest(EMULATED_ROUNDING, "one compile, where the target turns the option on", True, emulated_rounding),
-    CauseTest(NONFINITE_INTERMEDIATE, "none", True, nonfinite_intermediate),
-    CauseTest(LOW_PRECISION, "float64 only", True, low_precision),
-    CauseTest(CANCELLATION, "one or two compiles (the sweeps)", True, cancellation),
-    CauseTest(KERNEL_ACCURACY, "none", True, kernel_accuracy),
+    CauseTest(NONFINITE_INTERMEDIATE, "none", True, nonfinite_intermediate, reads_values=True),
+    CauseTest(LOW_PRECISION, "float64 only", True, low_precision, reads_values=True),
+    CauseTest(CANCELLATION, "one or two compiles (the sweeps)", True, cancellation, reads_values=True),
+    CauseTest(KERNEL_ACCURACY, "none", True, kernel_accuracy, reads_values=True),
 )
 
 
 def diagnose(ev: Evidence, skip: tuple[str, ...] = ()) -> Diagnosis:
     """The first cause whose test holds, in the order of CAUSE_TESTS; `unexplained` when none does. `skip`: causes already tested."""
     for one in CAUSE_TESTS:
-        if one.cause.name in skip or (one.needs_culprit and ev.culprit is None):
+        if one.cause.name in skip or (one.needs_culprit and ev.culprit is None) or (one.reads_values and not ev.inputs_seen()):
             continue
         found = one.test(ev)
         if found is not None:
