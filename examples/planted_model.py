@@ -61,10 +61,36 @@ def _drop_upcasts(gm: torch.fx.GraphModule, example_inputs: list) -> torch.fx.Gr
     return gm
 
 
+def compile_drop_upcast(fn):
+    return torch.compile(fn, backend=_drop_upcasts)
+
+
+def _rough_rsqrt(gm: torch.fx.GraphModule, example_inputs: list) -> torch.fx.GraphModule:
+    """The planted bug: rsqrt computed from its input rounded to bf16, as a fast approximation might (1 op to show it)."""
+    for node in gm.graph.nodes:
+        if node.op == "call_function" and node.target is torch.rsqrt:
+            node.target = _rsqrt_of_bf16
+    gm.recompile()
+    return gm
+
+
+def _rsqrt_of_bf16(x: torch.Tensor) -> torch.Tensor:
+    return torch.rsqrt(x.to(torch.bfloat16)).to(x.dtype)
+
+
+def compile_rough_rsqrt(fn):
+    return torch.compile(fn, backend=_rough_rsqrt)
+
+
 register(
     "drop_upcast",
-    lambda arg: CallableTarget(lambda fn: torch.compile(fn, backend=_drop_upcasts), "drop_upcast"),
+    lambda arg: CallableTarget(compile_drop_upcast, "drop_upcast", "planted_model.compile_drop_upcast(fn)"),
     "torch.compile with fp32 upcasts dropped (a planted bug)",
+)
+register(
+    "rough_rsqrt",
+    lambda arg: CallableTarget(compile_rough_rsqrt, "rough_rsqrt", "planted_model.compile_rough_rsqrt(fn)"),
+    "torch.compile with rsqrt computed in bf16 (a planted bug)",
 )
 
 

@@ -33,11 +33,15 @@ Compiler = Callable[[Callable], Callable]
 
 
 class CallableTarget:
-    """A plain `compile(fn) -> compiled_fn` as a Target: it compiles per program and keeps no state between them."""
+    """A plain `compile(fn) -> compiled_fn` as a Target: it compiles per program and keeps no state between them.
 
-    def __init__(self, compile: Compiler, name: str | None = None):
+    `repro_call`: how a repro script compiles `fn` with it, once the code that registers it is imported
+    (`planted_model.compile_drop_upcast(fn)`); without one the script asks for your own `compile(fn)`."""
+
+    def __init__(self, compile: Compiler, name: str | None = None, repro_call: str | None = None):
         self.compile = compile
         self.name = name or getattr(compile, "__name__", None) or type(compile).__name__
+        self.repro_call = repro_call
 
     def available(self) -> tuple[bool, str]:
         return True, ""
@@ -52,6 +56,8 @@ class CallableTarget:
         pass  # the user's compiler owns its caches; resetting Dynamo here would drop their other compiles
 
     def repro_source(self) -> tuple[list[str], str]:
+        if self.repro_call is not None:
+            return [f"# compiled by {self.name}, which the imported code defines"], self.repro_call
         return [f"# compile with your own {self.name}"], "compile(fn)"
 
     def repro_guard(self) -> str:
