@@ -78,6 +78,9 @@ class OpSpec:
     # call (it may name a helper of `numfuzz.program.exact`). A slice is lowered by code, a cast rounds in the reference.
     call: str = ""
     reference: str = ""
+    # Other forms of its call, as a captured graph of a user's model writes them (`x.view(...)` for reshape, `-x` for
+    # neg): with `call`, what `numfuzz.model.mapping` recognises as this op
+    captured: tuple[str, ...] = ()
     constant: bool = False  # makes a new tensor: its dtype attribute written as torch's, taken in float64 as eager makes it
     # a reduction's arithmetic: "add" (sum, mean: an accumulator a narrow dtype could hold) or "multiply"; either is
     # order-free, so eager given its terms in another order says what any order makes

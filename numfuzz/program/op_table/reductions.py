@@ -57,7 +57,7 @@ SPECS: list[OpSpec] = (
     ]
     + [OpSpec("var", 1, "reduce", reduce, draw_attrs=draw_var, bound="table", call="torch.var({0}, dim={dim}, correction={correction}, keepdim={keepdim})")]
     + [
-        OpSpec(name, 1, "reduce", along_dim, draw_attrs=draw_dim, bound="table", call=call)
+        OpSpec(name, 1, "reduce", along_dim, draw_attrs=draw_dim, bound="table", call=call, captured=(f"F.{name}({{0}}, dim={{dim}})",))
         for name, call in {"softmax": "torch.softmax({0}, dim={dim})", "log_softmax": "torch.log_softmax({0}, dim={dim})"}.items()
     ]
     + [

@@ -96,7 +96,7 @@ def _chunk(specs: list[TensorSpec], attrs: dict) -> TensorSpec:
 SPECS: list[OpSpec] = [
     OpSpec("cast", 1, "unary", _cast, draw_attrs=_draw_cast, weight=2.0, bound="table"),
     OpSpec("cat", 2, "cat", _cat, draw_attrs=draw_dim, bound="table", call="torch.cat(({0}, {1}), dim={dim})"),
-    OpSpec("reshape", 1, "reshape", _reshape, weight=0.5, bound="table", call="{0}.reshape({shape!r})"),
+    OpSpec("reshape", 1, "reshape", _reshape, weight=0.5, bound="table", call="{0}.reshape({shape!r})", captured=("{0}.view({shape!r})",)),
     OpSpec("permute", 1, "permute", _permute, weight=0.5, bound="table", call="{0}.permute({perm!r})"),
     OpSpec("transpose", 1, "transpose", _transpose, weight=0.5, bound="table", call="{0}.transpose({dim0}, {dim1})"),
     OpSpec("unsqueeze", 1, "unsqueeze", _unsqueeze, weight=0.3, bound="table", call="{0}.unsqueeze({dim})"),

@@ -26,13 +26,15 @@ def _draw_nan_to_num(rng: random.Random, specs: list[TensorSpec]) -> dict:
 
 _BOUNDS = (("min", "bound"), ("max", "bound"))
 _ANY = {"neg": "torch.neg({0})", "abs": "torch.abs({0})", "exp": "torch.exp({0})", "expm1": "torch.expm1({0})", "sin": "torch.sin({0})", "cos": "torch.cos({0})", "tanh": "torch.tanh({0})", "sigmoid": "torch.sigmoid({0})", "silu": "F.silu({0})", "relu": "torch.relu({0})", "softplus": "F.softplus({0})", "erf": "torch.erf({0})"}  # fmt: skip
+# Other forms in which a model's captured graph writes them (`numfuzz.model.mapping`).
+_CAPTURED = {"neg": ("-{0}",), "relu": ("F.relu({0})",), "tanh": ("F.tanh({0})",), "sigmoid": ("F.sigmoid({0})",)}
 _POSITIVE = {"log": "torch.log({0})", "log1p": "torch.log1p({0})", "sqrt": "torch.sqrt({0})", "rsqrt": "torch.rsqrt({0})", "reciprocal": "torch.reciprocal({0})"}  # fmt: skip
 _NEW_DOMAINS = {"asin": ("unit", "torch.asin({0})"), "acos": ("unit", "torch.acos({0})"), "atanh": ("unit", "torch.atanh({0})"), "erfinv": ("unit", "torch.erfinv({0})"), "acosh": ("above_one", "torch.acosh({0})"), "log2": ("positive", "torch.log2({0})"), "log10": ("positive", "torch.log10({0})"), "logit": ("probability", "torch.logit({0})")}  # fmt: skip
 # Piecewise constant or exact: a finding needs a rounding upstream to cross a step, so fewer.
 _STEPS = {"sign": "torch.sign({0})", "floor": "torch.floor({0})", "ceil": "torch.ceil({0})", "trunc": "torch.trunc({0})", "frac": "torch.frac({0})"}  # fmt: skip
 
 SPECS: list[OpSpec] = (
-    [OpSpec(name, 1, "unary", same, bound="table", call=call) for name, call in _ANY.items()]
+    [OpSpec(name, 1, "unary", same, bound="table", call=call, captured=_CAPTURED.get(name, ())) for name, call in _ANY.items()]
     + [OpSpec(name, 1, "unary", same, domains=("positive",), bound="table", call=call) for name, call in _POSITIVE.items()]
     + [
         OpSpec(
@@ -49,8 +51,30 @@ SPECS: list[OpSpec] = (
             bound="table",
             call="torch.pow({0}, {exponent!r})",
         ),
-        OpSpec("mul_scalar", 1, "unary", same, draw_attrs=draw_scalar, weight=0.5, scalars=(("value", "any"),), bound="table", call="{0} * {value!r}"),
-        OpSpec("add_scalar", 1, "unary", same, draw_attrs=draw_scalar, weight=0.5, scalars=(("value", "any"),), bound="table", call="{0} + {value!r}"),
+        OpSpec(
+            "mul_scalar",
+            1,
+            "unary",
+            same,
+            draw_attrs=draw_scalar,
+            weight=0.5,
+            scalars=(("value", "any"),),
+            bound="table",
+            call="{0} * {value!r}",
+            captured=("{value!r} * {0}",),
+        ),
+        OpSpec(
+            "add_scalar",
+            1,
+            "unary",
+            same,
+            draw_attrs=draw_scalar,
+            weight=0.5,
+            scalars=(("value", "any"),),
+            bound="table",
+            call="{0} + {value!r}",
+            captured=("{value!r} + {0}",),
+        ),
     ]
     # Added with the table's second half; lgamma and digamma take any value (their poles give a non-finite reference, and
     # such elements are left out). Where torch's float64 kernel is not exact enough the reference calls a helper of
