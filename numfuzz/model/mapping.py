@@ -1,0 +1,339 @@
+"""Captured FX nodes onto numfuzz's op table: which op a node is, with its attributes and tensor arguments.
+
+An op's forms are its `OpSpec.call` template and the templates of `OpSpec.captured` (the other ways a
+captured graph writes it: `x.view(...)` for reshape, `-x` for neg). Each template is parsed once into
+a pattern: the function it calls (a torch function, an operator, or a tensor method, which stands for
+the torch function of that name with the tensor first) and, per argument, a slot: a tensor argument,
+an attribute, a literal, or a tuple of slots. A node matches a pattern when it calls the same
+function and its arguments, bound to one of that function's signatures as the template's are, fill
+the slots; the op's shape rule must then give the node's traced shape and dtype. Templates that
+compute more than one call (`torch.where({0} > 0, ...)`) have no pattern. Casts, slices and
+value-preserving calls (`.contiguous()`, a device move, dropout in eval) are matched by code.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import inspect
+import operator
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+import torch
+import torch.nn.functional as F
+from torch.fx.operator_schemas import get_signature_for_torch_op
+
+from numfuzz.program.dtypes import PROGRAM_DTYPES
+from numfuzz.program.ir import GraphError, Node, TensorSpec
+from numfuzz.program.ops import OPS, infer_node
+
+DTYPE_NAMES = {torch.bfloat16: "bf16", torch.float16: "fp16", torch.float32: "fp32", torch.float64: "fp64", torch.int64: "i64"}
+_BINARY = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv, ast.MatMult: operator.matmul}
+_CONVERSIONS = {"float": torch.float32, "half": torch.float16, "bfloat16": torch.bfloat16, "double": torch.float64}
+_PASS_THROUGH_METHODS = {"contiguous", "clone", "detach"}
+
+
+@dataclass(frozen=True)
+class Slot:
+    kind: str  # "tensor" (argument `index` of the op), "attr" (attribute `name`), "literal" (`value`), "tuple" (`parts`)
+    index: int = 0
+    name: str = ""
+    value: Any = None
+    parts: tuple[Slot, ...] = ()
+
+
+@dataclass(frozen=True)
+class Pattern:
+    op: str
+    function: Any  # a callable, or a method name where torch has no function of that name
+    args: tuple[Slot, ...]
+    kwargs: tuple[tuple[str, Slot], ...]
+
+
+@dataclass
+class Mapped:
+    """A node as an op of the table: `Node.make(op, <its tensor arguments' values>, **attrs)`."""
+
+    op: str
+    tensors: list[torch.fx.Node]
+    attrs: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class PassThrough:
+    """A call that keeps its argument's values (`.contiguous()`, a device move): the op table needs nothing for it."""
+
+    source: torch.fx.Node
+
+
+def _slot(node: ast.expr) -> Slot | None:
+    if isinstance(node, ast.Name) and node.id.startswith("__t"):
+        return Slot("tensor", index=int(node.id[3:]))
+    if isinstance(node, ast.Name) and node.id.startswith("__a_"):
+        return Slot("attr", name=node.id[4:])
+    if isinstance(node, ast.Constant):
+        return Slot("literal", value=node.value)
+    if isinstance(node, ast.Tuple):
+        parts = [_slot(e) for e in node.elts]
+        return None if any(p is None for p in parts) else Slot("tuple", parts=tuple(parts))
+    return None  # computed arguments (`{0}.shape[-1:]`, `{0} > 0`): not one call
+
+
+def _function(call: ast.Call) -> tuple[Any, list[ast.expr]] | None:
+    func = call.func
+    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id.startswith("__t"):
+        return getattr(torch, func.attr, func.attr), [func.value, *call.args]  # a method: the tensor goes first
+    if not all(isinstance(n, (ast.Attribute, ast.Name, ast.Load)) for n in ast.walk(func)):
+        return None  # a method of a computed value: more than one call
+    try:
+        return eval(compile(ast.Expression(func), "<template>", "eval"), {"torch": torch, "F": F}), list(call.args)
+    except (NameError, AttributeError):
+        return None
+
+
+def parse_template(op: str, template: str, arity: int) -> Pattern | None:
+    """The pattern of one template, or None where the template is not a single call of tensors and attributes."""
+    text = template.replace("{args}", ", ".join(f"{{{k}}}" for k in range(arity)))
+    text = re.sub(r"\{(\d+)\}", r"__t\1", text)
+    text = re.sub(r"\{(\w+)(?:![rs])?\}", r"__a_\1", text)
+    tree = ast.parse(text, mode="eval").body
+    if isinstance(tree, ast.BinOp) and type(tree.op) in _BINARY:
+        function, args, keywords = _BINARY[type(tree.op)], [tree.left, tree.right], []
+    elif isinstance(tree, ast.UnaryOp) and isinstance(tree.op, ast.USub):
+        function, args, keywords = operator.neg, [tree.operand], []
+    elif isinstance(tree, ast.Call) and (found := _function(tree)) is not None:
+        function, args = found
+        keywords = tree.keywords
+    else:
+        return None
+    slots = [_slot(a) for a in args]
+    named = [(k.arg, _slot(k.value)) for k in keywords]
+    if any(s is None for s in slots) or any(k is None or s is None for k, s in named):
+        return None
+    return Pattern(op, function, tuple(slots), tuple(named))
+
+
+@functools.cache
+def patterns() -> dict[Any, list[Pattern]]:
+    """Every op's patterns, by the function they call."""
+    found: dict[Any, list[Pattern]] = {}
+    for spec in OPS.values():
+        for template in filter(None, (spec.call, *spec.captured)):
+            pattern = parse_template(spec.name, template, spec.arity)
+            if pattern is not None:
+                found.setdefault(pattern.function, []).append(pattern)
+    return found
+
+
+@functools.cache
+def _signatures(function: Any) -> tuple[inspect.Signature | None, ...]:
+    if isinstance(function, str) or function in _BINARY.values() or function is operator.neg:
+        return (None,)  # positional only
+    try:
+        return (inspect.signature(function),)
+    except (ValueError, TypeError):
+        return tuple(get_signature_for_torch_op(function) or ()) or (None,)
+
+
+def _bind(signature: inspect.Signature | None, args: tuple, kwargs: dict) -> dict[str, Any] | None:
+    if signature is None:
+        return None if kwargs else {str(k): a for k, a in enumerate(args)}
+    try:
+        bound = signature.bind(*args, **kwargs)
+    except TypeError:
+        return None
+    bound.apply_defaults()
+    return dict(bound.arguments)
+
+
+def _attr_value(value: Any) -> Any:
+    if isinstance(value, torch.dtype):
+        return DTYPE_NAMES.get(value, value)
+    if isinstance(value, (list, tuple)):
+        return tuple(_attr_value(v) for v in value)
+    return value
+
+
+def _has_node(value: Any) -> bool:
+    if isinstance(value, (list, tuple)):
+        return any(_has_node(v) for v in value)
+    return isinstance(value, torch.fx.Node)
+
+
+def _fill(slot: Slot, value: Any, tensors: dict[int, torch.fx.Node], attrs: dict[str, Any]) -> bool:
+    if slot.kind == "tensor":
+        if not (isinstance(value, torch.fx.Node) and isinstance(value.meta.get("example_value"), torch.Tensor)):
+            return False
+        tensors[slot.index] = value
+        return True
+    if slot.kind == "tuple":
+        if not isinstance(value, (list, tuple)) or len(value) != len(slot.parts):
+            return False
+        return all(_fill(p, v, tensors, attrs) for p, v in zip(slot.parts, value))
+    if _has_node(value):
+        return False
+    if slot.kind == "attr":
+        attrs[slot.name] = _attr_value(value)
+        return True
+    return value == slot.value
+
+
+def _match(pattern: Pattern, args: tuple, kwargs: dict) -> Mapped | None:
+    for signature in _signatures(pattern.function):
+        bound = _bind(signature, args, kwargs)
+        wanted = _bind(signature, pattern.args, dict(pattern.kwargs))
+        if bound is None or wanted is None or bound.keys() != wanted.keys():
+            continue
+        tensors: dict[int, torch.fx.Node] = {}
+        attrs: dict[str, Any] = {}
+        if all(_fill(s, bound[name], tensors, attrs) if isinstance(s, Slot) else s == bound[name] for name, s in wanted.items()):
+            if sorted(tensors) == list(range(len(tensors))):
+                return Mapped(pattern.op, [tensors[k] for k in range(len(tensors))], attrs)
+    return None
+
+
+def spec_of(value: Any) -> TensorSpec | None:
+    """The op table's spec of a traced value, or None where it is not a tensor of a dtype the table has."""
+    if not isinstance(value, torch.Tensor) or value.dtype not in DTYPE_NAMES:
+        return None
+    try:
+        return TensorSpec(tuple(int(d) for d in value.shape), DTYPE_NAMES[value.dtype])
+    except (GraphError, TypeError):
+        return None
+
+
+def _calls(node: torch.fx.Node) -> tuple[Any, tuple, dict]:
+    """The function a node calls, with its arguments; a method as the torch function of its name, or its name."""
+    if node.op == "call_method":
+        function = getattr(torch, node.target, node.target)
+        if function is getattr(torch, "view", None) or not callable(function):
+            function = node.target
+        return function, tuple(node.args), dict(node.kwargs)
+    return node.target, tuple(node.args), dict(node.kwargs)
+
+
+def _by_code(node: torch.fx.Node) -> Mapped | PassThrough | None:
+    """Casts, slices and calls that keep their argument's values."""
+    if node.op == "call_method" and node.target in (*_CONVERSIONS, "to", "type") and isinstance(node.args[0], torch.fx.Node):
+        source = node.args[0].meta.get("example_value")
+        out = node.meta.get("example_value")
+        if isinstance(source, torch.Tensor) and isinstance(out, torch.Tensor):
+            if out.dtype == source.dtype:
+                return PassThrough(node.args[0])
+            if out.dtype in DTYPE_NAMES and out.dtype != torch.int64:
+                return Mapped("cast", [node.args[0]], {"dtype": DTYPE_NAMES[out.dtype]})
+    if node.op == "call_method" and node.target in _PASS_THROUGH_METHODS and len(node.args) == 1:
+        return PassThrough(node.args[0])
+    if node.target is F.dropout and not node.kwargs.get("training", node.args[2] if len(node.args) > 2 else True):
+        return PassThrough(node.args[0])
+    if node.target is operator.getitem and isinstance(node.args[0], torch.fx.Node):
+        return _slice(node)
+    return None
+
+
+def _slice(node: torch.fx.Node) -> Mapped | None:
+    """`x[..., a:b]` or `x[:, a:b]`: one dim sliced with a positive step, the rest whole."""
+    value, index = node.args[0].meta.get("example_value"), node.args[1]
+    index = index if isinstance(index, tuple) else (index,)
+    if not isinstance(value, torch.Tensor) or any(not isinstance(i, slice) and i is not Ellipsis for i in index) or index.count(Ellipsis) > 1:
+        return None
+    if Ellipsis in index:
+        at = index.index(Ellipsis)
+        index = index[:at] + (slice(None),) * (value.dim() - len(index) + 1) + index[at + 1 :]
+    cut = [(dim, s) for dim, s in enumerate(index) if s != slice(None)]
+    if len(cut) != 1 or len(index) > value.dim():
+        return None
+    dim, s = cut[0]
+    start, stop, step = s.indices(int(value.shape[dim]))
+    return Mapped("slice", [node.args[0]], {"dim": dim, "start": start, "stop": stop, "step": step}) if step >= 1 and start < stop else None
+
+
+def _checked(mapped: Mapped, node: torch.fx.Node) -> Mapped | None:
+    """The mapping, where the op's shape rule gives the node's traced shape and dtype; a shape attribute is taken from the result."""
+    specs = [spec_of(t.meta.get("example_value")) for t in mapped.tensors]
+    out = spec_of(node.meta.get("example_value"))
+    if out is None or any(s is None for s in specs) or any(s.dtype not in OPS[mapped.op].dtypes and s.dtype != "i64" for s in specs):
+        return None
+    if "shape" in mapped.attrs:  # view(-1, n), expand(1, -1): the sizes as they came out
+        mapped.attrs["shape"] = out.shape
+    try:
+        inferred = infer_node(Node.make(mapped.op, list(range(len(specs))), **mapped.attrs), specs)
+    except (GraphError, KeyError, TypeError, ValueError):
+        return None
+    return mapped if (inferred.shape, inferred.dtype) == (out.shape, out.dtype) else None
+
+
+def map_node(node: torch.fx.Node) -> Mapped | PassThrough | None:
+    """The op-table form of a captured call, or None where the table has no op for it."""
+    if node.op not in ("call_function", "call_method"):
+        return None
+    special = _by_code(node)
+    if isinstance(special, PassThrough):
+        return special
+    if special is not None:
+        return _checked(special, node)
+    function, args, kwargs = _calls(node)
+    for pattern in patterns().get(function, []):
+        mapped = _match(pattern, args, kwargs)
+        if mapped is None and node.op == "call_method" and len(args) > 2:  # x.view(2, 16, -1): the sizes as one tuple
+            mapped = _match(pattern, (args[0], tuple(args[1:])), kwargs)
+        if mapped is not None and (checked := _checked(mapped, node)) is not None:
+            return checked
+    return None
+
+
+def call_name(node: torch.fx.Node) -> str:
+    """How a captured call is named in a report: `linear`, `to`, `scaled_dot_product_attention`."""
+    return str(node.target) if node.op != "call_function" else getattr(node.target, "__name__", str(node.target))
+
+
+@dataclass
+class Coverage:
+    """How many of a capture's calls the op table maps, and the floating calls it does not, by name."""
+
+    calls: int
+    mapped: int
+    passed: int  # calls that keep their argument's values
+    missing: Counter = field(default_factory=Counter)  # calls with a floating result and no op, by name
+    bookkeeping: int = 0  # calls with no op whose result is not floating: positions, masks, sizes
+
+    def describe(self) -> str:
+        head = f"{self.mapped + self.passed} of {self.calls} captured calls map onto the op table ({self.passed} pass values through)"
+        if self.bookkeeping:
+            head += f"; {self.bookkeeping} of the rest compute integers or masks"
+        if not self.missing:
+            return head
+        return head + "; floating calls with no op: " + ", ".join(f"{name} x{n}" if n > 1 else name for name, n in self.missing.most_common())
+
+
+_BOOKKEEPING = {"_log_api_usage_once", "_set_grad_enabled"}
+
+
+def coverage(nodes: list[torch.fx.Node]) -> Coverage:
+    """The op table's coverage of captured calls (Dynamo's bookkeeping calls left out)."""
+    counted = [n for n in nodes if n.op in ("call_function", "call_method") and call_name(n) not in _BOOKKEEPING]
+    result = Coverage(len(counted), 0, 0)
+    for node in counted:
+        found = map_node(node)
+        if isinstance(found, PassThrough):
+            result.passed += 1
+        elif found is not None:
+            result.mapped += 1
+        elif _is_floating(node.meta.get("example_value")):
+            result.missing[call_name(node)] += 1
+        else:
+            result.bookkeeping += 1
+    return result
+
+
+def _is_floating(value: Any) -> bool:
+    if isinstance(value, (tuple, list)):
+        return any(_is_floating(v) for v in value)
+    return isinstance(value, torch.Tensor) and value.is_floating_point()
+
+
+def is_program_dtype(value: Any) -> bool:
+    return isinstance(value, torch.Tensor) and DTYPE_NAMES.get(value.dtype) in (*PROGRAM_DTYPES, "i64")

@@ -1,0 +1,92 @@
+"""Captured calls onto the op table: each op's templates recognise the calls a model's graph makes, with the right
+attributes, and a region of a module becomes a numfuzz program on the values eager gave it, cut around what has no op."""
+
+from __future__ import annotations
+
+import torch
+import torch.nn.functional as F
+
+from numfuzz.model.mapping import Mapped, PassThrough, coverage, map_node, parse_template
+from numfuzz.model.region import capture_values, extract_region
+from numfuzz.program.lowering import compile_source, lower
+from numfuzz.program.ops import OPS
+
+
+def _captured(fn, *args):
+    (gm, values), *_ = capture_values(fn, args, {})
+    return [n for n in gm.graph.nodes if n.op in ("call_function", "call_method")], values
+
+
+def _mapped(fn, *args):
+    nodes, _ = _captured(fn, *args)
+    return [map_node(n) for n in nodes]
+
+
+def test_every_template_that_is_one_call_parses_to_a_pattern():
+    single = [name for name, spec in OPS.items() if spec.call and parse_template(name, spec.call, spec.arity) is not None]
+    assert {"exp", "gelu", "mean", "linear", "cat", "reshape", "add_scalar", "embedding", "softmax"} <= set(single)
+    assert parse_template("where", OPS["where"].call, 3) is None  # `{0} > 0` computes: more than one call
+
+
+def test_calls_map_with_their_attributes_by_signature():
+    x = torch.randn(2, 8, dtype=torch.bfloat16)
+    found = _mapped(lambda x: (x.pow(2).mean(-1, keepdim=True) + 1e-6, F.gelu(x, approximate="tanh"), torch.cat((-x, x), dim=-1)), x)
+    assert [(m.op, m.attrs) for m in found] == [
+        ("pow_scalar", {"exponent": 2}),
+        ("mean", {"dim": -1, "keepdim": True}),
+        ("add_scalar", {"value": 1e-6}),
+        ("gelu", {"approximate": "tanh"}),
+        ("neg", {}),
+        ("cat", {"dim": -1}),
+    ]
+
+
+def test_a_tensor_argument_is_not_taken_for_an_attribute():
+    x, y = torch.randn(4), torch.randn(4)
+    (power,) = _mapped(lambda x, y: torch.pow(x, y), x, y)
+    (scaled,) = _mapped(lambda x: x * 3.0, x)
+    assert (power.op, scaled.op, scaled.attrs) == ("pow", "mul_scalar", {"value": 3.0})
+
+
+def test_casts_views_slices_and_pass_throughs():
+    x = torch.randn(2, 3, 4, dtype=torch.bfloat16)
+    found = _mapped(lambda x: (x.float().view(6, -1), x[..., 1:3], x.contiguous() * 2), x)
+    assert (found[0].op, found[0].attrs) == ("cast", {"dtype": "fp32"})
+    assert (found[1].op, found[1].attrs) == ("reshape", {"shape": (6, 4)})  # the -1 as it came out
+    assert (found[2].op, found[2].attrs) == ("slice", {"dim": 2, "start": 1, "stop": 3, "step": 1})
+    assert isinstance(found[3], PassThrough) and isinstance(found[4], Mapped)
+
+
+def test_a_call_with_an_argument_the_op_does_not_take_does_not_map():
+    x = torch.randn(4, 8)
+    (softmax,) = _mapped(lambda x: F.softmax(x, dim=-1, dtype=torch.float64), x)  # the op has no dtype argument
+    (norm,) = _mapped(lambda x, w: F.layer_norm(x, (8,), w, None), x, torch.ones(8))  # nor a weight
+    assert softmax is None and norm is None
+
+
+def test_coverage_names_what_does_not_map():
+    nodes, _ = _captured(lambda x: torch.sort(x).values.exp() + torch.cumsum(x, 0), torch.randn(8))
+    found = coverage(nodes)
+    assert (found.calls, found.mapped, dict(found.missing)) == (5, 3, {"sort": 1, "getitem": 1})  # the values of sort's tuple: no op
+    assert found.describe().endswith("floating calls with no op: sort, getitem")
+
+
+class _Block(torch.nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.proj = torch.nn.Linear(8, 8, bias=False)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        h = torch.sort(self.proj(x), dim=-1).values  # no op for sort: the region is cut there
+        return F.silu(h) * x
+
+
+def test_a_region_runs_as_eager_ran_it_and_is_cut_around_what_has_no_op():
+    torch.manual_seed(0)
+    block, x = _Block().to(torch.bfloat16), torch.randn(2, 8, dtype=torch.bfloat16)
+    region = extract_region(block, (x,), {})
+    assert [n.op for n in region.graph.nodes] == ["linear", "silu", "mul"] and region.cut == {"sort": 1, "getitem": 1}
+    assert all("test_mapping.py" in line for line in region.sources)
+    outputs = compile_source(lower(region.graph))(*region.samples[0])
+    with torch.no_grad():
+        assert torch.equal(outputs[-1], block(x))  # the region's last output is the block's result, bit for bit
