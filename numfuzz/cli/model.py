@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 from typing import Any
 
 import click
@@ -21,6 +22,13 @@ from numfuzz.cli.setup import import_user_code
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the drawn samples (and of an hf: model's weights).")
 @click.option("--modules/--no-modules", default=True, show_default=True, help="Also judge each submodule alone, to say where the two part.")
 @click.option("--train", is_flag=True, help="Judge a training step: the loss and every parameter's gradient (modules are not judged alone then).")
+@click.option(
+    "--corpus",
+    "corpus_dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Save the region where they part, as a numfuzz case, under DIR/findings (for replay, minimize, repro, corpus).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 @device_option
 @import_option
@@ -32,6 +40,7 @@ def model(
     seed: int,
     modules: bool,
     train: bool,
+    corpus_dir: Path | None,
     as_json: bool,
     device: str | None,
     imports: tuple[str, ...],
@@ -61,11 +70,24 @@ def model(
         fail(str(exc))
     except Exception as exc:  # eager or the capture raised: the model, not the target, fails
         fail(f"{spec}: the model fails in eager or in its float64 capture: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}")
+    saved = _save_region(result, corpus_dir, target_spec, spec) if corpus_dir is not None else None
     if as_json:
-        click.echo(json.dumps(_as_json(result), indent=1))
+        click.echo(json.dumps({**_as_json(result), "case": str(saved) if saved else None}, indent=1))
     else:
         click.echo(result.explain())
+        if saved is not None:
+            click.echo(f"\nsaved the region as {saved}: numfuzz minimize {saved} --import ... to shrink it, numfuzz repro to file it")
     sys.exit(1 if result.is_finding else 0)
+
+
+def _save_region(result: Any, corpus_dir: Path, target_spec: str, spec: str) -> Path | None:
+    """The localised region, where it is a finding, saved as a case under DIR/findings."""
+    from numfuzz.corpus.store import save_case
+
+    localised = result.localised
+    if localised is None or not localised.result.is_finding:
+        return None
+    return save_case(localised.case(target_spec, spec), corpus_dir / "findings")
 
 
 def _as_json(result: Any) -> dict:
@@ -87,4 +109,32 @@ def _as_json(result: Any) -> dict:
             for m in result.modules
         ],
         "parts_at": result.parts_at.path if result.parts_at is not None else None,
+        "coverage": _coverage_json(result.coverage),
+        "localised": _localised_json(result.localised),
+    }
+
+
+def _coverage_json(coverage: Any) -> dict | None:
+    if coverage is None:
+        return None
+    return {
+        "calls": coverage.calls,
+        "mapped": coverage.mapped,
+        "passed": coverage.passed,
+        "missing": dict(coverage.missing),
+        "bookkeeping": coverage.bookkeeping,
+    }
+
+
+def _localised_json(localised: Any) -> dict | None:
+    if localised is None:
+        return None
+    culprit, facts = localised.result.culprit, localised.result.analysis
+    return {
+        "module": localised.path,
+        "ops": len(localised.region.graph.nodes),
+        "verdict": localised.result.verdict.value,
+        "op": culprit.op if culprit is not None else None,
+        "line": localised.line,
+        "cause": facts.cause if facts is not None else None,
     }

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from numfuzz.judge.oracle import OutputErrors, bits_lost
 from numfuzz.judge.verdicts import Verdict
@@ -47,6 +48,9 @@ class ModelResult:
     known: str = ""
     labels: list[str] = field(default_factory=list)  # what each judged output is: "output 0", or "loss" and each parameter's gradient
     fused: list[int] = field(default_factory=list)  # gradients less accurate by at most FusedBackward's bits: how the backward is fused
+    coverage: Any = None  # numfuzz.model.mapping.Coverage: how many of the captured calls map onto the op table
+    localised: Any = None  # numfuzz.model.localise.Localised: inside the module where they part, the op and its line
+    unlocalised: str = ""  # why the region could not be extracted, where it could not
 
     @property
     def is_finding(self) -> bool:
@@ -104,6 +108,8 @@ def explain(result: ModelResult) -> str:
     if result.detail:
         head += f": {result.detail}"
     lines = [head, *_output_lines(result)]
+    if result.coverage is not None:
+        lines.append(f"captured: {result.coverage.describe()}")
     if result.graphs > 1:
         lines.append(f"note: Dynamo broke the model into {result.graphs} graphs; after a break the reference runs without the model's casts")
     if result.modules:
@@ -113,4 +119,8 @@ def explain(result: ModelResult) -> str:
             lines.append(f"\nthey part at {parts.path} ({parts.kind}): the first module, in call order, worse than eager alone while none inside it is")
         elif result.verdict.is_finding and not result.known:
             lines.append("\nno module alone is worse than eager: the difference comes from fusing across modules")
+    if result.localised is not None:
+        lines += ["", result.localised.describe()]
+    elif result.unlocalised:
+        lines += ["", f"the region inside could not be extracted: {result.unlocalised}"]
     return "\n".join(lines)

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import subprocess
+import sys
 
 import pytest
 from helpers import ROOT
@@ -21,6 +23,33 @@ def test_a_backend_that_drops_rmsnorm_s_upcast_is_found_at_the_norm(cli):
     norm = next(m for m in found["modules"] if m["path"] == "norm")
     assert norm["verdict"] == "less_accurate" and not norm["known"]
     assert all(m["verdict"] in ("equal", "more_accurate") for m in found["modules"] if m["path"].startswith("mlp"))
+
+
+def test_inside_the_norm_the_dropped_upcast_is_placed_at_its_line(cli):
+    result = cli("model", SPEC, "--target", "drop_upcast", "--import", PLANTED_MODEL, "--json", "--samples", "2")
+    found = json.loads(result.output[result.output.index("{") :])
+    assert found["coverage"]["calls"] == found["coverage"]["mapped"] == 13  # every captured call maps onto the op table
+    placed = found["localised"]
+    assert (placed["module"], placed["verdict"], placed["op"]) == ("norm", "less_accurate", "cast")
+    assert placed["line"].startswith("planted_model.py:22") and "x.to(torch.float32)" in placed["line"]
+
+
+def test_a_planted_bug_goes_from_the_model_to_a_minimised_repro_with_no_hand_work(cli, tmp_path):
+    """Found in the model, placed at its op and line, extracted as a case, minimised to at most 2 ops, and its repro
+    script fails standalone."""
+    corpus = tmp_path / "corpus"
+    result = cli("model", SPEC, "--target", "rough_rsqrt", "--import", PLANTED_MODEL, "--samples", "2", "--corpus", corpus)
+    assert result.exit_code == 1 and "the op: rsqrt (fp32)" in result.output and "planted_model.py:23" in result.output, result.output
+    (case,) = (corpus / "findings").glob("*.json")
+    replayed = cli("replay", case, "--import", PLANTED_MODEL)
+    assert replayed.exit_code == 1 and "starts at: t4 = rsqrt (fp32)" in replayed.output, replayed.output
+    smallest = tmp_path / "min.json"
+    assert cli("minimize", case, "--import", PLANTED_MODEL, "-o", smallest).exit_code == 0
+    assert len(json.loads(smallest.read_text())["graph"]["nodes"]) <= 2
+    assert cli("repro", smallest, "-o", tmp_path / "out", "--import", PLANTED_MODEL).exit_code == 0
+    (script,) = (tmp_path / "out").glob("repro_*.py")
+    proc = subprocess.run([sys.executable, str(script)], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert proc.returncode != 0 and "AssertionError" in proc.stderr, proc.stderr[-2000:]
 
 
 def test_the_same_block_compiled_by_inductor_is_no_finding(cli):
