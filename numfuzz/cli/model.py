@@ -18,6 +18,12 @@ from numfuzz.cli.setup import import_user_code
 @click.argument("spec")
 @click.option("--target", "target_spec", required=True, help="Target spec (inductor, thunderfx, thunder:torchcompile, or one --import registers).")
 @click.option("--dtype", type=click.Choice(["bf16", "fp16", "fp32"]), default=None, help="Cast the model's parameters and float inputs to this dtype first.")
+@click.option(
+    "--autocast",
+    type=click.Choice(["bf16", "fp16"]),
+    default=None,
+    help="Run the model under torch.autocast of this dtype (eager, the target, and the reference, which follows autocast's casts).",
+)
 @click.option("--samples", type=click.IntRange(min=1), default=4, show_default=True, help="Input samples: the example inputs, then ones drawn like them.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the drawn samples (and of an hf: model's weights).")
 @click.option("--modules/--no-modules", default=True, show_default=True, help="Also judge each submodule alone, to say where the two part.")
@@ -36,6 +42,7 @@ def model(
     spec: str,
     target_spec: str,
     dtype: str | None,
+    autocast: str | None,
     samples: int,
     seed: int,
     modules: bool,
@@ -65,7 +72,7 @@ def model(
         fail(f"{spec}: building the model raised {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}")
     say = None if as_json else (lambda path: click.echo(f"judging {path} alone ...", err=True))
     try:
-        result = check_model(network, inputs, target_spec, samples, seed, device, modules and not train, say, train, loss)
+        result = check_model(network, inputs, target_spec, samples, seed, device, modules and not train, say, train, loss, autocast)
     except TargetError as exc:
         fail(str(exc))
     except Exception as exc:  # eager or the capture raised: the model, not the target, fails

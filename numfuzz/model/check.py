@@ -153,8 +153,27 @@ def _known(target: Target, judged: _Judged, device: str) -> str:
     return issue.id if issue is not None else ""
 
 
-def _judge_module(target: Target, call: ModuleCall, device: str) -> ModuleVerdict:
-    judged = _judged(target, call.module, [list(call.args)], [call.kwargs], device)
+Wrap = Callable[[Callable], Callable]  # how the model, or a module of it, is called: under autocast, or as it is
+
+
+def under_autocast(dtype: str | None, device: str) -> Wrap:
+    """Calls of a module under `torch.autocast` of `dtype` ("bf16", "fp16"); as they are for None."""
+    if dtype is None:
+        return lambda fn: fn
+    torch_dtype = {"bf16": torch.bfloat16, "fp16": torch.float16}[dtype]
+
+    def wrap(fn: Callable) -> Callable:
+        def run(*args: Any, **kwargs: Any) -> Any:
+            with torch.autocast(torch.device(device).type, dtype=torch_dtype):
+                return fn(*args, **kwargs)
+
+        return run
+
+    return wrap
+
+
+def _judge_module(target: Target, call: ModuleCall, device: str, wrap: Wrap) -> ModuleVerdict:
+    judged = _judged(target, wrap(call.module), [list(call.args)], [call.kwargs], device)
     kind = type(call.module).__name__
     return ModuleVerdict(call.path, kind, call.path.count(".") + 1, judged.verdict, judged.outputs, judged.detail, judged.cause, _known(target, judged, device))
 
@@ -170,38 +189,41 @@ def check_model(
     progress: Callable[[str], None] | None = None,
     train: bool = False,
     loss: Callable[[Any], torch.Tensor] | None = None,
+    autocast: str | None = None,
 ) -> ModelResult:
     """The whole compiled model judged against its float64 reference on `samples` input samples, then (with `modules`)
     each submodule alone, in call order; `progress` is told each module's path as it starts. With `train`, a training
     step instead: the loss (`loss(output)`, default the mean square of the floating outputs) and every parameter's
-    gradient (`numfuzz.model.train`); its modules are not judged alone."""
+    gradient (`numfuzz.model.train`); its modules are not judged alone. With `autocast` ("bf16", "fp16"), the model runs
+    under `torch.autocast` everywhere, and its reference follows autocast's casts as the model's own."""
     found = as_target(target)
     model = model.eval()
     rows = draw_samples(inputs, samples, seed)
+    wrap = under_autocast(autocast, device)
     if train:
-        return _check_step(found, model, rows, loss, device)
-    judged = _judged(found, model, rows, None, device)
-    judged_modules, calls = [], module_calls(model, rows[0]) if modules else []
+        return _check_step(found, model, rows, loss, device, wrap)
+    judged = _judged(found, wrap(model), rows, None, device)
+    judged_modules, calls = [], wrap(module_calls)(model, rows[0]) if modules else []
     for call in calls:
         if progress is not None:
             progress(call.path)
-        judged_modules.append(_judge_module(found, call, device))
+        judged_modules.append(_judge_module(found, call, device, wrap))
     ops = _captured_ops(judged.capture)
     result = ModelResult(
         found.name, judged.verdict, judged.outputs, judged_modules, judged.capture.graphs, ops, judged.detail, judged.cause, _known(found, judged, device)
     )
     result.coverage = coverage(judged.capture.nodes)
     if result.is_finding and (result.parts_at is not None or judged.verdict.is_accuracy):
-        _localise(result, found, model, rows[0], calls, device)
+        _localise(result, found, model, rows[0], calls, device, wrap)
     return result
 
 
-def _localise(result: ModelResult, target: Target, model: torch.nn.Module, row: list[Any], calls: list[ModuleCall], device: str) -> None:
+def _localise(result: ModelResult, target: Target, model: torch.nn.Module, row: list[Any], calls: list[ModuleCall], device: str, wrap: Wrap) -> None:
     """Inside the module where they part (the whole model where no module alone is worse): the op and its line."""
     where = result.parts_at
     call = next(c for c in calls if c.path == where.path) if where is not None else ModuleCall("", model, tuple(row))
     try:
-        result.localised = localise(target, call.module, tuple(call.args), call.kwargs, call.path, device)
+        result.localised = localise(target, wrap(call.module), tuple(call.args), call.kwargs, call.path, device)
     except Exception as exc:  # numfuzz's own failure to extract the region: the verdict above stands, said in one line
         result.unlocalised = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"[:300]
 
@@ -210,14 +232,14 @@ def _captured_ops(capture: Any) -> list[str]:
     return [str(n.target) if n.op != "call_function" else getattr(n.target, "__name__", str(n.target)) for n in capture.nodes]
 
 
-def _check_step(target: Target, model: torch.nn.Module, rows: list[list[Any]], loss: Callable | None, device: str) -> ModelResult:
+def _check_step(target: Target, model: torch.nn.Module, rows: list[list[Any]], loss: Callable | None, device: str, wrap: Wrap) -> ModelResult:
     """A training step of `model` judged: the loss, then each parameter's gradient, over every row."""
     from numfuzz.model.train import loss_step, reference_step_runs, step_runs, target_step_runs
 
     named = [(name, p) for name, p in model.named_parameters() if p.is_floating_point() and p.requires_grad]
     params = [p for _, p in named]
     labels = ["loss", *(f"the gradient of {name}" for name, _ in named)]
-    step = loss_step(model, loss)
+    step = wrap(loss_step(model, loss))
     eager = step_runs(step, params, rows)
     reference, capture = reference_step_runs(step, params, rows)
     try:

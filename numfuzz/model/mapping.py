@@ -26,6 +26,8 @@ import torch
 import torch.nn.functional as F
 from torch.fx.operator_schemas import get_signature_for_torch_op
 
+from numfuzz.program.autocast import ATTR as AUTOCAST
+from numfuzz.program.autocast import FP32, LOWER
 from numfuzz.program.dtypes import PROGRAM_DTYPES
 from numfuzz.program.ir import GraphError, Node, TensorSpec
 from numfuzz.program.ops import OPS, infer_node
@@ -259,11 +261,17 @@ def _checked(mapped: Mapped, node: torch.fx.Node) -> Mapped | None:
         return None
     if "shape" in mapped.attrs:  # view(-1, n), expand(1, -1): the sizes as they came out
         mapped.attrs["shape"] = out.shape
-    try:
-        inferred = infer_node(Node.make(mapped.op, list(range(len(specs))), **mapped.attrs), specs)
-    except (GraphError, KeyError, TypeError, ValueError):
-        return None
-    return mapped if (inferred.shape, inferred.dtype) == (out.shape, out.dtype) else None
+    policy = OPS[mapped.op].autocast
+    # under autocast (its region is not in the node: `region` marks it), an op of its lists comes out in another dtype
+    for region in (None, out.dtype if policy == LOWER else "bf16" if policy == FP32 else None):
+        attrs = {**mapped.attrs, AUTOCAST: region} if region else mapped.attrs
+        try:
+            inferred = infer_node(Node.make(mapped.op, list(range(len(specs))), **attrs), specs)
+        except (GraphError, KeyError, TypeError, ValueError):
+            continue
+        if (inferred.shape, inferred.dtype) == (out.shape, out.dtype):
+            return mapped
+    return None
 
 
 def map_node(node: torch.fx.Node) -> Mapped | PassThrough | None:
@@ -283,6 +291,16 @@ def map_node(node: torch.fx.Node) -> Mapped | PassThrough | None:
         if mapped is not None and (checked := _checked(mapped, node)) is not None:
             return checked
     return None
+
+
+def autocast_policy_of(function: Any) -> str:
+    """The autocast policy (`OpSpec.autocast`) of the op a torch function, tensor method or operator is; "" for none."""
+    name = getattr(function, "__name__", "")
+    for key in (function, getattr(torch, name, None), getattr(torch, name.strip("_"), None)):
+        policies = {OPS[p.op].autocast for p in patterns().get(key, [])} - {""} if key is not None else set()
+        if len(policies) == 1:
+            return policies.pop()
+    return ""
 
 
 def call_name(node: torch.fx.Node) -> str:
@@ -309,7 +327,7 @@ class Coverage:
         return head + "; floating calls with no op: " + ", ".join(f"{name} x{n}" if n > 1 else name for name, n in self.missing.most_common())
 
 
-_BOOKKEEPING = {"_log_api_usage_once", "_set_grad_enabled"}
+_BOOKKEEPING = {"_log_api_usage_once", "_set_grad_enabled", "_enter_autocast", "_exit_autocast"}
 
 
 def coverage(nodes: list[torch.fx.Node]) -> Coverage:

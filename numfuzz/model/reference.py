@@ -21,6 +21,10 @@ from typing import Any, Callable
 
 import torch
 from torch.overrides import TorchFunctionMode
+from torch.utils._pytree import tree_map
+
+from numfuzz.model.mapping import autocast_policy_of
+from numfuzz.program.autocast import FP32, LOWER
 
 _DTYPE_METHODS = {
     torch.Tensor.float: torch.float32,
@@ -68,9 +72,20 @@ def _conversion_dtype(func: Callable, args: tuple, kwargs: dict) -> torch.dtype 
     return found
 
 
+def _autocast_cast(func: Callable, args: tuple) -> torch.dtype | None:
+    """The dtype autocast casts `func`'s float arguments to, where the captured graph has entered autocast here: by the
+    op table's autocast policy of the op the function is (`OpSpec.autocast`, checked against torch's lists). Real
+    autocast leaves the reference's float64 values alone; this does what it does to the model's."""
+    tensor = next((a for a in args if isinstance(a, torch.Tensor)), None)
+    if tensor is None or not torch.is_autocast_enabled(tensor.device.type):
+        return None
+    policy = autocast_policy_of(func)
+    return torch.get_autocast_dtype(tensor.device.type) if policy == LOWER else torch.float32 if policy == FP32 else None
+
+
 class RoundAtCasts(TorchFunctionMode):
     """Runs float64 values through a model's code: its casts round (unless `casts_round` is off: the program with every
-    cast a no-op, as a compiler that drops them computes it), its factories make values of the dtype asked for."""
+    cast a no-op, as a compiler that drops them computes it), autocast's casts too, its factories make values of the dtype asked for."""
 
     def __init__(self, casts_round: bool = True):
         super().__init__()
@@ -78,6 +93,9 @@ class RoundAtCasts(TorchFunctionMode):
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
+        under = _autocast_cast(func, args) if self.casts_round else None
+        if under is not None:  # autocast's own casts of the op's float arguments, rounding as the model's do
+            args, kwargs = tree_map(lambda v: _round(v, under) if isinstance(v, torch.Tensor) and v.is_floating_point() else v, (args, kwargs))
         dtype = _conversion_dtype(func, args, kwargs)
         if dtype is not None and isinstance(args[0], torch.Tensor):
             rest = {k: v for k, v in kwargs.items() if k not in ("dtype", "copy", "non_blocking", "memory_format")}

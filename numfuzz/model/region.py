@@ -17,8 +17,10 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 import torch
+from torch.amp.autocast_mode import _enter_autocast, _exit_autocast
 
-from numfuzz.model.mapping import Coverage, Mapped, PassThrough, call_name, coverage, is_program_dtype, map_node, spec_of
+from numfuzz.model.mapping import DTYPE_NAMES, Coverage, Mapped, PassThrough, call_name, coverage, is_program_dtype, map_node, spec_of
+from numfuzz.program.autocast import ATTR as AUTOCAST
 from numfuzz.program.ir import Graph, GraphError, Node
 from numfuzz.program.lowering import compile_source, lower
 
@@ -98,6 +100,7 @@ class _Builder:
         self.inputs: list[torch.fx.Node] = []
         self.nodes: list[tuple[str, list[tuple[str, int]], dict]] = []
         self.made_by: list[torch.fx.Node] = []
+        self.autocast: str | None = None  # the dtype of the autocast region the graph is in, where it is in one
 
     def ref(self, node: torch.fx.Node) -> tuple[str, int] | None:
         if node in self.refs:
@@ -108,6 +111,8 @@ class _Builder:
         return ("input", self.inputs.index(node) if node in self.inputs else len(self.inputs))
 
     def add(self, node: torch.fx.Node, mapped: Mapped) -> bool:
+        if self.autocast is not None:
+            mapped.attrs[AUTOCAST] = self.autocast
         refs = [self.ref(t) for t in mapped.tensors]
         if any(r is None for r in refs) or not _gives_eagers_bits(mapped, [self.values[t].contiguous() for t in mapped.tensors], self.values.get(node)):
             return False
@@ -134,6 +139,9 @@ def build_region(gm: torch.fx.GraphModule, values: dict) -> Region | None:
     kept: set[torch.fx.Node] = set()
     cut: Counter = Counter()
     for node in gm.graph.nodes:
+        if node.target in (_enter_autocast, _exit_autocast):  # the region's nodes between them carry its dtype
+            builder.autocast = DTYPE_NAMES.get(node.args[1]) if node.target is _enter_autocast and node.args[2] else None
+            continue
         found = map_node(node) if node.op in ("call_function", "call_method") else None
         if isinstance(found, PassThrough):  # the same values: the source's, or an input where the source is not mapped
             if found.source in builder.refs:

@@ -95,3 +95,25 @@ def test_an_output_worse_only_in_ulps_of_its_near_zero_elements_counts_as_equal(
     assert out.verdict == Verdict.LESS_ACCURATE.value and model_verdict([out]) is Verdict.EQUAL
     wrong = eager * (1 + 2**-10)  # every element off: bits lost at the output's scale too
     assert model_verdict([compare_output(0, "fp32", exact, eager, wrong)]) is Verdict.LESS_ACCURATE
+
+
+def test_under_autocast_the_reference_rounds_what_autocast_casts():
+    """A linear under bf16 autocast: the reference computes it exactly from its arguments rounded to bf16, as autocast
+    casts them in eager; the silu after it (no autocast policy) takes the linear's value as it is."""
+    torch.manual_seed(0)
+    linear, x = torch.nn.Linear(16, 8), torch.randn(4, 16)
+
+    def run(x):
+        with torch.autocast("cpu", dtype=torch.bfloat16):
+            return torch.nn.functional.silu(linear(x))
+
+    fn, _ = float64_program(run)
+    try:
+        got = fn(x)
+    finally:
+        torch._dynamo.reset()
+    with torch.no_grad():
+        bf16 = [t.to(torch.bfloat16).double() for t in (x, linear.weight, linear.bias)]
+        rounded = torch.nn.functional.silu(torch.nn.functional.linear(*bf16))
+        unrounded = torch.nn.functional.silu(torch.nn.functional.linear(x.double(), linear.weight.double(), linear.bias.double()))
+    assert torch.equal(got, rounded) and not torch.equal(got, unrounded)

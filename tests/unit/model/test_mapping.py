@@ -90,3 +90,18 @@ def test_a_region_runs_as_eager_ran_it_and_is_cut_around_what_has_no_op():
     outputs = compile_source(lower(region.graph))(*region.samples[0])
     with torch.no_grad():
         assert torch.equal(outputs[-1], block(x))  # the region's last output is the block's result, bit for bit
+
+
+def test_under_autocast_the_region_s_ops_carry_it_and_run_as_eager_ran_them():
+    torch.manual_seed(0)
+    block, x = _Block(), torch.randn(2, 8)
+
+    def run(x):
+        with torch.autocast("cpu", dtype=torch.bfloat16):
+            return block(x)
+
+    region = extract_region(run, (x,), {})
+    assert [(n.op, n.attr("autocast")) for n in region.graph.nodes] == [("linear", "bf16"), ("silu", "bf16"), ("mul", "bf16")]
+    outputs = compile_source(lower(region.graph))(*region.samples[0])
+    with torch.no_grad():
+        assert torch.equal(outputs[-1], run(x))
