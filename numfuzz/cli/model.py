@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import click
+from tqdm import tqdm
 
 from numfuzz.cli.failure import fail
 from numfuzz.cli.options import device_option, import_option
@@ -27,7 +28,9 @@ from numfuzz.cli.setup import import_user_code
 @click.option("--samples", type=click.IntRange(min=1), default=4, show_default=True, help="Input samples: the example inputs, then ones drawn like them.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the drawn samples (and of an hf: model's weights).")
 @click.option("--modules/--no-modules", default=True, show_default=True, help="Also judge each submodule alone, to say where the two part.")
-@click.option("--train", is_flag=True, help="Judge a training step: the loss and every parameter's gradient (modules are not judged alone then).")
+@click.option(
+    "--train", is_flag=True, help="Judge a training step: the loss and the gradient of every parameter and float input (modules are not judged alone then)."
+)
 @click.option(
     "--corpus",
     "corpus_dir",
@@ -70,13 +73,21 @@ def model(
         fail(str(exc))
     except Exception as exc:  # the user's function raised: theirs to mend, said in one line
         fail(f"{spec}: building the model raised {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}")
-    say = None if as_json else (lambda path: click.echo(f"judging {path} alone ...", err=True))
+    bar = tqdm(desc="modules alone", unit="module", file=sys.stderr, leave=False, disable=None if not as_json else True)
+
+    def say(k: int, of: int, path: str) -> None:
+        bar.total = of
+        bar.set_postfix_str(path[-48:], refresh=False)
+        bar.update(k + 1 - bar.n)
+
     try:
         result = check_model(network, inputs, target_spec, samples, seed, device, modules and not train, say, train, loss, autocast)
     except TargetError as exc:
         fail(str(exc))
     except Exception as exc:  # eager or the capture raised: the model, not the target, fails
         fail(f"{spec}: the model fails in eager or in its float64 capture: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}")
+    finally:
+        bar.close()
     saved = _save_region(result, corpus_dir, target_spec, spec) if corpus_dir is not None else None
     if as_json:
         click.echo(json.dumps({**_as_json(result), "case": str(saved) if saved else None}, indent=1))

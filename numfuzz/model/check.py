@@ -186,14 +186,14 @@ def check_model(
     seed: int = 0,
     device: str = "cpu",
     modules: bool = True,
-    progress: Callable[[str], None] | None = None,
+    progress: Callable[[int, int, str], None] | None = None,
     train: bool = False,
     loss: Callable[[Any], torch.Tensor] | None = None,
     autocast: str | None = None,
 ) -> ModelResult:
     """The whole compiled model judged against its float64 reference on `samples` input samples, then (with `modules`)
-    each submodule alone, in call order; `progress` is told each module's path as it starts. With `train`, a training
-    step instead: the loss (`loss(output)`, default the mean square of the floating outputs) and every parameter's
+    each submodule alone, in call order; `progress(k, of, path)` is told each module as it starts. With `train`, a training
+    step instead: the loss (`loss(output)`, default the mean square of the floating outputs) and every parameter's and float input's
     gradient (`numfuzz.model.train`); its modules are not judged alone. With `autocast` ("bf16", "fp16"), the model runs
     under `torch.autocast` everywhere, and its reference follows autocast's casts as the model's own."""
     found = as_target(target)
@@ -204,9 +204,9 @@ def check_model(
         return _check_step(found, model, rows, loss, device, wrap)
     judged = _judged(found, wrap(model), rows, None, device)
     judged_modules, calls = [], wrap(module_calls)(model, rows[0]) if modules else []
-    for call in calls:
+    for k, call in enumerate(calls):
         if progress is not None:
-            progress(call.path)
+            progress(k, len(calls), call.path)
         judged_modules.append(_judge_module(found, call, device, wrap))
     ops = _captured_ops(judged.capture)
     result = ModelResult(
@@ -233,12 +233,12 @@ def _captured_ops(capture: Any) -> list[str]:
 
 
 def _check_step(target: Target, model: torch.nn.Module, rows: list[list[Any]], loss: Callable | None, device: str, wrap: Wrap) -> ModelResult:
-    """A training step of `model` judged: the loss, then each parameter's gradient, over every row."""
-    from numfuzz.model.train import loss_step, reference_step_runs, step_runs, target_step_runs
+    """A training step of `model` judged: the loss, then each parameter's gradient and each float input's, over every row."""
+    from numfuzz.model.train import float_inputs, loss_step, reference_step_runs, step_runs, target_step_runs
 
     named = [(name, p) for name, p in model.named_parameters() if p.is_floating_point() and p.requires_grad]
     params = [p for _, p in named]
-    labels = ["loss", *(f"the gradient of {name}" for name, _ in named)]
+    labels = ["loss", *(f"the gradient of {name}" for name, _ in named), *(f"the gradient of input {k}" for k in float_inputs(rows[0]))]
     step = wrap(loss_step(model, loss))
     eager = step_runs(step, params, rows)
     reference, capture = reference_step_runs(step, params, rows)

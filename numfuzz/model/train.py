@@ -1,4 +1,4 @@
-"""A training step judged: the loss and every parameter's gradient, eager and compiled, against the float64 reference's.
+"""A training step judged: the loss and the gradients of every parameter and float input, eager and compiled, against the float64 reference's.
 
 The step is the model's forward and its loss, one program (`loss_step`), so the compiler sees
 what a training loop gives it; the gradients come from autograd through each side. The float64
@@ -39,12 +39,23 @@ def _grads(loss: torch.Tensor, wrt: list[torch.Tensor]) -> list[torch.Tensor]:
     return [torch.zeros_like(w) if g is None else g.detach() for g, w in zip(found, wrt)]
 
 
+def float_inputs(row: list[Any]) -> list[int]:
+    """The positions of a row's float tensors: the inputs whose gradients a step judges too."""
+    return [k for k, x in enumerate(row) if isinstance(x, torch.Tensor) and x.is_floating_point()]
+
+
+def _with_leaves(row: list[Any]) -> list[Any]:
+    """The row with each float input a fresh leaf that requires its gradient (each side gets its own)."""
+    return [x.detach().clone().requires_grad_() if k in float_inputs(row) else x for k, x in enumerate(row)]
+
+
 def step_runs(step: Callable, params: list[torch.Tensor], rows: list[list[Any]]) -> list[list[torch.Tensor]]:
-    """Per row: the loss, then each parameter's gradient, as `step` computes them (eager, or a compiled step)."""
+    """Per row: the loss, then each parameter's gradient and each float input's, as `step` computes them (eager, or a compiled step)."""
     runs = []
     for row in rows:
+        row = _with_leaves(row)
         loss = step(*row)
-        runs.append([loss.detach(), *_grads(loss, params)])
+        runs.append([loss.detach(), *_grads(loss, params + [row[k] for k in float_inputs(row)])])
     return runs
 
 
@@ -56,11 +67,13 @@ def reference_step_runs(step: Callable, params: list[torch.Tensor], rows: list[l
     try:
         for row in rows:
             capture.leaves.clear()
+            row = _with_leaves(row)
             loss = reference_fn(*row)
-            missing = [i for i, p in enumerate(params) if id(p) not in capture.leaves]
+            wrt = params + [row[k] for k in float_inputs(row)]
+            missing = [i for i, p in enumerate(wrt) if id(p) not in capture.leaves]
             if missing:
-                raise ValueError(f"{len(missing)} parameters are not inputs of the captured graphs: their float64 gradients cannot be taken")
-            runs.append([loss.detach(), *_grads(loss, [capture.leaves[id(p)] for p in params])])
+                raise ValueError(f"{len(missing)} parameters or inputs are not inputs of the captured graphs: their float64 gradients cannot be taken")
+            runs.append([loss.detach(), *_grads(loss, [capture.leaves[id(p)] for p in wrt])])
     finally:
         torch._dynamo.reset()
     return runs, capture

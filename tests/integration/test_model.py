@@ -78,5 +78,6 @@ def test_a_training_step_with_a_wrong_gradient_is_a_finding_and_eager_is_none(cl
     found = json.loads(planted.output[planted.output.index("{") :])
     wrong = [o["label"] for o in found["outputs"] if o["verdict"] == "less_accurate"]
     assert wrong and all(label.startswith("the gradient of ") for label in wrong), found["outputs"]
+    assert "the gradient of input 0" in [o["label"] for o in found["outputs"]]  # the block's float input's gradient is judged too
     clean = cli("model", SPEC, "--target", "eager", "--train", "--samples", "2")
     assert clean.exit_code == 0, clean.output

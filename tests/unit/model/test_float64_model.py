@@ -77,6 +77,10 @@ def test_a_training_step_s_reference_gradients_go_through_the_casts():
     loss = (w * h.to(torch.bfloat16).double()).pow(2).mean()
     (want,) = torch.autograd.grad(loss, [w])
     assert torch.allclose(run[0], loss.detach(), rtol=1e-15, atol=0) and torch.allclose(run[1], want, rtol=1e-12, atol=1e-15)
+    x64 = x.double().requires_grad_()  # the float input's gradient too: near the one without the casts' roundings
+    h = x64 * torch.rsqrt(x64.pow(2).mean(-1, keepdim=True) + 1e-6)
+    (want_x,) = torch.autograd.grad((module.weight.detach().double() * h).pow(2).mean(), [x64])
+    assert len(run) == 3 and run[2].shape == x.shape and torch.allclose(run[2], want_x, rtol=0.05, atol=1e-3)
 
 
 def test_an_output_worse_only_in_ulps_of_its_near_zero_elements_counts_as_equal():
