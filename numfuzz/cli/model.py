@@ -29,6 +29,12 @@ from numfuzz.cli.setup import import_user_code
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the drawn samples (and of an hf: model's weights).")
 @click.option("--modules/--no-modules", default=True, show_default=True, help="Also judge each submodule alone, to say where the two part.")
 @click.option(
+    "--partings/--no-partings",
+    default=True,
+    show_default=True,
+    help="Also list the ops where the compiled model first computes other bits than eager (one more compile, of the whole model).",
+)
+@click.option(
     "--train", is_flag=True, help="Judge a training step: the loss and the gradient of every parameter and float input (modules are not judged alone then)."
 )
 @click.option(
@@ -49,6 +55,7 @@ def model(
     samples: int,
     seed: int,
     modules: bool,
+    partings: bool,
     train: bool,
     corpus_dir: Path | None,
     as_json: bool,
@@ -81,7 +88,7 @@ def model(
         bar.update(k + 1 - bar.n)
 
     try:
-        result = check_model(network, inputs, target_spec, samples, seed, device, modules and not train, say, train, loss, autocast)
+        result = check_model(network, inputs, target_spec, samples, seed, device, modules and not train, say, train, loss, autocast, partings and not train)
     except TargetError as exc:
         fail(str(exc))
     except Exception as exc:  # eager or the capture raised: the model, not the target, fails
@@ -129,6 +136,7 @@ def _as_json(result: Any) -> dict:
         "parts_at": result.parts_at.path if result.parts_at is not None else None,
         "coverage": _coverage_json(result.coverage),
         "localised": _localised_json(result.localised),
+        "partings": result.partings if isinstance(result.partings, str) else [asdict(p) for p in result.partings or []],
     }
 
 

@@ -31,7 +31,9 @@ from numfuzz.judge.verdicts import Verdict
 from numfuzz.model.capture import ModuleCall, module_calls
 from numfuzz.model.localise import localise
 from numfuzz.model.mapping import coverage
+from numfuzz.model.parting import Parting, find_partings
 from numfuzz.model.reference import float64_program
+from numfuzz.model.region import extract_region
 from numfuzz.model.result import ModelResult, ModuleVerdict
 from numfuzz.targets import Target
 
@@ -190,12 +192,14 @@ def check_model(
     train: bool = False,
     loss: Callable[[Any], torch.Tensor] | None = None,
     autocast: str | None = None,
+    partings: bool = True,
 ) -> ModelResult:
     """The whole compiled model judged against its float64 reference on `samples` input samples, then (with `modules`)
     each submodule alone, in call order; `progress(k, of, path)` is told each module as it starts. With `train`, a training
     step instead: the loss (`loss(output)`, default the mean square of the floating outputs) and every parameter's and float input's
     gradient (`numfuzz.model.train`); its modules are not judged alone. With `autocast` ("bf16", "fp16"), the model runs
-    under `torch.autocast` everywhere, and its reference follows autocast's casts as the model's own."""
+    under `torch.autocast` everywhere, and its reference follows autocast's casts as the model's own. With `partings`
+    (forward only), the ops where the compiled model first computes other bits than eager (`numfuzz.model.parting`)."""
     found = as_target(target)
     model = model.eval()
     rows = draw_samples(inputs, samples, seed)
@@ -213,6 +217,8 @@ def check_model(
         found.name, judged.verdict, judged.outputs, judged_modules, judged.capture.graphs, ops, judged.detail, judged.cause, _known(found, judged, device)
     )
     result.coverage = coverage(judged.capture.nodes)
+    if partings:
+        result.partings = _partings(found, wrap(model), rows[0], device)
     if result.is_finding and (result.parts_at is not None or judged.verdict.is_accuracy):
         _localise(result, found, model, rows[0], calls, device, wrap)
     return result
@@ -226,6 +232,14 @@ def _localise(result: ModelResult, target: Target, model: torch.nn.Module, row: 
         result.localised = localise(target, wrap(call.module), tuple(call.args), call.kwargs, call.path, device)
     except Exception as exc:  # numfuzz's own failure to extract the region: the verdict above stands, said in one line
         result.unlocalised = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"[:300]
+
+
+def _partings(target: Target, fn: Callable, row: list[Any], device: str) -> list[Parting] | str:
+    try:
+        region = extract_region(fn, tuple(row), {})
+    except Exception as exc:  # numfuzz's own failure: said in one line, the verdict above stands
+        return f"the region could not be extracted: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"[:300]
+    return find_partings(region, target, device) if region is not None else "no captured call maps onto the op table"
 
 
 def _captured_ops(capture: Any) -> list[str]:

@@ -7,6 +7,7 @@ from typing import Any
 
 from numfuzz.judge.oracle import OutputErrors, bits_lost
 from numfuzz.judge.verdicts import Verdict
+from numfuzz.model.parting import describe_partings
 
 
 @dataclass
@@ -51,6 +52,7 @@ class ModelResult:
     coverage: Any = None  # numfuzz.model.mapping.Coverage: how many of the captured calls map onto the op table
     localised: Any = None  # numfuzz.model.localise.Localised: inside the module where they part, the op and its line
     unlocalised: str = ""  # why the region could not be extracted, where it could not
+    partings: Any = None  # numfuzz.model.parting: the ops where the target first computes other bits than eager, or why not
 
     @property
     def is_finding(self) -> bool:
@@ -119,6 +121,8 @@ def explain(result: ModelResult) -> str:
             lines.append(f"\nthey part at {parts.path} ({parts.kind}): the first module, in call order, worse than eager alone while none inside it is")
         elif result.verdict.is_finding and not result.known:
             lines.append("\nno module alone is worse than eager: the difference comes from fusing across modules")
+    if result.partings is not None:
+        lines += ["", describe_partings(result.partings, result.target)]
     if result.localised is not None:
         lines += ["", result.localised.describe()]
     elif result.unlocalised:

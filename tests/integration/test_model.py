@@ -81,3 +81,22 @@ def test_a_training_step_with_a_wrong_gradient_is_a_finding_and_eager_is_none(cl
     assert "the gradient of input 0" in [o["label"] for o in found["outputs"]]  # the block's float input's gradient is judged too
     clean = cli("model", SPEC, "--target", "eager", "--train", "--samples", "2")
     assert clean.exit_code == 0, clean.output
+
+
+def test_where_inductor_and_eager_part_is_the_op_that_reads_a_fused_value_before_its_rounding():
+    """silu(x) * y in bf16: Inductor multiplies silu's fp32 value, eager its bf16 rounding. With every value exposed
+    silu's own bits agree; the multiply is where the two part, and the compiled one is nearer float64."""
+    import torch
+    import torch.nn.functional as F
+
+    from numfuzz.check import as_target
+    from numfuzz.model.parting import find_partings
+
+    torch.manual_seed(0)
+    x, y = (torch.randn(64, 64) * 3).to(torch.bfloat16), (torch.randn(64, 64) * 3).to(torch.bfloat16)
+    from numfuzz.model.region import extract_region
+
+    region = extract_region(lambda x, y: F.silu(x) * y, (x, y), {})
+    (parting,) = find_partings(region, as_target("inductor"), "cpu")
+    assert (parting.op, parting.verdict) == ("mul", "more_accurate") and parting.differ > 0, parting
+    assert "test_model.py" in parting.line
