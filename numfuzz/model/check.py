@@ -268,4 +268,12 @@ def _check_step(target: Target, model: torch.nn.Module, rows: list[list[Any]], l
     # loses at most its bits is how the backward is fused or partitioned, never a non-finite one
     fused = [o.index for o in outputs if o.index > 0 and o.verdict == Verdict.LESS_ACCURATE.value and bits_lost(o) <= FusedBackward.FUSED_BACKWARD_BITS]
     verdict = model_verdict([o for o in outputs if o.index not in fused]) if outputs else Verdict.INVALID
-    return ModelResult(target.name, verdict, outputs, [], capture.graphs, _captured_ops(capture), labels=labels, fused=fused, coverage=coverage(capture.nodes))
+    judged = _Judged(verdict, outputs, "", capture)
+    if verdict is Verdict.LESS_ACCURATE:  # against the step with its casts as no-ops: a dropped cast (the loss's logits.float(), say)
+        without_casts, _ = reference_step_runs(step, params, rows, casts_round=False)
+        if model_verdict([o for o in judge_outputs(eager, got, without_casts) if o.index not in fused]) is not Verdict.LESS_ACCURATE:
+            judged.cause = "cast_dropped"
+    return ModelResult(
+        target.name, verdict, outputs, [], capture.graphs, _captured_ops(capture), "", judged.cause, _known(target, judged, device),
+        labels=labels, fused=fused, coverage=coverage(capture.nodes),
+    )  # fmt: skip

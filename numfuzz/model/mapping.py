@@ -36,6 +36,8 @@ DTYPE_NAMES = {torch.bfloat16: "bf16", torch.float16: "fp16", torch.float32: "fp
 _BINARY = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv, ast.MatMult: operator.matmul}
 _CONVERSIONS = {"float": torch.float32, "half": torch.float16, "bfloat16": torch.bfloat16, "double": torch.float64}
 _PASS_THROUGH_METHODS = {"contiguous", "clone", "detach"}
+# In-place operators (`out += identity`): the same values as their out-of-place forms, which the patterns know
+_IN_PLACE = {operator.iadd: operator.add, operator.isub: operator.sub, operator.imul: operator.mul, operator.itruediv: operator.truediv}
 
 
 @dataclass(frozen=True)
@@ -214,12 +216,12 @@ def _calls(node: torch.fx.Node) -> tuple[Any, tuple, dict]:
         if function is getattr(torch, "view", None) or not callable(function):
             function = node.target
         return function, tuple(node.args), dict(node.kwargs)
-    return node.target, tuple(node.args), dict(node.kwargs)
+    return _IN_PLACE.get(node.target, node.target), tuple(node.args), dict(node.kwargs)
 
 
 def _by_code(node: torch.fx.Node) -> Mapped | PassThrough | None:
     """Casts, slices and calls that keep their argument's values."""
-    if node.op == "call_method" and node.target in (*_CONVERSIONS, "to", "type") and isinstance(node.args[0], torch.fx.Node):
+    if node.op == "call_method" and node.target in (*_CONVERSIONS, "to", "type", "type_as") and isinstance(node.args[0], torch.fx.Node):
         source = node.args[0].meta.get("example_value")
         out = node.meta.get("example_value")
         if isinstance(source, torch.Tensor) and isinstance(out, torch.Tensor):

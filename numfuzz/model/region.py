@@ -18,6 +18,7 @@ from typing import Any, Callable
 
 import torch
 from torch.amp.autocast_mode import _enter_autocast, _exit_autocast
+from torch.utils._pytree import tree_map
 
 from numfuzz.model.mapping import DTYPE_NAMES, Coverage, Mapped, PassThrough, call_name, coverage, is_program_dtype, map_node, spec_of
 from numfuzz.program.autocast import ATTR as AUTOCAST
@@ -30,6 +31,7 @@ class Region:
     graph: Graph
     samples: list[list[torch.Tensor]]  # one sample: the values eager gave the region's inputs
     sources: list[str]  # per node of `graph`: where the model's code makes that call ("model.py:22  h = x.to(torch.float32)")
+    modules: list[str]  # per node of `graph`: the module whose forward makes it ("model.layers.0.mlp"; "" for the top)
     coverage: Coverage  # of the module's captured calls
     cut: Counter = field(default_factory=Counter)  # the calls around which the region was cut, by name
 
@@ -41,7 +43,8 @@ class _Recording(torch.fx.Interpreter):
 
     def run_node(self, n: torch.fx.Node) -> Any:
         out = super().run_node(n)
-        self.values[n] = out
+        # a copy: an in-place call later (`F.relu(x, inplace=True)`, `out += identity`) must not change what was recorded
+        self.values[n] = tree_map(lambda v: v.detach().clone() if isinstance(v, torch.Tensor) else v, out)
         return out
 
 
@@ -74,6 +77,17 @@ def source_line(node: torch.fx.Node) -> str:
             text = trace[k + 1].strip() if k + 1 < len(trace) else ""
             return f"{found[1].rsplit('/', 1)[-1]}:{found[2]}  {text}"
     return "(no source line)"
+
+
+def module_path(node: torch.fx.Node) -> str:
+    """The module whose forward makes a captured call, as named_modules names it ("model.layers.0.mlp")."""
+    stack = node.meta.get("nn_module_stack") or {}
+    if not stack:
+        return ""
+    path = re.sub(r"^L\['[^']+'\](\[\d+\])?", "", list(stack.values())[-1][0])  # the frame's local: the model itself
+    path = re.sub(r"_modules\['([^']+)'\]", r"\1", path)
+    path = re.sub(r"\[(\d+)\]", r".\1", path)
+    return path.replace("..", ".").strip(".")
 
 
 def _same(a: torch.Tensor, b: Any) -> bool:
@@ -151,12 +165,13 @@ def build_region(gm: torch.fx.GraphModule, values: dict) -> Region | None:
             kept.add(node)
         elif node.op in ("call_function", "call_method"):
             cut[call_name(node)] += 1
-    made = [n for n in builder.made_by if any(user not in kept for user in _users_through(n, kept))]
-    if not made:
+    used_outside = [n for n in builder.made_by if any(user not in kept for user in _users_through(n, kept))]
+    if not used_outside:
         return None
-    graph = builder.graph(list(dict.fromkeys(made)))
+    graph = builder.graph(list(dict.fromkeys(used_outside)))
     sample = [values[t].detach().contiguous().clone() for t in builder.inputs]
-    return Region(graph, [sample], [source_line(n) for n in builder.made_by], coverage(list(gm.graph.nodes)), cut)
+    made = builder.made_by
+    return Region(graph, [sample], [source_line(n) for n in made], [module_path(n) for n in made], coverage(list(gm.graph.nodes)), cut)
 
 
 def _users_through(node: torch.fx.Node, kept: set[torch.fx.Node]) -> list[torch.fx.Node]:

@@ -59,10 +59,10 @@ def step_runs(step: Callable, params: list[torch.Tensor], rows: list[list[Any]])
     return runs
 
 
-def reference_step_runs(step: Callable, params: list[torch.Tensor], rows: list[list[Any]]) -> tuple[list[list[torch.Tensor]], Any]:
-    """The float64 reference's loss and gradients per row, and the capture's record; a parameter the captured graphs
-    did not take as an input (not lifted) gets no leaf: ValueError, said in one line."""
-    reference_fn, capture = float64_program(step, grad=True)
+def reference_step_runs(step: Callable, params: list[torch.Tensor], rows: list[list[Any]], casts_round: bool = True) -> tuple[list[list[torch.Tensor]], Any]:
+    """The float64 reference's loss and gradients per row (with `casts_round` off, the model's casts as no-ops), and the
+    capture's record; a parameter the captured graphs did not take as an input (not lifted) gets no leaf: ValueError, said in one line."""
+    reference_fn, capture = float64_program(step, casts_round, grad=True)
     runs = []
     try:
         for row in rows:

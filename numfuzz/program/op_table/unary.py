@@ -27,7 +27,7 @@ def _draw_nan_to_num(rng: random.Random, specs: list[TensorSpec]) -> dict:
 _BOUNDS = (("min", "bound"), ("max", "bound"))
 _ANY = {"neg": "torch.neg({0})", "abs": "torch.abs({0})", "exp": "torch.exp({0})", "expm1": "torch.expm1({0})", "sin": "torch.sin({0})", "cos": "torch.cos({0})", "tanh": "torch.tanh({0})", "sigmoid": "torch.sigmoid({0})", "silu": "F.silu({0})", "relu": "torch.relu({0})", "softplus": "F.softplus({0})", "erf": "torch.erf({0})"}  # fmt: skip
 # Other forms in which a model's captured graph writes them (`numfuzz.model.mapping`).
-_CAPTURED = {"neg": ("-{0}",), "relu": ("F.relu({0})",), "tanh": ("F.tanh({0})",), "sigmoid": ("F.sigmoid({0})",)}
+_CAPTURED = {"neg": ("-{0}",), "relu": ("F.relu({0})", "F.relu({0}, inplace=True)"), "tanh": ("F.tanh({0})",), "sigmoid": ("F.sigmoid({0})",)}
 _POSITIVE = {"log": "torch.log({0})", "log1p": "torch.log1p({0})", "sqrt": "torch.sqrt({0})", "rsqrt": "torch.rsqrt({0})", "reciprocal": "torch.reciprocal({0})"}  # fmt: skip
 _NEW_DOMAINS = {"asin": ("unit", "torch.asin({0})"), "acos": ("unit", "torch.acos({0})"), "atanh": ("unit", "torch.atanh({0})"), "erfinv": ("unit", "torch.erfinv({0})"), "acosh": ("above_one", "torch.acosh({0})"), "log2": ("positive", "torch.log2({0})"), "log10": ("positive", "torch.log10({0})"), "logit": ("probability", "torch.logit({0})")}  # fmt: skip
 # Piecewise constant or exact: a finding needs a rounding upstream to cross a step, so fewer.

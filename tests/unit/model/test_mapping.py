@@ -105,3 +105,16 @@ def test_under_autocast_the_region_s_ops_carry_it_and_run_as_eager_ran_them():
     outputs = compile_source(lower(region.graph))(*region.samples[0])
     with torch.no_grad():
         assert torch.equal(outputs[-1], run(x))
+
+
+def test_in_place_calls_map_and_the_values_recorded_before_them_stay_as_they_were():
+    def fn(x, y):
+        h = F.relu(x, inplace=True)
+        h += y
+        return h * 2
+
+    x, y = torch.randn(16), torch.randn(16)
+    region = extract_region(fn, (x.clone(), y), {})
+    assert [n.op for n in region.graph.nodes] == ["relu", "add", "mul_scalar"]
+    assert torch.equal(region.samples[0][0], x)  # x as it came in, not as relu_ left it
+    assert torch.equal(compile_source(lower(region.graph))(*region.samples[0])[-1], (x.relu() + y) * 2)
