@@ -30,6 +30,13 @@ HF_CONFIGS: dict[str, tuple[str, dict[str, Any]]] = {
     "mistral": ("MistralConfig", {"hidden_size": 64, "num_attention_heads": 4, "num_key_value_heads": 2, "vocab_size": 128, "num_hidden_layers": 1, "max_position_embeddings": 32, "intermediate_size": 128}),
     "gpt2": ("GPT2Config", {"n_embd": 64, "n_head": 4, "n_layer": 1, "vocab_size": 128, "n_positions": 32}),
     "bert": ("BertConfig", {"hidden_size": 64, "num_attention_heads": 4, "num_hidden_layers": 1, "vocab_size": 128, "intermediate_size": 128, "max_position_embeddings": 32}),
+    # logit softcapping (tanh(x / c) * c) in attention and at the head
+    "gemma2": ("Gemma2Config", {"hidden_size": 64, "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 16, "vocab_size": 128, "num_hidden_layers": 1, "max_position_embeddings": 32, "intermediate_size": 128, "attn_logit_softcapping": 50.0, "final_logit_softcapping": 30.0}),
+    "phi3": ("Phi3Config", {"hidden_size": 64, "num_attention_heads": 4, "num_key_value_heads": 2, "vocab_size": 128, "num_hidden_layers": 1, "max_position_embeddings": 32, "intermediate_size": 128, "pad_token_id": 0}),
+    # a mixture of experts: routing by softmax and topk, experts summed by index_add
+    "mixtral": ("MixtralConfig", {"hidden_size": 64, "num_attention_heads": 4, "num_key_value_heads": 2, "vocab_size": 128, "num_hidden_layers": 1, "max_position_embeddings": 32, "intermediate_size": 128, "num_local_experts": 4, "num_experts_per_tok": 2}),
+    "t5": ("T5Config", {"d_model": 64, "d_kv": 16, "d_ff": 128, "num_heads": 4, "num_layers": 1, "num_decoder_layers": 1, "vocab_size": 128, "decoder_start_token_id": 0}),
+    "vit": ("ViTConfig", {"hidden_size": 64, "num_attention_heads": 4, "num_hidden_layers": 1, "intermediate_size": 128, "image_size": 32, "patch_size": 8, "num_labels": 10}),
 }  # fmt: skip
 HF_POSITIONS = 32
 
@@ -41,8 +48,22 @@ class LabelledLoss(torch.nn.Module):
         super().__init__()
         self.model = model
 
-    def forward(self, ids: torch.Tensor) -> torch.Tensor:
-        return self.model(input_ids=ids, labels=ids).loss
+    def forward(self, inputs: torch.Tensor) -> torch.Tensor:
+        if inputs.is_floating_point():  # images: the labels are classes, drawn once from the inputs' shape
+            labels = torch.arange(inputs.shape[0], device=inputs.device) % self.model.config.num_labels
+            return self.model(pixel_values=inputs, labels=labels).loss
+        return self.model(input_ids=inputs, labels=inputs).loss
+
+
+class DecoderFed(torch.nn.Module):
+    """An encoder-decoder (T5) whose forward takes the token ids and feeds them to both sides."""
+
+    def __init__(self, model: torch.nn.Module):
+        super().__init__()
+        self.model = model
+
+    def forward(self, ids: torch.Tensor) -> Any:
+        return self.model(input_ids=ids, decoder_input_ids=ids)
 
 
 def _itself(loss: torch.Tensor) -> torch.Tensor:
@@ -59,9 +80,13 @@ def _hf_model(arch: str, seed: int) -> tuple[torch.nn.Module, tuple, Any]:
     config_name, settings = HF_CONFIGS[arch]
     config = getattr(transformers, config_name)(**settings, use_cache=False)  # one forward, no cache to carry between runs
     torch.manual_seed(seed)
-    auto = transformers.AutoModelForMaskedLM if arch == "bert" else transformers.AutoModelForCausalLM
+    generator = torch.Generator().manual_seed(seed)
+    if arch == "vit":  # images in, class logits out; its training step's labels are classes
+        model = transformers.AutoModelForImageClassification.from_config(config)
+        return model, (torch.randn(2, 3, config.image_size, config.image_size, generator=generator),), None
+    auto = {"bert": transformers.AutoModelForMaskedLM, "t5": transformers.AutoModelForSeq2SeqLM}.get(arch, transformers.AutoModelForCausalLM)
     model = auto.from_config(config)
-    ids = torch.randint(0, config.vocab_size, (1, HF_POSITIONS), generator=torch.Generator().manual_seed(seed))
+    ids = torch.randint(0, config.vocab_size, (1, HF_POSITIONS), generator=generator)
     return model, (ids,), None
 
 
@@ -93,6 +118,8 @@ def load_model(spec: str, dtype: str | None = None, seed: int = 0, device: str =
     model, inputs, loss = _hf_model(spec.removeprefix("hf:"), seed) if spec.startswith("hf:") else _user_model(spec)
     if train and spec.startswith("hf:"):
         model, loss = LabelledLoss(model), _itself
+    elif spec == "hf:t5":
+        model = DecoderFed(model)
     model = model.to(device)
     inputs = tuple(x.to(device) if isinstance(x, torch.Tensor) else x for x in inputs)
     if dtype is not None:
