@@ -17,7 +17,7 @@ GATED_TARGET = str(ROOT / "tests" / "gated_target.py")  # the `gated` target: ho
 SEEDS = ROOT / "corpus" / "seeds"
 FINDINGS = ROOT / "corpus" / "findings"
 # The CLI's model-scale shares draw from every graph's stream: off, for a test written for the stream without them.
-MODEL_SCALE_OFF = ("--large-share", "0", "--threads-share", "0", "--autocast-share", "0", "--blocks-share", "0")
+MODEL_SCALE_OFF = ("--large-share", "0", "--threads-share", "0", "--autocast-share", "0", "--blocks-share", "0", "--models-share", "0", "--grad-share", "0")
 
 
 def read_json(path: Path) -> dict:

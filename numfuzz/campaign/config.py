@@ -96,6 +96,7 @@ class CampaignConfig:
             "repeat",
             "large",
             "blocks",
+            "models",
             "autocast",
         ):  # added later: at their defaults, journals keep the name they had
             if gen[later] == getattr(GenConfig, later):
@@ -111,7 +112,7 @@ class CampaignConfig:
         identity = {**identity, "grad": True} if self.grad else identity
         identity = {**identity, "guided": self.guided} if self.guided else identity  # children are other cases
         mix = asdict(self.mix)  # shares added later are named only where drawn, so that older journals keep their names
-        for later, drawn in (("automatic", self.mix.automatic), ("threads", self.mix.threads), ("thread_count", self.mix.threads)):
+        for later, drawn in (("automatic", self.mix.automatic), ("threads", self.mix.threads), ("thread_count", self.mix.threads), ("grad", self.mix.grad)):
             if not drawn:
                 del mix[later]
         return {**identity, "mix": mix} if not self.mix.off else identity  # a campaign without the mix keeps its journal

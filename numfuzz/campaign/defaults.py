@@ -51,6 +51,10 @@ DEFAULT_LARGE_SHARE = 0.05
 DEFAULT_THREADS_SHARE = 0.1
 DEFAULT_AUTOCAST_SHARE = 0.1
 DEFAULT_BLOCKS_SHARE = 0.1
+# Windows of real models' graphs (numfuzz.program.zoo) and cases that judge their gradients: chosen in
+# docs/benchmarks.md ("Real models' graphs and gradients by default") from side-by-side runs.
+DEFAULT_MODELS_SHARE = 0.1
+DEFAULT_GRAD_SHARE = 0.1
 # Cases whose compiler lines are traced: tracing every case cost 19% of Inductor's graphs/min on torch 2.15.0
 # (27.7 against 22.5, side by side); a quarter costs about 5% and still draws the curve (docs/coverage.md).
 DEFAULT_TRACE_SHARE = 0.25

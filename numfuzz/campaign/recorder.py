@@ -136,6 +136,8 @@ class ResultRecorder:
         if self.guide is not None:
             self.guide.record(task.seed, task.lineage, reach is not None, new_code)
         self.stats.batched += isinstance(reply, CaseResult) and reply.batched is not None
+        if isinstance(reply, CaseResult):
+            self.stats.kinds.update(reply.kinds)
         ordinal = (task.index - self.config.shard[0]) // self.config.shard[1]
         if self.journal.mark_done(ordinal, task.target):
             self.stats.run_graphs += 1

@@ -38,6 +38,8 @@ SHARES = (
     Share("--threads-share", "threads", "mix", d.DEFAULT_THREADS_SHARE, "Chance that a case compiles and runs with one intra-op thread per available core (stored in the case: Inductor's parallel CPU code depends on it)."),
     Share("--autocast-share", "autocast", "gen", d.DEFAULT_AUTOCAST_SHARE, "Chance that a graph, in fp32, runs part or all of its ops under torch.autocast (bf16, a quarter fp16); the float64 reference rounds where autocast casts."),
     Share("--blocks-share", "blocks", "gen", d.DEFAULT_BLOCKS_SHARE, "Chance that a graph starts from a real model's block (RMSNorm, LayerNorm with residual, SwiGLU MLP, RoPE, attention, cross-entropy, linear with activation), then mutated."),
+    Share("--models-share", "models", "gen", d.DEFAULT_MODELS_SHARE, "Chance that a graph starts from a window of a real model's captured graph (numfuzz/data/zoo: transformers architectures and others, forward and training step), then grown and swapped as a block is."),
+    Share("--grad-share", "grad", "mix", d.DEFAULT_GRAD_SHARE, "Chance that a case judges its gradients too, as --grad does for every case (drawn per block of cases, so that forward-only cases still compile in batches)."),
     Share("--scalar-args-share", "scalar_args", "gen", d.DEFAULT_SCALAR_ARGS_SHARE, "Chance that a node's scalars (a clamp bound, a scale) are Python numbers passed at call time, and called again with second values."),
     Share("--repeat-share", "repeat", "gen", d.DEFAULT_REPEAT_SHARE, "Chance that an elementwise op takes one value as two operands (x - x, x * x)."),
     Share("--config-share", "config", "mix", d.DEFAULT_CONFIG_SHARE, "Chance that a case compiles with options drawn from the target's configuration space (numfuzz/data/compiler_configs.toml)."),

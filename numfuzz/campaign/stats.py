@@ -28,6 +28,7 @@ class CampaignStats:
     coverage: dict[str, Counter] = field(default_factory=dict)  # target -> op -> cases that used it
     cases: int = 0  # one case = one graph on one target
     batched: int = 0  # cases whose verdict came from a batch compiled together (numfuzz.runner.batch)
+    kinds: Counter = field(default_factory=Counter)  # cases by what they were drawn as (`Case.kinds`): gradients, model
     samples: int = 0  # input samples evaluated
     findings: int = 0
     errors: int = 0  # numfuzz's own failures (saved under errors/)
@@ -137,6 +138,7 @@ class CampaignStats:
             "coverage": {t: dict(sorted(c.items())) for t, c in self.coverage.items()},
             "cases": self.cases,
             "batched": self.batched,
+            "kinds": dict(self.kinds),
             "samples": self.samples,
             "findings": self.findings,
             "errors": self.errors,
@@ -171,6 +173,7 @@ class CampaignStats:
         ):
             setattr(stats, name, int(data.get(name, 0)))
         stats.restarts = Counter(data.get("restarts", {}))
+        stats.kinds = Counter(data.get("kinds", {}))
         stats.cpu.update({k: float(v) for k, v in data.get("cpu", {}).items()})
         stats.busy_s = float(data.get("busy_s", 0.0))
         stats.elapsed_s = float(data.get("elapsed_s", 0.0))
@@ -203,6 +206,8 @@ class CampaignStats:
             "cases_done": self.cases,
             "cases_this_run": self.run_cases,
             "cases_batched": self.batched,
+            "cases_with_gradients": self.kinds["gradients"],
+            "cases_from_models": self.kinds["model"],
             "samples_done": self.samples,
             "graphs_per_min": round(self.graphs_per_minute(), 2),
             "samples_per_sec": round(self.samples_per_second(), 1),

@@ -86,6 +86,11 @@ class Case:
         return Case(self.graph, self.samples, run, self.recipes, self.provenance, self.result, self.extra, self.grads, second)
 
     @property
+    def kinds(self) -> list[str]:
+        """What the case was drawn as, for a campaign's counts: "gradients" (it judges them), "model" (a window of a real model's graph)."""
+        return (["gradients"] if self.run.grad else []) + (["model"] if "zoo" in self.provenance else [])
+
+    @property
     def has_second_call(self) -> bool:
         """Whether the compiled program is called a second time: at a second size, or with second scalar values, or both."""
         return self.second is not None or has_second_call(self.graph)

@@ -13,7 +13,7 @@ import torch
 from numfuzz.corpus.case import Case, SecondSize
 from numfuzz.environment import provenance as environment_provenance
 from numfuzz.program.autocast import with_region
-from numfuzz.program.generator import GenConfig, draw_samples, generate
+from numfuzz.program.generator import GenConfig, draw_samples, generate_with_origin
 from numfuzz.program.ir import Graph, canonical_json
 from numfuzz.program.model_scale import is_large, samples_for
 from numfuzz.program.mutate import mutate
@@ -55,7 +55,7 @@ def make_case(
     seeds the size mode, options and thread count (a campaign's `block_seed`; None: the case's own seed). A `lineage`
     (a guided campaign's child: one seed per mutation, `program.mutate`) mutates the seed's graph in
     turn; its samples, size mode and options are drawn from the last seed, and its provenance records the chain."""
-    graph, recipes = generate(seed, programs, widths=run.device_kind)
+    graph, recipes, origin = generate_with_origin(seed, programs, widths=run.device_kind)
     mutations = []
     for step in lineage:
         graph, name = mutate(graph, random.Random(step), run.device_kind, frozenset(programs.ops) if programs is not None else frozenset())
@@ -71,9 +71,10 @@ def make_case(
     provenance = {"seed": seed, **environment_provenance(run.device or "cpu"), "created": datetime.now(timezone.utc).isoformat(timespec="seconds")}
     if lineage:
         provenance["lineage"] = {"seeds": list(lineage), "mutations": mutations}
-    grads = upstream_gradients(graph, own_seed, len(tensors)) if run.grad else None
+    provenance.update(origin)  # a window of a real model's graph: which model and nodes (`program.zoo`)
     shared = own_seed if lineage or shared is None else shared  # a child runs alone: its draws are its own
     run, second = draw_compile(own_seed, run, graph, recipes, mix, shared) if mix is not None and not mix.off else (run, None)
+    grads = upstream_gradients(graph, own_seed, len(tensors)) if run.grad else None
     return Case.from_tensors(graph, tensors, run, grads, recipes=recipes, provenance=provenance, second=second)
 
 
@@ -93,6 +94,8 @@ def draw_compile(seed: int, run: RunSpec, graph: Graph, recipes: list[Recipe], m
     gradients no second size is drawn (the check judges outputs only)."""
     rng = random.Random(seed ^ 0xD1_5A3E)
     key_rng = random.Random((seed if shared is None else shared) ^ 0xB10C)
+    if not run.grad and draws_gradients(seed if shared is None else shared, mix):
+        run = run.with_changes(grad=True)
     family = family_of(run.target)
     pick = key_rng.random()
     mode = "dynamic" if pick < mix.dynamic else "marked" if pick < mix.dynamic + mix.marked else "static"
@@ -119,6 +122,12 @@ def draw_compile(seed: int, run: RunSpec, graph: Graph, recipes: list[Recipe], m
                 if all(row is not None for row in fitted):
                     second = SecondSize(tuple(s.shape for s in graph2.inputs), tuple(tuple(encode(t) for t in row) for row in fitted))
     return run.with_changes(dynamic=mode, marked=marked, config=tuple(options.items()), threads=threads), second
+
+
+def draws_gradients(shared: int, mix: RunMix) -> bool:
+    """Whether a case judges its gradients, by `mix.grad`: drawn from its block's seed (`block_seed`), so that every case
+    of a block is alike and forward-only blocks still compile in batches; apart from the other draws, which stay as they were."""
+    return bool(mix.grad) and random.Random(shared ^ 0x6AAD).random() < mix.grad
 
 
 @functools.lru_cache(maxsize=32)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import random
+from typing import Any
 
 import numpy as np
 
@@ -19,6 +20,7 @@ from numfuzz.program.scalars import PASSED
 from numfuzz.program.seams import CONSUMERS, RECOMPUTED, mirror_rows_and_tails, seam_shape
 from numfuzz.program.space import GenConfig
 from numfuzz.program.values import RECIPE_KINDS, Recipe, draw_values
+from numfuzz.program.zoo import draw_window
 
 RECIPE_WEIGHTS = (0.4, 0.2, 0.15, 0.1, 0.15)
 # The ops that take a node's value into a domain (an input's values are drawn there instead).
@@ -283,17 +285,30 @@ def generate(seed: int, config: GenConfig | None = None, widths: str = "cpu") ->
 
 def generate_from(rng: random.Random, config: GenConfig | None = None, widths: str = "cpu") -> tuple[Graph, list[Recipe]]:
     """As `generate`, drawing every choice from `rng` (Hypothesis passes its own)."""
+    graph, recipes, _ = generate_drawn(rng, config, widths)
+    return graph, recipes
+
+
+def generate_with_origin(seed: int, config: GenConfig | None = None, widths: str = "cpu") -> tuple[Graph, list[Recipe], dict[str, Any]]:
+    """As `generate`, with where the graph started: {"zoo": ...} for a window of a real model's graph, else {}."""
+    return generate_drawn(random.Random(seed), config, widths)
+
+
+def generate_drawn(rng: random.Random, config: GenConfig | None = None, widths: str = "cpu") -> tuple[Graph, list[Recipe], dict[str, Any]]:
+    """The graph, its input recipes and its origin (see `generate_with_origin`), every choice drawn from `rng`."""
     if widths not in ("cpu", "cuda"):
         raise ValueError(f"seam widths are known for cpu and cuda, not {widths!r}")
     config = config or GenConfig()
     large = bool(config.large) and rng.random() < config.large  # drawn only where asked, so other graphs draw as they did
     block = bool(config.blocks) and rng.random() < config.blocks
-    b = _Builder(rng, config, widths, LARGE_ELEMENTS if large or block else SMALL_ELEMENTS)
+    zoo = bool(config.models) and rng.random() < config.models
+    b = _Builder(rng, config, widths, LARGE_ELEMENTS if large or block or zoo else SMALL_ELEMENTS)
     dtype = rng.choices(PROGRAM_DTYPES, DTYPE_WEIGHTS)[0]
     autocast = bool(config.autocast) and rng.random() < config.autocast
     if autocast:  # a model in fp32 under a bf16 region: where autocast changes what runs
         dtype = "fp32"
-    from_block = block and _start_from_block(b, dtype)
+    origin = _start_from_zoo(b, dtype) if zoo else {}
+    from_block = bool(origin) or (block and _start_from_block(b, dtype))
     if from_block:
         pass  # the block's inputs and nodes are the start
     elif large:  # reductions along a model-sized row, as a norm or a softmax over a hidden size
@@ -319,7 +334,18 @@ def generate_from(rng: random.Random, config: GenConfig | None = None, widths: s
         b.nodes = swap_ops(rng, b.nodes, lambda nodes: _retyped(b, nodes), allowed=set(config.ops))
     b.draw_layouts()  # last, so that a seed's graph is the same whatever the layouts' chance
     graph = _renumber(b)
-    return (draw_region(rng, graph, infer_specs, autocast_policy) if autocast else graph), b.recipes
+    return (draw_region(rng, graph, infer_specs, autocast_policy) if autocast else graph), b.recipes, origin
+
+
+def _start_from_zoo(b: _Builder, dtype: str) -> dict[str, Any]:
+    """A window of a real model's graph (`program.zoo`) as the graph's start, and where it came from; {} (nothing
+    built) where the drawn window does not fit."""
+    saved = b.snapshot()
+    try:
+        return {"zoo": draw_window(b, dtype, set(b.config.ops))}
+    except GraphError:
+        b.restore(saved)
+        return {}
 
 
 def _start_from_block(b: _Builder, dtype: str) -> bool:

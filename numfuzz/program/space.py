@@ -29,6 +29,7 @@ class GenConfig:
     repeat: float = 0.0  # chance that an elementwise op takes its first argument twice (x - x, x * x)
     large: float = 0.0  # chance that a graph starts from a model-sized value (numfuzz.program.model_scale)
     blocks: float = 0.0  # chance that a graph starts from a real model's block (numfuzz.program.blocks)
+    models: float = 0.0  # chance that a graph starts from a window of a real model's captured graph (numfuzz.program.zoo)
     autocast: float = 0.0  # chance that a graph (then in fp32) has a torch.autocast region (numfuzz.program.autocast)
 
     def __post_init__(self) -> None:
@@ -36,7 +37,7 @@ class GenConfig:
             raise ValueError("need 1 <= min_nodes <= max_nodes")
         if not 0.0 <= self.seams <= 1.0:
             raise ValueError("seams is a chance, between 0 and 1")
-        for name in ("layouts", "zero_dim", "scalar_args", "repeat", "large", "blocks", "autocast"):
+        for name in ("layouts", "zero_dim", "scalar_args", "repeat", "large", "blocks", "models", "autocast"):
             if not 0.0 <= getattr(self, name) <= 1.0:
                 raise ValueError(f"{name} is a chance, between 0 and 1")
         unknown = set(self.ops) - set(OPS)

@@ -55,7 +55,7 @@ def run_batch(worker: Any, msg: BatchRequest) -> BatchReply:
         replies.append(CaseResult(
             item.index, target, outcomes[k].to_json(), batched=len(judged),
             ops=sorted({node.op for node in case.graph.nodes}), samples=len(case.samples), wall=shared_wall / clean,
-            reach=(reach or None) if k == min(outcomes) else None,
+            reach=(reach or None) if k == min(outcomes) else None, kinds=case.kinds,
             cpu={
                 "generate": (generated - start_cpu) / len(items), "target_compile": timed.compile_cpu / clean,
                 "target_run": timed.run_cpu / clean, "eval": max(shared_cpu - target_cpu, 0.0) / clean, "housekeeping": 0.0,

@@ -119,6 +119,7 @@ class CaseResult:
     peak_rss: int | None = None
     recycle: bool = False  # the worker leaves after this reply (its memory grew too far)
     reach: dict[str, Any] | None = None  # a traced case: compiler lines new to this worker and kernel shapes (`workers.compiler_reach`)
+    kinds: list[str] = field(default_factory=list)  # what it was drawn as (`Case.kinds`): counted in fuzzer_stats
 
 
 @dataclass

@@ -153,7 +153,7 @@ class WorkerTasks:
         )
         if error:
             return ErrorReply(msg.index, msg.target, error, **common)
-        return CaseResult(msg.index, msg.target, outcome.to_json(), reach=reach or None, **common)
+        return CaseResult(msg.index, msg.target, outcome.to_json(), reach=reach or None, kinds=case.kinds, **common)
 
     def run_batch(self, msg: BatchRequest) -> BatchReply:
         """Several generated cases compiled as one program (`numfuzz.runner.batch`); one reply each."""

@@ -48,3 +48,21 @@ def test_a_case_whose_upstream_gradients_do_not_match_its_outputs_is_one_line_an
     result = cli("replay", path)
     assert result.exit_code == 2 and "upstream gradients do not match the case" in result.output
     assert len(result.output.strip().splitlines()) == 1
+
+
+def test_a_default_campaign_without_grad_finds_and_minimises_a_planted_backward_bug(cli, tmp_path):
+    """--grad-share: a campaign on its defaults judges some blocks' gradients, and finds a backward-only bug there."""
+    from numfuzz.campaign.shares import default_mix
+    from numfuzz.corpus.make import block_seed, draws_gradients
+
+    seed = next(s for s in range(200) if draws_gradients(block_seed(s, 0), default_mix(1)))  # its first block draws them
+    corpus = tmp_path / "corpus"
+    args = ["fuzz", "--import", PLANTED_BACKWARD, "--target", "backward_bug", "--graphs", "8", "--seed", seed, "--ops", "tanh,add,mul,exp,sin"]
+    result = cli(*args, "--max-nodes", "4", "--workers", "1", "--corpus", corpus)
+    assert result.exit_code == 0, result.output
+    findings = [load_case(p) for p in iter_cases(corpus / "findings")]
+    assert findings and all(f.run.grad for f in findings) and {f.result["analysis"]["cause"] for f in findings} == {"backward"}
+    (small,) = [load_case(p) for p in iter_cases(corpus / "minimized")]
+    assert "tanh" in [n.op for n in small.graph.nodes] and len(small.graph.nodes) <= 2 and small.run.grad
+    stats = next((corpus / "campaign").glob("*/fuzzer_stats")).read_text()
+    assert "cases_with_gradients     : 8" in stats
