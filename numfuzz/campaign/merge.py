@@ -187,6 +187,7 @@ def combine_stats(parts: list[CampaignStats]) -> CampaignStats:
         for name in COUNTERS:
             setattr(total, name, getattr(total, name) + getattr(part, name))
         total.restarts.update(part.restarts)
+        total.kinds.update(part.kinds)
         for phase, seconds in part.cpu.items():
             total.cpu[phase] = total.cpu.get(phase, 0.0) + seconds
         total.busy_s += part.busy_s

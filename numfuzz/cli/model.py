@@ -66,6 +66,8 @@ def model(
     reference, as written: every op exact, every cast the model makes rounding where it stands. Exit 1 when the
     compiled model, or a module of it compiled alone, is further from it than eager is and no known issue explains
     it; 0 when not; 2 on bad input, or where the model itself fails in eager or in its capture."""
+    if train and corpus_dir is not None:
+        fail("--corpus saves the region of a forward finding; a training step's is not extracted (leave out --train)")
     for path in imports:
         import_user_code(path)
     from numfuzz.environment import default_device

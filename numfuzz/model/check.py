@@ -30,14 +30,12 @@ from numfuzz.judge.rules import FusedBackward
 from numfuzz.judge.verdicts import Verdict
 from numfuzz.model.capture import ModuleCall, module_calls
 from numfuzz.model.localise import localise
-from numfuzz.model.mapping import coverage
+from numfuzz.model.mapping import DTYPE_NAMES, call_name, coverage
 from numfuzz.model.parting import Parting, find_partings
 from numfuzz.model.reference import float64_program
 from numfuzz.model.region import extract_region
 from numfuzz.model.result import ModelResult, ModuleVerdict
 from numfuzz.targets import Target
-
-DTYPE_NAMES = {torch.bfloat16: "bf16", torch.float16: "fp16", torch.float32: "fp32", torch.float64: "fp64"}
 
 
 def draw_samples(inputs: Sequence[Any], samples: int, seed: int = 0) -> list[list[Any]]:
@@ -74,7 +72,7 @@ def judge_outputs(eager: list[list[torch.Tensor]], target: list[list[torch.Tenso
     judged = []
     for k, leaf in enumerate(eager[0]):
         name = DTYPE_NAMES.get(leaf.dtype)
-        if name is not None and name != "fp64":
+        if name is not None and name not in ("fp64", "i64"):
             judged.append(compare_output(k, name, _flat(reference, k), _flat(eager, k), _flat(target, k)))
     return judged
 
@@ -137,7 +135,7 @@ def _judged(target: Target, fn: Callable, rows: list[list[Any]], kwargs_rows: li
     verdict = model_verdict(outputs)
     if verdict is Verdict.LESS_ACCURATE:
         without_casts, _ = _reference_runs(fn, rows, kwargs_rows, casts_round=False)
-        if combine(judge_outputs(eager, got, without_casts)) is not Verdict.LESS_ACCURATE:
+        if model_verdict(judge_outputs(eager, got, without_casts)) is not Verdict.LESS_ACCURATE:
             return _Judged(verdict, outputs, "", capture, cause="cast_dropped")
     return _Judged(verdict, outputs, "", capture)
 
@@ -243,7 +241,7 @@ def _partings(target: Target, fn: Callable, row: list[Any], device: str) -> list
 
 
 def _captured_ops(capture: Any) -> list[str]:
-    return [str(n.target) if n.op != "call_function" else getattr(n.target, "__name__", str(n.target)) for n in capture.nodes]
+    return [call_name(n) for n in capture.nodes]
 
 
 def _check_step(target: Target, model: torch.nn.Module, rows: list[list[Any]], loss: Callable | None, device: str, wrap: Wrap) -> ModelResult:

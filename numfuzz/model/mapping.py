@@ -193,7 +193,9 @@ def _match(pattern: Pattern, args: tuple, kwargs: dict) -> Mapped | None:
             continue
         tensors: dict[int, torch.fx.Node] = {}
         attrs: dict[str, Any] = {}
-        if all(_fill(s, bound[name], tensors, attrs) if isinstance(s, Slot) else s == bound[name] for name, s in wanted.items()):
+        # a private parameter (F.softmax's _stacklevel, which nn.Softmax sets) says nothing about the values
+        filled = (_fill(s, bound[name], tensors, attrs) if isinstance(s, Slot) else s == bound[name] for name, s in wanted.items() if not name.startswith("_"))
+        if all(filled):
             if sorted(tensors) == list(range(len(tensors))):
                 return Mapped(pattern.op, [tensors[k] for k in range(len(tensors))], attrs)
     return None
@@ -212,8 +214,8 @@ def spec_of(value: Any) -> TensorSpec | None:
 def _calls(node: torch.fx.Node) -> tuple[Any, tuple, dict]:
     """The function a node calls, with its arguments; a method as the torch function of its name, or its name."""
     if node.op == "call_method":
-        function = getattr(torch, node.target, node.target)
-        if function is getattr(torch, "view", None) or not callable(function):
+        function = getattr(torch, node.target, node.target)  # x.mean(...) is torch.mean(x, ...); x.view has no function
+        if not callable(function):
             function = node.target
         return function, tuple(node.args), dict(node.kwargs)
     return _IN_PLACE.get(node.target, node.target), tuple(node.args), dict(node.kwargs)
@@ -251,6 +253,8 @@ def _slice(node: torch.fx.Node) -> Mapped | None:
     if len(cut) != 1 or len(index) > value.dim():
         return None
     dim, s = cut[0]
+    if any(not isinstance(b, (int, type(None))) for b in (s.start, s.stop, s.step)):
+        return None  # a bound computed in the graph
     start, stop, step = s.indices(int(value.shape[dim]))
     return Mapped("slice", [node.args[0]], {"dim": dim, "start": start, "stop": stop, "step": step}) if step >= 1 and start < stop else None
 

@@ -19,7 +19,7 @@ import torch
 
 from numfuzz.judge.execute import evaluate
 from numfuzz.judge.oracle import compare_output
-from numfuzz.model.region import Region
+from numfuzz.model.region import Region, same_bits
 from numfuzz.program.graph_edit import with_outputs
 from numfuzz.program.ops import infer_specs
 from numfuzz.targets import Target
@@ -37,10 +37,6 @@ class Parting:
     eager_ulp: float  # the largest error against the program's float64 value there, in ULPs of the op's dtype
     target_ulp: float
     verdict: str  # the oracle's on the target there: more_accurate, equal, less_accurate, ...
-
-
-def _same_bits(a: list[torch.Tensor], b: list[torch.Tensor]) -> bool:
-    return all(x.shape == y.shape and x.dtype == y.dtype and torch.equal(torch.nan_to_num(x), torch.nan_to_num(y)) for x, y in zip(a, b))
 
 
 def _flat(values: list[torch.Tensor]) -> np.ndarray:
@@ -61,7 +57,7 @@ def find_partings(region: Region, target: Target, device: str) -> list[Parting] 
     found = []
     for k, node in enumerate(graph.nodes):
         eager, got = [run[k] for run in runs.eager], [run[k] for run in runs.target]
-        same.append(_same_bits(eager, got))
+        same.append(all(same_bits(x, y) for x, y in zip(eager, got)))
         if same[-1] or not all(same[a] for a in node.args):
             continue
         dtype = specs[n_in + k].dtype

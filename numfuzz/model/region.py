@@ -90,8 +90,13 @@ def module_path(node: torch.fx.Node) -> str:
     return path.replace("..", ".").strip(".")
 
 
-def _same(a: torch.Tensor, b: Any) -> bool:
-    return isinstance(b, torch.Tensor) and a.shape == b.shape and a.dtype == b.dtype and torch.equal(torch.nan_to_num(a), torch.nan_to_num(b))
+def same_bits(a: Any, b: Any) -> bool:
+    """The same shape, dtype and values bit for bit (the sign of a zero too); any NaN is the same as any other."""
+    if not (isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor) and a.shape == b.shape and a.dtype == b.dtype):
+        return False
+    if not a.is_floating_point():
+        return torch.equal(a, b)
+    return bool((((a == b) & (torch.signbit(a) == torch.signbit(b))) | (torch.isnan(a) & torch.isnan(b))).all())
 
 
 def _gives_eagers_bits(mapped: Mapped, values: list[torch.Tensor], expected: Any) -> bool:
@@ -102,7 +107,7 @@ def _gives_eagers_bits(mapped: Mapped, values: list[torch.Tensor], expected: Any
         got = compile_source(lower(graph))(*values)
     except (GraphError, RuntimeError, TypeError, ValueError, KeyError, IndexError):
         return False
-    return _same(got[0] if isinstance(got, (tuple, list)) else got, expected)
+    return same_bits(got[0] if isinstance(got, (tuple, list)) else got, expected)
 
 
 class _Builder:
@@ -152,9 +157,15 @@ def build_region(gm: torch.fx.GraphModule, values: dict) -> Region | None:
     builder = _Builder(values)
     kept: set[torch.fx.Node] = set()
     cut: Counter = Counter()
+    regions: list[str | None] = []  # the autocast regions the graph is in, innermost last
     for node in gm.graph.nodes:
-        if node.target in (_enter_autocast, _exit_autocast):  # the region's nodes between them carry its dtype
-            builder.autocast = DTYPE_NAMES.get(node.args[1]) if node.target is _enter_autocast and node.args[2] else None
+        if node.target is _enter_autocast:  # the nodes inside carry the innermost region's dtype (None: autocast off there)
+            regions.append(DTYPE_NAMES.get(node.args[1]) if node.args[2] else None)
+            builder.autocast = regions[-1]
+            continue
+        if node.target is _exit_autocast:
+            regions.pop()
+            builder.autocast = regions[-1] if regions else None
             continue
         found = map_node(node) if node.op in ("call_function", "call_method") else None
         if isinstance(found, PassThrough):  # the same values: the source's, or an input where the source is not mapped

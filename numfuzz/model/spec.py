@@ -49,7 +49,7 @@ class LabelledLoss(torch.nn.Module):
         self.model = model
 
     def forward(self, inputs: torch.Tensor) -> torch.Tensor:
-        if inputs.is_floating_point():  # images: the labels are classes, drawn once from the inputs' shape
+        if inputs.is_floating_point():  # images: the labels are classes, 0, 1, 2, ... over the batch
             labels = torch.arange(inputs.shape[0], device=inputs.device) % self.model.config.num_labels
             return self.model(pixel_values=inputs, labels=labels).loss
         return self.model(input_ids=inputs, labels=inputs).loss

@@ -128,6 +128,20 @@ def draw_block(b: Builder, dtype: str, name: str | None = None) -> str:
     return name
 
 
+def start_from_block(b: Builder, dtype: str) -> bool:
+    """A drawn template as the graph's start; False (nothing built) where it does not fit or has an op outside the
+    builder's ops (--ops restricts blocks too)."""
+    saved = b.snapshot()
+    try:
+        draw_block(b, dtype)
+        if all(node.op in b.config.ops for node in b.nodes):
+            return True
+    except GraphError:
+        pass
+    b.restore(saved)
+    return False
+
+
 def swap_ops(rng: random.Random, nodes: list[Node], check: Callable[[list[Node]], None], allowed: set[str] | None = None) -> list[Node]:
     """Each node swapped, by chance, for another op of its group in `SWAPS`, keeping the attributes they share;
     `check` raises for an ill-typed result, and that swap is not made."""

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from numfuzz.program.autocast import draw_region
-from numfuzz.program.blocks import draw_block, swap_ops
+from numfuzz.program.blocks import start_from_block, swap_ops
 from numfuzz.program.dtypes import PROGRAM_DTYPES, is_integer
 from numfuzz.program.ir import Graph, GraphError, Node, TensorSpec
 from numfuzz.program.layout import Layout, conform
@@ -20,7 +20,7 @@ from numfuzz.program.scalars import PASSED
 from numfuzz.program.seams import CONSUMERS, RECOMPUTED, mirror_rows_and_tails, seam_shape
 from numfuzz.program.space import GenConfig
 from numfuzz.program.values import RECIPE_KINDS, Recipe, draw_values
-from numfuzz.program.zoo import draw_window
+from numfuzz.program.zoo import start_from_zoo
 
 RECIPE_WEIGHTS = (0.4, 0.2, 0.15, 0.1, 0.15)
 # The ops that take a node's value into a domain (an input's values are drawn there instead).
@@ -307,8 +307,8 @@ def generate_drawn(rng: random.Random, config: GenConfig | None = None, widths: 
     autocast = bool(config.autocast) and rng.random() < config.autocast
     if autocast:  # a model in fp32 under a bf16 region: where autocast changes what runs
         dtype = "fp32"
-    origin = _start_from_zoo(b, dtype) if zoo else {}
-    from_block = bool(origin) or (block and _start_from_block(b, dtype))
+    origin = start_from_zoo(b, dtype) if zoo else {}
+    from_block = bool(origin) or (block and start_from_block(b, dtype))
     if from_block:
         pass  # the block's inputs and nodes are the start
     elif large:  # reductions along a model-sized row, as a norm or a softmax over a hidden size
@@ -335,30 +335,6 @@ def generate_drawn(rng: random.Random, config: GenConfig | None = None, widths: 
     b.draw_layouts()  # last, so that a seed's graph is the same whatever the layouts' chance
     graph = _renumber(b)
     return (draw_region(rng, graph, infer_specs, autocast_policy) if autocast else graph), b.recipes, origin
-
-
-def _start_from_zoo(b: _Builder, dtype: str) -> dict[str, Any]:
-    """A window of a real model's graph (`program.zoo`) as the graph's start, and where it came from; {} (nothing
-    built) where the drawn window does not fit."""
-    saved = b.snapshot()
-    try:
-        return {"zoo": draw_window(b, dtype, set(b.config.ops))}
-    except GraphError:
-        b.restore(saved)
-        return {}
-
-
-def _start_from_block(b: _Builder, dtype: str) -> bool:
-    """A real model's block (`program.blocks`) as the graph's start; False (nothing built) where the drawn one does not fit."""
-    saved = b.snapshot()
-    try:
-        draw_block(b, dtype)
-        if all(node.op in b.config.ops for node in b.nodes):  # --ops restricts blocks too
-            return True
-    except GraphError:
-        pass
-    b.restore(saved)
-    return False
 
 
 def _retyped(b: _Builder, nodes: list[Node]) -> None:

@@ -1,7 +1,7 @@
 """Windows of real models' graphs as the start of a program: `--models-share`.
 
 The zoo (`numfuzz/data/zoo/*.json`, written by `scripts/model_zoo`) holds, per model and step
-(forward, training step), the calls of its captured graph that map onto the op table, as a
+(forward; "train": forward with its loss, whose backward `--grad-share` judges), the calls of its captured graph that map onto the op table, as a
 numfuzz program in bf16, with each node's module path. A window is a run of consecutive nodes of
 one of them: what the window reads but does not compute becomes a fresh input of the shape it had
 (integers stay indices within their bound, a value an op takes in a domain is drawn in it), and
@@ -18,7 +18,8 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import Any
 
-from numfuzz.program.ir import Graph, GraphError, Node
+from numfuzz.program.blocks import Builder
+from numfuzz.program.ir import Graph, GraphError, Node, TensorSpec
 from numfuzz.program.ops import OPS, index_ranges, infer_specs
 
 ZOO_DTYPE = "bf16"
@@ -47,6 +48,17 @@ def load_zoo() -> tuple[ZooGraph, ...]:
     return tuple(found)
 
 
+def start_from_zoo(b: Builder, dtype: str) -> dict[str, Any]:
+    """A window as the graph's start, and where it came from ({"zoo": ...}); {} (nothing built) where the drawn one
+    does not fit."""
+    saved = b.snapshot()
+    try:
+        return {"zoo": draw_window(b, dtype, set(b.config.ops))}
+    except GraphError:
+        b.restore(saved)
+        return {}
+
+
 def _retyped(node: Node, dtype: str) -> Node:
     """The node with the zoo's bf16 (a cast's target, an autocast region) as the case's dtype."""
     if dtype == ZOO_DTYPE:
@@ -55,7 +67,7 @@ def _retyped(node: Node, dtype: str) -> Node:
     return Node.make(node.op, node.args, **attrs)
 
 
-def draw_window(b: Any, dtype: str, allowed: set[str]) -> dict[str, Any]:
+def draw_window(b: Builder, dtype: str, allowed: set[str]) -> dict[str, Any]:
     """A window of a zoo graph built on the generator's builder `b` (its inputs and nodes); where it came from.
     GraphError where the drawn window does not fit (an op outside `allowed`, a value the builder refuses)."""
     zoo = load_zoo()
@@ -70,18 +82,23 @@ def draw_window(b: Any, dtype: str, allowed: set[str]) -> dict[str, Any]:
     if any(node.op not in allowed for node in window):
         raise GraphError("the window has an op outside --ops")
     specs, ranges = infer_specs(graph), index_ranges(graph)
+    domains: dict[int, str] = {}  # a value the window reads: the domain one of its readers needs ("any" where none does)
+    for node in window:
+        for position, value in enumerate(node.args):
+            if domains.get(value, "any") == "any":
+                domains[value] = OPS[node.op].domain(position)
     made: dict[int, int] = {}  # the zoo graph's value -> the builder's
     for k, node in enumerate(window):
         args = []
-        for position, value in enumerate(node.args):
+        for value in node.args:
             if value not in made:
-                made[value] = _fresh(b, specs[value], ranges.get(value), OPS[node.op].domain(position), dtype)
+                made[value] = _fresh(b, specs[value], ranges.get(value), domains[value], dtype)
             args.append(made[value])
         made[n_in + start + k] = b.add_node(_retyped(Node(node.op, tuple(args), node.attrs), dtype))
     return {"model": source.model, "graph": source.name, "nodes": [start, start + length], "module": source.modules[start]}
 
 
-def _fresh(b: Any, spec: Any, index_range: tuple[int, Any] | None, domain: str, dtype: str) -> int:
+def _fresh(b: Builder, spec: TensorSpec, index_range: tuple[int, frozenset[int]] | None, domain: str, dtype: str) -> int:
     """A new input standing for a value the window reads: an index within its bound, else a float of the case's dtype."""
     if spec.dtype == "i64":
         if index_range is None:

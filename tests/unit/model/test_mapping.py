@@ -118,3 +118,18 @@ def test_in_place_calls_map_and_the_values_recorded_before_them_stay_as_they_wer
     assert [n.op for n in region.graph.nodes] == ["relu", "add", "mul_scalar"]
     assert torch.equal(region.samples[0][0], x)  # x as it came in, not as relu_ left it
     assert torch.equal(compile_source(lower(region.graph))(*region.samples[0])[-1], (x.relu() + y) * 2)
+
+
+def test_a_region_inside_a_nested_autocast_region_with_autocast_off_comes_back_to_the_outer_one():
+    """transformers' rotary embeddings turn autocast off inside the model's region; the ops after it are in bf16 again."""
+    torch.manual_seed(0)
+    block, x = _Block(), torch.randn(2, 8)
+
+    def run(x):
+        with torch.autocast("cpu", dtype=torch.bfloat16):
+            with torch.autocast("cpu", enabled=False):
+                x = x * 2.0
+            return F.linear(x, block.proj.weight)
+
+    region = extract_region(run, (x,), {})
+    assert [(n.op, n.attr("autocast")) for n in region.graph.nodes] == [("mul_scalar", None), ("linear", "bf16")]
