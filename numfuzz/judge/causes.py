@@ -115,6 +115,9 @@ def cast_dropped(ev: Evidence) -> Diagnosis | None:
     for subset in [frozenset([k]) for k in casts] + ([frozenset(casts)] if len(casts) > 1 else []):
         without = _reference_without(ev.graph, ev.samples, subset, ev.output)[keep]
         t_without = ulp_error(got[keep], without, fmt)
+        # where the program without the cast overflows the output's format, storing it there gives the infinity the target gave
+        stored_inf = (np.abs(without) > fmt.max_value) & np.isinf(got[keep]) & (np.sign(got[keep]) == np.sign(without))
+        t_without = np.where(stored_inf, 0.0, t_without)
         explained = float(np.max(t_without, initial=0.0))
         if not worse_than(t_without, e_err, noise_floor(fmt)) and explained <= as_written / 2:
             k = min(subset)
