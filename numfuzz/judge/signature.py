@@ -173,8 +173,15 @@ class Mechanism:
 MECHANISMS = (
     # Inductor's fused softmax takes the row max from values computed one way (scalar std::pow,
     # unrounded fp32) and the elements from another (vectorised pow, bf16-rounded): where they
-    # differ by an ULP of a huge value, x - max(x) > 0 and exp overflows, or a row becomes 0.
-    Mechanism("reduction-recompute", "reduction and its recomputed input disagree", ("softmax", "log_softmax"), ("nonfinite_intermediate", "unexplained")),
+    # differ by an ULP of a huge value, x - max(x) > 0 and exp overflows, or a row becomes 0. A fused
+    # layer_norm/group_norm recomputes its input in its statistics loop (vectorised, Sleef) and in
+    # another (scalar std::acosh, std::sin): x - mean(x) is not 0 where it is exactly 0 in eager.
+    Mechanism(
+        "reduction-recompute",
+        "reduction and its recomputed input disagree",
+        ("softmax", "log_softmax", "layer_norm", "group_norm"),
+        ("nonfinite_intermediate", "unexplained"),
+    ),
 )
 _UNCERTAIN_LOCATION = ("cutting", "fallback")  # where exposing values changed what the compiler fused
 
