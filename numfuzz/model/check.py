@@ -235,9 +235,9 @@ def _localise(result: ModelResult, target: Target, model: torch.nn.Module, row: 
 def _partings(target: Target, fn: Callable, row: list[Any], device: str) -> list[Parting] | str:
     try:
         region = extract_region(fn, tuple(row), {})
+        return find_partings(region, target, device) if region is not None else "no captured call maps onto the op table"
     except Exception as exc:  # numfuzz's own failure: said in one line, the verdict above stands
-        return f"the region could not be extracted: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"[:300]
-    return find_partings(region, target, device) if region is not None else "no captured call maps onto the op table"
+        return f"numfuzz could not judge them: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"[:300]
 
 
 def _captured_ops(capture: Any) -> list[str]:
