@@ -51,8 +51,11 @@ SPECS: list[OpSpec] = (
             bound="table",
             call="torch.pow({0}, {exponent!r})",
         ),
+    ]
+    # a scalar on either side of an operator: {0} * 2.0, and as a captured graph may write it, 2.0 * {0}
+    + [
         OpSpec(
-            "mul_scalar",
+            name,
             1,
             "unary",
             same,
@@ -60,21 +63,10 @@ SPECS: list[OpSpec] = (
             weight=0.5,
             scalars=(("value", "any"),),
             bound="table",
-            call="{0} * {value!r}",
-            captured=("{value!r} * {0}",),
-        ),
-        OpSpec(
-            "add_scalar",
-            1,
-            "unary",
-            same,
-            draw_attrs=draw_scalar,
-            weight=0.5,
-            scalars=(("value", "any"),),
-            bound="table",
-            call="{0} + {value!r}",
-            captured=("{value!r} + {0}",),
-        ),
+            call=f"{{0}} {sign} {{value!r}}",
+            captured=(f"{{value!r}} {sign} {{0}}",),
+        )
+        for name, sign in (("mul_scalar", "*"), ("add_scalar", "+"))
     ]
     # Added with the table's second half; lgamma and digamma take any value (their poles give a non-finite reference, and
     # such elements are left out). Where torch's float64 kernel is not exact enough the reference calls a helper of
