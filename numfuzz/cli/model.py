@@ -71,6 +71,7 @@ def model(
     for path in imports:
         import_user_code(path)
     from numfuzz.environment import default_device
+    from numfuzz.judge.execute import _one_line
     from numfuzz.model.check import check_model
     from numfuzz.model.spec import ModelSpecError, load_model
     from numfuzz.targets import TargetError
@@ -81,7 +82,7 @@ def model(
     except ModelSpecError as exc:
         fail(str(exc))
     except Exception as exc:  # the user's function raised: theirs to mend, said in one line
-        fail(f"{spec}: building the model raised {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}")
+        fail(f"{spec}: building the model raised {_one_line(exc)}")
     bar = tqdm(desc="modules alone", unit="module", file=sys.stderr, leave=False, disable=None if not as_json else True)
 
     def say(k: int, of: int, path: str) -> None:
@@ -90,11 +91,14 @@ def model(
         bar.update(k + 1 - bar.n)
 
     try:
-        result = check_model(network, inputs, target_spec, samples, seed, device, modules and not train, say, train, loss, autocast, partings and not train)
+        result = check_model(
+            network, inputs, target_spec, samples=samples, seed=seed, device=device, modules=modules and not train, progress=say,
+            train=train, loss=loss, autocast=autocast, partings=partings and not train,
+        )  # fmt: skip
     except TargetError as exc:
         fail(str(exc))
     except Exception as exc:  # eager or the capture raised: the model, not the target, fails
-        fail(f"{spec}: the model fails in eager or in its float64 capture: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}")
+        fail(f"{spec}: the model fails in eager or in its float64 capture: {_one_line(exc)}")
     finally:
         bar.close()
     saved = _save_region(result, corpus_dir, target_spec, spec) if corpus_dir is not None else None
@@ -130,27 +134,15 @@ def _as_json(result: Any) -> dict:
         "detail": result.detail,
         "graphs": result.graphs,
         "captured_ops": len(result.captured_ops),
-        "outputs": [{"label": result.labels[o.index] if o.index < len(result.labels) else str(o.index), **asdict(o)} for o in result.outputs],
+        "outputs": [{"label": result.label(o.index), **asdict(o)} for o in result.outputs],
         "modules": [
             {"path": m.path, "kind": m.kind, "verdict": m.verdict.value, "known": m.known, "eager_max_ulp": m.eager_ulp, "target_max_ulp": m.target_ulp}
             for m in result.modules
         ],
         "parts_at": result.parts_at.path if result.parts_at is not None else None,
-        "coverage": _coverage_json(result.coverage),
+        "coverage": result.coverage.to_json() if result.coverage is not None else None,
         "localised": _localised_json(result.localised),
         "partings": result.partings if isinstance(result.partings, str) else [asdict(p) for p in result.partings or []],
-    }
-
-
-def _coverage_json(coverage: Any) -> dict | None:
-    if coverage is None:
-        return None
-    return {
-        "calls": coverage.calls,
-        "mapped": coverage.mapped,
-        "passed": coverage.passed,
-        "missing": dict(coverage.missing),
-        "bookkeeping": coverage.bookkeeping,
     }
 
 

@@ -25,6 +25,8 @@ import torch
 from torch.utils._pytree import tree_flatten
 
 from numfuzz.check import Compiler, as_target
+from numfuzz.judge.compiled import flat64
+from numfuzz.judge.execute import _one_line
 from numfuzz.judge.oracle import OutputErrors, bits_lost, combine, compare_output
 from numfuzz.judge.rules import FusedBackward
 from numfuzz.judge.verdicts import Verdict
@@ -35,6 +37,7 @@ from numfuzz.model.parting import Parting, find_partings
 from numfuzz.model.reference import float64_program
 from numfuzz.model.region import extract_region
 from numfuzz.model.result import ModelResult, ModuleVerdict
+from numfuzz.program.values import torch_dtype
 from numfuzz.targets import Target
 
 
@@ -89,7 +92,7 @@ def model_verdict(outputs: list[OutputErrors]) -> Verdict:
 
 def _flat(runs: list[list[torch.Tensor]], k: int) -> np.ndarray:
     """Output k over every sample, flat, in float64."""
-    return np.concatenate([run[k].reshape(-1).double().cpu().numpy() for run in runs])
+    return flat64([run[k] for run in runs])
 
 
 def _run_all(fn: Callable, rows: list[list[Any]], kwargs_rows: list[dict] | None = None) -> list[list[torch.Tensor]]:
@@ -126,18 +129,22 @@ def _judged(target: Target, fn: Callable, rows: list[list[Any]], kwargs_rows: li
     try:
         got = _run_all(target.prepare(lambda *a, **k: fn(*a, **k), device), rows, kwargs_rows)
     except Exception as exc:  # the target's failure is the finding, never numfuzz's
-        return _Judged(Verdict.CRASH_COMPILE, [], f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"[:300], capture)
+        return _Judged(Verdict.CRASH_COMPILE, [], _one_line(exc), capture)
     finally:
         target.reset()
     if [(t.shape, t.dtype) for t in got[0]] != [(t.shape, t.dtype) for t in eager[0]]:
         return _Judged(Verdict.MISMATCH, [], "the compiled outputs' shapes or dtypes differ from eager's", capture)
     outputs = judge_outputs(eager, got, reference)
     verdict = model_verdict(outputs)
-    if verdict is Verdict.LESS_ACCURATE:
-        without_casts, _ = _reference_runs(fn, rows, kwargs_rows, casts_round=False)
-        if model_verdict(judge_outputs(eager, got, without_casts)) is not Verdict.LESS_ACCURATE:
-            return _Judged(verdict, outputs, "", capture, cause="cast_dropped")
+    if verdict is Verdict.LESS_ACCURATE and _casts_explain(eager, got, _reference_runs(fn, rows, kwargs_rows, casts_round=False)[0]):
+        return _Judged(verdict, outputs, "", capture, cause="cast_dropped")
     return _Judged(verdict, outputs, "", capture)
+
+
+def _casts_explain(eager: list[list[torch.Tensor]], got: list[list[torch.Tensor]], without_casts: list[list[torch.Tensor]], left_out: list[int] = ()) -> bool:
+    """The target is no less accurate than eager against the program with the model's casts as no-ops (outputs at
+    `left_out` aside): it dropped a cast."""
+    return model_verdict([o for o in judge_outputs(eager, got, without_casts) if o.index not in left_out]) is not Verdict.LESS_ACCURATE
 
 
 def _known(target: Target, judged: _Judged, device: str) -> str:
@@ -160,11 +167,10 @@ def under_autocast(dtype: str | None, device: str) -> Wrap:
     """Calls of a module under `torch.autocast` of `dtype` ("bf16", "fp16"); as they are for None."""
     if dtype is None:
         return lambda fn: fn
-    torch_dtype = {"bf16": torch.bfloat16, "fp16": torch.float16}[dtype]
 
     def wrap(fn: Callable) -> Callable:
         def run(*args: Any, **kwargs: Any) -> Any:
-            with torch.autocast(torch.device(device).type, dtype=torch_dtype):
+            with torch.autocast(torch.device(device).type, dtype=torch_dtype(dtype)):
                 return fn(*args, **kwargs)
 
         return run
@@ -229,7 +235,7 @@ def _localise(result: ModelResult, target: Target, model: torch.nn.Module, row: 
     try:
         result.localised = localise(target, wrap(call.module), tuple(call.args), call.kwargs, call.path, device)
     except Exception as exc:  # numfuzz's own failure to extract the region: the verdict above stands, said in one line
-        result.unlocalised = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"[:300]
+        result.unlocalised = _one_line(exc)
 
 
 def _partings(target: Target, fn: Callable, row: list[Any], device: str) -> list[Parting] | str:
@@ -237,7 +243,7 @@ def _partings(target: Target, fn: Callable, row: list[Any], device: str) -> list
         region = extract_region(fn, tuple(row), {})
         return find_partings(region, target, device) if region is not None else "no captured call maps onto the op table"
     except Exception as exc:  # numfuzz's own failure: said in one line, the verdict above stands
-        return f"numfuzz could not judge them: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"[:300]
+        return f"numfuzz could not judge them: {_one_line(exc)}"
 
 
 def _captured_ops(capture: Any) -> list[str]:
@@ -257,7 +263,7 @@ def _check_step(target: Target, model: torch.nn.Module, rows: list[list[Any]], l
     try:
         got = target_step_runs(target, step, params, rows, device)
     except Exception as exc:  # the target's failure is the finding, never numfuzz's
-        said = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"[:300]
+        said = _one_line(exc)
         return ModelResult(
             target.name, Verdict.CRASH_COMPILE, [], [], capture.graphs, _captured_ops(capture), said, labels=labels, coverage=coverage(capture.nodes)
         )
@@ -267,10 +273,9 @@ def _check_step(target: Target, model: torch.nn.Module, rows: list[list[Any]], l
     fused = [o.index for o in outputs if o.index > 0 and o.verdict == Verdict.LESS_ACCURATE.value and bits_lost(o) <= FusedBackward.FUSED_BACKWARD_BITS]
     verdict = model_verdict([o for o in outputs if o.index not in fused]) if outputs else Verdict.INVALID
     judged = _Judged(verdict, outputs, "", capture)
-    if verdict is Verdict.LESS_ACCURATE:  # against the step with its casts as no-ops: a dropped cast (the loss's logits.float(), say)
-        without_casts, _ = reference_step_runs(step, params, rows, casts_round=False)
-        if model_verdict([o for o in judge_outputs(eager, got, without_casts) if o.index not in fused]) is not Verdict.LESS_ACCURATE:
-            judged.cause = "cast_dropped"
+    # against the step with its casts as no-ops: a dropped cast (the loss's logits.float(), say)
+    if verdict is Verdict.LESS_ACCURATE and _casts_explain(eager, got, reference_step_runs(step, params, rows, casts_round=False)[0], fused):
+        judged.cause = "cast_dropped"
     return ModelResult(
         target.name, verdict, outputs, [], capture.graphs, _captured_ops(capture), "", judged.cause, _known(target, judged, device),
         labels=labels, fused=fused, coverage=coverage(capture.nodes),

@@ -30,11 +30,13 @@ from numfuzz.program.autocast import ATTR as AUTOCAST
 from numfuzz.program.autocast import FP32, LOWER
 from numfuzz.program.dtypes import PROGRAM_DTYPES
 from numfuzz.program.ir import GraphError, Node, TensorSpec
+from numfuzz.program.op_spec import INDEX_DTYPE
 from numfuzz.program.ops import OPS, infer_node
+from numfuzz.program.values import torch_dtype
 
-DTYPE_NAMES = {torch.bfloat16: "bf16", torch.float16: "fp16", torch.float32: "fp32", torch.float64: "fp64", torch.int64: "i64"}
+DTYPE_NAMES = {torch_dtype(name): name for name in (*PROGRAM_DTYPES, "fp64", INDEX_DTYPE)}  # the dtypes a mapped value may have
 _BINARY = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv, ast.MatMult: operator.matmul}
-_CONVERSIONS = {"float": torch.float32, "half": torch.float16, "bfloat16": torch.bfloat16, "double": torch.float64}
+_CONVERSIONS = frozenset({"float", "half", "bfloat16", "double", "to", "type", "type_as"})  # methods that convert a dtype
 _PASS_THROUGH_METHODS = {"contiguous", "clone", "detach"}
 # In-place operators (`out += identity`): the same values as their out-of-place forms, which the patterns know
 _IN_PLACE = {operator.iadd: operator.add, operator.isub: operator.sub, operator.imul: operator.mul, operator.itruediv: operator.truediv}
@@ -223,13 +225,13 @@ def _calls(node: torch.fx.Node) -> tuple[Any, tuple, dict]:
 
 def _by_code(node: torch.fx.Node) -> Mapped | PassThrough | None:
     """Casts, slices and calls that keep their argument's values."""
-    if node.op == "call_method" and node.target in (*_CONVERSIONS, "to", "type", "type_as") and isinstance(node.args[0], torch.fx.Node):
+    if node.op == "call_method" and node.target in _CONVERSIONS and isinstance(node.args[0], torch.fx.Node):
         source = node.args[0].meta.get("example_value")
         out = node.meta.get("example_value")
         if isinstance(source, torch.Tensor) and isinstance(out, torch.Tensor):
             if out.dtype == source.dtype:
                 return PassThrough(node.args[0])
-            if out.dtype in DTYPE_NAMES and out.dtype != torch.int64:
+            if out.dtype in DTYPE_NAMES and DTYPE_NAMES[out.dtype] != INDEX_DTYPE:
                 return Mapped("cast", [node.args[0]], {"dtype": DTYPE_NAMES[out.dtype]})
     if node.op == "call_method" and node.target in _PASS_THROUGH_METHODS and len(node.args) == 1:
         return PassThrough(node.args[0])
@@ -263,7 +265,7 @@ def _checked(mapped: Mapped, node: torch.fx.Node) -> Mapped | None:
     """The mapping, where the op's shape rule gives the node's traced shape and dtype; a shape attribute is taken from the result."""
     specs = [spec_of(t.meta.get("example_value")) for t in mapped.tensors]
     out = spec_of(node.meta.get("example_value"))
-    if out is None or any(s is None for s in specs) or any(s.dtype not in OPS[mapped.op].dtypes and s.dtype != "i64" for s in specs):
+    if out is None or any(s is None for s in specs) or any(s.dtype not in OPS[mapped.op].dtypes and s.dtype != INDEX_DTYPE for s in specs):
         return None
     if "shape" in mapped.attrs:  # view(-1, n), expand(1, -1): the sizes as they came out
         mapped.attrs["shape"] = out.shape
@@ -332,16 +334,20 @@ class Coverage:
             return head
         return head + "; floating calls with no op: " + ", ".join(f"{name} x{n}" if n > 1 else name for name, n in self.missing.most_common())
 
+    def to_json(self) -> dict:
+        return {"calls": self.calls, "mapped": self.mapped, "passed": self.passed, "bookkeeping": self.bookkeeping, "missing": dict(self.missing)}
+
 
 _BOOKKEEPING = {"_log_api_usage_once", "_set_grad_enabled", "_enter_autocast", "_exit_autocast"}
 
 
-def coverage(nodes: list[torch.fx.Node]) -> Coverage:
-    """The op table's coverage of captured calls (Dynamo's bookkeeping calls left out)."""
+def coverage(nodes: list[torch.fx.Node], mapped: dict[torch.fx.Node, Mapped | PassThrough | None] | None = None) -> Coverage:
+    """The op table's coverage of captured calls (Dynamo's bookkeeping calls left out); `mapped`: each node's
+    `map_node` where the caller has it already."""
     counted = [n for n in nodes if n.op in ("call_function", "call_method") and call_name(n) not in _BOOKKEEPING]
     result = Coverage(len(counted), 0, 0)
     for node in counted:
-        found = map_node(node)
+        found = mapped[node] if mapped is not None else map_node(node)
         if isinstance(found, PassThrough):
             result.passed += 1
         elif found is not None:
@@ -360,4 +366,4 @@ def _is_floating(value: Any) -> bool:
 
 
 def is_program_dtype(value: Any) -> bool:
-    return isinstance(value, torch.Tensor) and DTYPE_NAMES.get(value.dtype) in (*PROGRAM_DTYPES, "i64")
+    return isinstance(value, torch.Tensor) and DTYPE_NAMES.get(value.dtype) in (*PROGRAM_DTYPES, INDEX_DTYPE)

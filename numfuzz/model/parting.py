@@ -15,7 +15,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import torch
 
 from numfuzz.judge.execute import evaluate
 from numfuzz.judge.oracle import compare_output
@@ -39,10 +38,6 @@ class Parting:
     verdict: str  # the oracle's on the target there: more_accurate, equal, less_accurate, ...
 
 
-def _flat(values: list[torch.Tensor]) -> np.ndarray:
-    return np.concatenate([v.detach().reshape(-1).double().cpu().numpy() for v in values])
-
-
 def find_partings(region: Region, target: Target, device: str) -> list[Parting] | str:
     """The ops where the target first computes other bits than eager (see the module), in program order; or why the
     program with every value exposed could not be judged."""
@@ -63,8 +58,8 @@ def find_partings(region: Region, target: Target, device: str) -> list[Parting] 
         dtype = specs[n_in + k].dtype
         if dtype not in ("bf16", "fp16", "fp32"):
             continue
-        e, t = _flat(eager), _flat(got)
-        judged = compare_output(k, dtype, _flat([run[k] for run in runs.reference]), e, t)
+        e, t = runs.flat("eager", k), runs.flat("target", k)
+        judged = compare_output(k, dtype, runs.flat("reference", k), e, t)
         differ = int(np.sum((e != t) & ~(np.isnan(e) & np.isnan(t))))
         found.append(Parting(k, node.op, region.sources[k], differ, e.size, judged.eager_max_ulp, judged.target_max_ulp, judged.verdict))
     return found

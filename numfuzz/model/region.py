@@ -122,12 +122,13 @@ class _Builder:
         self.autocast: str | None = None  # the dtype of the autocast region the graph is in, where it is in one
 
     def ref(self, node: torch.fx.Node) -> tuple[str, int] | None:
+        """The node's value in the graph; a new input's place for a value the graph does not compute; None where no input can hold it."""
         if node in self.refs:
             return self.refs[node]
         value = self.values.get(node)
         if not is_program_dtype(value) or spec_of(value) is None:
             return None
-        return ("input", self.inputs.index(node) if node in self.inputs else len(self.inputs))
+        return ("input", len(self.inputs))
 
     def add(self, node: torch.fx.Node, mapped: Mapped) -> bool:
         if self.autocast is not None:
@@ -155,7 +156,9 @@ class _Builder:
 def build_region(gm: torch.fx.GraphModule, values: dict) -> Region | None:
     """The mapped calls of one captured graph as a numfuzz program (see the module); None where nothing maps."""
     builder = _Builder(values)
+    calls = {node: map_node(node) for node in gm.graph.nodes if node.op in ("call_function", "call_method")}
     kept: set[torch.fx.Node] = set()
+    passed: set[torch.fx.Node] = set()  # the pass-throughs kept: their users are their source's
     cut: Counter = Counter()
     regions: list[str | None] = []  # the autocast regions the graph is in, innermost last
     for node in gm.graph.nodes:
@@ -167,29 +170,30 @@ def build_region(gm: torch.fx.GraphModule, values: dict) -> Region | None:
             regions.pop()
             builder.autocast = regions[-1] if regions else None
             continue
-        found = map_node(node) if node.op in ("call_function", "call_method") else None
+        found = calls.get(node)
         if isinstance(found, PassThrough):  # the same values: the source's, or an input where the source is not mapped
             if found.source in builder.refs:
                 builder.refs[node] = builder.refs[found.source]
                 kept.add(node)
+                passed.add(node)
         elif isinstance(found, Mapped) and builder.add(node, found):
             kept.add(node)
-        elif node.op in ("call_function", "call_method"):
+        elif node in calls:
             cut[call_name(node)] += 1
-    used_outside = [n for n in builder.made_by if any(user not in kept for user in _users_through(n, kept))]
+    used_outside = [n for n in builder.made_by if any(user not in kept for user in _users_through(n, passed))]
     if not used_outside:
         return None
     graph = builder.graph(list(dict.fromkeys(used_outside)))
     sample = [values[t].detach().contiguous().clone() for t in builder.inputs]
     made = builder.made_by
-    return Region(graph, [sample], [source_line(n) for n in made], [module_path(n) for n in made], coverage(list(gm.graph.nodes)), cut)
+    return Region(graph, [sample], [source_line(n) for n in made], [module_path(n) for n in made], coverage(list(gm.graph.nodes), calls), cut)
 
 
-def _users_through(node: torch.fx.Node, kept: set[torch.fx.Node]) -> list[torch.fx.Node]:
-    """Who uses a node's value, looking through the pass-throughs kept in the region."""
+def _users_through(node: torch.fx.Node, passed: set[torch.fx.Node]) -> list[torch.fx.Node]:
+    """Who uses a node's value, looking through the pass-throughs kept in the region (`passed`)."""
     users = []
     for user in node.users:
-        users.extend(_users_through(user, kept) if user in kept and map_node(user).__class__ is PassThrough else [user])
+        users.extend(_users_through(user, passed) if user in passed else [user])
     return users
 
 

@@ -66,6 +66,10 @@ class ModelResult:
         inner = [m for m in worse if not any(o.path.startswith(m.path + ".") for o in worse)]
         return inner[0] if inner else None
 
+    def label(self, index: int) -> str:
+        """What judged output `index` is: "loss", "the gradient of ...", or its position."""
+        return self.labels[index] if index < len(self.labels) else str(index)
+
     def explain(self) -> str:
         return explain(self)
 
@@ -77,21 +81,17 @@ def _why(cause: str, known: str) -> str:
 
 
 def _output_lines(result: ModelResult) -> list[str]:
-    width = max([len("output"), *(len(_label(result, o.index)) for o in result.outputs)]) + 2
+    width = max([len("output"), *(len(result.label(o.index)) for o in result.outputs)]) + 2
     head = f"{'output':<{width}}{'dtype':<6}{'eager max ulp':>15}{'target max ulp':>16}{'eager max abs':>15}{'target max abs':>16}{'bits lost':>11}  verdict"
     lines = [head]
     for o in result.outputs:
-        name, said = _label(result, o.index), o.verdict
+        name, said = result.label(o.index), o.verdict
         if o.index in result.fused:
             said = "within_rounding (fused_backward: at most 2 bits lost, how the backward is fused)"
         lost = bits_lost(o) if o.verdict in ("less_accurate", "nonfinite") else 0.0
         errors = f"{o.eager_max_ulp:>15.4g}{o.target_max_ulp:>16.4g}{o.eager_max_abs:>15.4g}{o.target_max_abs:>16.4g}{lost:>11.3g}"
         lines.append(f"{name:<{width}}{o.dtype:<6}{errors}  {said}")
     return lines
-
-
-def _label(result: ModelResult, index: int) -> str:
-    return result.labels[index] if index < len(result.labels) else str(index)
 
 
 def _module_lines(result: ModelResult) -> list[str]:

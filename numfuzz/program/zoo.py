@@ -32,6 +32,8 @@ class ZooGraph:
     model: str  # the model spec it was captured from: "hf:qwen2"
     graph: Graph
     modules: tuple[str, ...]  # per node: the module whose forward makes it
+    specs: tuple[TensorSpec, ...]  # every value's, as `infer_specs` gives them: worked out once, at loading
+    ranges: dict[int, tuple[int, frozenset[int]]]  # its index values' bounds (`index_ranges`), likewise
 
 
 @functools.cache
@@ -44,7 +46,9 @@ def load_zoo() -> tuple[ZooGraph, ...]:
     for entry in sorted(folder.iterdir(), key=lambda e: e.name):
         if entry.name.endswith(".json"):
             data = json.loads(entry.read_text())
-            found.append(ZooGraph(entry.name.removesuffix(".json"), data["model"], Graph.from_json(data["graph"]), tuple(data["modules"])))
+            graph = Graph.from_json(data["graph"])
+            specs = tuple(infer_specs(graph))
+            found.append(ZooGraph(entry.name.removesuffix(".json"), data["model"], graph, tuple(data["modules"]), specs, index_ranges(graph, list(specs))))
     return tuple(found)
 
 
@@ -81,7 +85,7 @@ def draw_window(b: Builder, dtype: str, allowed: set[str]) -> dict[str, Any]:
     window = graph.nodes[start : start + length]
     if any(node.op not in allowed for node in window):
         raise GraphError("the window has an op outside --ops")
-    specs, ranges = infer_specs(graph), index_ranges(graph)
+    specs, ranges = source.specs, source.ranges
     domains: dict[int, str] = {}  # a value the window reads: the domain one of its readers needs ("any" where none does)
     for node in window:
         for position, value in enumerate(node.args):
