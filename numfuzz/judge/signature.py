@@ -43,7 +43,7 @@ from numfuzz.judge.verdicts import ACCURACY_SYMPTOMS, Verdict
 from numfuzz.program.autocast import region_label
 from numfuzz.program.graph_edit import cone
 from numfuzz.program.ir import Graph
-from numfuzz.program.ops import infer_specs
+from numfuzz.program.ops import OPS, infer_specs
 from numfuzz.run_spec import RunSpec
 
 _LEADING_NAME = re.compile(r"^([A-Za-z_][A-Za-z0-9_.]*):")  # "TypeError: ..." as execute reports a crash
@@ -179,7 +179,7 @@ MECHANISMS = (
     Mechanism(
         "reduction-recompute",
         "reduction and its recomputed input disagree",
-        ("softmax", "log_softmax", "layer_norm", "group_norm"),
+        tuple(name for name, spec in OPS.items() if spec.recomputes_input),
         ("nonfinite_intermediate", "unexplained"),
     ),
 )

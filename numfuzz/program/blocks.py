@@ -5,7 +5,7 @@ as Qwen2 writes it: up to fp32, the mean of squares, rsqrt, back down), LayerNor
 the SwiGLU MLP (the seed report's Qwen2 MLP), RoPE (rotate-half), attention (softmax of scaled
 scores, or sdpa), softmax cross-entropy over a vocabulary, and a linear with bias and activation.
 Each draws its sizes (hidden sizes of 16 to 2048, with odd ones such as Qwen2-0.5B's 896), its
-dtype and its casts; then the block is mutated: ops swapped within their family (`SWAPS`), and
+dtype and its casts; then the block is mutated: ops swapped within their group (`OpSpec.swap_group`), and
 the generator grows random ops on its value as on any other. With `--grad` a block and its loss
 is one training step. Torch-free.
 """
@@ -16,18 +16,10 @@ import random
 from typing import Any, Callable
 
 from numfuzz.program.ir import GraphError, Node
+from numfuzz.program.ops import OPS
 
 HIDDEN = (16, 32, 64, 96, 128, 256, 512, 896, 1024, 2048)
 ROWS = (1, 2, 3, 4, 8, 16, 17, 32)
-# Ops a mutation may put in each other's place: the same shape rule, another computation.
-SWAPS = (
-    ("silu", "gelu", "sigmoid", "tanh", "relu", "mish", "hardswish", "softplus"),
-    ("softmax", "log_softmax"),
-    ("rms_norm", "layer_norm"),
-    ("add", "sub", "mul"),
-    ("mean", "sum", "amax"),
-    ("sqrt", "rsqrt"),
-)
 SWAP_CHANCE = 0.15
 Builder = Any  # numfuzz.program.generator's builder: rng, specs, new_input, new_index_input, add_node
 
@@ -143,14 +135,14 @@ def start_from_block(b: Builder, dtype: str) -> bool:
 
 
 def swap_ops(rng: random.Random, nodes: list[Node], check: Callable[[list[Node]], None], allowed: set[str] | None = None) -> list[Node]:
-    """Each node swapped, by chance, for another op of its group in `SWAPS`, keeping the attributes they share;
+    """Each node swapped, by chance, for another op of its `OpSpec.swap_group`, keeping the attributes they share;
     `check` raises for an ill-typed result, and that swap is not made."""
     out = list(nodes)
     for j, node in enumerate(nodes):
-        group = next((g for g in SWAPS if node.op in g), None)
-        if group is None or rng.random() >= SWAP_CHANCE:
+        group = OPS[node.op].swap_group if node.op in OPS else ""
+        if not group or rng.random() >= SWAP_CHANCE:
             continue
-        others = [o for o in group if o != node.op and (allowed is None or o in allowed)]
+        others = [o for o, spec in OPS.items() if spec.swap_group == group and o != node.op and (allowed is None or o in allowed)]
         if not others:
             continue
         op = rng.choice(others)

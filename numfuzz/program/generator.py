@@ -17,7 +17,7 @@ from numfuzz.program.model_scale import LARGE_ELEMENTS, SMALL_ELEMENTS, large_sh
 from numfuzz.program.op_spec import INDEX_DTYPE, scalar
 from numfuzz.program.ops import OPS, OpSpec, autocast_policy, infer_node, infer_specs
 from numfuzz.program.scalars import PASSED
-from numfuzz.program.seams import CONSUMERS, RECOMPUTED, mirror_rows_and_tails, seam_shape
+from numfuzz.program.seams import mirror_rows_and_tails, seam_shape
 from numfuzz.program.space import GenConfig
 from numfuzz.program.values import RECIPE_KINDS, Recipe, draw_values
 from numfuzz.program.zoo import start_from_zoo
@@ -247,14 +247,14 @@ class _Builder:
     def seam_motif(self, dtype: str, shape: tuple[int, ...] | None = None) -> None:
         """A seam-sized input (or one of `shape`), and where the ops allow, a reduction along its rows of a pointwise op it may recompute."""
         x = self.new_input(seam_shape(self.rng, self.config.max_rank, self.widths) if shape is None else shape, dtype)
-        pointwise = [n for n in RECOMPUTED if n in self.config.ops]
-        consumers = [n for n in CONSUMERS if n in self.config.ops]
+        pointwise = [OPS[n] for n in self.config.ops if OPS[n].recomputed]  # `OpSpec.recomputed`, `.consumer`: their weights
+        consumers = [OPS[n] for n in self.config.ops if OPS[n].consumer]
         if not pointwise or not consumers or self.rng.random() < 0.2:
             return
         saved = self.snapshot()
         try:
-            inner = self.grow(OPS[self.rng.choices(pointwise, [RECOMPUTED[n] for n in pointwise])[0]], first=x)
-            self.grow(OPS[self.rng.choices(consumers, [CONSUMERS[n] for n in consumers])[0]], first=inner, last_dim=True)
+            inner = self.grow(self.rng.choices(pointwise, [s.recomputed for s in pointwise])[0], first=x)
+            self.grow(self.rng.choices(consumers, [s.consumer for s in consumers])[0], first=inner, last_dim=True)
         except GraphError:
             self.restore(saved)
 

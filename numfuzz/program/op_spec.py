@@ -85,6 +85,16 @@ class OpSpec:
     # a reduction's arithmetic: "add" (sum, mean: an accumulator a narrow dtype could hold) or "multiply"; either is
     # order-free, so eager given its terms in another order says what any order makes
     combines: str = ""
+    # Its roles in a seam graph (`numfuzz.program.seams`), as weights (0: none). `recomputed`: a pointwise op whose
+    # vectorised and scalar code differ (SLEEF or a polynomial against libm), drawn as the input a fused reduction may
+    # compute twice; pow and exp span the whole range, so 1 ULP between the two is huge. `consumer`: a reduction along
+    # the last dim, drawn to take it (softmax and log_softmax subtract the max they reduced).
+    recomputed: int = 0
+    consumer: int = 0
+    # A reduction whose fused code reads its input in two loops (its statistics, then its elements), computing it in each:
+    # where the two disagree, x - max(x) > 0 or x - mean(x) != 0 (the mechanism "reduction-recompute" of the judge).
+    recomputes_input: bool = False
+    swap_group: str = ""  # a block's mutation may put ops of one group in each other's place (one shape rule, another computation)
 
     def domain(self, arg: int) -> str:
         return self.domains[arg] if arg < len(self.domains) else "any"

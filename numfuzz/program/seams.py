@@ -18,13 +18,6 @@ import numpy as np
 # warp (32); the GPU's block sizes (128, 256, 1024) straddle with the few rows that fit.
 CPU_WIDTHS = (8, 16, 32)
 GPU_WIDTHS = (32, 128, 256, 1024)
-# Pointwise ops whose vectorised and scalar versions are different code (SLEEF or a polynomial
-# against libm), each a candidate for the input of a reduction that recomputes it, with its
-# weight: pow and exp span the whole range, so that 1 ULP between two paths can be huge.
-RECOMPUTED = {"pow": 3, "pow_scalar": 1, "exp": 2, "expm1": 1, "erf": 1, "tanh": 1, "sigmoid": 1, "sin": 1, "cos": 1, "gelu": 1, "silu": 1,
-              "softplus": 1, "log": 1, "sqrt": 1, "rsqrt": 1}  # fmt: skip
-# What consumes it along the last dim: softmax and log_softmax subtract the max they reduced.
-CONSUMERS = {"softmax": 2, "log_softmax": 2, "layer_norm": 1, "rms_norm": 1, "var": 1, "amax": 1, "sum": 1, "mean": 1}
 MAX_ELEMENTS = 4096  # the generator's limit for any value
 
 

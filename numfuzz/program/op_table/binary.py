@@ -43,7 +43,7 @@ _COMPARED, _VALUE, _AT_VALUE = draw_scalars(("value", "any")), (("value", "any")
 
 SPECS: list[OpSpec] = (
     [
-        OpSpec(name, 2, "elementwise", elementwise, weight=1.5, bound="table", call=call)
+        OpSpec(name, 2, "elementwise", elementwise, weight=1.5, bound="table", call=call, swap_group="arithmetic" if name in ("add", "sub", "mul") else "")
         for name, call in {
             "add": "{0} + {1}",
             "sub": "{0} - {1}",
@@ -54,7 +54,7 @@ SPECS: list[OpSpec] = (
         }.items()
     ]
     + [
-        OpSpec("pow", 2, "elementwise", elementwise, domains=("positive", "any"), bound="table", call="torch.pow({0}, {1})"),
+        OpSpec("pow", 2, "elementwise", elementwise, domains=("positive", "any"), bound="table", call="torch.pow({0}, {1})", recomputed=3),
         OpSpec("where", 3, "elementwise", _selected(1), bound="table", call="torch.where({0} > 0, {1}, {2})"),
         OpSpec("lerp", 3, "elementwise", elementwise, same_dtype=True, bound="table", call="torch.lerp({0}, {1}, {2})"),
         OpSpec(

@@ -51,17 +51,43 @@ def _channels(rng: random.Random, spec: TensorSpec, attrs: dict) -> list[tuple[i
 
 SPECS: list[OpSpec] = (
     [
-        OpSpec("sum", 1, "reduce", reduce, draw_attrs=draw_reduce, bound="table", call="torch.sum({0}, dim={dim}, keepdim={keepdim})", combines="add"),
-        OpSpec("mean", 1, "reduce", reduce, draw_attrs=draw_reduce, bound="table", call="torch.mean({0}, dim={dim}, keepdim={keepdim})", combines="add"),
-        OpSpec("amax", 1, "reduce", reduce, draw_attrs=draw_reduce, bound="table", call="torch.amax({0}, dim={dim}, keepdim={keepdim})"),
+        OpSpec(name, 1, "reduce", reduce, draw_attrs=draw_reduce, bound="table", call=call, combines=combines, consumer=1, swap_group="reduction")
+        for name, call, combines in (
+            ("sum", "torch.sum({0}, dim={dim}, keepdim={keepdim})", "add"),
+            ("mean", "torch.mean({0}, dim={dim}, keepdim={keepdim})", "add"),
+            ("amax", "torch.amax({0}, dim={dim}, keepdim={keepdim})", ""),
+        )
     ]
-    + [OpSpec("var", 1, "reduce", reduce, draw_attrs=draw_var, bound="table", call="torch.var({0}, dim={dim}, correction={correction}, keepdim={keepdim})")]
     + [
-        OpSpec(name, 1, "reduce", along_dim, draw_attrs=draw_dim, bound="table", call=call, captured=(f"F.{name}({{0}}, dim={{dim}})",))
+        OpSpec(
+            "var",
+            1,
+            "reduce",
+            reduce,
+            draw_attrs=draw_var,
+            bound="table",
+            call="torch.var({0}, dim={dim}, correction={correction}, keepdim={keepdim})",
+            consumer=1,
+        )
+    ]
+    + [
+        OpSpec(
+            name,
+            1,
+            "reduce",
+            along_dim,
+            draw_attrs=draw_dim,
+            bound="table",
+            call=call,
+            captured=(f"F.{name}({{0}}, dim={{dim}})",),
+            consumer=2,
+            recomputes_input=True,
+            swap_group="softmax",
+        )
         for name, call in {"softmax": "torch.softmax({0}, dim={dim})", "log_softmax": "torch.log_softmax({0}, dim={dim})"}.items()
     ]
     + [
-        OpSpec(name, 1, "norm", last_dim, draw_attrs=draw_eps, bound="table", call=call)
+        OpSpec(name, 1, "norm", last_dim, draw_attrs=draw_eps, bound="table", call=call, consumer=1, recomputes_input=name == "layer_norm", swap_group="norm")
         for name, call in {"layer_norm": "F.layer_norm({0}, {0}.shape[-1:], eps={eps!r})", "rms_norm": "F.rms_norm({0}, {0}.shape[-1:], eps={eps!r})"}.items()
     ]
     + [
@@ -111,7 +137,16 @@ SPECS: list[OpSpec] = (
     ]
     + [
         OpSpec("cumprod", 1, "reduce", along_dim, draw_attrs=draw_dim, weight=0.5, bound="undocumented", call="torch.cumprod({0}, dim={dim})"),
-        OpSpec("group_norm", 1, "norm", _group_norm, draw_attrs=_draw_group_norm, bound="undocumented", call="F.group_norm({0}, {num_groups}, eps={eps!r})"),
+        OpSpec(
+            "group_norm",
+            1,
+            "norm",
+            _group_norm,
+            draw_attrs=_draw_group_norm,
+            bound="undocumented",
+            call="F.group_norm({0}, {num_groups}, eps={eps!r})",
+            recomputes_input=True,
+        ),
         # eval mode: running statistics are inputs, the variance positive
         OpSpec(
             "batch_norm",

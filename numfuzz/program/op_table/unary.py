@@ -28,17 +28,54 @@ _BOUNDS = (("min", "bound"), ("max", "bound"))
 _ANY = {"neg": "torch.neg({0})", "abs": "torch.abs({0})", "exp": "torch.exp({0})", "expm1": "torch.expm1({0})", "sin": "torch.sin({0})", "cos": "torch.cos({0})", "tanh": "torch.tanh({0})", "sigmoid": "torch.sigmoid({0})", "silu": "F.silu({0})", "relu": "torch.relu({0})", "softplus": "F.softplus({0})", "erf": "torch.erf({0})"}  # fmt: skip
 # Other forms in which a model's captured graph writes them (`numfuzz.model.mapping`).
 _CAPTURED = {"neg": ("-{0}",), "relu": ("F.relu({0})", "F.relu({0}, inplace=True)"), "tanh": ("F.tanh({0})",), "sigmoid": ("F.sigmoid({0})",)}
+# Roles in a seam graph and in a block's mutation (`OpSpec.recomputed`, `OpSpec.swap_group`).
+_RECOMPUTED = {"exp": 2, "expm1": 1, "erf": 1, "tanh": 1, "sigmoid": 1, "sin": 1, "cos": 1, "silu": 1, "softplus": 1, "log": 1, "sqrt": 1, "rsqrt": 1}  # fmt: skip
+_SWAP_GROUPS = {"silu": "activation", "sigmoid": "activation", "tanh": "activation", "relu": "activation", "softplus": "activation", "sqrt": "root", "rsqrt": "root"}  # fmt: skip
 _POSITIVE = {"log": "torch.log({0})", "log1p": "torch.log1p({0})", "sqrt": "torch.sqrt({0})", "rsqrt": "torch.rsqrt({0})", "reciprocal": "torch.reciprocal({0})"}  # fmt: skip
 _NEW_DOMAINS = {"asin": ("unit", "torch.asin({0})"), "acos": ("unit", "torch.acos({0})"), "atanh": ("unit", "torch.atanh({0})"), "erfinv": ("unit", "torch.erfinv({0})"), "acosh": ("above_one", "torch.acosh({0})"), "log2": ("positive", "torch.log2({0})"), "log10": ("positive", "torch.log10({0})"), "logit": ("probability", "torch.logit({0})")}  # fmt: skip
 # Piecewise constant or exact: a finding needs a rounding upstream to cross a step, so fewer.
 _STEPS = {"sign": "torch.sign({0})", "floor": "torch.floor({0})", "ceil": "torch.ceil({0})", "trunc": "torch.trunc({0})", "frac": "torch.frac({0})"}  # fmt: skip
 
 SPECS: list[OpSpec] = (
-    [OpSpec(name, 1, "unary", same, bound="table", call=call, captured=_CAPTURED.get(name, ())) for name, call in _ANY.items()]
-    + [OpSpec(name, 1, "unary", same, domains=("positive",), bound="table", call=call) for name, call in _POSITIVE.items()]
+    [
+        OpSpec(
+            name,
+            1,
+            "unary",
+            same,
+            bound="table",
+            call=call,
+            captured=_CAPTURED.get(name, ()),
+            recomputed=_RECOMPUTED.get(name, 0),
+            swap_group=_SWAP_GROUPS.get(name, ""),
+        )
+        for name, call in _ANY.items()
+    ]
     + [
         OpSpec(
-            "gelu", 1, "unary", same, draw_attrs=draw_choice("approximate", ["none", "tanh"]), bound="table", call="F.gelu({0}, approximate={approximate!r})"
+            name,
+            1,
+            "unary",
+            same,
+            domains=("positive",),
+            bound="table",
+            call=call,
+            recomputed=_RECOMPUTED.get(name, 0),
+            swap_group=_SWAP_GROUPS.get(name, ""),
+        )
+        for name, call in _POSITIVE.items()
+    ]
+    + [
+        OpSpec(
+            "gelu",
+            1,
+            "unary",
+            same,
+            draw_attrs=draw_choice("approximate", ["none", "tanh"]),
+            bound="table",
+            call="F.gelu({0}, approximate={approximate!r})",
+            recomputed=1,
+            swap_group="activation",
         ),
         OpSpec(
             "pow_scalar",
@@ -50,6 +87,7 @@ SPECS: list[OpSpec] = (
             scalars=(("exponent", "moderate"),),
             bound="table",
             call="torch.pow({0}, {exponent!r})",
+            recomputed=1,
         ),
     ]
     # a scalar on either side of an operator: {0} * 2.0, and as a captured graph may write it, 2.0 * {0}
@@ -84,9 +122,9 @@ SPECS: list[OpSpec] = (
         OpSpec("square", 1, "unary", same, bound="correctly_rounded", call="torch.square({0})"),
         OpSpec("sinc", 1, "unary", same, bound="undocumented", call="torch.sinc({0})", reference="sinc_exact({0})"),
         OpSpec("selu", 1, "unary", same, bound="undocumented", call="F.selu({0})"),
-        OpSpec("hardswish", 1, "unary", same, bound="undocumented", call="F.hardswish({0})"),
+        OpSpec("hardswish", 1, "unary", same, bound="undocumented", call="F.hardswish({0})", swap_group="activation"),
         OpSpec("hardsigmoid", 1, "unary", same, bound="undocumented", call="F.hardsigmoid({0})"),
-        OpSpec("mish", 1, "unary", same, bound="undocumented", call="F.mish({0})"),
+        OpSpec("mish", 1, "unary", same, bound="undocumented", call="F.mish({0})", swap_group="activation"),
         OpSpec("softsign", 1, "unary", same, bound="undocumented", call="F.softsign({0})"),
         OpSpec("tanhshrink", 1, "unary", same, bound="table", call="F.tanhshrink({0})", reference="tanhshrink_exact({0})"),
     ]

@@ -9,7 +9,8 @@ from helpers import FIRST_OPS
 
 from numfuzz.judge.position import repeated_block
 from numfuzz.program.generator import GenConfig, draw_samples, generate
-from numfuzz.program.seams import CONSUMERS, CPU_WIDTHS, GPU_WIDTHS, RECOMPUTED, mirror, seam_shape, seam_size
+from numfuzz.program.ops import OPS
+from numfuzz.program.seams import CPU_WIDTHS, GPU_WIDTHS, mirror, seam_shape, seam_size
 
 
 def _straddles(size: int, widths: tuple[int, ...]) -> bool:
@@ -38,7 +39,7 @@ def test_seam_graphs_reduce_a_recomputed_op_along_the_rows():
         graph, _ = generate(seed, config)
         first = graph.nodes[0] if graph.nodes else None
         assert _straddles(max(graph.inputs[0].shape), CPU_WIDTHS)
-        if len(graph.nodes) >= 2 and first.op in RECOMPUTED and graph.nodes[1].op in CONSUMERS:
+        if len(graph.nodes) >= 2 and OPS[first.op].recomputed and OPS[graph.nodes[1].op].consumer:
             motifs += 1
             assert dict(graph.nodes[1].attrs).get("dim", -1) == -1
     assert motifs >= 50  # the motif is drawn four times in five, and may fail to type
