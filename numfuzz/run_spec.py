@@ -174,14 +174,14 @@ class RunMix:
     marked: float = 0.0
     config: float = 0.0
     automatic: float = 0.0
-    threads: float = 0.0  # chance that a case runs with `thread_count` intra-op threads
+    thread_share: float = 0.0  # chance that a case runs with `thread_count` intra-op threads
     thread_count: int = 1
     grad: float = 0.0  # chance that a case judges its gradients too, as --grad does for every case
 
     def __post_init__(self) -> None:
         if isinstance(self.thread_count, bool) or not isinstance(self.thread_count, int) or self.thread_count < 1:
             raise RunSpecError(f"the thread count is a positive integer, not {self.thread_count!r}")
-        for name in ("dynamic", "marked", "config", "automatic", "threads", "grad"):
+        for name in ("dynamic", "marked", "config", "automatic", "thread_share", "grad"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 <= value <= 1.0:
                 raise RunSpecError(f"the {name} share is a chance, between 0 and 1, not {value!r}")
@@ -190,4 +190,4 @@ class RunMix:
 
     @property
     def off(self) -> bool:
-        return not (self.dynamic or self.marked or self.config or self.automatic or self.grad or (self.threads and self.thread_count > 1))
+        return not (self.dynamic or self.marked or self.config or self.automatic or self.grad or (self.thread_share and self.thread_count > 1))

@@ -35,8 +35,9 @@ def planted_target(executor: str):
 @cache
 def found(executor: str) -> Case:
     """The first finding of `executor` with its expected symptom, as the campaign would save it."""
+    from numfuzz.address import case_seed
     from numfuzz.corpus.make import make_case
-    from numfuzz.program.generator import GenConfig, case_seed
+    from numfuzz.program.generator import GenConfig
     from numfuzz.run_spec import RunSpec
     from numfuzz.runner.case_runner import run_case
 

@@ -61,7 +61,7 @@ class CampaignConfig:
     bound_files: tuple[str, ...] = ()  # bounds files besides the shipped one (--bounds), handed to every worker
     minimize_tail: float = DEFAULT_MINIMIZE_TAIL_S  # after the last case; the rest waits for the next run
     batch: int | None = None  # cases compiled together; None: each target's own default
-    guided: float = DEFAULT_GUIDED_SHARE  # share of new cases drawn as mutations of parents that reached new compiler code (`campaign.guidance`)
+    guided_share: float = DEFAULT_GUIDED_SHARE  # share of new cases drawn as mutations of parents that reached new compiler code (`campaign.guidance`)
     trace_share: float = DEFAULT_TRACE_SHARE  # share of cases whose compiler lines are traced (not part of the campaign's identity: it changes no case)
     progress: bool = True
     stats_interval: float = STATS_INTERVAL_S
@@ -110,14 +110,20 @@ class CampaignConfig:
             "gen": gen,
         }
         identity = {**identity, "grad": True} if self.grad else identity
-        identity = {**identity, "guided": self.guided} if self.guided else identity  # children are other cases
+        identity = {**identity, "guided": self.guided_share} if self.guided_share else identity  # children are other cases
         mix = asdict(self.mix)  # shares added later are named only where drawn, so that older journals keep their names
-        for later, drawn in (("automatic", self.mix.automatic), ("threads", self.mix.threads), ("thread_count", self.mix.threads), ("grad", self.mix.grad)):
+        mix["threads"] = mix.pop("thread_share")  # the journal's name for it
+        for later, drawn in (
+            ("automatic", self.mix.automatic),
+            ("threads", self.mix.thread_share),
+            ("thread_count", self.mix.thread_share),
+            ("grad", self.mix.grad),
+        ):
             if not drawn:
                 del mix[later]
         return {**identity, "mix": mix} if not self.mix.off else identity  # a campaign without the mix keeps its journal
 
-    def worker_settings(self, memory_limit: int | None, threads: int) -> WorkerSettings:
+    def worker_settings(self, memory_limit: int | None, thread_count: int) -> WorkerSettings:
         """The settings every worker of this campaign starts with; `memory_limit` is each worker's share."""
         return WorkerSettings(
             runs=self.runs(),
@@ -127,9 +133,8 @@ class CampaignConfig:
             memory_limit=memory_limit,
             recycle_bytes=int(0.75 * memory_limit) if memory_limit else None,  # leave before the watchdog must kill
             recycle_growth=self.recycle_growth,
-            threads=threads,
+            thread_count=thread_count,
             trace_share=self.trace_share,
-            guided=self.guided > 0,
+            draws_children=self.guided_share > 0,
             bound_files=self.bound_files,
-            campaign_seed=self.seed,
         )

@@ -12,10 +12,10 @@ from typing import Iterator
 
 from loguru import logger
 
+from numfuzz.address import CaseAddress
 from numfuzz.campaign.config import CampaignConfig
 from numfuzz.campaign.guidance import Guide
 from numfuzz.campaign.journal import shard_index
-from numfuzz.program.generator import case_seed
 from numfuzz.workers.messages import TargetInfo
 from numfuzz.workers.pool import Event, Lost, Task
 
@@ -56,36 +56,36 @@ class CaseFeed:
         if first is None:
             return None
         tasks = [self._single(*first)]
-        if tasks[0].lineage:  # a child is judged by its own compile
+        if tasks[0].address.lineage:  # a child is judged by its own compile
             return tasks[0]
         while len(tasks) < (self.batch or {}).get(first[1], 1):
             item = self._pull(first[1])
             if item is None:
                 break
             task = self._single(*item)
-            if task.lineage:
+            if task.address.lineage:
                 self.alone.append(task)
             else:
                 tasks.append(task)
         if len(tasks) == 1:
             return tasks[0]
-        batch = Task("batch", tasks[0].index, tasks[0].seed, first[1], self.config.case_timeout * len(tasks))
-        batch.items = [(t.index, t.seed) for t in tasks]
+        batch = Task("batch", tasks[0].index, first[1], self.config.case_timeout * len(tasks))
+        batch.items = [t.address for t in tasks]
         return batch
 
     def split_batch(self, event: Event) -> list[Event]:
         """A batch's reply as one reply event per case."""
-        seeds = dict(event.task.items)
+        addresses = {a.index: a for a in event.task.items}
         events = []
         for reply in event.reply.replies:
-            task = Task("case", reply.index, seeds.get(reply.index, 0), event.task.target, self.config.case_timeout)
+            task = Task("case", reply.index, event.task.target, self.config.case_timeout, address=addresses.get(reply.index))
             events.append(Event("reply", event.slot, reply=reply, task=task))
         return events
 
     def batch_lost(self, lost: Lost) -> None:
         """A batch took its worker down: each of its cases runs again alone, first."""
         task = lost.task
-        self.alone.extendleft(Task("case", index, seed, task.target, self.config.case_timeout) for index, seed in reversed(task.items))
+        self.alone.extendleft(Task("case", a.index, task.target, self.config.case_timeout, address=a) for a in reversed(task.items))
         logger.info("a batch of {} cases on {} ended in {} ({}); each runs again alone", len(task.items), task.target, lost.verdict.value, lost.detail)
 
     def _pull(self, target: str | None = None) -> tuple[int, str] | None:
@@ -102,7 +102,7 @@ class CaseFeed:
 
     def _single(self, ordinal: int, target: str) -> Task:
         index = shard_index(self.config.shard, ordinal)
-        seed, lineage = case_seed(self.config.seed, index), ()
+        address = CaseAddress.fresh(self.config.seed, index)
         if self.guide is not None:
-            seed, lineage = self.guide.draw(index, seed)
-        return Task("case", index, seed, target, self.config.case_timeout, lineage=lineage)
+            address = self.guide.draw(address)
+        return Task("case", index, target, self.config.case_timeout, address=address)

@@ -14,9 +14,9 @@ in flight at the stop is drawn again, against the pool as it then is).
 
 from __future__ import annotations
 
-import hashlib
-import random
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+
+from numfuzz.address import CaseAddress
 
 POOL_SIZE = 256
 NEW_ENERGY, MAX_ENERGY, MIN_ENERGY = 8.0, 64.0, 0.05
@@ -39,25 +39,25 @@ class Parent:
 class Guide:
     """The pool of parents and the draw of each new case: fresh (its own seed) or a parent's child."""
 
-    def __init__(self, share: float, campaign_seed: int, pool: list[Parent] | None = None):
+    def __init__(self, share: float, pool: list[Parent] | None = None):
         if not 0.0 <= share <= 1.0:
             raise ValueError(f"the guided share is a chance, between 0 and 1, not {share!r}")
-        self.share, self.campaign_seed = share, campaign_seed
+        self.share = share
         self.pool: dict[tuple[int, tuple[int, ...]], Parent] = {p.key: p for p in pool or []}
         self.children = 0
 
-    def draw(self, index: int, fresh_seed: int) -> tuple[int, tuple[int, ...]]:
-        """Case `index`: (root seed, lineage); the fresh seed and no lineage unless it is drawn as a child."""
+    def draw(self, fresh: CaseAddress) -> CaseAddress:
+        """The case at `fresh`'s index: `fresh` itself unless it is drawn as a child (a parent's seed and lineage, one mutation more)."""
         if not self.share or not self.pool:
-            return fresh_seed, ()
-        rng = random.Random(int.from_bytes(hashlib.sha256(f"guide:{self.campaign_seed}:{index}".encode()).digest()[:8], "big"))
+            return fresh
+        rng = fresh.guide_stream()
         if rng.random() >= self.share:
-            return fresh_seed, ()
+            return fresh
         parents = sorted(self.pool.values(), key=lambda p: p.key)
         parent = rng.choices(parents, [p.energy for p in parents])[0]
         parent.children += 1
         self.children += 1
-        return parent.seed, parent.lineage + (rng.getrandbits(62),)
+        return replace(fresh, seed=parent.seed, lineage=parent.lineage + (rng.getrandbits(62),))
 
     def record(self, seed: int, lineage: tuple[int, ...], traced: bool, new_code: bool) -> None:
         """A case came back: a traced one that reached new code joins the pool; a child's parent gains or loses energy."""

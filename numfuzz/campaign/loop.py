@@ -81,7 +81,7 @@ class Campaign:
         self.stats = self.journal.stats
         self.bar: Any = None  # the progress bar, while running
         # with gradients every case compiles alone: a batch's wrapper would also batch the backward
-        self.guide = Guide(config.guided, config.seed, Guide.parents_from_json(self.journal.guide_pool))
+        self.guide = Guide(config.guided_share, Guide.parents_from_json(self.journal.guide_pool))
         self.feed = CaseFeed(config, self.journal.pending(config.graphs), 1 if config.grad else config.batch, self.guide)
         self.recorder = ResultRecorder(config, self.journal, on_graph=lambda: self.bar.update(1), guide=self.guide)
         # --bounds, as the workers get them: in force in this process while `run_campaign` runs

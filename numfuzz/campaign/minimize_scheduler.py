@@ -83,7 +83,7 @@ class MinimizeScheduler:
 
     def _enqueue(self, entry: dict[str, Any], case: Case) -> None:
         timeout = self.config.minimize_timeout
-        self.queue.append(Task("minimize", entry["index"], 0, entry["target"], timeout, case.to_json(), entry["finding"], entry["key"]))
+        self.queue.append(Task("minimize", entry["index"], entry["target"], timeout, case.to_json(), entry["finding"], entry["key"]))
 
     def observe(self, target: str, wall: float, fresh: bool) -> None:
         """A case of `target` ran alone in `wall` s: candidates of its findings get limits from such times."""

@@ -79,7 +79,7 @@ class ResultRecorder:
         found = None
         if verdict.is_finding:
             case.result = outcome
-            case.extra["campaign"] = {"index": task.index, "seed": task.seed, **self.journal.identity}
+            case.extra["campaign"] = {"index": task.index, "seed": task.address.seed, **self.journal.identity}
             path = self.save(case, "findings")
             if path is not None:
                 self.findings.append(path)
@@ -87,7 +87,7 @@ class ResultRecorder:
             logger.info("finding: {} on {} (case {}): {} -> {}", verdict.value, task.target, task.index, outcome.get("detail", ""), path)
         elif verdict.is_listed_benign and case is not None:  # no finding, but `numfuzz corpus --all` lists it
             case.result = outcome
-            case.extra["campaign"] = {"index": task.index, "seed": task.seed, **self.journal.identity}
+            case.extra["campaign"] = {"index": task.index, "seed": task.address.seed, **self.journal.identity}
             facts = Analysis.from_json(outcome["analysis"]) if isinstance(outcome.get("analysis"), dict) else None
             if facts is not None and facts.op:  # its own group, named by its culprit (no cause: it joins no finding's group)
                 signature = Signature(task.target, verdict.value, (facts.op,), facts.dtype, mode=mode_label(case.run, case.graph))
@@ -104,19 +104,19 @@ class ResultRecorder:
 
     def record_lost(self, lost: Lost) -> Finding | None:
         """A worker died or was killed holding this case: it becomes a finding of that symptom."""
-        from numfuzz.corpus.make import campaign_case
+        from numfuzz.corpus.make import make_case
         from numfuzz.judge.execute import Outcome
 
         task = lost.task
         # The seed makes the same case again: the parent rebuilds what the worker was running.
         try:
-            case = campaign_case(task.seed, task.index, self.config.run_for(task.target), self.config.gen, self.config.mix, self.config.seed, task.lineage)
+            case = make_case(task.address, self.config.run_for(task.target), self.config.gen, self.config.mix)
         except Exception as exc:  # the generator's bug; the worker would have reported it had it lived
             logger.error("case {} ({}) was lost ({}) and cannot be rebuilt: {}", task.index, task.target, lost.verdict.value, exc)
             self._finish(task, None, [], 0, None)
             return None
         case.result = Outcome(lost.verdict, lost.detail).to_json()
-        case.extra["campaign"] = {"index": task.index, "seed": task.seed, **self.journal.identity}
+        case.extra["campaign"] = {"index": task.index, "seed": task.address.seed, **self.journal.identity}
         case.extra["worker_log"] = lost.log_tail[-3000:]
         path = self.save(case, "findings")
         found = None
@@ -133,8 +133,8 @@ class ResultRecorder:
         self.stats.record(task.target, verdict, ops, samples, cpu, wall)
         reach = reply.reach if isinstance(reply, CaseResult) else None
         new_code = self.stats.record_reach(reach, ops) if reach is not None else False
-        if self.guide is not None:
-            self.guide.record(task.seed, task.lineage, reach is not None, new_code)
+        if self.guide is not None and task.address is not None:
+            self.guide.record(task.address.seed, task.address.lineage, reach is not None, new_code)
         self.stats.batched += isinstance(reply, CaseResult) and reply.batched is not None
         if isinstance(reply, CaseResult):
             self.stats.kinds.update(reply.kinds)

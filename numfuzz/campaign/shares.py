@@ -35,7 +35,7 @@ SHARES = (
     Share("--marked-share", "marked", "mix", d.DEFAULT_MARKED_SHARE, "Chance that a case marks some dims dynamic (mark_dynamic) instead, checked again at a second size of those dims."),
     Share("--automatic-share", "automatic", "mix", d.DEFAULT_AUTOMATIC_SHARE, "Chance that a case compiles as torch.compile does by default (dynamic=None: static, then symbolic after a change), checked again at a second size."),
     Share("--large-share", "large", "gen", d.DEFAULT_LARGE_SHARE, "Chance that a graph starts from a model-sized value (rows of 1024 to 32768, up to 2^21 elements a value), with fewer samples and no search."),
-    Share("--threads-share", "threads", "mix", d.DEFAULT_THREADS_SHARE, "Chance that a case compiles and runs with one intra-op thread per available core (stored in the case: Inductor's parallel CPU code depends on it)."),
+    Share("--threads-share", "thread_share", "mix", d.DEFAULT_THREADS_SHARE, "Chance that a case compiles and runs with one intra-op thread per available core (stored in the case: Inductor's parallel CPU code depends on it)."),
     Share("--autocast-share", "autocast", "gen", d.DEFAULT_AUTOCAST_SHARE, "Chance that a graph, in fp32, runs part or all of its ops under torch.autocast (bf16, a quarter fp16); the float64 reference rounds where autocast casts."),
     Share("--blocks-share", "blocks", "gen", d.DEFAULT_BLOCKS_SHARE, "Chance that a graph starts from a real model's block (RMSNorm, LayerNorm with residual, SwiGLU MLP, RoPE, attention, cross-entropy, linear with activation), then mutated."),
     Share("--models-share", "models", "gen", d.DEFAULT_MODELS_SHARE, "Chance that a graph starts from a window of a real model's captured graph (numfuzz/data/zoo: transformers architectures and others, forward and forward with its loss), then grown and swapped as a block is."),
@@ -47,7 +47,7 @@ SHARES = (
     Share("--layouts-share", "layouts", "gen", d.DEFAULT_LAYOUTS_SHARE, "Chance that a float input of rank 1 or more is a strided view: permuted, stepped with NaN in the gaps, or expanded with stride 0."),
     Share("--zero-dim-share", "zero_dim", "gen", d.DEFAULT_ZERO_DIM_SHARE, "Chance that a new broadcast partner of its first argument's shape is 0-d instead."),
     Share("--mix-dtypes-share", "mix_dtypes", "gen", d.DEFAULT_MIX_DTYPES_SHARE, "Chance that a new input takes another dtype than its partner (type promotion)."),
-    Share("--guided-share", "guided", "campaign", d.DEFAULT_GUIDED_SHARE, "Share of new cases drawn as mutations of earlier cases that reached new compiler code (coverage guidance; children are always traced)."),
+    Share("--guided-share", "guided_share", "campaign", d.DEFAULT_GUIDED_SHARE, "Share of new cases drawn as mutations of earlier cases that reached new compiler code (coverage guidance; children are always traced)."),
     Share("--trace-share", "trace_share", "campaign", d.DEFAULT_TRACE_SHARE, "Share of cases whose run of the compiler's own Python is traced (coverage.py): fuzzer_stats, the progress line and the report show the lines reached over time."),
 )  # fmt: skip
 

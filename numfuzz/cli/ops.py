@@ -18,7 +18,8 @@ def weight_shares() -> dict[str, float]:
 
 def measured_shares(graphs: int, seed: int) -> dict[str, float]:
     """Each op's share of the nodes in `graphs` generated graphs, domain guards included."""
-    from numfuzz.program.generator import case_seed, generate  # draws values with torch: only when asked
+    from numfuzz.address import case_seed
+    from numfuzz.program.generator import generate  # draws values with torch: only when asked
 
     counts: Counter[str] = Counter()
     for i in range(graphs):

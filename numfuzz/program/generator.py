@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import random
 from typing import Any
 
@@ -34,12 +33,6 @@ GUARDS = {
     "sign": [("sign", {})],
 }
 DTYPE_WEIGHTS = (0.4, 0.25, 0.35)
-
-
-def case_seed(campaign_seed: int, index: int) -> int:
-    """The seed of case `index` in a campaign: independent streams, stable across versions."""
-    digest = hashlib.sha256(f"numfuzz:{campaign_seed}:{index}".encode()).digest()
-    return int.from_bytes(digest[:8], "little")
 
 
 class _Builder:

@@ -12,7 +12,7 @@ The input search (`numfuzz.search`) of the cases the batch judged clean runs on 
 compile, one run of the batch a round for all of them; a case where it finds a difference is
 judged alone, with the samples it found. The cases handed over together are split by `batch_key`:
 cases that share their size mode, drawn options, threads and numbers of samples compile as one
-batch (a campaign draws them per block of cases, `corpus.make.block_seed`, so they do). A batch
+batch (a campaign draws them per block of cases, `CaseAddress.shared`, so they do). A batch
 whose cases are called a second time (torch.compile's default `automatic` mode at a second size,
 or second scalars) is called so once a sample, every member at its second size or with its second
 scalars, and the compile count says whether the batch recompiled, as alone. Symbolic sizes

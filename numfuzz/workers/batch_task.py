@@ -8,7 +8,7 @@ import time
 from typing import Any
 
 from numfuzz.corpus.case import Case
-from numfuzz.corpus.make import campaign_case
+from numfuzz.corpus.make import make_case
 from numfuzz.judge.execute import Outcome
 from numfuzz.runner.batch import evaluate_batch
 from numfuzz.workers.messages import BatchReply, BatchRequest, CaseRequest, CaseResult, ErrorReply
@@ -25,16 +25,16 @@ def run_batch(worker: Any, msg: BatchRequest) -> BatchReply:
     run = worker.settings.run_for(target)
     start_cpu, start_wall = cpu_seconds(), time.perf_counter()
     cases: list[Case | None] = []
-    for item in items:
+    for address in items:
         try:
-            cases.append(campaign_case(item.seed, item.index, run, worker.settings.programs, worker.settings.mix, worker.settings.campaign_seed))
+            cases.append(make_case(address, run, worker.settings.programs, worker.settings.mix))
         except Exception:  # run alone, it reports numfuzz's own error as usual
             cases.append(None)
     generated = cpu_seconds()
     timed = TimedTarget(worker.targets[target])
     made = [k for k, case in enumerate(cases) if case is not None]
     try:
-        with worker.reaching(items[0].seed) as reach:  # a traced batch: its lines go with its first reply
+        with worker.reaching(items[0]) as reach:  # a traced batch: its lines go with its first reply
             judged, searched = evaluate_batch([cases[k] for k in made], timed, worker.device, run.search)
     except Exception:  # numfuzz's own failure while batching: alone, each case reports it
         judged, searched = [None] * len(made), {}
@@ -47,7 +47,7 @@ def run_batch(worker: Any, msg: BatchRequest) -> BatchReply:
     for k, item in enumerate(items):
         if k not in outcomes:
             with_found = searched.get(made.index(k)) if k in made else None  # the case with what its search found
-            reply = worker.run_case(CaseRequest(item.index, item.seed, target), made=with_found)
+            reply = worker.run_case(CaseRequest(target, item), made=with_found)
             recycle = recycle or reply.recycle
             replies.append(dataclasses.replace(reply, recycle=False))  # the batch's reply says it, once
             continue

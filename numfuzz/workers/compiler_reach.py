@@ -4,7 +4,7 @@ Lines are measured with coverage.py's C tracer, restricted to the compiler packa
 (`COMPILER_PACKAGES`: Inductor's lowering, decompositions, codegen, scheduler and FX passes,
 `torch._decomp`, `torch._refs`; Thunder's executors and transforms), around everything the case
 runs (its compile, the analysis' probe compiles). The tracer roughly doubles a compile's time
-(docs/coverage.md), so only a share of cases is traced, drawn from the case's seed. Each reply
+(docs/coverage.md), so only a share of cases is traced, drawn from the case's seed (`CaseAddress.traced`). Each reply
 carries the lines this worker had not reached before: the campaign unions them.
 
 The generated code's shape is a few words per kernel Inductor wrote (`kernel_shapes`): parallel
@@ -14,7 +14,6 @@ compiler behaviour even where the lines were reached before.
 
 from __future__ import annotations
 
-import hashlib
 import importlib.util
 import os
 import re
@@ -23,14 +22,6 @@ from typing import Iterator
 
 COMPILER_PACKAGES = ("torch._inductor", "torch._decomp", "torch._refs", "thunder.executors", "thunder.transforms", "thunder.core.transforms")
 Lines = dict[str, list[int]]  # file, relative to its package's parent, -> line numbers
-
-
-def traced(seed: int, share: float) -> bool:
-    """Whether the case of this seed is traced: a draw of its own (the case's other draws stay as they are)."""
-    if share <= 0.0:
-        return False
-    digest = hashlib.sha256(f"compiler-lines:{seed}".encode()).digest()
-    return int.from_bytes(digest[:8], "big") / 2.0**64 < share
 
 
 def package_roots() -> dict[str, str]:

@@ -70,7 +70,7 @@ class IsolatedRunner:
         self.seconds: list[float] = []  # wall time of each case, hung or not: what a candidate costs
         self._scratch = tempfile.TemporaryDirectory(prefix="numfuzz-isolated-") if log_dir is None else None
         run = RunSpec(target, device, imports=tuple(imports))
-        settings = WorkerSettings(runs=(run,), case_timeout=case_timeout, memory_limit=memory_limit, threads=torch.get_num_threads())
+        settings = WorkerSettings(runs=(run,), case_timeout=case_timeout, memory_limit=memory_limit, thread_count=torch.get_num_threads())
         folder = Path(self._scratch.name) if self._scratch is not None else Path(log_dir)
         # no pool grace: the clock gives a fresh worker's first case its own time
         self.pool = Pool(2 if spare else 1, settings, folder, memory_limit, 0.0, log_name=log_name, entry=entry)
@@ -86,7 +86,7 @@ class IsolatedRunner:
         when `should_stop` turns true meanwhile.
         """
         case = case.with_run(case.run.with_changes(target=self.target))
-        task: Task | None = Task("evaluate", self.cases, 0, self.target, self.case_timeout, case.to_json())
+        task: Task | None = Task("evaluate", self.cases, self.target, self.case_timeout, case.to_json())
         self.cases += 1
         fresh, begun = False, time.monotonic()
         started = begun

@@ -11,23 +11,17 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Union
 
+from numfuzz.address import CaseAddress
+
 # --- requests: campaign -> worker -------------------------------------------------------------
 
 
 @dataclass(frozen=True)
 class CaseRequest:
-    """Generate case `index` from `seed` and judge it on `target`."""
+    """Generate the case at `address` and judge it on `target` (a guided child, with a lineage, is always traced)."""
 
-    index: int  # the campaign's case index
-    seed: int  # the case's seed (`case_seed(campaign seed, index)`); a guided child's: its root's
     target: str
-    lineage: tuple[int, ...] = ()  # a guided child's mutation seeds (`numfuzz.program.mutate`), always traced
-
-
-@dataclass(frozen=True)
-class BatchItem:
-    index: int
-    seed: int
+    address: CaseAddress
 
 
 @dataclass(frozen=True)
@@ -35,7 +29,7 @@ class BatchRequest:
     """Generate these cases and judge them on `target` compiled together (`numfuzz.runner.batch`)."""
 
     target: str
-    items: tuple[BatchItem, ...]
+    items: tuple[CaseAddress, ...]
 
 
 @dataclass(frozen=True)

@@ -17,9 +17,9 @@ from multiprocessing.connection import wait
 from pathlib import Path
 from typing import Any, Callable
 
+from numfuzz.address import CaseAddress
 from numfuzz.judge.verdicts import Verdict
 from numfuzz.workers.messages import (
-    BatchItem,
     BatchRequest,
     Cancel,
     CaseRequest,
@@ -61,7 +61,6 @@ class Task:
 
     kind: str  # "case" (generate and run), "batch" (several, compiled together), "evaluate" (run the given case) or "minimize"
     index: int  # the campaign's case index
-    seed: int
     target: str
     timeout: float
     case: dict | None = None  # evaluate: the case to run; minimize: the finding to shrink
@@ -69,14 +68,14 @@ class Task:
     key: str = ""  # minimize: its dedupe key
     budget: float | None = None  # minimize: the minimiser's own time budget
     clock: dict[str, Any] | None = None  # minimize: the target's CandidateClock, as JSON
-    items: list[tuple[int, int]] = field(default_factory=list)  # batch: (index, seed) of each case
-    lineage: tuple[int, ...] = ()  # case: a guided child's mutation seeds (`numfuzz.campaign.guidance`)
+    address: CaseAddress | None = None  # case: where it sits, from which its every draw derives
+    items: list[CaseAddress] = field(default_factory=list)  # batch: each case's address
 
     def message(self) -> Request:
         if self.kind == "case":
-            return CaseRequest(self.index, self.seed, self.target, self.lineage)
+            return CaseRequest(self.target, self.address)
         if self.kind == "batch":
-            return BatchRequest(self.target, tuple(BatchItem(index, seed) for index, seed in self.items))
+            return BatchRequest(self.target, tuple(self.items))
         if self.kind == "evaluate":
             return EvaluateRequest(self.index, self.target, self.case or {})
         if self.kind == "minimize":

@@ -33,7 +33,7 @@ class WorkerHost:
         settings = settings.with_changes(
             memory_limit=memory_limit,
             recycle_bytes=int(0.75 * memory_limit) if memory_limit else None,  # as CampaignConfig.worker_settings
-            threads=1 if resource == "CPU" else max(1, _node_resource("CPU") // max(here, 1)),
+            thread_count=1 if resource == "CPU" else max(1, _node_resource("CPU") // max(here, 1)),
         )
         # multiprocessing's spawn runs the parent's main script again in the child, here Ray's worker
         # script: it would import Ray into every worker process, seconds of a start for nothing.

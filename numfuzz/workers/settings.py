@@ -24,12 +24,11 @@ class WorkerSettings:
     memory_limit: int | None = None  # bytes; an allocation past it fails inside the target (an OOM finding)
     recycle_bytes: int | None = None  # leave after a reply once RSS passes this
     recycle_growth: int | None = None  # ... or once it grew this much past its warm level
-    threads: int | None = None  # torch's intra-op threads
+    thread_count: int | None = None  # torch's intra-op threads (None: torch's own)
     log_path: str = ""  # set for each worker by its pool
-    guided: bool = False  # the campaign draws guided children (each traced, whatever the share)
+    draws_children: bool = False  # the campaign draws guided children (each traced, whatever the share)
     trace_share: float = 0.0  # share of cases whose compiler lines are traced (`numfuzz.workers.compiler_reach`)
     bound_files: tuple[str, ...] = ()  # --bounds: the worker judges by the shipped bounds plus these
-    campaign_seed: int | None = None  # a campaign's blocks of cases share their drawn size mode, options and threads (`corpus.make.block_seed`)
 
     @property
     def device(self) -> str:

@@ -11,8 +11,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterator
 
+from numfuzz.address import CaseAddress
 from numfuzz.user_code import load_user_code
-from numfuzz.workers.compiler_reach import LineTracer, generated_shapes, traced
+from numfuzz.workers.compiler_reach import LineTracer, generated_shapes
 from numfuzz.workers.messages import (
     BatchReply,
     BatchRequest,
@@ -53,8 +54,8 @@ class WorkerTasks:
         from numfuzz.environment import versions
         from numfuzz.targets import resolve
 
-        if settings.threads:
-            torch.set_num_threads(settings.threads)
+        if settings.thread_count:
+            torch.set_num_threads(settings.thread_count)
         self.settings = settings
         for spec in settings.imports:
             load_user_code(spec)
@@ -67,13 +68,13 @@ class WorkerTasks:
         self.recycle = RecyclePolicy(settings.recycle_growth, settings.recycle_bytes)
         if settings.memory_limit and torch.device(self.device).type == "cpu":
             self._limit_address_space(settings.memory_limit)
-        self.tracer = LineTracer() if settings.trace_share > 0 or settings.guided else None
+        self.tracer = LineTracer() if settings.trace_share > 0 or settings.draws_children else None
 
     @contextmanager
-    def reaching(self, seed: int, always: bool = False) -> Iterator[dict[str, Any]]:
-        """Around a case: traced (by its seed's draw, or `always`), the dict gets its new compiler lines and kernel shapes."""
+    def reaching(self, address: CaseAddress, always: bool = False) -> Iterator[dict[str, Any]]:
+        """Around a case: traced (by its address's draw, or `always`), the dict gets its new compiler lines and kernel shapes."""
         reach: dict[str, Any] = {}
-        if self.tracer is None or not (always or traced(seed, self.settings.trace_share)):
+        if self.tracer is None or not (always or address.traced(self.settings.trace_share)):
             yield reach
             return
         shapes: set[str] = set()
@@ -110,7 +111,7 @@ class WorkerTasks:
 
     def run_case(self, msg: CaseRequest, made: Case | None = None) -> CaseResult | ErrorReply:
         """A generated case, judged alone; `made`: the case already made (with what a batch's search added)."""
-        from numfuzz.corpus.make import campaign_case
+        from numfuzz.corpus.make import make_case
         from numfuzz.judge.execute import Outcome
         from numfuzz.judge.verdicts import Verdict
         from numfuzz.runner.case_runner import search_case
@@ -120,11 +121,9 @@ class WorkerTasks:
         timed = TimedTarget(self.targets[msg.target])
         generated = start_cpu
         try:
-            with self.reaching(msg.seed, always=bool(msg.lineage)) as reach:
+            with self.reaching(msg.address, always=bool(msg.address.lineage)) as reach:
                 settings = self.settings
-                case = made or campaign_case(
-                    msg.seed, msg.index, settings.run_for(msg.target), settings.programs, settings.mix, settings.campaign_seed, msg.lineage
-                )
+                case = made or make_case(msg.address, settings.run_for(msg.target), settings.programs, settings.mix)
                 generated = cpu_seconds()
                 case, outcome = search_case(case, timed)
         except Exception:  # numfuzz's own bug, not the target's: the campaign keeps the case
@@ -152,8 +151,8 @@ class WorkerTasks:
             },
         )
         if error:
-            return ErrorReply(msg.index, msg.target, error, **common)
-        return CaseResult(msg.index, msg.target, outcome.to_json(), reach=reach or None, kinds=case.kinds, **common)
+            return ErrorReply(msg.address.index, msg.target, error, **common)
+        return CaseResult(msg.address.index, msg.target, outcome.to_json(), reach=reach or None, kinds=case.kinds, **common)
 
     def run_batch(self, msg: BatchRequest) -> BatchReply:
         """Several generated cases compiled as one program (`numfuzz.runner.batch`); one reply each."""

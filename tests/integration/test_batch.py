@@ -40,7 +40,7 @@ def test_batched_and_unbatched_campaigns_find_the_same_bugs(tmp_path):
 
 def test_cases_drawn_with_threads_compile_in_batches_and_find_what_they_find_alone(tmp_path):
     """A campaign's block of cases shares its thread count (and options), so a batch compiles them together."""
-    threads = RunMix(threads=1.0, thread_count=2)
+    threads = RunMix(thread_share=1.0, thread_count=2)
     alone = run_campaign(_config(tmp_path / "alone", BUGS, 1, 16, AROUND_BUGS, (str(PLANTED_BUGS),), threads))
     together = run_campaign(_config(tmp_path / "together", BUGS, 4, 16, AROUND_BUGS, (str(PLANTED_BUGS),), threads))
 

@@ -15,12 +15,13 @@ import gated_target
 import pytest
 from helpers import GATED_TARGET, MODEL_SCALE_OFF, PLANTED_CRASHES, ROOT, plain_config
 
+from numfuzz.address import case_seed
 from numfuzz.campaign.defaults import DEFAULT_SEAMS
 from numfuzz.campaign.journal import Journal, JournalError, parse_shard, shard_index
 from numfuzz.campaign.loop import CampaignConfig, run_campaign
 from numfuzz.corpus.make import make_case
 from numfuzz.corpus.store import iter_cases, load_case
-from numfuzz.program.generator import GenConfig, case_seed
+from numfuzz.program.generator import GenConfig
 from numfuzz.run_spec import RunSpec
 
 TANH_ONLY = GenConfig(max_nodes=3, max_dim=4, ops=("tanh",))

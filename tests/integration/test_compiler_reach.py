@@ -8,8 +8,8 @@ import json
 import pytest
 from helpers import plain_config
 
+from numfuzz.address import CaseAddress
 from numfuzz.campaign.loop import Campaign, run_campaign
-from numfuzz.program.generator import case_seed
 from numfuzz.workers.pool import Task
 
 
@@ -56,6 +56,6 @@ def test_cases_waiting_to_run_alone_when_time_is_up_wait_for_the_next_run(tmp_pa
     """A lost batch's cases and guided children queue to run alone; at the deadline the campaign ends, and they run on resume."""
     config = plain_config(targets=["eager"], seconds=0.0, graphs=3, seed=1, corpus=tmp_path, workers=1, minimize=False, progress=False)
     campaign = Campaign(config)
-    campaign.feed.alone.append(Task("case", 0, case_seed(1, 0), "eager", 30.0))
+    campaign.feed.alone.append(Task("case", 0, "eager", 30.0, address=CaseAddress.fresh(1, 0)))
     assert campaign.run().graphs_done == 0  # before the fix this waited for the queued case for ever
     assert run_campaign(dataclasses.replace(config, seconds=None)).graphs_done == 3

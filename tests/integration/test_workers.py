@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from helpers import PLANTED_CRASHES, plain_config
 
+from numfuzz.address import CaseAddress
 from numfuzz.campaign.loop import run_campaign
 from numfuzz.corpus.store import iter_cases, load_case
 from numfuzz.judge.verdicts import Verdict
@@ -94,12 +95,12 @@ def test_rss_watchdog_kills_a_memory_hog_without_an_address_space_limit(tmp_path
     # No RLIMIT_AS here (as on GPUs): the parent's watchdog must catch the growth.
     pool = Pool(1, _settings(tmp_path, ["thunder:crash_oom", "thunder:torch"]), tmp_path, memory_limit=1536 * 2**20, entry=serve)
     try:
-        events = _run_one(pool, Task("case", 0, 1, "thunder:crash_oom", timeout=60.0))
+        events = _run_one(pool, Task("case", 0, "thunder:crash_oom", timeout=60.0, address=CaseAddress(1)))
         lost = [e.lost for e in events if e.kind == "lost"]
         assert len(lost) == 1 and lost[0].verdict is Verdict.OOM
         assert "passed the limit" in lost[0].detail
         # the pool replaced the worker, and the replacement serves the next case
-        events = _run_one(pool, Task("case", 1, 2, "thunder:torch", timeout=60.0))
+        events = _run_one(pool, Task("case", 1, "thunder:torch", timeout=60.0, address=CaseAddress(2, 1)))
         replies = [e.reply for e in events if e.kind == "reply"]
         assert len(replies) == 1 and replies[0].outcome["verdict"] in ("equal", "more_accurate")
     finally:

@@ -23,7 +23,7 @@ def test_the_first_ready_worker_decides_the_batch_sizes():
     feed.targets_known({"inductor": TargetInfo(batch_default=8), "eager": TargetInfo()})  # later workers change nothing
     assert feed.ready and feed.batch == {"inductor": 2, "eager": 1}
     first = feed.next_task()
-    assert first.kind == "batch" and first.target == "inductor" and [index for index, _ in first.items] == [0, 1]
+    assert first.kind == "batch" and first.target == "inductor" and [a.index for a in first.items] == [0, 1]
     kinds = [(t.kind, t.target) for t in iter(feed.next_task, None)]
     assert kinds == [("case", "eager"), ("case", "eager"), ("case", "inductor"), ("case", "eager")]
 
@@ -37,10 +37,10 @@ def test_a_batch_reply_splits_and_a_lost_batch_runs_again_alone():
     feed = CaseFeed(CONFIG, _pending(), batch=2)
     batch = feed.next_task()
     outcome = {"verdict": Verdict.EQUAL.value}
-    reply = BatchReply("inductor", [CaseResult(index, "inductor", outcome, batched=2) for index, _ in batch.items], None, False)
+    reply = BatchReply("inductor", [CaseResult(index, "inductor", outcome, batched=2) for index in (a.index for a in batch.items)], None, False)
     split = feed.split_batch(Event("reply", 0, reply=reply, task=batch))
-    assert [(e.task.kind, e.task.index, e.task.seed) for e in split] == [("case", i, s) for i, s in batch.items]
+    assert [(e.task.kind, e.task.index, e.task.address) for e in split] == [("case", a.index, a) for a in batch.items]
     feed.batch_lost(Lost(batch, Verdict.SEGFAULT, "worker killed by SIGSEGV", "", 0))
     again = [feed.next_task(), feed.next_task()]
-    assert [(t.kind, t.index) for t in again] == [("case", i) for i, _ in batch.items]
+    assert [(t.kind, t.index) for t in again] == [("case", a.index) for a in batch.items]
     assert isinstance(feed.next_task(), Task)

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import json
 
+from numfuzz.address import CaseAddress
 from numfuzz.campaign.journal import Journal
 from numfuzz.campaign.reach import TREND_POINTS, CompilerReach
 from numfuzz.campaign.stats import CampaignStats
-from numfuzz.workers.compiler_reach import kernel_shapes, traced
+from numfuzz.workers.compiler_reach import kernel_shapes
 
 
 def test_lines_are_unioned_and_credited_to_the_ops_that_first_reached_them():
@@ -38,9 +39,9 @@ def test_stats_carry_the_reach_through_a_resume_and_into_fuzzer_stats():
 
 
 def test_the_traced_share_is_a_draw_of_the_seed():
-    drawn = [traced(seed, 0.25) for seed in range(4000)]
-    assert drawn == [traced(seed, 0.25) for seed in range(4000)] and 0.22 < sum(drawn) / len(drawn) < 0.28
-    assert not any(traced(seed, 0.0) for seed in range(100)) and all(traced(seed, 1.0) for seed in range(100))
+    drawn = [CaseAddress(seed).traced(0.25) for seed in range(4000)]
+    assert drawn == [CaseAddress(seed, 9, 3).traced(0.25) for seed in range(4000)] and 0.22 < sum(drawn) / len(drawn) < 0.28
+    assert not any(CaseAddress(seed).traced(0.0) for seed in range(100)) and all(CaseAddress(seed).traced(1.0) for seed in range(100))
 
 
 CPP = """

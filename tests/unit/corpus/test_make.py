@@ -2,25 +2,27 @@
 
 from __future__ import annotations
 
-from numfuzz.corpus.make import COMPILE_BLOCK, block_seed, campaign_case, draws_gradients
+from numfuzz.address import COMPILE_BLOCK, CaseAddress
+from numfuzz.corpus.make import make_case
 from numfuzz.program.space import GenConfig
 from numfuzz.run_spec import RunMix, RunSpec
+from numfuzz.targets.run_draw import draws_gradients
 
 
 def test_a_grad_share_draws_gradients_for_whole_blocks_with_their_upstream_gradients():
     mix, run = RunMix(grad=0.5), RunSpec("eager", "cpu", samples=2)
-    cases = [campaign_case(100 + i, i, run, GenConfig(), mix, campaign_seed=7) for i in range(4 * COMPILE_BLOCK)]
+    cases = [make_case(CaseAddress(100 + i, i, campaign=7), run, GenConfig(), mix) for i in range(4 * COMPILE_BLOCK)]
     blocks = [{c.run.grad for c in cases[b : b + COMPILE_BLOCK]} for b in range(0, len(cases), COMPILE_BLOCK)]
     assert all(len(kinds) == 1 for kinds in blocks)  # a block is alike: forward-only cases still batch
     assert {True, False} == set().union(*blocks)
     assert all(len(c.grads) == len(c.samples) for c in cases if c.run.grad) and all(not c.grads for c in cases if not c.run.grad)
     assert all(c.kinds == ["gradients"] for c in cases if c.run.grad)
-    assert [draws_gradients(block_seed(7, b * COMPILE_BLOCK), mix) for b in range(4)] == [next(iter(k)) for k in blocks]
+    assert [draws_gradients(CaseAddress(0, b * COMPILE_BLOCK, campaign=7), mix) for b in range(4)] == [next(iter(k)) for k in blocks]
 
 
 def test_no_grad_share_draws_no_gradients_and_the_other_draws_stay_as_they_were():
     run = RunSpec("inductor", "cpu", samples=2)
-    without = [campaign_case(i, i, run, GenConfig(), RunMix(dynamic=0.3, config=0.3), 3) for i in range(16)]
-    with_grad = [campaign_case(i, i, run, GenConfig(), RunMix(dynamic=0.3, config=0.3, grad=0.5), 3) for i in range(16)]
+    without = [make_case(CaseAddress(i, i, campaign=3), run, GenConfig(), RunMix(dynamic=0.3, config=0.3)) for i in range(16)]
+    with_grad = [make_case(CaseAddress(i, i, campaign=3), run, GenConfig(), RunMix(dynamic=0.3, config=0.3, grad=0.5)) for i in range(16)]
     assert not any(c.run.grad for c in without)
     assert [c.run.config for c in without] == [c.run.config for c in with_grad]  # the options drawn as before

@@ -102,7 +102,7 @@ def test_the_journal_identity_keeps_the_form_earlier_versions_wrote():
 
 def test_samples_reach_the_worker_in_the_run_specification():
     config = plain_config(targets=("thunder:torch", "inductor"), graphs=1, samples=5, search=0.5, imports=("numfuzz_plugin",), device="cpu")
-    settings = pickle.loads(pickle.dumps(config.worker_settings(memory_limit=2**30, threads=1)))
+    settings = pickle.loads(pickle.dumps(config.worker_settings(memory_limit=2**30, thread_count=1)))
     assert isinstance(settings, WorkerSettings)
     assert settings.run_for("inductor") == RunSpec("inductor", "cpu", 5, 0.5, ("numfuzz_plugin",))
     assert settings.imports == ("numfuzz_plugin",) and settings.recycle_bytes == int(0.75 * 2**30)

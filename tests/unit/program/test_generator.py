@@ -2,9 +2,10 @@ from collections import Counter
 
 import numpy as np
 
+from numfuzz.address import case_seed
 from numfuzz.corpus.make import make_case
 from numfuzz.judge.execute import evaluate
-from numfuzz.program.generator import GenConfig, case_seed, generate
+from numfuzz.program.generator import GenConfig, generate
 from numfuzz.program.ops import OPS, infer_specs
 from numfuzz.program.values import RECIPE_KINDS
 from numfuzz.run_spec import RunSpec

@@ -8,9 +8,10 @@ import numpy as np
 import pytest
 import torch
 
+from numfuzz.address import case_seed
 from numfuzz.corpus.case import Case, CaseError
 from numfuzz.corpus.make import make_case
-from numfuzz.program.generator import GenConfig, case_seed
+from numfuzz.program.generator import GenConfig
 from numfuzz.program.ir import Graph, GraphError, Node, TensorSpec
 from numfuzz.program.layout import Layout
 from numfuzz.program.ops import index_ranges, infer_specs

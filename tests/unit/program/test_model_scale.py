@@ -47,8 +47,8 @@ def test_threads_are_part_of_the_run_and_of_the_case_s_name():
     with pytest.raises(RunSpecError):
         RunSpec("inductor", threads=-1)
     with pytest.raises(RunSpecError):
-        RunMix(threads=0.5, thread_count=0)
-    assert RunMix(threads=1.0, thread_count=1).off  # one core: nothing to draw
+        RunMix(thread_share=0.5, thread_count=0)
+    assert RunMix(thread_share=1.0, thread_count=1).off  # one core: nothing to draw
 
 
 def test_several_threads_sort_after_one():

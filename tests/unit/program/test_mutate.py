@@ -42,11 +42,12 @@ def test_mutate_is_seeded():
 
 
 def test_a_lineage_rebuilds_the_case_and_is_its_provenance():
+    from numfuzz.address import CaseAddress
     from numfuzz.corpus.make import make_case
     from numfuzz.run_spec import RunSpec
 
     run = RunSpec("inductor", samples=3)
-    child = make_case(7, run, lineage=(101, 202))
-    again = make_case(7, run, lineage=(101, 202))
+    child = make_case(CaseAddress(7, lineage=(101, 202)), run)
+    again = make_case(CaseAddress(7, lineage=(101, 202)), run)
     assert child.content_hash() == again.content_hash() != make_case(7, run).content_hash()
     assert child.provenance["lineage"]["seeds"] == [101, 202] and len(child.provenance["lineage"]["mutations"]) == 2

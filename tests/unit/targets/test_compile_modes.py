@@ -4,12 +4,13 @@ import random
 
 import pytest
 
-from numfuzz.corpus.make import COMPILE_BLOCK, available_entries, block_seed, draw_compile
+from numfuzz.address import COMPILE_BLOCK, CaseAddress
 from numfuzz.program.generator import GenConfig, generate
 from numfuzz.run_spec import RunMix, RunSpec
 from numfuzz.targets import TargetError, resolve
 from numfuzz.targets.compile_modes import configured
 from numfuzz.targets.config_space import ConfigSpaceError, draw_options, entries_for, load_space, parse_space
+from numfuzz.targets.run_draw import available_entries, draw_run
 
 
 def test_a_static_default_case_compiles_exactly_as_before():
@@ -71,10 +72,10 @@ def test_a_malformed_space_is_one_line(text, why):
 
 
 def test_a_campaign_draws_modes_by_their_shares_and_static_cases_stay_as_they_were():
-    graph, recipes = generate(5, GenConfig(max_nodes=4))
+    graph, _ = generate(5, GenConfig(max_nodes=4))
     run = RunSpec("inductor", "cpu", samples=8)
-    assert draw_compile(5, run, graph, recipes, RunMix())[0] == run
-    runs = [draw_compile(s, run, *generate(s, GenConfig(max_nodes=4)), RunMix(dynamic=0.3, marked=0.2, config=0.4)) for s in range(300)]
+    assert draw_run(CaseAddress(5), run, graph, RunMix())[0] == run
+    runs = [draw_run(CaseAddress(s), run, generate(s, GenConfig(max_nodes=4))[0], RunMix(dynamic=0.3, marked=0.2, config=0.4)) for s in range(300)]
     modes = [r.dynamic for r, _ in runs]
     assert 0.2 < modes.count("dynamic") / 300 < 0.4 and 0.1 < modes.count("marked") / 300 < 0.3
     assert 0.3 < sum(bool(r.config) for r, _ in runs) / 300 < 0.5
@@ -84,8 +85,8 @@ def test_a_campaign_draws_modes_by_their_shares_and_static_cases_stay_as_they_we
 
 
 def test_a_campaign_block_shares_its_mode_options_and_threads_and_the_shares_hold_across_blocks():
-    run, mix = RunSpec("inductor", "cpu", samples=8), RunMix(dynamic=0.3, marked=0.1, config=0.4, threads=0.3, thread_count=2)
-    drawn = [draw_compile(s, run, *generate(s, GenConfig(max_nodes=4)), mix, block_seed(7, i))[0] for i, s in enumerate(range(400))]
+    run, mix = RunSpec("inductor", "cpu", samples=8), RunMix(dynamic=0.3, marked=0.1, config=0.4, thread_share=0.3, thread_count=2)
+    drawn = [draw_run(CaseAddress(s, i, campaign=7), run, generate(s, GenConfig(max_nodes=4))[0], mix)[0] for i, s in enumerate(range(400))]
     keys = [(r.config, r.threads) for r in drawn]
     blocks = [set(keys[i : i + COMPILE_BLOCK]) for i in range(0, 400, COMPILE_BLOCK)]
     assert all(len(block) == 1 for block in blocks)  # every case of a block: one batch key
@@ -93,12 +94,14 @@ def test_a_campaign_block_shares_its_mode_options_and_threads_and_the_shares_hol
     modes = [{r.dynamic for r in drawn[i : i + COMPILE_BLOCK]} - {"static"} for i in range(0, 400, COMPILE_BLOCK)]
     assert all(len(m) <= 1 for m in modes)  # one mode a block, or static where a graph cannot take it
     assert 0.1 < sum(r.dynamic == "dynamic" for r in drawn) / 400 < 0.5  # 50 blocks: a wide margin
-    assert block_seed(None, 3) is None and block_seed(7, 0) == block_seed(7, COMPILE_BLOCK - 1) != block_seed(7, COMPILE_BLOCK)
+    assert CaseAddress(11, 3).shared == 11  # a case of its own draws from its own seed
+    assert CaseAddress(1, 0, 7).shared == CaseAddress(2, COMPILE_BLOCK - 1, 7).shared != CaseAddress(3, COMPILE_BLOCK, 7).shared
+    assert CaseAddress(1, 0, 7, lineage=(5,)).shared == 5  # a guided child runs alone: its draws are its own
 
 
 def test_a_family_that_compiles_static_sizes_only_gets_static_cases():
-    graph, recipes = generate(1, GenConfig(max_nodes=3))
-    run, second = draw_compile(1, RunSpec("eager", "cpu", samples=4), graph, recipes, RunMix(dynamic=1.0, config=1.0))
+    graph, _ = generate(1, GenConfig(max_nodes=3))
+    run, second = draw_run(CaseAddress(1), RunSpec("eager", "cpu", samples=4), graph, RunMix(dynamic=1.0, config=1.0))
     assert (run.dynamic, run.config, second) == ("static", (), None)
 
 
@@ -116,7 +119,7 @@ def test_an_entry_for_other_torch_versions_or_of_only_defaults_is_not_drawn():
 
 
 def test_thunder_jit_on_the_torchcompile_executor_is_drawn_static_and_still_compiles_a_dynamic_case():
-    from numfuzz.corpus.make import drawn_modes
+    from numfuzz.targets.run_draw import drawn_modes
 
     assert drawn_modes("thunder:torchcompile", ("static", "dynamic")) == ("static",)
     assert drawn_modes("thunder:torch", ("static", "dynamic")) == ("static", "dynamic")

@@ -6,8 +6,8 @@ import pickle
 import subprocess
 import sys
 
+from numfuzz.address import CaseAddress
 from numfuzz.workers.messages import (
-    BatchItem,
     BatchReply,
     BatchRequest,
     Cancel,
@@ -31,8 +31,8 @@ OUTCOME = {"verdict": "equal", "detail": ""}
 
 def test_every_message_survives_pickling():
     messages = [
-        CaseRequest(3, 99, "eager"),
-        BatchRequest("inductor", (BatchItem(0, 1), BatchItem(2, 3))),
+        CaseRequest("eager", CaseAddress(99, 3, 5, (7,))),
+        BatchRequest("inductor", (CaseAddress(1, 0, 5), CaseAddress(3, 2, 5))),
         EvaluateRequest(0, "eager", {"graph": {}}),
         MinimizeRequest("eager", {"graph": {}}, "abc", "key", 60.0, budget=40.0, clock={"ceiling": 1.0}),
         Cancel(),
@@ -52,11 +52,11 @@ def test_every_message_survives_pickling():
 
 
 def test_each_task_kind_sends_its_own_request():
-    assert Task("case", 4, 7, "eager", 10.0).message() == CaseRequest(4, 7, "eager")
-    batch = Task("batch", 0, 1, "inductor", 20.0, items=[(0, 1), (2, 5)])
-    assert batch.message() == BatchRequest("inductor", (BatchItem(0, 1), BatchItem(2, 5)))
-    assert Task("evaluate", 2, 0, "eager", 10.0, {"g": 1}).message() == EvaluateRequest(2, "eager", {"g": 1})
-    minimize = Task("minimize", 9, 0, "eager", 80.0, {"g": 1}, "stem", "key", budget=60.0, clock={"ceiling": 5.0})
+    assert Task("case", 4, "eager", 10.0, address=CaseAddress(7, 4)).message() == CaseRequest("eager", CaseAddress(7, 4))
+    batch = Task("batch", 0, "inductor", 20.0, items=[CaseAddress(1, 0), CaseAddress(5, 2)])
+    assert batch.message() == BatchRequest("inductor", (CaseAddress(1, 0), CaseAddress(5, 2)))
+    assert Task("evaluate", 2, "eager", 10.0, {"g": 1}).message() == EvaluateRequest(2, "eager", {"g": 1})
+    minimize = Task("minimize", 9, "eager", 80.0, {"g": 1}, "stem", "key", budget=60.0, clock={"ceiling": 5.0})
     assert minimize.message() == MinimizeRequest("eager", {"g": 1}, "stem", "key", 80.0, 60.0, {"ceiling": 5.0})
 
 
