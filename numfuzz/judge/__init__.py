@@ -1,4 +1,6 @@
-"""Judging one case, in stages: execute (`compiled`, `execute`), oracle (`oracle`, `verdicts`), localise
-(`localize`, `gradient_analysis`), explain (`evidence`, `causes`), measure (`rounding_error`,
-`gradient_rounding`, the probes), rules (`facts`, `rules`: the final verdict), record (`signature`, `table`).
-`analysis` runs the stages after the oracle in that order."""
+"""Judging one case, in stages: oracle (`verdicts`, `oracle`: ULP errors and the oracle's rule), execute
+(`compiled`, `execute`: runs judged by the oracle), localise (`localize`, `gradient_analysis`), explain
+(`evidence`, `causes`), measure (`rounding_error`, `gradient_rounding`, the probes), rules (`rules`: the
+final verdict), record (`signature`, `table`). The records every stage fills or reads come first:
+`cause` (each cause) and `facts` (the typed analysis a finding carries in its outcome). `analysis`
+runs the stages after the oracle in that order; no module imports from a later stage."""

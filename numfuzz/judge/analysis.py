@@ -28,7 +28,7 @@ from numfuzz.judge.nonfinite_rest import nonfinite_rest_evidence
 from numfuzz.judge.position_analysis import position_partings
 from numfuzz.judge.reduction_order import reorder_evidence
 from numfuzz.judge.rounding_error import measure
-from numfuzz.judge.rules import AMPLIFIED_TEXT, apply_rules
+from numfuzz.judge.rules import apply_rules
 from numfuzz.judge.verdicts import Verdict
 from numfuzz.program.graph_edit import cone
 from numfuzz.program.ir import Graph
@@ -95,7 +95,7 @@ def _value_facts(ev: Evidence, bounds: Bounds) -> Analysis:
             ev.probe = probe
             ev.culprit = locate_culprit(graph, ev.samples, probe, outcome)
             if ev.culprit is None:
-                return Analysis(output, cause=AMPLIFIED.name, evidence=[AMPLIFIED_TEXT], amplified=True)
+                return Analysis(output, cause=AMPLIFIED.name, evidence=[AMPLIFIED.phrase])
         elif isinstance(probe, Probe):  # exposing the values changed what the compiler fused: cut the fused program instead
             ev.probe = probe
             ev.culprit, ev.suffix = locate_by_cutting(graph, ev.samples, ev.target, ev.device, outcome, output, ev.upstream)
@@ -117,10 +117,7 @@ def _position_facts(graph: Graph, samples: list[list[torch.Tensor]], target: Tar
     if found is None:
         return None
     culprit, output, partings = found
-    evidence = [
-        f"the two positions first part at `{p.op}` ({p.dtype}), whose compiled values are within {p.local_ulp:.3g} ULP of the op applied exactly to their own inputs"
-        for p in partings
-    ]
+    evidence = [p.sentence() for p in partings]
     return Analysis(output, cause=POSITION_PARTING.name, evidence=evidence, op=culprit.op, dtype=culprit.dtype, culprit=culprit, partings=partings)
 
 

@@ -14,7 +14,7 @@ import torch
 
 from numfuzz.judge.compiled import CompiledProgram, flat64
 from numfuzz.judge.facts import Analysis
-from numfuzz.judge.oracle import OutputErrors, combine, compare_output
+from numfuzz.judge.oracle import OutputErrors, bits_lost, combine, compare_output
 from numfuzz.judge.position import position_dependence
 from numfuzz.judge.verdicts import Verdict
 from numfuzz.program.ir import Graph, GraphError
@@ -280,3 +280,9 @@ def _value_name(graph: Graph, k: int) -> str:
 def judge_outputs(runs: Runs, out_dtypes: list[str]) -> list[OutputErrors]:
     """Each output's errors, eager's and the target's against the reference, over every sample."""
     return [compare_output(k, out_dtypes[k], runs.flat("reference", k), runs.flat("eager", k), runs.flat("target", k)) for k in range(len(out_dtypes))]
+
+
+def flagged_output(outcome: Outcome) -> OutputErrors | None:
+    """The output that carries the case's verdict and loses the most bits against eager."""
+    flagged = [o for o in outcome.outputs if o.verdict == outcome.verdict.value and o.elements]
+    return max(flagged, key=lambda o: (bits_lost(o), -o.index)) if flagged else None

@@ -19,6 +19,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from numfuzz.judge.cause import AMPLIFIED
+
 VERSION = 2
 
 
@@ -52,6 +54,14 @@ class Parting:
     local_ulp: float
     eager_ulp: float | None = None  # eager's error there, against the op on eager's own inputs (None: not measured)
 
+    def sentence(self, allowed: float | None = None) -> str:
+        """The parting in words; with the bound in force there (`allowed`, in ULP), why that is rounding."""
+        said = (
+            f"the two positions first part at `{self.op}` ({self.dtype}), whose compiled values are within {self.local_ulp:.3g} ULP "
+            "of the op applied exactly to their own inputs"
+        )
+        return said if allowed is None else f"{said} (its bound: {allowed:g}); the ops after it amplify the difference"
+
     def to_json(self) -> dict:
         data = {"op": self.op, "dtype": self.dtype, "device": self.device, "local_ulp": json_number(self.local_ulp)}
         if self.eager_ulp is not None:
@@ -84,12 +94,16 @@ class Analysis:
     culprit: Culprit | None = None
     gradient_of: int | None = None  # a gradient finding: the input whose gradient it is
     rounding_error: dict | None = None  # the culprit's record (judge.rounding_error), JSON as stored
-    amplified: bool = False  # the target parts from eager only where it is as accurate or more
     nonfinite_rest: str | None = None  # evidence: the exact rest of the program makes the non-finite elements
     reordered: str | None = None  # evidence: eager makes them too from the reduction's terms in another order
     partings: list[Parting] | None = None  # a position-dependent outcome: where its positions part
     # a gradient finding where no op's backward alone is less accurate on the target: the bits its gradient loses
     fused_backward_bits: float | None = None
+
+    @property
+    def amplified(self) -> bool:
+        """The target parts from eager only where it is as accurate or more: an op downstream amplifies that."""
+        return self.cause == AMPLIFIED.name
 
     def to_json(self) -> dict:
         data: dict[str, Any] = {
@@ -104,8 +118,6 @@ class Analysis:
         for name in ("gradient_of", "rounding_error", "nonfinite_rest", "reordered", "fused_backward_bits"):
             if getattr(self, name) is not None:
                 data[name] = getattr(self, name)
-        if self.amplified:
-            data["amplified"] = True
         if self.partings is not None:
             data["partings"] = [p.to_json() for p in self.partings]
         return data
@@ -118,7 +130,7 @@ class Analysis:
         try:
             culprit = data.get("culprit")
             record = data.get("rounding_error", data.get("backward_error"))  # version 1: `backward_error`
-            cause = str(data.get("cause", ""))
+            cause = str(data.get("cause", "")) or (AMPLIFIED.name if data.get("amplified") else "")
             evidence = [str(line) for line in data.get("evidence", [])]
             partings = data.get("partings")
             found = Analysis(
@@ -130,7 +142,6 @@ class Analysis:
                 culprit=Culprit.from_json(culprit) if isinstance(culprit, dict) else None,
                 gradient_of=int(data["gradient_of"]) if data.get("gradient_of") is not None else None,
                 rounding_error=record if isinstance(record, dict) else None,
-                amplified=bool(data.get("amplified")) or cause == "amplified",
                 nonfinite_rest=_text(data.get("nonfinite_rest")),
                 reordered=_text(data.get("reordered")),
                 partings=[Parting.from_json(p) for p in partings] if isinstance(partings, list) else None,

@@ -29,10 +29,9 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from numfuzz.judge.execute import Outcome, Runs, evaluate
+from numfuzz.judge.execute import Outcome, Runs, evaluate, flagged_output
 from numfuzz.judge.facts import Culprit
 from numfuzz.judge.oracle import OutputErrors, compare_output
-from numfuzz.judge.signature import flagged_output
 from numfuzz.judge.verdicts import Verdict
 from numfuzz.program.graph_edit import cone, cut, index_after_cut, with_outputs
 from numfuzz.program.ir import Graph, Node

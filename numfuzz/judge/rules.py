@@ -35,14 +35,13 @@ from typing import ClassVar
 from numfuzz.judge.bounds import FP32_MANTISSA, Allowance, Bounds
 from numfuzz.judge.cause import AMPLIFIED, kept_whatever_the_bound
 from numfuzz.judge.execute import Outcome
-from numfuzz.judge.facts import Analysis, Parting
+from numfuzz.judge.facts import Analysis
 from numfuzz.judge.rounding_error_text import describe
 from numfuzz.judge.rounding_record import allowance_of, record_within, within
 from numfuzz.judge.verdicts import Verdict
 from numfuzz.program.dtypes import check_dtype
 
 ACCURACY = tuple(v for v in Verdict if v.is_accuracy)
-AMPLIFIED_TEXT = "the target parts from eager only where it is as accurate or more; an op downstream amplifies that"
 
 
 @dataclass(frozen=True)
@@ -72,7 +71,7 @@ class Amplified(Rule):
     name, judges, gives, reads = AMPLIFIED.name, ACCURACY, Verdict.AMPLIFIED, ("amplified",)
 
     def holds(self, facts: Analysis, bounds: Bounds) -> str | None:
-        return AMPLIFIED_TEXT if facts.amplified else None
+        return AMPLIFIED.phrase if facts.amplified else None
 
 
 class ReorderedReduction(Rule):
@@ -165,7 +164,7 @@ class PositionWithinBound(Rule):
         allowed = [bounds.allowance(p.op, p.dtype, p.device).output_ulp for p in facts.partings]
         if not all(p.local_ulp <= a for p, a in zip(facts.partings, allowed)):
             return None
-        return "; ".join(parting_text(p, a) for p, a in zip(facts.partings, allowed))
+        return "; ".join(p.sentence(a) for p, a in zip(facts.partings, allowed))
 
 
 class EagerFailsToo(Rule):
@@ -253,13 +252,6 @@ def apply_rules(outcome: Outcome, bounds: Bounds) -> Outcome:
         # a position check's own detail says where the positions part; the rule adds why that is rounding
         outcome.detail = f"{outcome.detail}; {found.why}" if found.rule == PositionWithinBound.name and outcome.detail else found.why
     return outcome
-
-
-def parting_text(parting: Parting, allowed: float) -> str:
-    return (
-        f"the two positions first part at `{parting.op}` ({parting.dtype}), whose compiled values are within {parting.local_ulp:.3g} ULP of the op applied "
-        f"exactly to their own inputs (its bound: {allowed:g}); the ops after it amplify the difference"
-    )
 
 
 def _narrow(dtype: object) -> bool:

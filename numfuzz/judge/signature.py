@@ -36,9 +36,9 @@ from dataclasses import dataclass
 
 from numfuzz.judge.cause import BACKWARD, root_title
 from numfuzz.judge.crash import crash_fingerprint
-from numfuzz.judge.execute import AT_TEXT, Outcome
+from numfuzz.judge.execute import AT_TEXT, Outcome, flagged_output
 from numfuzz.judge.facts import Analysis
-from numfuzz.judge.oracle import OutputErrors, bits_lost
+from numfuzz.judge.oracle import bits_lost
 from numfuzz.judge.verdicts import ACCURACY_SYMPTOMS, Verdict
 from numfuzz.program.autocast import region_label
 from numfuzz.program.graph_edit import cone
@@ -123,12 +123,6 @@ def symptom_of(outcome: Outcome) -> str:
     detail = outcome.detail.removeprefix("prepare raised ")
     found = _LEADING_NAME.match(detail) or _EXCEPTION.search(detail)
     return f"{outcome.verdict.value}:{found.group(1).rsplit('.', 1)[-1]}" if found else outcome.verdict.value
-
-
-def flagged_output(outcome: Outcome) -> OutputErrors | None:
-    """The output that carries the case's verdict and loses the most bits against eager."""
-    flagged = [o for o in outcome.outputs if o.verdict == outcome.verdict.value and o.elements]
-    return max(flagged, key=lambda o: (bits_lost(o), -o.index)) if flagged else None
 
 
 def severity(outcome: Outcome) -> float | None:

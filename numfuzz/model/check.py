@@ -25,6 +25,7 @@ import torch
 from torch.utils._pytree import tree_flatten
 
 from numfuzz.check import Compiler, as_target
+from numfuzz.judge.cause import CAST_DROPPED
 from numfuzz.judge.compiled import flat64
 from numfuzz.judge.execute import _one_line
 from numfuzz.judge.oracle import OutputErrors, bits_lost, combine, compare_output
@@ -137,7 +138,7 @@ def _judged(target: Target, fn: Callable, rows: list[list[Any]], kwargs_rows: li
     outputs = judge_outputs(eager, got, reference)
     verdict = model_verdict(outputs)
     if verdict is Verdict.LESS_ACCURATE and _casts_explain(eager, got, _reference_runs(fn, rows, kwargs_rows, casts_round=False)[0]):
-        return _Judged(verdict, outputs, "", capture, cause="cast_dropped")
+        return _Judged(verdict, outputs, "", capture, cause=CAST_DROPPED.name)
     return _Judged(verdict, outputs, "", capture)
 
 
@@ -149,14 +150,14 @@ def _casts_explain(eager: list[list[torch.Tensor]], got: list[list[torch.Tensor]
 
 def _known(target: Target, judged: _Judged, device: str) -> str:
     """The known issue a dropped cast is (cast elision, intended by default for Inductor), as the corpus matches them."""
-    if judged.cause != "cast_dropped" or not judged.outputs:
+    if judged.cause != CAST_DROPPED.name or not judged.outputs:
         return ""
     from numfuzz.corpus.known import load_known, match_known
     from numfuzz.environment import provenance
     from numfuzz.judge.signature import Signature
 
     dtype = next((o.dtype for o in judged.outputs if o.verdict == Verdict.LESS_ACCURATE.value), judged.outputs[0].dtype)
-    issue = match_known(load_known(), Signature(target.name, Verdict.LESS_ACCURATE.value, ("cast",), dtype, "cast_dropped"), provenance(device))
+    issue = match_known(load_known(), Signature(target.name, Verdict.LESS_ACCURATE.value, ("cast",), dtype, CAST_DROPPED.name), provenance(device))
     return issue.id if issue is not None else ""
 
 
@@ -275,7 +276,7 @@ def _check_step(target: Target, model: torch.nn.Module, rows: list[list[Any]], l
     judged = _Judged(verdict, outputs, "", capture)
     # against the step with its casts as no-ops: a dropped cast (the loss's logits.float(), say)
     if verdict is Verdict.LESS_ACCURATE and _casts_explain(eager, got, reference_step_runs(step, params, rows, casts_round=False)[0], fused):
-        judged.cause = "cast_dropped"
+        judged.cause = CAST_DROPPED.name
     return ModelResult(
         target.name, verdict, outputs, [], capture.graphs, _captured_ops(capture), "", judged.cause, _known(target, judged, device),
         labels=labels, fused=fused, coverage=coverage(capture.nodes),

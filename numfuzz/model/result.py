@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from numfuzz.judge.cause import CAST_DROPPED
 from numfuzz.judge.oracle import OutputErrors, bits_lost
 from numfuzz.judge.verdicts import Verdict
 from numfuzz.model.parting import describe_partings
@@ -75,7 +76,7 @@ class ModelResult:
 
 
 def _why(cause: str, known: str) -> str:
-    if cause == "cast_dropped":
+    if cause == CAST_DROPPED.name:
         return f", an explicit cast dropped ({'known issue ' + known if known else 'new'})"
     return ""
 

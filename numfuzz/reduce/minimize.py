@@ -23,6 +23,7 @@ from numfuzz.corpus.size_order import SIZE_FIELDS, size_key
 from numfuzz.corpus.store import save_case, write_atomic
 from numfuzz.judge.analysis import facts_without_compiling
 from numfuzz.judge.bounds import Bounds, active_bounds
+from numfuzz.judge.cause import CAST_DROPPED
 from numfuzz.judge.causes import cast_dropped
 from numfuzz.judge.evidence import Evidence
 from numfuzz.judge.execute import Outcome
@@ -228,7 +229,7 @@ class Minimizer:
 
     def still_dropped(self, graph: Graph, rows: list, got: Outcome) -> bool:
         """A dropped cast stays a dropped cast (its test runs in float64 only, no compile)."""
-        if self.signature.cause != "cast_dropped" or got.runs is None:
+        if self.signature.cause != CAST_DROPPED.name or got.runs is None:
             return True
         output = flagged_index(got)
         return output is not None and cast_dropped(Evidence(graph, rows, self.target, self.device, got, output)) is not None

@@ -20,8 +20,8 @@ import torch
 
 from numfuzz.corpus.case import Case, recorded_outcome
 from numfuzz.judge.compiled import CompiledProgram
+from numfuzz.judge.execute import flagged_output
 from numfuzz.judge.oracle import ulp_error
-from numfuzz.judge.signature import flagged_output
 from numfuzz.program.dtypes import check_dtype, is_integer
 from numfuzz.program.ops import infer_specs
 from numfuzz.program.values import round_to

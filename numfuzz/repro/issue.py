@@ -10,9 +10,9 @@ from numfuzz.environment import device_name, vector_isa, versions
 from numfuzz.judge.bounds import Bounds
 from numfuzz.judge.cause import BACKWARD, cause_named
 from numfuzz.judge.compiled import output_label
-from numfuzz.judge.execute import Outcome
+from numfuzz.judge.execute import Outcome, flagged_output
 from numfuzz.judge.rounding_error_text import describe
-from numfuzz.judge.signature import Signature, flagged_output, severity, symptom_of
+from numfuzz.judge.signature import Signature, severity, symptom_of
 from numfuzz.judge.verdicts import Verdict
 from numfuzz.program.layout import LAYOUT_SOURCE
 from numfuzz.program.lowering import lower

@@ -12,9 +12,9 @@ from numfuzz.corpus.case import Case
 from numfuzz.corpus.group_key import GroupKey
 from numfuzz.corpus.grouping import group_corpus
 from numfuzz.corpus.store import save_case
-from numfuzz.judge.execute import Outcome
+from numfuzz.judge.execute import Outcome, flagged_output
 from numfuzz.judge.oracle import OutputErrors
-from numfuzz.judge.signature import Signature, flagged_output, same_finding, severity, symptom_of
+from numfuzz.judge.signature import Signature, same_finding, severity, symptom_of
 from numfuzz.judge.verdicts import Verdict
 from numfuzz.program.ir import Graph, Node, TensorSpec
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 
 from numfuzz.corpus.case import Case, recorded_outcome
-from numfuzz.judge.signature import flagged_output
+from numfuzz.judge.execute import flagged_output
 from numfuzz.program.ops import infer_specs
 
 
