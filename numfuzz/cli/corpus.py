@@ -39,7 +39,7 @@ def group_rows(groups: list, bounds) -> list[dict]:
             "nonfinite": g.severity is not None and math.isinf(g.severity),
             "cause": g.analysis.cause if g.analysis is not None else "",
             "evidence": list(g.analysis.evidence) if g.analysis is not None else [],
-            "rounding_error": g.analysis.rounding_error if g.analysis is not None else None,
+            "rounding_error": g.analysis.rounding_error.to_json() if g.analysis is not None and g.analysis.rounding_error is not None else None,
             "rounding_error_text": describe(g.analysis.rounding_error, bounds) if g.analysis is not None and g.analysis.rounding_error is not None else "",
             "known": None
             if g.known is None

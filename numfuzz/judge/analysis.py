@@ -28,6 +28,7 @@ from numfuzz.judge.nonfinite_rest import nonfinite_rest_evidence
 from numfuzz.judge.position_analysis import position_partings
 from numfuzz.judge.reduction_order import reorder_evidence
 from numfuzz.judge.rounding_error import measure
+from numfuzz.judge.rounding_record import RoundingRecord
 from numfuzz.judge.rules import apply_rules
 from numfuzz.judge.verdicts import Verdict
 from numfuzz.program.graph_edit import cone
@@ -121,7 +122,7 @@ def _position_facts(graph: Graph, samples: list[list[torch.Tensor]], target: Tar
     return Analysis(output, cause=POSITION_PARTING.name, evidence=evidence, op=culprit.op, dtype=culprit.dtype, culprit=culprit, partings=partings)
 
 
-def _facts(output: int, ev: Evidence | None, diagnosis: Diagnosis, record: dict | None = None) -> Analysis:
+def _facts(output: int, ev: Evidence | None, diagnosis: Diagnosis, record: RoundingRecord | None = None) -> Analysis:
     """The evidence is the cause's; the rounding-error record is said in words where it is shown, under the bounds in force there."""
     culprit = ev.culprit if ev is not None else None
     return Analysis(output, diagnosis.cause, list(diagnosis.evidence), diagnosis.op, diagnosis.dtype, culprit=culprit, rounding_error=record)

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from numfuzz.judge.cause import AMPLIFIED
+from numfuzz.judge.rounding_record import RoundingRecord
 
 VERSION = 2
 
@@ -93,7 +94,7 @@ class Analysis:
     dtype: str = ""
     culprit: Culprit | None = None
     gradient_of: int | None = None  # a gradient finding: the input whose gradient it is
-    rounding_error: dict | None = None  # the culprit's record (judge.rounding_error), JSON as stored
+    rounding_error: RoundingRecord | None = None  # the culprit's record (`judge.rounding_error` measures it)
     nonfinite_rest: str | None = None  # evidence: the exact rest of the program makes the non-finite elements
     reordered: str | None = None  # evidence: eager makes them too from the reduction's terms in another order
     partings: list[Parting] | None = None  # a position-dependent outcome: where its positions part
@@ -115,7 +116,9 @@ class Analysis:
             "dtype": self.dtype,
         }
         data["culprit"] = self.culprit.to_json() if self.culprit is not None else None
-        for name in ("gradient_of", "rounding_error", "nonfinite_rest", "reordered", "fused_backward_bits"):
+        if self.rounding_error is not None:
+            data["rounding_error"] = self.rounding_error.to_json()
+        for name in ("gradient_of", "nonfinite_rest", "reordered", "fused_backward_bits"):
             if getattr(self, name) is not None:
                 data[name] = getattr(self, name)
         if self.partings is not None:
@@ -141,7 +144,7 @@ class Analysis:
                 dtype=str(data.get("dtype", "")),
                 culprit=Culprit.from_json(culprit) if isinstance(culprit, dict) else None,
                 gradient_of=int(data["gradient_of"]) if data.get("gradient_of") is not None else None,
-                rounding_error=record if isinstance(record, dict) else None,
+                rounding_error=RoundingRecord.from_json(record) if isinstance(record, dict) else None,
                 nonfinite_rest=_text(data.get("nonfinite_rest")),
                 reordered=_text(data.get("reordered")),
                 partings=[Parting.from_json(p) for p in partings] if isinstance(partings, list) else None,

@@ -24,6 +24,7 @@ import torch
 from numfuzz.judge.bounds import Bounds
 from numfuzz.judge.execute import Outcome
 from numfuzz.judge.rounding_error import METHOD, measure_side, worst_positions
+from numfuzz.judge.rounding_record import RoundingRecord
 from numfuzz.judge.verdicts import Verdict
 from numfuzz.program.dtypes import check_dtype
 from numfuzz.program.ir import Graph
@@ -47,8 +48,8 @@ def vjp_reference(alone: Graph) -> Callable:
 
 def measure_gradient(
     alone: Graph, rows: list[list[torch.Tensor]], upstream: list[list[torch.Tensor]], local: Outcome, bounds: Bounds, device: str
-) -> dict | None:
-    """The rounding-error record of the culprit's backward (JSON-safe), for each input gradient the target gets less
+) -> RoundingRecord | None:
+    """The rounding-error record of the culprit's backward, for each input gradient the target gets less
     accurate: the worst one's at the top, the others' under `also`; None: nothing to measure.
 
     `alone` is the culprit op with its arguments as inputs, `rows` eager's values of them per
@@ -69,7 +70,7 @@ def measure_gradient(
         unmeasured = [r["gradient_of"] for r in others if "error" in r]
         if unmeasured:  # a gradient the rule cannot judge: none of them is excused
             first["unmeasured"] = unmeasured
-    return first
+    return RoundingRecord.from_json(first)
 
 
 def _measure_one(alone: Graph, rows, upstream, local: Outcome, bounds: Bounds, device: str, i: int) -> dict:

@@ -43,6 +43,7 @@ from numfuzz.judge.bounds import FP32_MANTISSA, Bounds
 from numfuzz.judge.evidence import Evidence
 from numfuzz.judge.facts import json_number
 from numfuzz.judge.oracle import ulp
+from numfuzz.judge.rounding_record import RoundingRecord
 from numfuzz.program.dtypes import check_dtype, is_integer
 from numfuzz.program.ir import Graph, Node
 from numfuzz.program.lowering import compile_source, lower
@@ -129,8 +130,8 @@ def reduced_length(graph: Graph, k: int) -> int:
     return 1
 
 
-def measure(ev: Evidence, bounds: Bounds) -> dict | None:
-    """The rounding-error record of the culprit (JSON-safe), or None where it cannot be measured.
+def measure(ev: Evidence, bounds: Bounds) -> RoundingRecord | None:
+    """The rounding-error record of the culprit, or None where it cannot be measured.
 
     `bounds` only name the bound the record was measured under (its words); `record_within` judges it under any."""
     c = ev.culprit
@@ -167,24 +168,26 @@ def measure(ev: Evidence, bounds: Bounds) -> dict | None:
             eager32 = measure_side(fn32, out, e_inputs, e_values, in_fmts, out_fmt, positions)
             fp32_scalars = {"target": target32.summary(), "eager": eager32.summary()}
     except RuntimeError as exc:  # an op autograd cannot differentiate here (a cast's rounding, say)
-        return {"op": c.op, "dtype": c.dtype, "error": f"not measured: {str(exc).splitlines()[0][:200]}"}
-    return {
-        "op": c.op,
-        "dtype": c.dtype,
-        "device": "cuda" if str(ev.device).startswith("cuda") else "cpu",
-        "n": n,
-        "method": METHOD,
-        "measured": len(target.forward),
-        "suffix": ev.suffix is not None,  # located by cutting: the fused program from the op on, taken as one op
-        **({"unrounded_inputs": True} if ev.inputs_made_narrow() else {}),
-        **({"suffix_ops": suffix_ops, "bound_dtype": out_dtype} if suffix_ops is not None else {}),
-        "all_elements": positions is None,
-        "bound": allowance.to_json(),  # the bound it was measured under; judged again, `rounding_record.allowance_of` gives today's
-        "target": target.summary(),
-        "eager": eager.summary(),
-        # the op with its float attributes rounded to fp32, as ATen's vectorised kernels take them
-        **({"fp32_scalars": fp32_scalars} if fp32_scalars is not None else {}),
-    }
+        return RoundingRecord.from_json({"op": c.op, "dtype": c.dtype, "error": f"not measured: {str(exc).splitlines()[0][:200]}"})
+    return RoundingRecord.from_json(
+        {
+            "op": c.op,
+            "dtype": c.dtype,
+            "device": "cuda" if str(ev.device).startswith("cuda") else "cpu",
+            "n": n,
+            "method": METHOD,
+            "measured": len(target.forward),
+            "suffix": ev.suffix is not None,  # located by cutting: the fused program from the op on, taken as one op
+            **({"unrounded_inputs": True} if ev.inputs_made_narrow() else {}),
+            **({"suffix_ops": suffix_ops, "bound_dtype": out_dtype} if suffix_ops is not None else {}),
+            "all_elements": positions is None,
+            "bound": allowance.to_json(),  # the bound it was measured under; judged again, `rounding_record.allowance_of` gives today's
+            "target": target.summary(),
+            "eager": eager.summary(),
+            # the op with its float attributes rounded to fp32, as ATen's vectorised kernels take them
+            **({"fp32_scalars": fp32_scalars} if fp32_scalars is not None else {}),
+        }
+    )
 
 
 FP32_MAX = float(np.finfo(np.float32).max)  # past it a scalar has no fp32 value to round to (a bound beyond the range)

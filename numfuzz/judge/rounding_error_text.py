@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 
 from numfuzz.judge.bounds import Bounds
-from numfuzz.judge.rounding_record import allowance_of, chosen_side
+from numfuzz.judge.rounding_record import RoundingRecord, Side, allowance_of, chosen_side
 
 
 def _num(x: float | str | None) -> float:
@@ -20,56 +20,58 @@ def _ulps(x: float) -> str:
     return "inf" if math.isinf(x) else f"{x:.3g}"
 
 
-def describe(record: dict, bounds: Bounds) -> str:
+def describe(record: RoundingRecord, bounds: Bounds) -> str:
     """One line for evidence, replay, the report and the issue text: the rounding error against the bound `bounds` give."""
+    if record.error:
+        return f"rounding error at `{record.op}`: {record.error}"
     try:
         return _describe(record, bounds)
     except (KeyError, TypeError, ValueError, IndexError):  # a record with parts missing: say so, never fail a listing
-        return f"rounding error at `{record.get('op')}`: recorded in a form this numfuzz cannot read in full"
+        return f"rounding error at `{record.op}`: recorded in a form this numfuzz cannot read in full"
 
 
-def _describe(record: dict, bounds: Bounds) -> str:
-    if "error" in record:
-        return f"rounding error at `{record.get('op')}`: {record['error']}"
+def _describe(record: RoundingRecord, bounds: Bounds) -> str:
     try:
         bound = allowance_of(record, bounds).to_json()
-        measured = chosen_side(record, bounds)
+        target, eager_side, rounded = chosen_side(record, bounds)
     except (KeyError, TypeError, ValueError):  # a record from another numfuzz: its own words
-        bound, measured = record["bound"], record
-    target, eager_summary = measured["target"], measured["eager"]
+        bound = record.stored["bound"]
+        target, eager_side, rounded = Side.from_json(record.stored["target"]), Side.from_json(record.stored["eager"]), False
+    dtype = record.bound_dtype or record.dtype
     documented = f"{_ulps(float(bound['documented_ulp']))} ULP ({bound['source']}{'; uncertain' if bound.get('uncertain') else ''})"
-    if record.get("bound_dtype", record["dtype"]) != "fp32":  # stated for fp32; a narrow op is computed in fp32 and rounded once
+    if dtype != "fp32":  # stated for fp32; a narrow op is computed in fp32 and rounded once
         documented = (
-            f"{_ulps(float(bound['documented_ulp']))} fp32 ULP, so in {record.get('bound_dtype', record['dtype'])} {_ulps(float(bound['output_ulp']))} ULP at the output "
+            f"{_ulps(float(bound['documented_ulp']))} fp32 ULP, so in {dtype} {_ulps(float(bound['output_ulp']))} ULP at the output "
             f"or {_ulps(float(bound['input_ulp']))} ULP of input move ({bound['source']})"
         )
-    if record.get("unrounded_inputs"):
+    if record.unrounded_inputs:
         documented += (
             "; its inputs are values the program made in a narrow dtype, which a fused kernel may read before their rounding: half an ULP more of input move"
         )
-    if record.get("n", 1) > 1 and bound.get("grows"):
-        documented += f", grown for {record['n']} elements"
-    eager = _num(eager_summary["max_needed_ulp"])
+    if record.n > 1 and bound.get("grows"):
+        documented += f", grown for {record.n} elements"
+    eager = eager_side.max_needed_ulp
     out_ulp, in_ulp = float(bound["output_ulp"]), float(bound["input_ulp"])
-    front = [(_num(f), _num(n)) for f, n in target["front"]]
+    if target.front is None:
+        raise ValueError("no front stored")
+    front = target.front
     beyond = [n for f, n in front if f > out_ulp and n > in_ulp]
-    what = f"the program from `{record['op']}` on" if record.get("suffix") else f"`{record['op']}`"
-    if record.get("backward"):
-        what = f"`{record['op']}`'s backward (the gradient of its input {record.get('gradient_of', 0)})"
-    worst = target.get("worst") or [{}]
+    what = f"the program from `{record.op}` on" if record.suffix else f"`{record.op}`"
+    if record.backward:
+        what = f"`{record.op}`'s backward (the gradient of its input {record.gradient_of})"
+    worst = target.worst or ({},)
     at_worst = _num(worst[0].get("condition"))
     condition = f"condition {_ulps(at_worst)} at its worst element, " if math.isfinite(at_worst) or math.isinf(at_worst) else ""
-    rounded = measured is not record or record.get("scalars") == "rounded to fp32"  # the second: a record of numfuzz before the rules
+    rounded = rounded or record.stored.get("scalars") == "rounded to fp32"  # the second: a record of numfuzz before the rules
     scalars = ", its float attributes rounded to fp32 as ATen's vectorised kernels take them" if rounded else ""
-    where = f"at {what} ({record['dtype']}, {condition}up to {_ulps(_num(target['max_condition']))}{scalars})"
+    where = f"at {what} ({record.dtype}, {condition}up to {_ulps(target.max_condition)}{scalars})"
     if bound.get("unit") == "input":  # a formula x - g(x), bounded by g's error at g(x), which is at most |x|
-        if "max_input_unit_ulp" not in target:
+        if target.max_input_unit_ulp is None:
             return f"{where}: the record, older than its bound ({documented}, in ULPs of the input), has no error in those units: replay the case to measure it"
-        in_units = _num(target.get("max_input_unit_ulp"))
-        eager_in = _num(eager_summary.get("max_input_unit_ulp"))
+        eager_in = eager_side.max_input_unit_ulp
         return (
-            f"{where}: the compiled result is {_ulps(in_units)} ULP of its input off float64 at the op (eager's {_ulps(eager_in)}); "
-            f"the documented bound is {documented}, in ULPs of the input"
+            f"{where}: the compiled result is {_ulps(target.max_input_unit_ulp)} ULP of its input off float64 at the op "
+            f"(eager's {_ulps(eager_in if eager_in is not None else math.nan)}); the documented bound is {documented}, in ULPs of the input"
         )
     if beyond and math.isinf(min(beyond)):
         return (
@@ -83,7 +85,7 @@ def _describe(record: dict, bounds: Bounds) -> str:
         )
     excused = [n for f, n in front if f > out_ulp]
     if not excused:
-        return f"{where}: the compiled result is within {_ulps(_num(target['max_forward_ulp']))} ULP of float64 at the op; the documented bound is {documented}"
+        return f"{where}: the compiled result is within {_ulps(target.max_forward_ulp)} ULP of float64 at the op; the documented bound is {documented}"
     return (
         f"{where}: the compiled value is the exact result of inputs within {_ulps(max(excused))} ULP; "
         f"the documented bound is {documented}; eager's needs {_ulps(eager)} ULP"

@@ -194,18 +194,20 @@ class EagerFailsToo(Rule):
                 return f"eager is equally unstable where the positions part: {parts}"
             return None
         record = facts.rounding_error
+        if record is None or record.eager is None:  # no record, or one that cannot say
+            return None
+        eager = record.eager
         try:
-            eager = record["eager"]
             allowance = allowance_of(record, bounds)
             far = Allowance(self._far(allowance.output_ulp), self._far(allowance.input_ulp), allowance.bound, allowance.fp32_ulp)
-            if not math.isfinite(float(eager["max_forward_ulp"])) or within(eager, far):
+            if not math.isfinite(eager.max_forward_ulp) or within(eager, far):
                 return None
-        except (KeyError, TypeError, ValueError):  # no record, or one that cannot say
+        except (KeyError, TypeError, ValueError):  # a record that cannot say
             return None
-        what = f"`{record['op']}`'s backward" if record.get("backward") else f"`{record['op']}`"
+        what = f"`{record.op}`'s backward" if record.backward else f"`{record.op}`"
         return (
-            f"eager is equally unstable at {what}: its own value needs {float(eager['max_needed_ulp']):.3g} ULP of input move and is "
-            f"{float(eager['max_forward_ulp']):.3g} ULP off, beyond {self.FAR:g} times the bound ({allowance.output_ulp:g} ULP at the output, "
+            f"eager is equally unstable at {what}: its own value needs {eager.max_needed_ulp:.3g} ULP of input move and is "
+            f"{eager.max_forward_ulp:.3g} ULP off, beyond {self.FAR:g} times the bound ({allowance.output_ulp:g} ULP at the output, "
             f"{allowance.input_ulp:.3g} of input move) and {self.AT_LEAST:g} ULP"
         )
 

@@ -115,7 +115,7 @@ def test_the_compilers_addcmul_on_cancelling_inputs_is_within_rounding(spec):
     if outcome.outputs[0].verdict != "less_accurate":
         pytest.skip(f"{spec} rounds addcmul once here ({outcome.outputs[0].verdict}): nothing to judge")
     assert outcome.verdict is Verdict.WITHIN_ROUNDING, outcome.analysis
-    assert float(outcome.analysis.rounding_error["target"]["max_needed_ulp"]) < 1.0
+    assert outcome.analysis.rounding_error.target.max_needed_ulp < 1.0
 
 
 def test_autocasts_own_cast_dropped_is_cast_elision():

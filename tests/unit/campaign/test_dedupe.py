@@ -14,6 +14,7 @@ from numfuzz.judge.bounds import load_bounds
 from numfuzz.judge.execute import Outcome
 from numfuzz.judge.facts import Analysis
 from numfuzz.judge.oracle import OutputErrors
+from numfuzz.judge.rounding_record import RoundingRecord
 from numfuzz.judge.verdicts import Verdict
 from numfuzz.program.ir import Graph, Node, TensorSpec
 
@@ -25,7 +26,7 @@ def outcome(target_ulp: float, op: str, cause: str, dtype: str = "fp32", needed_
     record = None
     if needed_ulp is not None:  # the rounding error measured at the op: the Pareto front of (forward, needed)
         record = {"op": op, "dtype": dtype, "device": "cpu", "n": 1, "target": {"front": [[target_ulp, needed_ulp]]}}
-    analysis = Analysis(0, cause, ["..."], op, dtype, rounding_error=record)
+    analysis = Analysis(0, cause, ["..."], op, dtype, rounding_error=RoundingRecord.from_json(record) if record is not None else None)
     return Outcome(Verdict.LESS_ACCURATE, outputs=[errors], analysis=analysis).to_json()
 
 

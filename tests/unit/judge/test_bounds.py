@@ -97,15 +97,15 @@ def test_the_cli_refuses_a_malformed_file_with_one_line_and_exit_2(cli, tmp_path
 
 def test_a_fused_rest_taken_as_one_op_gets_its_loosest_ops_bound_in_its_output_dtype():
     from numfuzz.judge.bounds import load_bounds
-    from numfuzz.judge.rounding_record import record_within
+    from numfuzz.judge.rounding_record import RoundingRecord, record_within
 
     bounds = load_bounds([])
     loosest = bounds.loosest([["mul", 1], ["sum", 64]], "fp32", "cpu")
     assert loosest == bounds.allowance("sum", "fp32", "cpu", 64) and loosest.input_ulp > bounds.allowance("mul", "fp32", "cpu").input_ulp
     record = {"op": "mul", "dtype": "bf16", "device": "cpu", "suffix_ops": [["mul", 1], ["sum", 64]], "bound_dtype": "fp32", "target": {"front": [[3.0, 9.0]]}}
-    assert record_within(record, bounds)  # 3 ULP at the fp32 output: within the sum's
+    assert record_within(RoundingRecord.from_json(record), bounds)  # 3 ULP at the fp32 output: within the sum's
     alone = {**record, "suffix_ops": None, "bound_dtype": None}
-    assert not record_within(alone, bounds)  # judged as the bf16 mul alone
+    assert not record_within(RoundingRecord.from_json(alone), bounds)  # judged as the bf16 mul alone
 
 
 def test_every_op_says_where_its_bound_comes_from():

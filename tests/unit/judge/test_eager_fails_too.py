@@ -71,7 +71,7 @@ def test_a_bound_loose_enough_for_eager_gives_the_finding_back():
     """Judged again where the op's bound is eager's own need: eager is within 16 times it, the target (needing more) is not."""
     stored = run_case(Case.from_tensors(TANHSHRINK, [[SMALL]], "tanh_up:4"), resolve("tanh_up:4"), "cpu")
     record = stored.analysis.rounding_error
-    eager, target = float(record["eager"]["max_needed_ulp"]), float(record["target"]["max_needed_ulp"])
+    eager, target = record.eager.max_needed_ulp, record.target.max_needed_ulp
     assert target > eager > 16 * 2  # both far outside the shipped 2 ULP; the target needs more
     loose = parse_bounds(f'[[bound]]\nops = ["tanhshrink"]\nulp = {eager}\nsource = "tests"\n', "loose.toml", _bounds())
     assert final_verdict(stored.oracle, stored.analysis, loose).verdict is Verdict.LESS_ACCURATE

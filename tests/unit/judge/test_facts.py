@@ -39,7 +39,7 @@ def test_a_version_one_analysis_reads_as_facts():
         "nonfinite_rest": "the program after `cos` ... is non-finite",
     }
     facts = Analysis.from_json(old)
-    assert facts.rounding_error == RECORD and facts.culprit == Culprit(0, "cos", "fp32", "less_accurate", "single op")
+    assert facts.rounding_error.to_json() == RECORD and facts.culprit == Culprit(0, "cos", "fp32", "less_accurate", "single op")
     assert facts.nonfinite_rest.startswith("the program after") and facts.evidence == ["`cos` in fp32 is 1.02 ULP off"]  # the record's words are said anew
     assert Analysis.from_json(facts.to_json()) == facts and facts.to_json()["version"] == VERSION
 

@@ -134,8 +134,8 @@ def test_a_backward_only_bug_is_found_in_the_gradient_and_located_at_its_op():
     assert facts.gradient_of == 0 and facts.op == "tanh" and facts.cause == "backward"
     assert facts.culprit.located == "cutting the backward"
     record = facts.rounding_error  # tanh's backward from a bf16 tanh: no input within the bound explains it
-    assert record["backward"] and record["op"] == "tanh" and record["gradient_of"] == 0 and not record_within(record, load_bounds([]))
-    assert float(record["target"]["max_needed_ulp"]) > float(record["bound"]["input_ulp"]) > float(record["eager"]["max_needed_ulp"])
+    assert record.backward and record.op == "tanh" and record.gradient_of == 0 and not record_within(record, load_bounds([]))
+    assert record.target.max_needed_ulp > float(record.stored["bound"]["input_ulp"]) > record.eager.max_needed_ulp
     assert "`tanh`'s backward" in describe(record, load_bounds([]))
 
 
@@ -147,8 +147,8 @@ def test_a_backward_that_is_exact_for_inputs_one_ulp_away_is_within_rounding():
     assert outcome.verdict is Verdict.WITHIN_ROUNDING, outcome.detail
     record = outcome.analysis.rounding_error
     assert outcome.rule == "gradient_within_bound" and record_within(record, load_bounds([]))
-    assert float(record["target"]["max_forward_ulp"]) > float(record["bound"]["output_ulp"])
-    assert 0.5 <= float(record["target"]["max_needed_ulp"]) <= 2.5  # one ULP of x, and the roundings of 1 - y*y and its product
+    assert record.target.max_forward_ulp > float(record.stored["bound"]["output_ulp"])
+    assert 0.5 <= record.target.max_needed_ulp <= 2.5  # one ULP of x, and the roundings of 1 - y*y and its product
     assert "exact result of inputs within" in outcome.detail
 
 

@@ -11,7 +11,7 @@ from numfuzz.judge.bounds import load_bounds, parse_bounds
 from numfuzz.judge.facts import Analysis
 from numfuzz.judge.rounding_error import pareto_front
 from numfuzz.judge.rounding_error_text import describe
-from numfuzz.judge.rounding_record import record_within, within
+from numfuzz.judge.rounding_record import RoundingRecord, Side, record_within, within
 from numfuzz.judge.rules import final_verdict
 from numfuzz.judge.verdicts import Verdict
 from numfuzz.program.ir import Graph, Node, TensorSpec
@@ -35,13 +35,13 @@ def test_two_roundings_where_eager_rounds_once_are_within_rounding():
     assert outcome.outputs[0].target_max_ulp > 8 * outcome.outputs[0].eager_max_ulp  # less accurate, as the oracle sees it
     assert outcome.verdict is Verdict.WITHIN_ROUNDING and not outcome.verdict.is_finding, outcome.analysis
     record = outcome.analysis.rounding_error
-    assert record_within(record, load_bounds([])) and record["all_elements"] and record["measured"] == 64
+    assert record_within(record, load_bounds([])) and record.stored["all_elements"] and record.stored["measured"] == 64
     assert outcome.oracle is Verdict.LESS_ACCURATE and outcome.rule == "value_within_bound"
-    assert float(record["target"]["max_needed_ulp"]) < 1.0 < float(record["target"]["max_forward_ulp"])
-    assert float(record["target"]["max_condition"]) > 100  # the op is ill conditioned there: that is why
-    assert float(record["eager"]["max_needed_ulp"]) <= float(record["target"]["max_needed_ulp"])
+    assert record.target.max_needed_ulp < 1.0 < record.target.max_forward_ulp
+    assert record.target.max_condition > 100  # the op is ill conditioned there: that is why
+    assert record.eager.max_needed_ulp <= record.target.max_needed_ulp
     assert "exact result of inputs within" in outcome.detail and "eager's needs" in outcome.detail
-    worst = record["target"]["worst"][0]
+    worst = record.target.worst[0]
     assert len(worst["per_input"]) == 3 and all(float(p) > 0 for p in worst["per_input"])
 
 
@@ -52,9 +52,9 @@ def test_exp_minus_one_for_expm1_stays_a_finding():
     assert outcome.verdict is Verdict.LESS_ACCURATE, outcome.analysis
     record = outcome.analysis.rounding_error
     assert not record_within(record, load_bounds([]))
-    assert float(record["target"]["max_needed_ulp"]) > 1e3  # no input within a few ULPs gives exp(x) - 1
-    assert float(record["eager"]["max_needed_ulp"]) < 1.0  # eager's expm1 is backward stable
-    assert float(record["target"]["max_condition"]) < 1.01  # where expm1 is well conditioned
+    assert record.target.max_needed_ulp > 1e3  # no input within a few ULPs gives exp(x) - 1
+    assert record.eager.max_needed_ulp < 1.0  # eager's expm1 is backward stable
+    assert record.target.max_condition < 1.01  # where expm1 is well conditioned
     assert "is not the exact result of any input within" in describe(record, load_bounds([]))
 
 
@@ -64,20 +64,20 @@ def test_the_rule_reads_the_pareto_front():
     assert allowance.output_ulp == allowance.input_ulp == 1.0
     front = pareto_front([0.4, 30.0, 2.0, 5.0], [0.0, 0.5, 3.0, 0.2])
     assert [[float(f), float(n)] for f, n in front] == [[30.0, 0.5], [2.0, 3.0]]
-    assert not within({"front": front}, allowance)  # 2 ULP at the output, 3 input ULPs: beyond both
-    assert within({"front": pareto_front([30.0, 0.9], [0.5, 1.5])}, allowance)
-    assert not within({"front": [["inf", "inf"]]}, allowance)
+    assert not within(Side.from_json({"front": front}), allowance)  # 2 ULP at the output, 3 input ULPs: beyond both
+    assert within(Side.from_json({"front": pareto_front([30.0, 0.9], [0.5, 1.5])}), allowance)
+    assert not within(Side.from_json({"front": [["inf", "inf"]]}), allowance)
     assert pareto_front([float("inf"), 1.0], [float("inf"), float("nan")]) == [["inf", "inf"]]  # a non-finite value stays unexplained
 
 
 def test_low_precision_stays_a_finding_in_narrow_dtypes_only():
     record = {"op": "sum", "dtype": "fp32", "device": "cpu", "n": 64, "target": {"front": [[40.0, 0.5]]}}
     bounds = load_bounds([])
-    fp32 = Analysis(0, "low_precision", dtype="fp32", rounding_error=record)
+    fp32 = Analysis(0, "low_precision", dtype="fp32", rounding_error=RoundingRecord.from_json(record))
     assert final_verdict(Verdict.LESS_ACCURATE, fp32, bounds).verdict is Verdict.WITHIN_ROUNDING  # an fp32 sum accumulated in fp32, in another order
-    bf16 = Analysis(0, "low_precision", dtype="bf16", rounding_error={**record, "dtype": "bf16"})
+    bf16 = Analysis(0, "low_precision", dtype="bf16", rounding_error=RoundingRecord.from_json({**record, "dtype": "bf16"}))
     assert final_verdict(Verdict.LESS_ACCURATE, bf16, bounds).verdict is Verdict.LESS_ACCURATE  # a bf16 accumulator where eager's is fp32
-    dropped = Analysis(0, "cast_dropped", dtype="fp32", rounding_error=record)
+    dropped = Analysis(0, "cast_dropped", dtype="fp32", rounding_error=RoundingRecord.from_json(record))
     assert final_verdict(Verdict.LESS_ACCURATE, dropped, bounds).rule == ""  # kept whatever the bound
 
 
@@ -111,7 +111,7 @@ def test_an_exponent_taken_in_fp32_is_within_rounding():
     assert outcome.outputs[0].target_max_ulp > 4 and outcome.outputs[0].eager_max_ulp <= 0.5
     assert outcome.verdict is Verdict.WITHIN_ROUNDING, outcome.analysis
     record = outcome.analysis.rounding_error
-    assert "fp32_scalars" in record and "rounded to fp32 as ATen" in outcome.detail
+    assert record.fp32_rounded is not None and "rounded to fp32 as ATen" in outcome.detail
 
 
 def test_elements_where_eager_is_not_finite_either_are_left_out():
@@ -136,11 +136,12 @@ def test_a_backward_record_is_within_only_where_every_input_gradient_is():
     bounds = load_bounds([])
     side = {"front": [[0.4, 0.0]], "max_needed_ulp": 0.0, "max_forward_ulp": 0.4, "max_condition": 1.0}
     record = {"op": "mul", "dtype": "fp32", "device": "cpu", "n": 4, "backward": True, "gradient_of": 0, "target": side, "eager": side}
-    assert record_within(record, bounds)
+    assert record_within(RoundingRecord.from_json(record), bounds)
     beyond = {**side, "front": [[500.0, 300.0]]}
-    assert not record_within({**record, "also": [{"dtype": "fp32", "gradient_of": 1, "n": 4, "target": beyond, "eager": side}]}, bounds)
-    assert record_within({**record, "also": [{"dtype": "fp32", "gradient_of": 1, "n": 4, "target": side, "eager": side}]}, bounds)
-    assert record_within({**record, "unmeasured": [1]}, bounds) is None  # a gradient it could not measure excuses none
+    also = {"dtype": "fp32", "gradient_of": 1, "n": 4, "eager": side}
+    assert not record_within(RoundingRecord.from_json({**record, "also": [{**also, "target": beyond}]}), bounds)
+    assert record_within(RoundingRecord.from_json({**record, "also": [{**also, "target": side}]}), bounds)
+    assert record_within(RoundingRecord.from_json({**record, "unmeasured": [1]}), bounds) is None  # a gradient it could not measure excuses none
 
 
 class _TanhInBf16(torch.overrides.TorchFunctionMode):
@@ -160,11 +161,11 @@ def test_tanhshrink_is_bounded_in_ulps_of_its_input():
     benign = _run(graph, [x])
     record = benign.analysis.rounding_error
     assert benign.oracle is Verdict.LESS_ACCURATE and benign.verdict is Verdict.WITHIN_ROUNDING, benign.detail
-    assert float(record["target"]["max_forward_ulp"]) > 10 and float(record["target"]["max_input_unit_ulp"]) < 2.0  # tanh's rounding and one ULP
+    assert record.target.max_forward_ulp > 10 and record.target.max_input_unit_ulp < 2.0  # tanh's rounding and one ULP
     assert "ULP of its input off float64" in describe(record, load_bounds([]))
     planted = run_case(Case.from_tensors(graph, [[x]], "eager"), ModeTarget("tanh_in_bf16", _TanhInBf16), "cpu")
     assert planted.verdict is Verdict.LESS_ACCURATE and not record_within(planted.analysis.rounding_error, load_bounds([]))
-    assert float(planted.analysis.rounding_error["target"]["max_input_unit_ulp"]) > 100
+    assert planted.analysis.rounding_error.target.max_input_unit_ulp > 100
 
 
 class _HardtanhUp(torch.overrides.TorchFunctionMode):
@@ -186,7 +187,7 @@ def test_an_exact_op_two_ulp_off_is_a_finding_not_rounding():
     outcome = run_case(Case.from_tensors(graph, [[x]], "eager"), ModeTarget("hardtanh_up", _HardtanhUp), "cpu")
     record = outcome.analysis.rounding_error
     assert outcome.oracle is Verdict.LESS_ACCURATE and outcome.verdict is Verdict.LESS_ACCURATE, outcome.detail
-    assert float(record["bound"]["output_ulp"]) == 0.5 and "correctly rounded" in record["bound"]["source"]
+    assert float(record.stored["bound"]["output_ulp"]) == 0.5 and "correctly rounded" in record.stored["bound"]["source"]
     default = parse_bounds('[[bound]]\nops = ["hardtanh"]\nulp = 2.0\nsource = "the stated default"\n', "default.toml", load_bounds([]))
     assert final_verdict(outcome.oracle, outcome.analysis, default).verdict is Verdict.WITHIN_ROUNDING
 
@@ -197,10 +198,10 @@ def test_an_op_reading_its_narrow_intermediate_inputs_unrounded_gets_half_an_ulp
     side = {"front": [[8.64, 0.481]], "max_needed_ulp": 0.481}
     record = {"op": "log", "dtype": "bf16", "device": "cpu", "n": 1, "target": side, "eager": side}
     bounds = load_bounds([])
-    assert not record_within(record, bounds)
-    assert record_within({**record, "unrounded_inputs": True}, bounds)
+    assert not record_within(RoundingRecord.from_json(record), bounds)
+    assert record_within(RoundingRecord.from_json({**record, "unrounded_inputs": True}), bounds)
     beyond = {"front": [[30.0, 1.7]], "max_needed_ulp": 1.7}  # more than the rounding it may have skipped: still a finding
-    assert not record_within({**record, "target": beyond, "unrounded_inputs": True}, bounds)
+    assert not record_within(RoundingRecord.from_json({**record, "target": beyond, "unrounded_inputs": True}), bounds)
 
 
 def test_only_inputs_the_program_made_in_a_narrow_dtype_may_be_read_unrounded():
