@@ -47,7 +47,7 @@ BOUND_KINDS = {
 @dataclass(frozen=True)
 class OpSpec:
     name: str
-    arity: int
+    arity: int  # its arguments, and up to `optional` more it may take (a linear's bias)
     # How the generator finds its arguments: unary, elementwise, cat, linear, matmul, reduce,
     # norm, fresh (the first argument is drawn, the others are new inputs shaped by `operands`),
     # or one of the shape families (reshape, permute, transpose, unsqueeze, expand, slice, chunk).
@@ -94,6 +94,7 @@ class OpSpec:
     # A reduction whose fused code reads its input in two loops (its statistics, then its elements), computing it in each:
     # where the two disagree, x - max(x) > 0 or x - mean(x) != 0 (the mechanism "reduction-recompute" of the judge).
     recomputes_input: bool = False
+    optional: int = 0
     swap_group: str = ""  # a block's mutation may put ops of one group in each other's place (one shape rule, another computation)
 
     def domain(self, arg: int) -> str:

@@ -46,7 +46,7 @@ def lookup(name: str) -> OpSpec:
 
 def infer_node(node: Node, specs: list[TensorSpec]) -> TensorSpec:
     op = lookup(node.op)
-    if len(node.args) != op.arity and not (op.name == "linear" and len(node.args) == 3):
+    if not op.arity <= len(node.args) <= op.arity + op.optional:
         raise GraphError(f"{node.op} takes {op.arity} arguments, got {len(node.args)}")
     args = autocast_args(node, [specs[a] for a in node.args], op.autocast)  # as the op sees them inside an autocast region
     if op.index_arg is not None and args[op.index_arg].dtype != INDEX_DTYPE:

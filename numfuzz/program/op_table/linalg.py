@@ -139,7 +139,18 @@ def _attention_operands(rng: random.Random, spec: TensorSpec, attrs: dict) -> li
 
 
 SPECS: list[OpSpec] = [
-    OpSpec("linear", 2, "linear", _linear, same_dtype=True, bound="table", autocast=LOWER, call="F.linear({args})", captured=("F.linear({0}, {1}, {2})",)),
+    OpSpec(
+        "linear",
+        2,
+        "linear",
+        _linear,
+        same_dtype=True,
+        optional=1,
+        bound="table",
+        autocast=LOWER,
+        call="F.linear({args})",
+        captured=("F.linear({0}, {1}, {2})",),
+    ),
     OpSpec("matmul", 2, "matmul", _matmul, same_dtype=True, bound="table", autocast=LOWER, call="torch.matmul({0}, {1})", captured=("{0} @ {1}",)),
     OpSpec("bmm", 2, "fresh", _bmm, same_dtype=True, operands=_bmm_operands, bound="undocumented", autocast=LOWER, call="torch.bmm({0}, {1})"),
     OpSpec(
