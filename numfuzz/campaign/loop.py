@@ -80,9 +80,8 @@ class Campaign:
         self.journal = Journal.open(config.corpus, config.identity(), list(config.targets))
         self.stats = self.journal.stats
         self.bar: Any = None  # the progress bar, while running
-        # with gradients every case compiles alone: a batch's wrapper would also batch the backward
         self.guide = Guide(config.guided_share, Guide.parents_from_json(self.journal.guide_pool))
-        self.feed = CaseFeed(config, self.journal.pending(config.graphs), 1 if config.grad else config.batch, self.guide)
+        self.feed = CaseFeed(config, self.journal.pending(config.graphs), config.batch, self.guide)
         self.recorder = ResultRecorder(config, self.journal, on_graph=lambda: self.bar.update(1), guide=self.guide)
         # --bounds, as the workers get them: in force in this process while `run_campaign` runs
         dedupe = Dedupe(self.journal.minimize_keys, load_known(config.known_files), config.corpus, active_bounds())

@@ -43,7 +43,7 @@ from numfuzz.cli.shares import share_options
     "--grad/--no-grad",
     default=False,
     show_default=True,
-    help="Also judge the gradient of every input, for upstream gradients drawn per output (the search and batches are off then).",
+    help="Also judge the gradient of every input, for upstream gradients drawn per output (the search is off then; such cases batch with each other).",
 )
 @share_options
 @click.option(

@@ -16,7 +16,10 @@ batch (a campaign draws them per block of cases, `CaseAddress.shared`, so they d
 whose cases are called a second time (torch.compile's default `automatic` mode at a second size,
 or second scalars) is called so once a sample, every member at its second size or with its second
 scalars, and the compile count says whether the batch recompiled, as alone. Symbolic sizes
-(dynamic, marked) run alone (`batch_key`).
+(dynamic, marked) run alone (`batch_key`). Cases that judge their gradients batch with each other:
+the batch's compiled forward and backward give every member's outputs and input gradients in one
+call, for every member's upstream gradients (the members share no value, so no gradient crosses
+between them); as alone, they are neither searched nor called a second time.
 """
 
 from __future__ import annotations
@@ -45,36 +48,44 @@ def batch_key(case: Case) -> tuple | None:
     """What the members of one batch share: one compile (size mode, drawn options, threads), the number of samples
     (a batch runs one sample per member at a time) and of second-call samples; None: the case runs alone.
 
-    Gradients run alone, and so do symbolic sizes (dynamic, marked): Dynamo gives equal sizes one symbol
+    Cases with gradients batch only with each other. Symbolic sizes (dynamic, marked) run alone: Dynamo gives equal sizes one symbol
     across members too, so one member's second size fails a guard another set, and the batch recompiles
     where alone it would not: a planted second-size bug went unseen in batches, and once batches that recompiled
     ran alone, no case of a 16-graph campaign was left judged in one."""
     run = case.run
-    if run.grad or run.dynamic in ("dynamic", "marked"):
+    if run.dynamic in ("dynamic", "marked"):
         return None
-    second = 0 if not case.has_second_call else len(case.second.samples) if case.second is not None else len(case.samples)
-    return (run.dynamic, run.config, run.threads, len(case.samples), second)
+    second = 0 if run.grad or not case.has_second_call else len(case.second.samples) if case.second is not None else len(case.samples)
+    return (run.dynamic, run.config, run.threads, len(case.samples), second, run.grad)
 
 
-def _member(case: Case, target: Target, device: str) -> tuple[CompiledProgram, tuple[list, list]] | None:
-    """The case's own program with its eager and float64 runs, when it is well typed and eager runs on every sample; else it runs alone."""
+def _member(case: Case, target: Target, device: str) -> tuple[CompiledProgram, tuple[list, list], list[Sample] | None] | None:
+    """The case's own program with its eager and float64 runs and (with gradients) its upstream gradients on the device,
+    when it is well typed and eager runs on every sample; else it runs alone."""
     try:
-        program = CompiledProgram(case.graph, target, device)
-        runs = eager_and_reference(program, [program.on_device(sample) for sample in case.tensors()])
+        program = CompiledProgram(case.graph, target, device, grad=case.run.grad)
+        upstream = [program.on_device(row) for row in case.grad_tensors()] if case.run.grad else None
+        if upstream is not None and len(upstream) != len(case.samples):
+            return None  # `judge` says why, alone
+        runs = eager_and_reference(program, [program.on_device(sample) for sample in case.tensors()], upstream)
     except Exception:
         return None
-    return None if isinstance(runs, Outcome) else (program, runs)
+    return None if isinstance(runs, Outcome) else (program, runs, upstream)
 
 
 class _Batch:
     """The members side by side as one compiled program, and how its outputs split back into each member's."""
 
     def __init__(self, members: list[CompiledProgram], target: Target, device: str):
-        self.program = CompiledProgram(side_by_side([m.graph for m in members]), target, device)
-        self.bounds, at = [], 0
+        self.grad = members[0].grad
+        self.program = CompiledProgram(side_by_side([m.graph for m in members]), target, device, grad=self.grad)
+        self.bounds, self.input_bounds, at, at_input = [], [], 0, 0
         for member in members:
             self.bounds.append((at, at + len(member.graph.outputs)))
+            self.input_bounds.append((at_input, at_input + len(member.graph.inputs)))
             at += len(member.graph.outputs)
+            at_input += len(member.graph.inputs)
+        self.outputs = at
 
     def at_size(self, graphs: list[Graph]) -> _Batch:
         """The same compiled batch, called with each member's second-call graph (its second size, its second scalars)."""
@@ -82,10 +93,16 @@ class _Batch:
         view.program = self.program.at_size(side_by_side(graphs))
         return view
 
-    def run(self, inputs: list[Sample]) -> list[tuple]:
-        """One run on one sample per member; each member's outputs."""
-        got = self.program.run([x for sample in inputs for x in sample])
-        return [got[lo:hi] for lo, hi in self.bounds]
+    def run(self, inputs: list[Sample], upstream: list[Sample] | None = None) -> list[tuple]:
+        """One run on one sample per member; each member's outputs, then (with gradients, for each member's
+        `upstream` gradients) its inputs' gradients, as the member alone gives them."""
+        flat = [x for sample in inputs for x in sample]
+        if not self.grad:
+            got = self.program.run(flat)
+            return [got[lo:hi] for lo, hi in self.bounds]
+        got = self.program.run_grads(flat, [g for row in upstream or [] for g in row])
+        grads = got[self.outputs :]
+        return [got[lo:hi] + grads[a:b] for (lo, hi), (a, b) in zip(self.bounds, self.input_bounds)]
 
 
 def _search_clean(
@@ -162,14 +179,17 @@ def _evaluate_group(cases: list[Case], target: Target, device: str, search: floa
         return outcomes, alone
     members = [judged[k][0] for k in batched]
     baselines = [judged[k][1] for k in batched]
+    upstreams = [judged[k][2] for k in batched]
     member_cases = [cases[k] for k in batched]
+    grad = member_cases[0].run.grad  # as alone, a case with gradients is neither searched nor called a second time
     samples = [[m.on_device(sample) for sample in case.tensors()] for m, case in zip(members, member_cases)]
     results: list[list[tuple]] = [[] for _ in members]
     started = time.perf_counter()
     try:
         batch = _Batch(members, configured(target, member_cases[0].run), device)
         for i in list(range(len(samples[0]))) + [0]:  # the first sample twice, as `judge` checks determinism
-            for m, got in enumerate(batch.run([own[i] for own in samples])):
+            upstream = [own[i] for own in upstreams] if grad else None
+            for m, got in enumerate(batch.run([own[i] for own in samples], upstream)):
                 results[m].append(got)
     except Exception:  # a compile or run failure: each case alone shows whose it is
         return outcomes, alone
@@ -182,7 +202,7 @@ def _evaluate_group(cases: list[Case], target: Target, device: str, search: floa
             outcome.compile_s, outcome.run_s = compile_s / len(members), run_s / len(members)
             clean[m] = outcome
     found: dict[int, Found] = {}
-    if search and clean:
+    if search and clean and not grad:
         try:
             found = _search_clean(batch, members, member_cases, samples, sorted(clean), search)
         except Exception:  # numfuzz's own failure while searching: the batch's verdicts stand
@@ -193,7 +213,7 @@ def _evaluate_group(cases: list[Case], target: Target, device: str, search: floa
             if not again.verdict.is_clean:
                 alone[batched[m]] = with_searched(member_cases[m], again)
                 del clean[m]
-    if clean and member_cases[0].has_second_call:
+    if clean and member_cases[0].has_second_call and not grad:
         try:
             second = _second_call(batch, members, member_cases)
         except Exception:  # a failure at the second call: each case alone shows whose it is

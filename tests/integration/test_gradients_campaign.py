@@ -67,3 +67,26 @@ def test_a_default_campaign_without_grad_finds_and_minimises_a_planted_backward_
     assert "tanh" in [n.op for n in small.graph.nodes] and len(small.graph.nodes) <= 2 and small.run.grad
     stats = next((corpus / "campaign").glob("*/fuzzer_stats")).read_text()
     assert "cases_with_gradients     : 8" in stats
+
+
+def test_cases_with_gradients_compile_in_batches_and_give_the_verdicts_and_findings_they_give_alone(tmp_path):
+    """A batch's one compiled forward and backward gives each member its own gradients: the same verdicts, the same findings."""
+    from helpers import plain_config
+
+    from numfuzz.campaign.loop import run_campaign
+    from numfuzz.program.generator import GenConfig
+
+    def campaign(name: str, batch: int):
+        return run_campaign(
+            plain_config(
+                targets=("backward_bug",), graphs=24, seed=4, corpus=tmp_path / name, samples=8, grad=True, batch=batch, workers=1,
+                gen=GenConfig(max_nodes=4, max_dim=4, ops=("tanh", "add", "mul", "exp", "sin")), imports=(str(PLANTED_BACKWARD),),
+                first_case_grace=0.0, minimize=False, progress=False,
+            )
+        )  # fmt: skip
+
+    alone, together = campaign("alone", 1), campaign("together", 4)
+    assert together.graphs_done == alone.graphs_done == 24
+    assert {t: dict(c) for t, c in together.verdicts.items()} == {t: dict(c) for t, c in alone.verdicts.items()}
+    assert sorted(p.name for p in together.findings) == sorted(p.name for p in alone.findings) and together.findings
+    assert alone.stats.batched == 0 and together.stats.batched >= 12  # most clean cases came from a batch
