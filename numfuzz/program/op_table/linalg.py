@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import math
 import random
 
+from numfuzz.program.autocast import ATTR as AUTOCAST_ATTR
 from numfuzz.program.autocast import LOWER
 from numfuzz.program.ir import GraphError, TensorSpec
 from numfuzz.program.op_spec import OpSpec, broadcast_shapes, draw_choice, need_rank
@@ -113,6 +115,10 @@ def _einsum(specs: list[TensorSpec], attrs: dict) -> TensorSpec:
         for letter, d in zip(term, spec.shape):
             if sizes.setdefault(letter, d) != d:
                 raise GraphError(f"einsum index {letter} is {sizes[letter]} and {d}")
+    contracted = math.prod(d for c, d in sizes.items() if c not in out)
+    if attrs.get(AUTOCAST_ATTR) and contracted <= 1:
+        # CPU autocast casts einsum's inner bmm; with nothing to contract torch multiplies instead, in fp32
+        raise GraphError(f"einsum {attrs['equation']} contracts nothing here: autocast leaves it in fp32 (not modelled)")
     return TensorSpec(tuple(sizes[c] for c in out), specs[0].dtype)
 
 
