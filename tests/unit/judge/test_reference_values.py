@@ -344,4 +344,25 @@ def test_every_op_added_to_the_first_fifty_has_a_value_test():
     tested |= {"clamp_tensor", "where_lt", "count_ge", "vector_norm", "group_norm", "batch_norm", "bmm", "addmm", "baddbmm", "einsum", "sdpa", "cross_entropy"}
     tested |= {"nll_loss", "cross_entropy_index", "gather", "index_select", "embedding"}  # test_index_op_references.py
     tested |= {"ge_scalar_count", "lt_scalar_where", "arange"}  # test_selects_and_counts
+    tested |= {"conv2d"}
     assert set(OPS) - set(FIRST_OPS) - tested == set()
+
+
+def test_conv2d_reference_is_exact():
+    """A 3x3 kernel over a padded 2-channel image, and a depthwise one with stride 2: sums of products at 100 bits."""
+    image = [[f32([0.5, -1.25, 3.0, 0.1]), f32([2.0, 0.1, -0.7, 1.5]), f32([1.0, 0.3, -2.0, 4.0])], [f32([0.25, -0.5, 7.0, -3.0])] * 3]
+    kernel = [[[f32([0.3, -1.0, 2.5])] * 3, [f32([1.5, 0.7, -0.2])] * 3]]  # (1 out, 2 in, 3, 3)
+
+    def at(c: int, i: int, j: int) -> mpmath.mpf:
+        return mpmath.mpf(image[c][i][j]) if 0 <= i < 3 and 0 <= j < 4 else mpmath.mpf(0)
+
+    want = [
+        [
+            [mpmath.fsum(at(c, i + a - 1, j + b - 1) * kernel[0][c][a][b] for c in range(2) for a in range(3) for b in range(3)) for j in range(4)]
+            for i in range(3)
+        ]
+    ]
+    assert_exact(reference("conv2d", image, kernel, stride=1, padding=1, dilation=1, groups=1), want)
+    depthwise = [[[f32([2.0])]], [[f32([-0.3])]]]  # (2 out, 1 in, 1, 1), groups 2
+    want = [[[mpmath.mpf(image[c][i][j]) * depthwise[c][0][0][0] for j in range(0, 4, 2)] for i in range(0, 3, 2)] for c in range(2)]
+    assert_exact(reference("conv2d", image, depthwise, stride=2, padding=0, dilation=1, groups=2), want)
