@@ -133,3 +133,11 @@ def test_a_region_inside_a_nested_autocast_region_with_autocast_off_comes_back_t
 
     region = extract_region(run, (x,), {})
     assert [(n.op, n.attr("autocast")) for n in region.graph.nodes] == [("mul_scalar", None), ("linear", "bf16")]
+
+
+def test_a_convolution_module_maps_to_conv2d_with_its_sizes_as_pairs():
+    conv = torch.nn.Conv2d(4, 8, 3, stride=2, padding=1, bias=True)
+    depthwise = torch.nn.Conv2d(8, 8, 1, groups=8, bias=False)
+    x = torch.randn(1, 4, 9, 9)
+    found = _mapped(lambda x: depthwise(conv(x)), x)
+    assert [(m.op, m.attrs["stride"], m.attrs["groups"]) for m in found] == [("conv2d", (2, 2), 1), ("conv2d", (1, 1), 8)]
