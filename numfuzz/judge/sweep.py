@@ -17,6 +17,7 @@ from numfuzz.judge.oracle import ulp_error
 from numfuzz.judge.verdicts import Verdict
 from numfuzz.program.dtypes import check_dtype
 from numfuzz.program.ir import Graph
+from numfuzz.program.model_scale import JUDGE_ELEMENTS, value_elements
 from numfuzz.program.ops import infer_specs
 from numfuzz.program.values import round_to
 from numfuzz.targets import Target
@@ -48,8 +49,13 @@ def _empty(detail: str) -> Sweep:
 
 
 def sweep(graph: Graph, sample: list[torch.Tensor], target: Target, device: str, output: int = 0, exponents: tuple[int, ...] = DEFAULT_EXPONENTS) -> Sweep:
-    """Run `graph` on `sample` scaled by 2**e for each exponent; errors of output `output` at every point."""
+    """Run `graph` on `sample` scaled by 2**e for each exponent; errors of output `output` at every point.
+
+    A model-sized program takes every k-th exponent only, so that its points hold no more elements
+    than a case may (`model_scale.JUDGE_ELEMENTS`): each point is the whole program once more."""
     specs = graph.inputs
+    room = max(JUDGE_ELEMENTS // value_elements(graph), 2)
+    exponents = exponents[:: -(-len(exponents) // room)]
     points, factors = [], []
     for e in exponents:
         # indices (integer inputs) are not values to scale

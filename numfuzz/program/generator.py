@@ -12,7 +12,7 @@ from numfuzz.program.blocks import start_from_block, swap_ops
 from numfuzz.program.dtypes import PROGRAM_DTYPES, is_integer
 from numfuzz.program.ir import Graph, GraphError, Node, TensorSpec
 from numfuzz.program.layout import Layout, conform
-from numfuzz.program.model_scale import LARGE_ELEMENTS, SMALL_ELEMENTS, large_shape
+from numfuzz.program.model_scale import JUDGE_ELEMENTS, LARGE_ELEMENTS, MIN_SAMPLES, SMALL_ELEMENTS, large_shape
 from numfuzz.program.op_spec import INDEX_DTYPE, scalar
 from numfuzz.program.ops import OPS, OpSpec, autocast_policy, infer_node, infer_specs
 from numfuzz.program.scalars import PASSED
@@ -71,6 +71,8 @@ class _Builder:
         spec = infer_node(node, self.specs)
         if spec.numel == 0 or spec.numel > self.max_elements:
             raise GraphError("degenerate or oversized value")
+        if self.max_elements > SMALL_ELEMENTS and MIN_SAMPLES * (sum(s.numel for s in self.specs) + spec.numel) > JUDGE_ELEMENTS:
+            raise GraphError("the case's values would pass the judge's memory budget")
         self.nodes.append(node)
         self.specs.append(spec)
         self.is_input.append(False)

@@ -14,6 +14,7 @@ import math
 import random
 
 from numfuzz.program.ir import Graph
+from numfuzz.program.ops import infer_specs
 
 SMALL_ELEMENTS = 4096  # any value of an ordinary graph
 # Any value of a large graph: 2^21 elements is 16 MiB in float64, so a graph of eight such values,
@@ -22,6 +23,11 @@ LARGE_ELEMENTS = 2**21
 ROWS = (1024, 2048, 4096, 8192, 16384, 32768)
 TAILS = (0, 0, 1, -1, 7, 33)  # past a vector width or a block: the loops' remainders run too
 SAMPLE_ELEMENTS = 2**22  # input elements over all of a large case's samples
+# Elements over every value (inputs and nodes) of every sample, at most: the judge holds each several
+# times (eager's, the target's, the float64 reference's, the probe exposing them all); scripts/judge_memory
+# measures its bytes per element on the largest cases drawn.
+JUDGE_ELEMENTS = 2**25
+MIN_SAMPLES = 2  # the determinism check reruns one
 
 
 def large_shape(rng: random.Random, budget: int = LARGE_ELEMENTS) -> tuple[int, ...]:
@@ -41,8 +47,19 @@ def is_large(graph: Graph) -> bool:
 
 
 def samples_for(graph: Graph, wanted: int) -> int:
-    """How many samples a case of `graph` draws: `wanted`, fewer for a large graph (at least 2: the determinism check reruns one)."""
+    """How many samples a case of `graph` draws: `wanted`, fewer for a large graph, within SAMPLE_ELEMENTS of input
+    and JUDGE_ELEMENTS of every value (at least MIN_SAMPLES)."""
     if not is_large(graph):
         return wanted
     per_sample = sum(math.prod(spec.shape) for spec in graph.inputs) or 1
-    return max(2, min(wanted, SAMPLE_ELEMENTS // per_sample))
+    return max(MIN_SAMPLES, min(wanted, SAMPLE_ELEMENTS // per_sample, JUDGE_ELEMENTS // value_elements(graph)))
+
+
+def value_elements(graph: Graph) -> int:
+    """Elements over every value of one sample: the inputs and every node's result."""
+    return sum(spec.numel for spec in infer_specs(graph)) or 1
+
+
+def case_elements(graph: Graph, samples: int) -> int:
+    """Elements over every value of every sample: what the judge's memory grows with."""
+    return samples * value_elements(graph)

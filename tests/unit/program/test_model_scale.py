@@ -56,3 +56,15 @@ def test_several_threads_sort_after_one():
     one = Case(graph, [], RunSpec("inductor", threads=1))
     many = Case(graph, [], RunSpec("inductor", threads=2))
     assert size_key(one) < size_key(many)
+
+
+def test_a_large_case_holds_its_values_within_the_judges_budget():
+    """Every value of every sample counts (the probe exposes them all): a graph stops growing before its values pass
+    the budget at the fewest samples, and a case takes no more samples than the budget holds."""
+    from numfuzz.program.model_scale import JUDGE_ELEMENTS, MIN_SAMPLES, case_elements, value_elements
+
+    wide = GenConfig(large=1.0, ops=("add", "mul", "hardtanh", "relu6", "clamp_scalar", "hardshrink"), max_nodes=12)  # each add a new input
+    graphs = [generate(seed, wide)[0] for seed in range(60)] + [generate(seed, GenConfig(large=1.0, blocks=0.3))[0] for seed in range(60)]
+    assert all(MIN_SAMPLES * value_elements(g) <= JUDGE_ELEMENTS for g in graphs)
+    assert all(case_elements(g, samples_for(g, 64)) <= JUDGE_ELEMENTS for g in graphs if is_large(g))
+    assert max(value_elements(g) for g in graphs) > JUDGE_ELEMENTS // 8  # the budget, not the draw, bounds them
