@@ -6,7 +6,9 @@ returns 0 * inf = NaN. Neither order is wrong: ATen, Inductor and the hardware a
 reductions, and eager gives the same NaN for the same terms in another order. So a non-finite
 value at a `sum`, `mean` or `prod` culprit where eager, fed the culprit's inputs reordered along
 the reduced dim (reversed, and rotated by 1 to 3), is non-finite too at every element the
-target made non-finite, is within rounding. Eager runs the op alone; no compile.
+target made non-finite, is within rounding. So is one where eager, reducing contiguous chunks of
+the dim apart and combining their results (2 or 4 chunks, as threads split a reduction), is.
+Eager runs the op alone; no compile.
 """
 
 from __future__ import annotations
@@ -21,6 +23,8 @@ from numfuzz.program.lowering import compile_source, lower
 from numfuzz.program.ops import lookup
 
 ROTATIONS = (1, 2, 3)
+CHUNKS = (2, 4)  # a reduction split over threads: each reduces a contiguous part, then the parts are combined
+COMBINE = {"add": torch.sum, "multiply": torch.prod}
 
 
 def reorder_evidence(ev: Evidence) -> str | None:
@@ -34,15 +38,24 @@ def reorder_evidence(ev: Evidence) -> str | None:
     eager_fn, out = compile_source(lower(ev.alone())), ev.alone_output()
     (inputs, values), (_, eager_values) = ev.side("target"), ev.side("eager")
 
+    node = ev.graph.nodes[c.node]
+    split = COMBINE.get(lookup(c.op).combines) if c.op != "mean" else None  # a mean's parts would need weighing
+
     def others(args: list[torch.Tensor]) -> Callable[[], list[torch.Tensor]]:
-        return lambda: [eager_fn(*[forward(a) for a in args])[out] for forward, _ in _orders(dim)]
+        def run() -> list[torch.Tensor]:
+            values = [eager_fn(*[forward(a) for a in args])[out] for forward, _ in _orders(dim)]
+            if split is not None and len(args) == 1:
+                values += [_in_chunks(eager_fn, out, args[0], dim, parts, split, node.attr("keepdim")) for parts in CHUNKS]
+            return values
+
+        return run
 
     with torch.no_grad():
         made = _made_in_other_orders((got, eager, others(args)) for args, got, eager in zip(inputs, values, eager_values))
     if made is None:
         return None
     return (
-        f"eager's `{c.op}` of the same terms in another order (reversed or rotated along dim {dim}) is non-finite "
+        f"eager's `{c.op}` of the same terms in another order (reversed, rotated or in chunks along dim {dim}) is non-finite "
         f"at all {made} elements the target made non-finite: the reduction's order is unspecified, and this one overflows"
     )
 
@@ -80,6 +93,13 @@ Reorder = Callable[[torch.Tensor], torch.Tensor]
 def _orders(dim: int) -> list[tuple[Reorder, Reorder]]:
     """The other orders tried, each with its inverse: reversed, and rotated by ROTATIONS."""
     return [(lambda t: t.flip(dim), lambda t: t.flip(dim))] + [(lambda t, k=k: t.roll(k, dim), lambda t, k=k: t.roll(-k, dim)) for k in ROTATIONS]
+
+
+def _in_chunks(fn: Callable, out: int, x: torch.Tensor, dim: int, parts: int, combine: Callable, keepdim: object) -> torch.Tensor:
+    """The reduction of `x` along `dim` as `parts` contiguous chunks reduced apart, their results then combined."""
+    pieces = [fn(chunk)[out] for chunk in x.tensor_split(parts, dim) if chunk.shape[dim]]
+    at = dim % x.dim() if keepdim else 0
+    return combine(torch.stack(pieces, at) if not keepdim else torch.cat(pieces, at), at, keepdim=bool(keepdim))
 
 
 def _made_in_other_orders(rows: Iterable[tuple[torch.Tensor, torch.Tensor, Callable[[], list[torch.Tensor]]]]) -> int | None:

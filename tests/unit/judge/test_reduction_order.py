@@ -32,6 +32,10 @@ class _Prod(TorchFunctionMode):
             return func(x.flip(kwargs.get("dim", -1)), *args[1:], **kwargs)
         if self.how == "rolled":  # the terms rotated by one: another order, and so another order in its backward
             return func(x.roll(1, kwargs.get("dim", -1)), *args[1:], **kwargs)
+        if self.how == "halves":  # each half multiplied apart, then the two products: as two threads split it
+            dim, keepdim = kwargs.get("dim", -1), kwargs.get("keepdim", False)
+            halves = [func(h, dim=dim, keepdim=True) for h in x.tensor_split(2, dim)]
+            return func(torch.cat(halves, dim), dim=dim, keepdim=keepdim)
         out = func(*args, **kwargs)  # NaN wherever a zero is among the terms: a bug in any order
         return torch.where((x == 0).any(dim=kwargs.get("dim", -1), keepdim=kwargs.get("keepdim", False)), torch.nan, out)
 
@@ -89,3 +93,14 @@ def test_a_gradient_that_overflows_in_another_order_is_rounding_too():
     assert outcome.oracle is Verdict.NONFINITE and outcome.analysis.gradient_of == 0, (outcome.verdict, outcome.detail)
     assert outcome.verdict is Verdict.WITHIN_ROUNDING and outcome.rule == "reordered_reduction", outcome.detail
     assert "input-gradient elements the target made non-finite" in outcome.analysis.reordered
+
+
+def test_a_product_that_overflows_split_over_threads_is_rounding():
+    """Terms a^4 | c, c, c, a (a = 2**-60, c = 2**60): from the front, from the back and rotated by 1 to 3 the running
+    product underflows (or stays in range) before it can overflow; each half apart gives 0 and inf, and 0 * inf is NaN."""
+    a, c = 2.0**-60, 2.0**60
+    x = torch.tensor([[a, a, a, a, c, c, c, a]] * 2).to(torch.bfloat16)
+    graph = Graph((TensorSpec((2, 8), "bf16"),), (Node.make("prod", [0], dim=-1, keepdim=False),), (1,))
+    outcome = run_case(Case.from_tensors(graph, [[x]], "planted_prod:halves"), resolve("planted_prod:halves"), "cpu")
+    assert outcome.oracle is Verdict.NONFINITE and outcome.verdict is Verdict.WITHIN_ROUNDING, outcome.detail
+    assert "in chunks" in outcome.analysis.reordered and outcome.rule == "reordered_reduction"
