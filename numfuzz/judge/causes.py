@@ -32,6 +32,7 @@ from typing import Callable
 import numpy as np
 import torch
 
+from numfuzz.judge.bounds import FP32_MANTISSA
 from numfuzz.judge.cause import (
     CANCELLATION,
     CAST_DROPPED,
@@ -51,7 +52,7 @@ from numfuzz.judge.sweep import sweep
 from numfuzz.program.autocast import region, rounded_args
 from numfuzz.program.dtypes import check_dtype
 from numfuzz.program.graph_edit import cone
-from numfuzz.program.ir import Graph
+from numfuzz.program.ir import Graph, Node
 from numfuzz.program.lowering import compile_source, lower
 from numfuzz.program.ops import infer_specs, lookup
 from numfuzz.program.values import round_significand
@@ -77,14 +78,21 @@ class Diagnosis:
 # --- cast_dropped ----------------------------------------------------------------------------
 
 
+OUTPUT_ROUNDING = 0.5  # ULP: storing a value rounds it this much at most
+
+
 def narrowing_casts(graph: Graph, value: int) -> list[int]:
     """Casts in `value`'s cone that can change a value: to fewer significand bits or a narrower range (bf16 -> fp16 too);
-    and nodes whose arguments autocast casts down (`autocast.rounded_args`), casts the program asked for as well."""
+    nodes whose arguments autocast casts down (`autocast.rounded_args`), casts the program asked for as well; and constants
+    made in a narrow dtype (a fill value rounded to bf16 is a cast too: Inductor may keep it in fp32)."""
     specs = infer_specs(graph)
     found = []
     for k in cone(graph, value):
         node = graph.nodes[k]
         if rounded_args(node, specs, lookup(node.op).autocast):
+            found.append(k)
+            continue
+        if lookup(node.op).constant and check_dtype(specs[len(graph.inputs) + k].dtype).mantissa_bits < FP32_MANTISSA:
             found.append(k)
             continue
         if node.op != "cast":
@@ -93,6 +101,11 @@ def narrowing_casts(graph: Graph, value: int) -> list[int]:
         if to.mantissa_bits < source.mantissa_bits or to.max_value < source.max_value or to.min_exponent > source.min_exponent:
             found.append(k)
     return found
+
+
+def _what_rounds(node: Node) -> str:
+    """What of a node `narrowing_casts` found rounds: the cast itself, a constant's fill value, or autocast's casts."""
+    return "" if node.op == "cast" else "'s rounding of its value" if lookup(node.op).constant else "'s autocast casts"
 
 
 def _reference_without(graph: Graph, samples: list[list[torch.Tensor]], casts: frozenset[int], output: int) -> np.ndarray:
@@ -119,9 +132,12 @@ def cast_dropped(ev: Evidence) -> Diagnosis | None:
         stored_inf = (np.abs(without) > fmt.max_value) & np.isinf(got[keep]) & (np.sign(got[keep]) == np.sign(without))
         t_without = np.where(stored_inf, 0.0, t_without)
         explained = float(np.max(t_without, initial=0.0))
-        if not worse_than(t_without, e_err, noise_floor(fmt)) and explained <= as_written / 2:
+        # as accurate against the program without the cast as eager against it with, or within the output's own rounding
+        # (where eager's value is exact, the target's one rounding of the uncast value would count as worse)
+        as_eager = explained <= OUTPUT_ROUNDING or not worse_than(t_without, e_err, noise_floor(fmt))
+        if as_eager and explained <= as_written / 2:
             k = min(subset)
-            dropped = ", ".join(f"`{op_line(ev.graph, j)}`" + ("'s autocast casts" if ev.graph.nodes[j].op != "cast" else "") for j in sorted(subset))
+            dropped = ", ".join(f"`{op_line(ev.graph, j)}`" + _what_rounds(ev.graph.nodes[j]) for j in sorted(subset))
             return Diagnosis(
                 CAST_DROPPED.name,
                 [

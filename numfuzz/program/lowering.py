@@ -31,7 +31,7 @@ def _call(node: Node, args: list[str], reference: bool, exact: bool = False, sou
     a = node.attr_dict
     a.update({name: _Param(param_name(position, name)) for name, _ in passed(node)})
     if spec.constant:  # the reference takes the constant as eager makes it (in its dtype), then computes on in float64
-        a["dtype"] = TORCH_DTYPES[a["dtype"]]
+        a["dtype"] = "torch.float64" if reference and exact else TORCH_DTYPES[a["dtype"]]  # exact: its value unrounded
         text = spec.call.format(*args, **a)
         return f"{text}.to(torch.float64)" if reference else text
     if node.op == "cast":

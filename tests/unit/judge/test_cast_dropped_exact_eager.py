@@ -1,0 +1,40 @@
+"""A dropped cast where eager's value is exact: `x1 * x0.to(bf16)` with x0 = 1 + 2**-8 and x1 = 1.5 is 1.5 exactly in
+eager, and a compiler that keeps x0 in fp32 stores 1.5078125, one rounding of the uncast product. Against the program
+without the cast the target is within the output's rounding; eager, exact, is 0 ULP off: that is still a dropped cast.
+So is a bf16 constant whose fill value (1/3) the compiler keeps in fp32."""
+
+from __future__ import annotations
+
+import torch
+
+from numfuzz.judge.causes import cast_dropped
+from numfuzz.judge.evidence import Evidence
+from numfuzz.judge.execute import Outcome, Runs
+from numfuzz.judge.verdicts import Verdict
+from numfuzz.program.ir import Graph, Node, TensorSpec
+from numfuzz.targets import resolve
+
+CAST = Graph((TensorSpec((32,), "fp32"), TensorSpec((32,), "bf16")), (Node.make("cast", [0], dtype="bf16"), Node.make("mul", [1, 2])), (3,))
+FILL = Graph((TensorSpec((32,), "bf16"), TensorSpec((32,), "bf16")), (Node.make("full_like", [1], value=1 / 3, dtype="bf16"), Node.make("add", [2, 0])), (3,))
+
+
+def _evidence(graph: Graph, sample: list[torch.Tensor], eager: torch.Tensor, target: torch.Tensor) -> Evidence:
+    runs = Runs(eager=[(eager,)], reference=[(eager.double(),)], target=[(target,)])
+    return Evidence(graph, [sample], resolve("eager"), "cpu", Outcome(Verdict.LESS_ACCURATE, runs=runs), 0)
+
+
+def test_a_dropped_cast_is_found_where_eager_is_exact():
+    x0, x1 = torch.full((32,), 1 + 2**-8), torch.full((32,), 1.5, dtype=torch.bfloat16)
+    kept = (x0 * x1.float()).bfloat16()  # 1.5078125: the product of the uncast value, rounded once
+    found = cast_dropped(_evidence(CAST, [x0, x1], (x0.bfloat16() * x1), kept))
+    assert found is not None and found.cause == "cast_dropped" and found.op == "cast" and found.dtype == "bf16"
+    assert cast_dropped(_evidence(CAST, [x0, x1], x0.bfloat16() * x1, kept + 0.25)) is None  # further off than the cast explains
+
+
+def test_a_constant_kept_wider_than_its_dtype_is_a_dropped_cast():
+    x0 = torch.full((32,), -0.5, dtype=torch.bfloat16)
+    eager = torch.full_like(x0, 1 / 3) + x0  # the fill value rounded to bf16 first: exact here
+    kept = (x0.float() + 1 / 3).bfloat16()  # kept in fp32, rounded once at the store
+    assert not torch.equal(eager, kept)
+    found = cast_dropped(_evidence(FILL, [x0, x0], eager, kept))
+    assert found is not None and found.cause == "cast_dropped" and "rounding of its value" in found.evidence[0]
