@@ -69,7 +69,13 @@ class GroupKey:
 
 
 def culprit_cone_ops(graph: Graph | None, facts: Analysis | None) -> frozenset[str]:
-    """The ops the culprit depends on, itself included (none where the program or the culprit is not at hand)."""
+    """The ops the culprit depends on, itself included (none where the program or the culprit is not at hand); for a
+    gradient, also the ops that depend on it (their backward runs before the culprit's and hands it its gradient), and
+    for a culprit located by cutting, the fused program from it on, which is what failed."""
     if graph is None or facts is None or facts.culprit is None or not 0 <= facts.culprit.node < len(graph.nodes):
         return frozenset()
-    return frozenset(graph.nodes[k].op for k in cone(graph, len(graph.inputs) + facts.culprit.node))
+    n_in, node = len(graph.inputs), facts.culprit.node
+    found = set(cone(graph, n_in + node))
+    if facts.gradient_of is not None or facts.culprit.located.startswith("cutting"):
+        found |= {k for k in range(node + 1, len(graph.nodes)) if node in cone(graph, n_in + k)}
+    return frozenset(graph.nodes[k].op for k in found)
