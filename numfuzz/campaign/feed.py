@@ -78,7 +78,7 @@ class CaseFeed:
         addresses = {a.index: a for a in event.task.items}
         events = []
         for reply in event.reply.replies:
-            task = Task("case", reply.index, event.task.target, self.config.case_timeout, address=addresses.get(reply.index))
+            task = Task("case", reply.index, event.task.target, self.config.case_timeout, address=addresses[reply.index])
             events.append(Event("reply", event.slot, reply=reply, task=task))
         return events
 

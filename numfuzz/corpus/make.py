@@ -1,4 +1,4 @@
-"""From a seed and a run specification to a case: graph, recipes and exactly rounded input values."""
+"""From a case's address and a run specification to a case: graph, recipes and exactly rounded input values."""
 
 from __future__ import annotations
 

@@ -3,7 +3,8 @@
 Each cause's test is a `CauseTest`: the cause (`judge.cause`), what its test costs, and the test. They run in
 this order over one cached view of the culprit (`judge.evidence`); the first that holds is the cause:
 
-* cast_dropped          -- the target agrees with the program with an explicit narrowing cast
+* cast_dropped          -- the target agrees with the program with an explicit narrowing cast (or a constant's
+                           rounding to its bf16/fp16 dtype)
                            taken as a no-op, and not with the program as written (float64 only).
                            Tested on the flagged output before the culprit is located: exposing
                            values (the probe) could undo the elision it sees; and after, where

@@ -57,7 +57,7 @@ class Rule:
     name: ClassVar[str]
     judges: ClassVar[tuple[Verdict, ...]]
     gives: ClassVar[Verdict | None]  # None: the oracle's verdict stands, and no later rule is asked
-    reads: ClassVar[tuple[str, ...]]  # the facts it reads (fields of `Analysis`)
+    reads: ClassVar[tuple[str, ...]]  # the facts it reads (fields and properties of `Analysis`)
     bounded: ClassVar[bool] = False  # depends on the bounds
 
     def holds(self, facts: Analysis, bounds: Bounds) -> str | None:

@@ -55,7 +55,8 @@ def sweep(graph: Graph, sample: list[torch.Tensor], target: Target, device: str,
     than a case may (`model_scale.JUDGE_ELEMENTS`): each point is the whole program once more."""
     specs = graph.inputs
     room = max(JUDGE_ELEMENTS // value_elements(graph), 2)
-    exponents = exponents[:: -(-len(exponents) // room)]
+    if len(exponents) > room:  # evenly spaced, both ends kept
+        exponents = tuple(exponents[round(i * (len(exponents) - 1) / (room - 1))] for i in range(room))
     points, factors = [], []
     for e in exponents:
         # indices (integer inputs) are not values to scale

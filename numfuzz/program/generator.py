@@ -242,8 +242,9 @@ class _Builder:
     def seam_motif(self, dtype: str, shape: tuple[int, ...] | None = None) -> None:
         """A seam-sized input (or one of `shape`), and where the ops allow, a reduction along its rows of a pointwise op it may recompute."""
         x = self.new_input(seam_shape(self.rng, self.config.max_rank, self.widths) if shape is None else shape, dtype)
-        pointwise = [OPS[n] for n in self.config.ops if OPS[n].recomputed]  # `OpSpec.recomputed`, `.consumer`: their weights
-        consumers = [OPS[n] for n in self.config.ops if OPS[n].consumer]
+        allowed = set(self.config.ops)  # in the table's order, whatever order --ops gives
+        pointwise = [s for n, s in OPS.items() if s.recomputed and n in allowed]  # `OpSpec.recomputed`, `.consumer`: their weights
+        consumers = [s for n, s in OPS.items() if s.consumer and n in allowed]
         if not pointwise or not consumers or self.rng.random() < 0.2:
             return
         saved = self.snapshot()

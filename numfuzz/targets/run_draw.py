@@ -65,7 +65,7 @@ def draw_run(address: CaseAddress, run: RunSpec, graph: Graph, mix: RunMix | Non
 
 def draws_gradients(address: CaseAddress, mix: RunMix) -> bool:
     """Whether a case judges its gradients, by `mix.grad`: drawn from its block's stream, so that every case
-    of a block is alike and forward-only blocks still compile in batches; apart from the other draws."""
+    of a block is alike and its batch holds one kind (forward only, or with gradients); apart from the other draws."""
     return bool(mix.grad) and address.stream(GRADIENTS, shared=True).random() < mix.grad
 
 

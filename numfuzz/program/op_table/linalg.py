@@ -117,7 +117,8 @@ def _einsum(specs: list[TensorSpec], attrs: dict) -> TensorSpec:
                 raise GraphError(f"einsum index {letter} is {sizes[letter]} and {d}")
     contracted = math.prod(d for c, d in sizes.items() if c not in out)
     if attrs.get(AUTOCAST_ATTR) and contracted <= 1:
-        # CPU autocast casts einsum's inner bmm; with nothing to contract torch multiplies instead, in fp32
+        # CPU autocast casts einsum's inner bmm; with nothing to contract torch multiplies instead, in fp32 (refused on
+        # every device: the shape rule does not know it, and CUDA's autocast, which casts einsum itself, only loses a graph)
         raise GraphError(f"einsum {attrs['equation']} contracts nothing here: autocast leaves it in fp32 (not modelled)")
     return TensorSpec(tuple(sizes[c] for c in out), specs[0].dtype)
 
