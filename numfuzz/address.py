@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import random
 from dataclasses import dataclass
+from typing import Literal
 
 # A campaign's cases come in blocks of this many consecutive indices that share their drawn size mode,
 # compiler options, thread count and gradients, so that a batch (Inductor's 8, `runner.batch`) compiles them together.
@@ -24,8 +25,8 @@ GRADIENTS = 0x6AAD  # whether a block judges gradients; a case's upstream gradie
 SEARCH = 0x5EA4C4  # the input search's draws
 
 
-def _digest(text: str, byteorder: str = "little") -> int:
-    return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], byteorder)  # type: ignore[arg-type]
+def _digest(text: str, byteorder: Literal["little", "big"] = "little") -> int:
+    return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], byteorder)
 
 
 def case_seed(campaign_seed: int, index: int) -> int:
@@ -60,9 +61,9 @@ class CaseAddress:
             return self.own
         return _digest(f"numfuzz-compile:{self.campaign}:{self.index // COMPILE_BLOCK}")
 
-    def stream(self, salt: int, shared: bool = False) -> random.Random:
-        """The stream of one draw: `salt` names it; `shared`: the block's, else the case's own."""
-        return random.Random((self.shared if shared else self.own) ^ salt)
+    def stream(self, salt: int, of_block: bool = False) -> random.Random:
+        """The stream of one draw: `salt` names it; `of_block`: from the seed the block shares, else from the case's own."""
+        return random.Random((self.shared if of_block else self.own) ^ salt)
 
     def guide_stream(self) -> random.Random:
         """Guidance's draw for this index: fresh or a child, and of which parent (before its seed is known)."""

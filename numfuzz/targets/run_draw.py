@@ -36,7 +36,7 @@ def draw_run(address: CaseAddress, run: RunSpec, graph: Graph, mix: RunMix | Non
         run = run.with_changes(samples=samples_for(graph, run.samples), search=0.0)
     if mix is None or mix.off:
         return run, None
-    key_rng = address.stream(BLOCK_DRAWS, shared=True)
+    key_rng = address.stream(BLOCK_DRAWS, of_block=True)
     if not run.grad and draws_gradients(address, mix):
         run = run.with_changes(grad=True)
     family = family_of(run.target)
@@ -66,7 +66,7 @@ def draw_run(address: CaseAddress, run: RunSpec, graph: Graph, mix: RunMix | Non
 def draws_gradients(address: CaseAddress, mix: RunMix) -> bool:
     """Whether a case judges its gradients, by `mix.grad`: drawn from its block's stream, so that every case
     of a block is alike and its batch holds one kind (forward only, or with gradients); apart from the other draws."""
-    return bool(mix.grad) and address.stream(GRADIENTS, shared=True).random() < mix.grad
+    return bool(mix.grad) and address.stream(GRADIENTS, of_block=True).random() < mix.grad
 
 
 @functools.lru_cache(maxsize=32)
