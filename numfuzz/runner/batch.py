@@ -11,12 +11,13 @@ reproduces on its own and no verdict depends on batching. A batch that kills its
 The input search (`numfuzz.search`) of the cases the batch judged clean runs on the batch's
 compile, one run of the batch a round for all of them; a case where it finds a difference is
 judged alone, with the samples it found. The cases handed over together are split by `batch_key`:
-cases that share their size mode, drawn options, threads and numbers of samples compile as one
-batch (a campaign draws them per block of cases, `CaseAddress.shared`, so they do). A batch
-whose cases are called a second time (torch.compile's default `automatic` mode at a second size,
-or second scalars) is called so once a sample, every member at its second size or with its second
-scalars, and the compile count says whether the batch recompiled, as alone. Symbolic sizes
-(dynamic, marked) run alone (`batch_key`). Cases that judge their gradients batch with each other:
+cases that share their size mode, drawn options and threads compile as one batch (a campaign draws
+them per block of cases, `CaseAddress.shared`, so they do), cut where the members' values together
+would pass one case's judge budget; a member with fewer samples than another is fed its own again.
+A batch whose cases are called a second time (torch.compile's default `automatic` mode at a second
+size, or second scalars) is called so once a sample, every member at its second size or with its
+second scalars, and the compile count says whether the batch recompiled, as alone. Symbolic sizes
+(dynamic, marked) compile without duck sizing, so that no two members share a symbol. Cases that judge their gradients batch with each other:
 the batch's compiled forward and backward give every member's outputs and input gradients in one
 call, for every member's upstream gradients (the members share no value, so no gradient crosses
 between them); as alone, they are neither searched nor called a second time.
@@ -24,6 +25,7 @@ between them); as alone, they are neither searched nor called a second time.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import time
 
@@ -35,6 +37,8 @@ from numfuzz.judge.execute import Outcome, eager_and_reference, judge_runs
 from numfuzz.judge.second_size import noted_second_call, second_size_note
 from numfuzz.program.graph_edit import side_by_side
 from numfuzz.program.ir import Graph
+from numfuzz.program.model_scale import JUDGE_ELEMENTS, case_elements
+from numfuzz.run_spec import RunSpec
 from numfuzz.runner.case_runner import intra_op_threads, search_rng, with_searched
 from numfuzz.search.phase import with_found
 from numfuzz.search.worst_inputs import Found, GraphSearch, search_budget, search_together
@@ -44,19 +48,32 @@ from numfuzz.targets.compile_modes import configured
 Sample = list[torch.Tensor]
 
 
-def batch_key(case: Case) -> tuple | None:
-    """What the members of one batch share: one compile (size mode, drawn options, threads), the number of samples
-    (a batch runs one sample per member at a time) and of second-call samples; None: the case runs alone.
+def batch_key(case: Case) -> tuple:
+    """What the members of one batch share: one compile (size mode, drawn options, threads), whether gradients are judged,
+    and whether a second call is (a batch calls every member a second time or none).
 
-    Cases with gradients batch only with each other. Symbolic sizes (dynamic, marked) run alone: Dynamo gives equal sizes one symbol
-    across members too, so one member's second size fails a guard another set, and the batch recompiles
-    where alone it would not: a planted second-size bug went unseen in batches, and once batches that recompiled
-    ran alone, no case of a 16-graph campaign was left judged in one."""
+    Members may hold different numbers of samples (a large case or a window takes fewer): the batch runs as many
+    rounds as its largest member, and a member with fewer is fed its own samples again, their results dropped.
+    Symbolic sizes (dynamic, marked) batch with Dynamo's duck sizing off (`_symbolic_batch`): with it, equal sizes
+    in two members got one symbol, so one member's second size failed a guard another set and the batch recompiled
+    where alone it would not (a planted second-size bug went unseen in such batches)."""
     run = case.run
-    if run.dynamic in ("dynamic", "marked"):
-        return None
-    second = 0 if run.grad or not case.has_second_call else len(case.second.samples) if case.second is not None else len(case.samples)
-    return (run.dynamic, run.config, run.threads, len(case.samples), second, run.grad)
+    return (run.dynamic, run.config, run.threads, run.grad, case.has_second_call and not run.grad)
+
+
+def _symbolic_batch(cases: list[Case], members: list[CompiledProgram]) -> tuple[RunSpec, contextlib.AbstractContextManager]:
+    """The batch's run (a marked case's dims at its inputs' places in the batch) and the context its compile needs:
+    with symbolic sizes, no duck sizing, so that each member's sizes are its own symbols, related only by its own ops."""
+    run = cases[0].run
+    if run.dynamic not in ("dynamic", "marked"):
+        return run, contextlib.nullcontext()
+    from torch.fx.experimental import _config as symbolic_config
+
+    at, marked = 0, []
+    for case, member in zip(cases, members):
+        marked += [(at + i, d) for i, d in case.run.marked]
+        at += len(member.graph.inputs)
+    return run.with_changes(marked=tuple(marked)), symbolic_config.patch(use_duck_shape=False)
 
 
 def _member(case: Case, target: Target, device: str) -> tuple[CompiledProgram, tuple[list, list], list[Sample] | None] | None:
@@ -105,6 +122,20 @@ class _Batch:
         return [got[lo:hi] + grads[a:b] for (lo, hi), (a, b) in zip(self.bounds, self.input_bounds)]
 
 
+def _rounds(batch: _Batch, samples: list[list[Sample]], upstreams: list[list[Sample]] | None = None) -> list[list[tuple]]:
+    """Each member's results on each of its samples, then on its first again (as `judge` checks determinism): as many
+    runs as the largest member has samples, a member with fewer fed its own again (those results dropped)."""
+    results: list[list[tuple]] = [[] for _ in samples]
+    rounds = max(len(own) for own in samples)
+    for i in list(range(rounds)) + [-1]:  # -1: the determinism round, every member's first sample
+        picked = [max(i, 0) % len(own) for own in samples]
+        upstream = [own[k] for own, k in zip(upstreams, picked)] if upstreams is not None else None
+        for m, got in enumerate(batch.run([own[k] for own, k in zip(samples, picked)], upstream)):
+            if i < len(samples[m]):
+                results[m].append(got)
+    return results
+
+
 def _search_clean(
     batch: _Batch, members: list[CompiledProgram], cases: list[Case], samples: list[list[Sample]], clean: list[int], share: float
 ) -> dict[int, Found]:
@@ -132,10 +163,8 @@ def evaluate_batch(cases: list[Case], target: Target, device: str, search: float
     alone: dict[int, Case] = {}
     groups: dict[tuple, list[int]] = {}
     for k, case in enumerate(cases):
-        key = batch_key(case)
-        if key is not None:
-            groups.setdefault(key, []).append(k)
-    for members in groups.values():
+        groups.setdefault(batch_key(case), []).append(k)
+    for members in (part for group in groups.values() for part in _within_memory(group, cases)):
         if len(members) < 2:
             continue
         with intra_op_threads(cases[members[0]].run.threads):
@@ -146,21 +175,37 @@ def evaluate_batch(cases: list[Case], target: Target, device: str, search: float
     return outcomes, alone
 
 
+def _within_memory(members: list[int], cases: list[Case]) -> list[list[int]]:
+    """The members in turn, cut where the next would take the batch's values past a case's judge budget: a batch holds
+    every member's values at once, and a case's own budget (`model_scale.JUDGE_ELEMENTS`) is what a worker has room for."""
+    parts: list[list[int]] = [[]]
+    held = 0
+    for k in members:
+        size = case_elements(cases[k].graph, len(cases[k].samples))
+        if parts[-1] and held + size > JUDGE_ELEMENTS:
+            parts.append([])
+            held = 0
+        parts[-1].append(k)
+        held += size
+    return parts
+
+
 def _second_call(batch: _Batch, members: list[CompiledProgram], cases: list[Case]) -> dict[int, Outcome]:
     """Every member's second call on the same compiled batch, judged as `judge_second_size` judges one alone;
-    member -> outcome, none for a member whose eager fails there (it runs alone)."""
+    member -> outcome, none for a member whose eager fails there (it runs alone). With symbolic sizes, none when
+    the batch recompiled: one member's failed guard (a size-1 dim's stride, say) would have every member judged on
+    a new compile where alone most run the first one, and a bug at the second size goes unseen."""
     graphs = [case.second_graph() for case in cases]
     views = [member.at_size(graph) for member, graph in zip(members, graphs)]
     samples = [[view.on_device(row) for row in case.second_tensors()] for view, case in zip(views, cases)]
     baselines = [eager_and_reference(view, rows) for view, rows in zip(views, samples)]
     called = batch.at_size(graphs)
     before = batch.program.compiles()
-    results: list[list[tuple]] = [[] for _ in members]
-    for i in list(range(len(samples[0]))) + [0]:  # the first sample twice, as `judge` checks determinism
-        for m, got in enumerate(called.run([rows[i] for rows in samples])):
-            results[m].append(got)
+    results = _rounds(called, samples)
     after = batch.program.compiles()
     recompiled = None if before is None or after is None else after > before
+    if recompiled and cases[0].run.dynamic in ("dynamic", "marked"):
+        return {}
     judged = {}
     for m, baseline in enumerate(baselines):
         if not isinstance(baseline, Outcome):
@@ -183,14 +228,12 @@ def _evaluate_group(cases: list[Case], target: Target, device: str, search: floa
     member_cases = [cases[k] for k in batched]
     grad = member_cases[0].run.grad  # as alone, a case with gradients is neither searched nor called a second time
     samples = [[m.on_device(sample) for sample in case.tensors()] for m, case in zip(members, member_cases)]
-    results: list[list[tuple]] = [[] for _ in members]
     started = time.perf_counter()
+    run, compiling = _symbolic_batch(member_cases, members)
     try:
-        batch = _Batch(members, configured(target, member_cases[0].run), device)
-        for i in list(range(len(samples[0]))) + [0]:  # the first sample twice, as `judge` checks determinism
-            upstream = [own[i] for own in upstreams] if grad else None
-            for m, got in enumerate(batch.run([own[i] for own in samples], upstream)):
-                results[m].append(got)
+        with compiling:
+            batch = _Batch(members, configured(target, run), device)
+            results = _rounds(batch, samples, upstreams if grad else None)
     except Exception:  # a compile or run failure: each case alone shows whose it is
         return outcomes, alone
     compile_s = batch.program.compile_s
@@ -204,7 +247,8 @@ def _evaluate_group(cases: list[Case], target: Target, device: str, search: floa
     found: dict[int, Found] = {}
     if search and clean and not grad:
         try:
-            found = _search_clean(batch, members, member_cases, samples, sorted(clean), search)
+            with compiling:
+                found = _search_clean(batch, members, member_cases, samples, sorted(clean), search)
         except Exception:  # numfuzz's own failure while searching: the batch's verdicts stand
             found = {}
     for m, outcome in list(clean.items()):
@@ -215,7 +259,8 @@ def _evaluate_group(cases: list[Case], target: Target, device: str, search: floa
                 del clean[m]
     if clean and member_cases[0].has_second_call and not grad:
         try:
-            second = _second_call(batch, members, member_cases)
+            with compiling:
+                second = _second_call(batch, members, member_cases)
         except Exception:  # a failure at the second call: each case alone shows whose it is
             return outcomes, alone
         for m in list(clean):

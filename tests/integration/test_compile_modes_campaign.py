@@ -109,3 +109,28 @@ def test_cases_in_the_default_mode_compile_in_batches_on_inductor(cli, tmp_path,
     (folder,) = (tmp_path / "corpus" / "campaign").iterdir()
     rows = {k.strip(): v.strip() for k, v in (line.split(" : ", 1) for line in (folder / "fuzzer_stats").read_text().splitlines())}
     assert int(rows["cases_batched"]) >= 4
+
+
+def test_symbolic_cases_compile_in_batches_and_find_what_they_find_alone(tmp_path):
+    """Symbolic sizes batch with duck sizing off: no member shares a symbol with another, so a member's second size fails
+    no guard another set and the batch is not recompiled, and the second-size bug (exact on any recompile) still shows."""
+    from helpers import plain_config
+
+    from numfuzz.campaign.loop import run_campaign
+    from numfuzz.program.generator import GenConfig
+    from numfuzz.run_spec import RunMix
+
+    mix = RunMix(dynamic=0.5, marked=0.5, automatic=0.0, config=0.0)
+    gen = GenConfig(max_nodes=3, max_dim=6, ops=("expm1", "add", "mul"))
+
+    def campaign(folder, batch):
+        config = plain_config(
+            targets=("resize_bug",), graphs=16, seed=3, corpus=tmp_path / folder, samples=16, gen=gen, workers=1, batch=batch,
+            first_case_grace=0.0, imports=(str(PLANTED),), minimize=False, progress=False, mix=mix,
+        )  # fmt: skip
+        return run_campaign(config)
+
+    alone, together = campaign("alone", 1), campaign("together", 4)
+    assert sorted(p.name for p in together.findings) == sorted(p.name for p in alone.findings) and alone.findings
+    assert {t: dict(c) for t, c in together.verdicts.items()} == {t: dict(c) for t, c in alone.verdicts.items()}
+    assert alone.stats.batched == 0 and together.stats.batched >= 2  # clean symbolic cases came from batches (one that recompiled ran alone)
