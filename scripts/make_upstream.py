@@ -82,6 +82,9 @@ def cpu(torch: str, why: str, isa: list[str] = BOTH_ISAS) -> dict:
 
 N = Node.make
 ONES = np.ones(64)
+# pytorch#145401's shape; a normal draw of 4096 values repeated (RandomState's stream is stable across numpy versions)
+VAR_MEAN_INPUT = TensorSpec((112958, 384), "fp16")
+VAR_MEAN_VALUES = np.resize(np.random.RandomState(30).standard_normal(4096), VAR_MEAN_INPUT.shape)
 REPORTS = {
     "pytorch-183605-var-rsqrt-fp16-nan": Report(
         183605, "torch.compile changes fp16 NaN behavior for var + rsqrt normalization",
@@ -212,6 +215,19 @@ REPORTS = {
         [np.full(64, 1.703125), np.zeros(64), ONES],  # the report's values: x1 = bf16(1.7), x2 = 0, target 1
         cpu("<2.14", "eager rounds the margin to bf16 (1.703125), so margin - x1 is exactly 0 and its boundary gradient flows; the float64 reference keeps 1.7 as stated, margin - x1 < 0 and the gradient is 0, which Inductor gave before PR #185869 made it round as eager does: more accurate by the float64 rule; more_accurate on 2.9.1 and 2.13.0, equal on 2.14.1 and 2.15.0 with AVX2 (an AMD EPYC)", isa=["AVX2"]),
         expect="more_accurate", run={"grad": True}, upstream=[[1.0]],
+    ),
+    "pytorch-145401-var-mean-fp16-rows": Report(
+        145401, "torch.compile has different numerics for var_mean",
+        graph([VAR_MEAN_INPUT], N("var_mean", [0], dim=0, correction=0, keepdim=True, which=0), N("var_mean", [0], dim=0, correction=0, keepdim=True, which=1), outputs=(1, 2)),
+        [VAR_MEAN_VALUES],
+        cpu(">=2.9", "the report's shape, 112958 x 384 in fp16 (43M elements; its values are a normal draw of 4096 repeated, which the case file stores packed); its reduction dim is not in the report's opening, so the case reduces the 112958 rows, the loop a Welford reduction splits. On the CPU both eager and Inductor (Welford with cascade sums since PR #145061) are within half an ULP of the float64 answer: equal. The report is Triton's Welford on CUDA (fixed there by an ATen fallback, PR #184158); " + MEASURED),
+        expect="equal",
+    ),
+    "pytorch-145401-var-mean-fp16-rows-cuda": Report(
+        145401, "torch.compile has different numerics for var_mean",
+        graph([VAR_MEAN_INPUT], N("var_mean", [0], dim=0, correction=0, keepdim=True, which=0), N("var_mean", [0], dim=0, correction=0, keepdim=True, which=1), outputs=(1, 2)),
+        [VAR_MEAN_VALUES],
+        {"torch": "<2.14", "device": "cuda", "why": "from the report, not yet run by numfuzz: Triton's fp16 Welford var_mean at 112958 x 384 differs from eager's (reproduced on a 2.13 nightly by the maintainers' bot, mean off by 4.9e-4); PR #184158 (June 2026) falls back to ATen for fp16 and bf16 on CUDA, in which release is not measured"},
     ),
 }  # fmt: skip
 

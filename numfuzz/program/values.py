@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import lzma
 from dataclasses import dataclass
 
 import numpy as np
@@ -119,18 +120,32 @@ def round_to(values: np.ndarray, spec: TensorSpec) -> torch.Tensor:
     return torch.from_numpy(np.ascontiguousarray(values, dtype=np.float64)).reshape(spec.shape).to(torch_dtype(spec.dtype))
 
 
+# An input's bits past this many bytes are stored packed (xz) where that halves them: a report's own large
+# input (pytorch#145401's 43M elements) is a pattern repeated, which a case file can then hold in kilobytes.
+PACK_FROM = 1 << 20
+PACKED = "xz:"
+
+
 def encode(tensor: torch.Tensor) -> str:
     bits = tensor.detach().cpu().contiguous().view(bit_view(dtype_name(tensor.dtype)))
-    return base64.b64encode(bits.numpy().astype(bits.numpy().dtype.newbyteorder("<")).tobytes()).decode()
+    raw = bits.numpy().astype(bits.numpy().dtype.newbyteorder("<")).tobytes()
+    if len(raw) > PACK_FROM:
+        packed = lzma.compress(raw)
+        if 2 * len(packed) < len(raw):
+            return PACKED + base64.b64encode(packed).decode()
+    return base64.b64encode(raw).decode()
 
 
 def decode(text: str, spec: TensorSpec) -> torch.Tensor:
     np_type = f"<i{storage_bits(spec.dtype) // 8}"
-    try:
-        raw = base64.b64decode(text.encode(), validate=True)
-    except (ValueError, TypeError) as exc:
-        raise BitsError(f"input bits are not valid base64: {exc}") from None
     itemsize = np.dtype(np_type).itemsize
+    packed = text.startswith(PACKED)
+    try:
+        raw = base64.b64decode(text.removeprefix(PACKED).encode(), validate=True)
+        # unpacked no further than one byte past what the spec holds: a bad file is refused, not unpacked whole
+        raw = lzma.LZMADecompressor().decompress(raw, spec.numel * itemsize + 1) if packed else raw
+    except (ValueError, TypeError, lzma.LZMAError) as exc:
+        raise BitsError(f"input bits are not valid {'packed ' if packed else ''}base64: {exc}") from None
     if len(raw) != spec.numel * itemsize:
         raise BitsError(f"input holds {len(raw)} bytes, its spec {spec.dtype}{list(spec.shape)} needs {spec.numel * itemsize}")
     arr = np.frombuffer(raw, dtype=np_type)
