@@ -96,6 +96,8 @@ SPECS: list[OpSpec] = (
         OpSpec("where_lt", 4, "elementwise", _selected(2), bound="correctly_rounded", call="torch.where({0} < {1}, {2}, {3})"),
         OpSpec("isfinite_where", 2, "elementwise", _selected(0), bound="correctly_rounded", call="torch.where(torch.isfinite({0}), {0}, {1})"),
         OpSpec("mul_mask_gt", 2, "elementwise", _masked, bound="correctly_rounded", call="{0} * ({0} > {1}).to({0}.dtype)"),
+        # x == its max: an argmax mask, where a compiler comparing an unrounded x with a rounded max drops every element (pytorch#195214)
+        OpSpec("mul_mask_eq", 2, "elementwise", _masked, bound="correctly_rounded", call="{0} * ({0} == {1}).to({0}.dtype)"),
         OpSpec(
             "count_ge",
             2,

@@ -143,7 +143,7 @@ BINARY = {
     "xlogy": (_xlogy, A + [0.0], [abs(b) for b in B] + [0.5]), "copysign": (lambda a, b: abs(a) * mpmath.sign(b), A, B),
     "fmod": (lambda a, b: a - b * int(a / b), A, B), "remainder": (lambda a, b: a - b * mpmath.floor(a / b), A, B),
     "div_trunc": (lambda a, b: int(a / b), A, B), "div_floor": (lambda a, b: mpmath.floor(a / b), A, B),
-    "isfinite_where": (lambda a, b: a, A, B), "mul_mask_gt": (lambda a, b: a if a > b else 0, A, B),
+    "isfinite_where": (lambda a, b: a, A, B), "mul_mask_gt": (lambda a, b: a if a > b else 0, A, B), "mul_mask_eq": (lambda a, b: a if a == b else 0, A, [a + i % 2 for i, a in enumerate(A)]),
 }  # fmt: skip
 
 
