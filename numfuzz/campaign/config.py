@@ -98,6 +98,7 @@ class CampaignConfig:
             "blocks",
             "models",
             "autocast",
+            "out_of_domain",
         ):  # added later: at their defaults, journals keep the name they had
             if gen[later] == getattr(GenConfig, later):
                 del gen[later]

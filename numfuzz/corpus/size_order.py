@@ -16,11 +16,13 @@
 12. value cost       -- sum over input elements of `value_cost`: 0 is simplest, then +-1,
                         then other powers of two, then values with more significant bits
                         (then more bits set, then an exponent further from 0, then negative)
-13. options          -- compiler options drawn for the case (the default configuration: 0), and 1 more
+13. attributes     -- `value_cost` summed over the nodes' float attributes that may take any scalar (`OpSpec.scalars`:
+                        a margin, a slope, an eps), with their second values: 1.0 is simpler than 1.7
+14. options          -- compiler options drawn for the case (the default configuration: 0), and 1 more
                         where the case runs on several intra-op threads (`RunSpec.threads`)
-14. dynamic          -- 0 static sizes, 1 automatic (torch.compile's default), 2 marked dims, 3 every size symbolic
-15. marked           -- dims marked dynamic
-16. second           -- input elements at the second size, over its samples
+15. dynamic          -- 0 static sizes, 1 automatic (torch.compile's default), 2 marked dims, 3 every size symbolic
+16. marked           -- dims marked dynamic
+17. second           -- input elements at the second size, over its samples
 
 The last four come after the program's: shrinking the program never trades against them, and a
 case that needs no symbolic size or option is smaller without it.
@@ -37,7 +39,8 @@ import numpy as np
 
 from numfuzz.corpus.case import Case
 from numfuzz.program.autocast import region
-from numfuzz.program.ops import infer_specs
+from numfuzz.program.ir import Graph
+from numfuzz.program.ops import infer_specs, lookup
 from numfuzz.program.scalars import passed
 
 SizeKey = tuple[int, ...]
@@ -45,7 +48,7 @@ SizeKey = tuple[int, ...]
 
 SIZE_FIELDS = (
     "nodes", "outputs", "inputs", "dtypes", "scalars", "samples", "rank", "layouts", "passed", "autocast", "distinct", "value_cost",
-    "options", "dynamic", "marked", "second",
+    "attributes", "options", "dynamic", "marked", "second",
 )  # fmt: skip
 DYNAMIC_ORDER = {"static": 0, "automatic": 1, "marked": 2, "dynamic": 3}
 
@@ -80,6 +83,16 @@ def input_values(case: Case) -> np.ndarray:
     return np.concatenate(parts) if parts else np.zeros(0)
 
 
+def scalar_attributes(graph: Graph) -> list[float]:
+    """The float attributes a node may take from the scalar recipe (its op's `scalars`), with their second values."""
+    found = []
+    for node in graph.nodes:
+        names = {name for name, _ in lookup(node.op).scalars}
+        found += [float(v) for k, v in node.attrs if k in names and isinstance(v, (int, float)) and not isinstance(v, bool)]
+        found += [float(second) for name, second in passed(node) if second is not None]
+    return found
+
+
 def size_key(case: Case) -> SizeKey:
     """THE size order; see the module docstring. Defined here and nowhere else."""
     g = case.graph
@@ -97,6 +110,7 @@ def size_key(case: Case) -> SizeKey:
         sum(region(node) is not None for node in g.nodes),
         len(np.unique(values.view(np.int64))),
         int(value_cost(values).sum()),
+        int(value_cost(np.array(scalar_attributes(g), dtype=np.float64)).sum()),
         len(case.run.config) + (case.run.threads > 1),
         DYNAMIC_ORDER[case.run.dynamic],
         len(case.run.marked),

@@ -98,6 +98,8 @@ class _Builder:
         """`value`, or a guard of it, inside `domain`: an input draws its values there, a node's value gets a guard op."""
         if domain == "any":
             return value
+        if domain != "index" and self.config.out_of_domain and self.rng.random() < self.config.out_of_domain:
+            return value
         if self.is_input[value]:
             k = sum(self.is_input[: value + 1]) - 1
             if self.recipes[k].domain == domain:

@@ -182,8 +182,21 @@ def draw_var(rng: random.Random, specs: list[TensorSpec]) -> dict:
     return {**draw_reduce(rng, specs), "correction": rng.choice([0, 1])}
 
 
-def draw_eps(rng: random.Random, specs: list[TensorSpec]) -> dict:
-    return {"eps": rng.choice([1e-5, 1e-6])}
+RECIPE_SHARE = 0.5  # how often a float attribute comes from the scalar recipe instead of its usual values
+
+
+def draw_float(name: str, legal: str, usual: list[float]) -> DrawAttrs:
+    """A float attribute (a margin, a slope, an eps): one of its usual values, or as often a value of the scalar recipe,
+    inexact in bf16 among them (pytorch#185517's margin 1.7), made `legal` (a key of `scalars.LEGAL`)."""
+
+    def draw(rng: random.Random, specs: list[TensorSpec]) -> dict:
+        return {name: scalar(rng, legal, specs[0]) if rng.random() < RECIPE_SHARE else rng.choice(usual)}
+
+    return draw
+
+
+draw_eps = draw_float("eps", "unit_interval", [1e-5, 1e-6])
+EPS = (("eps", "unit_interval"),)  # a norm's eps may be passed at call time
 
 
 def scalar(rng: random.Random, legal: str, spec: TensorSpec) -> float | int:

@@ -23,8 +23,9 @@ from numfuzz.program.ir import Graph, Node
 
 PASSED = "passed"  # the node attribute: ((name, second value or None), ...)
 # What values a scalar may take: any finite number; |x| >= 0 (shrink widths); > 0 (deltas); small
-# magnitudes (exponents and slopes, where a huge value only overflows everything).
-LEGAL = ("any", "nonneg", "positive", "moderate")
+# magnitudes (exponents and slopes, where a huge value only overflows everything); small magnitudes but
+# not 0 (celu's alpha divides); in (0, 1] (a norm's eps, label smoothing).
+LEGAL = ("any", "nonneg", "positive", "moderate", "nonzero", "unit_interval")
 # Exactly representable in every float dtype numfuzz draws.
 EXACT = (0.5, 1.0, 2.0, 3.0, 0.25, 0.75, 1.5, 6.0, 0.125)
 # Not representable in bf16 or fp16 (nor, but 0.5-multiples aside, in fp32): eager rounds them to the
@@ -66,8 +67,12 @@ def legalise(value: float | int, legal: str) -> float | int:
         return abs(value)
     if legal == "positive":
         return abs(value) or 0.5
-    if legal == "moderate":
-        return value if abs(value) <= MODERATE else math.copysign(MODERATE - 0.3, value)
+    if legal in ("moderate", "nonzero"):
+        value = value if abs(value) <= MODERATE else math.copysign(MODERATE - 0.3, value)
+        return value or (0.5 if legal == "nonzero" else value)
+    if legal == "unit_interval":
+        size = abs(value)
+        return 1e-5 if size == 0 else (size if size <= 1 else 1 / size)
     return value
 
 

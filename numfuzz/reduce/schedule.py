@@ -12,7 +12,7 @@ from numfuzz.reduce.passes.compile_mode import CompileMode
 from numfuzz.reduce.passes.graph import BypassNodes, CutNodes, DropOutputs, MergeInputs
 from numfuzz.reduce.passes.inputs import FocusWorst, ReduceSamples, ShrinkShapes, UnifyDtypes
 from numfuzz.reduce.passes.layouts import PlainLayouts
-from numfuzz.reduce.passes.scalars import LiteralScalars
+from numfuzz.reduce.passes.scalars import LiteralScalars, SimplerScalars
 from numfuzz.reduce.passes.values import SimplifyValues
 from numfuzz.reduce.shrinker import ShrinkPass
 
@@ -30,6 +30,7 @@ PASSES: dict[str, type] = {
         UnifyDtypes,
         PlainLayouts,
         LiteralScalars,
+        SimplerScalars,
         NoAutocast,
         SimplifyValues,
     )
@@ -47,6 +48,7 @@ SCHEDULE_NAMES: tuple[str, ...] = (
     "unify-dtypes",
     "plain-layouts",  # strided inputs made contiguous
     "literal-scalars",  # scalar arguments written into the source, one call where two are not needed
+    "simpler-scalars",  # a margin of 1.7 toward 1, an eps of 1e-40 toward 0.5
     "no-autocast",  # nodes out of their torch.autocast region
     "values",  # toward 0, +-1 and powers of two
 )

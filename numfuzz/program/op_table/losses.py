@@ -6,7 +6,7 @@ import random
 
 from numfuzz.program.autocast import FP32
 from numfuzz.program.ir import GraphError, TensorSpec
-from numfuzz.program.op_spec import OpSpec, draw_both, draw_choice
+from numfuzz.program.op_spec import OpSpec, draw_both, draw_choice, draw_float
 
 REDUCTIONS = ["mean", "sum", "none"]
 
@@ -67,7 +67,17 @@ def _like_input(count: int):
     return operands
 
 
-def _spec(name: str, call: str, infer=_loss, domains: tuple[str, ...] = (), extra=None, count: int = 1, reductions=REDUCTIONS, reference: str = "") -> OpSpec:
+def _spec(
+    name: str,
+    call: str,
+    infer=_loss,
+    domains: tuple[str, ...] = (),
+    extra=None,
+    count: int = 1,
+    reductions=REDUCTIONS,
+    reference: str = "",
+    scalars: tuple[tuple[str, str], ...] = (),
+) -> OpSpec:
     draw = draw_both(draw_choice("reduction", reductions), extra) if extra else draw_choice("reduction", reductions)
     # half weight: a reduced loss is 0-d, and few ops can grow a graph from there
     return OpSpec(
@@ -80,6 +90,7 @@ def _spec(name: str, call: str, infer=_loss, domains: tuple[str, ...] = (), extr
         same_dtype=True,
         weight=0.5,
         operands=_like_input(count),
+        scalars=scalars,
         bound="table",
         autocast=FP32,  # every loss here is on CPU autocast's fp32 list
         call=call,
@@ -89,8 +100,18 @@ def _spec(name: str, call: str, infer=_loss, domains: tuple[str, ...] = (), extr
 
 SPECS: list[OpSpec] = [
     _spec("mse_loss", "F.mse_loss({0}, {1}, reduction={reduction!r})"),
-    _spec("smooth_l1_loss", "F.smooth_l1_loss({0}, {1}, reduction={reduction!r}, beta={beta!r})", extra=draw_choice("beta", [1.0, 0.5, 2.0])),
-    _spec("huber_loss", "F.huber_loss({0}, {1}, reduction={reduction!r}, delta={delta!r})", extra=draw_choice("delta", [1.0, 0.5, 2.0])),
+    _spec(
+        "smooth_l1_loss",
+        "F.smooth_l1_loss({0}, {1}, reduction={reduction!r}, beta={beta!r})",
+        extra=draw_float("beta", "nonneg", [1.0, 0.5, 2.0]),
+        scalars=(("beta", "nonneg"),),
+    ),
+    _spec(
+        "huber_loss",
+        "F.huber_loss({0}, {1}, reduction={reduction!r}, delta={delta!r})",
+        extra=draw_float("delta", "positive", [1.0, 0.5, 2.0]),
+        scalars=(("delta", "positive"),),
+    ),
     # input in log space, target probabilities; no "mean", which warns on every call
     _spec("kl_div", "F.kl_div({0}, {1}, reduction={reduction!r})", _kl_div, domains=("any", "positive"), reductions=["sum", "none", "batchmean"]),
     _spec(
@@ -103,8 +124,9 @@ SPECS: list[OpSpec] = [
         "margin_ranking_loss",
         "F.margin_ranking_loss({0}, {1}, {2}, margin={margin!r}, reduction={reduction!r})",
         domains=("any", "any", "sign"),
-        extra=draw_choice("margin", [0.0, 0.5]),
+        extra=draw_float("margin", "moderate", [0.0, 0.5]),  # bf16-inexact margins among the recipe's (pytorch#185517)
         count=2,
+        scalars=(("margin", "moderate"),),
     ),
     _spec(
         "soft_margin_loss",
@@ -118,7 +140,7 @@ SPECS: list[OpSpec] = [
         "F.cross_entropy({0}, {1}, reduction={reduction!r}, label_smoothing={label_smoothing!r})",
         _cross_entropy,
         domains=("any", "probability"),
-        extra=draw_choice("label_smoothing", [0.0, 0.1]),
+        extra=draw_float("label_smoothing", "unit_interval", [0.0, 0.1]),
     ),
     # integer class indices as targets (an i64 input)
     _targets_spec(

@@ -7,6 +7,7 @@ import random
 from numfuzz.program.autocast import FP32
 from numfuzz.program.ir import GraphError, TensorSpec
 from numfuzz.program.op_spec import (
+    EPS,
     OpSpec,
     along_dim,
     draw_both,
@@ -87,7 +88,19 @@ SPECS: list[OpSpec] = (
         for name, call in {"softmax": "torch.softmax({0}, dim={dim})", "log_softmax": "torch.log_softmax({0}, dim={dim})"}.items()
     ]
     + [
-        OpSpec(name, 1, "norm", last_dim, draw_attrs=draw_eps, bound="table", call=call, consumer=1, recomputes_input=name == "layer_norm", swap_group="norm")
+        OpSpec(
+            name,
+            1,
+            "norm",
+            last_dim,
+            draw_attrs=draw_eps,
+            scalars=EPS,
+            bound="table",
+            call=call,
+            consumer=1,
+            recomputes_input=name == "layer_norm",
+            swap_group="norm",
+        )
         for name, call in {"layer_norm": "F.layer_norm({0}, {0}.shape[-1:], eps={eps!r})", "rms_norm": "F.rms_norm({0}, {0}.shape[-1:], eps={eps!r})"}.items()
     ]
     + [
@@ -143,6 +156,7 @@ SPECS: list[OpSpec] = (
             "norm",
             _group_norm,
             draw_attrs=_draw_group_norm,
+            scalars=EPS,
             bound="undocumented",
             call="F.group_norm({0}, {num_groups}, eps={eps!r})",
             recomputes_input=True,
@@ -155,6 +169,7 @@ SPECS: list[OpSpec] = (
             _batch_norm,
             domains=("any", "any", "positive"),
             draw_attrs=draw_eps,
+            scalars=EPS,
             same_dtype=True,
             operands=_channels,
             bound="undocumented",

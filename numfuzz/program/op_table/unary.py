@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 
 from numfuzz.program.ir import TensorSpec
-from numfuzz.program.op_spec import OpSpec, draw_choice, draw_ordered, draw_scalar, draw_scalars, lines_at, same, scalar
+from numfuzz.program.op_spec import OpSpec, draw_choice, draw_float, draw_ordered, draw_scalar, draw_scalars, lines_at, same, scalar
 
 
 def _draw_exponent(rng: random.Random, specs: list[TensorSpec]) -> dict:
@@ -168,18 +168,27 @@ SPECS: list[OpSpec] = (
             1,
             "unary",
             same,
-            draw_attrs=draw_choice("alpha", [1.0, 0.5, 2.0]),
+            draw_attrs=draw_float("alpha", "moderate", [1.0, 0.5, 2.0]),
             scalars=(("alpha", "moderate"),),
             bound="undocumented",
             call="F.elu({0}, alpha={alpha!r})",
         ),
-        OpSpec("celu", 1, "unary", same, draw_attrs=draw_choice("alpha", [1.0, 0.5, 2.0]), bound="undocumented", call="F.celu({0}, alpha={alpha!r})"),
+        OpSpec(
+            "celu",
+            1,
+            "unary",
+            same,
+            draw_attrs=draw_float("alpha", "nonzero", [1.0, 0.5, 2.0]),
+            scalars=(("alpha", "nonzero"),),
+            bound="undocumented",
+            call="F.celu({0}, alpha={alpha!r})",
+        ),
         OpSpec(
             "leaky_relu",
             1,
             "unary",
             same,
-            draw_attrs=draw_choice("negative_slope", [0.01, 0.2]),
+            draw_attrs=draw_float("negative_slope", "moderate", [0.01, 0.2]),
             scalars=(("negative_slope", "moderate"),),
             bound="correctly_rounded",  # x * negative_slope: one rounding
             call="F.leaky_relu({0}, negative_slope={negative_slope!r})",
