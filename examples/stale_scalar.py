@@ -5,6 +5,12 @@ the tensors) of its first call and hands those to every later call, as a compile
 specialised a scalar and lost its guard would. Only a second call with another scalar shows it:
 
     numfuzz fuzz --import examples/stale_scalar.py --target stale_scalar --scalar-args-share 1
+
+`stale_backward_scalar` is the backward-only kind, as pytorch#194976's stale clamp bound shows: its
+outputs are eager's with this call's scalars, and their gradients are those of the first call's
+scalars (a compiled backward that kept a specialised scalar). Only gradients judged at a second call see it:
+
+    numfuzz fuzz --import examples/stale_scalar.py --target stale_backward_scalar --scalar-args-share 1 --grad
 """
 
 import torch
@@ -50,10 +56,45 @@ class StaleScalar:
         return 1
 
 
-def _make(arg):
-    if arg:
-        raise numfuzz.targets.TargetError("stale_scalar takes no argument")
-    return StaleScalar()
+class StaleBackwardScalar(StaleScalar):
+    name = "stale_backward_scalar"
+
+    def prepare(self, fn, device):
+        first = []
+
+        def compiled(*args):
+            tensors = [a for a in args if _is_tensor(a)]
+            scalars = [a for a in args if not _is_tensor(a)]
+            if not first:
+                first.append(scalars)
+            out = fn(*tensors, *scalars)
+            now, then = _as_tuple(out), _as_tuple(fn(*tensors, *first[0]))
+            # this call's values, the first call's gradients: t + (s - s.detach()) is t, and its gradient is s's
+            joined = tuple(t.detach() + (s - s.detach()) if s.requires_grad else t for t, s in zip(now, then))
+            return joined if isinstance(out, (tuple, list)) else joined[0]
+
+        return compiled
+
+    def repro_source(self):
+        return [], 'stale_scalar.StaleBackwardScalar().prepare(fn, "cpu")'
 
 
-numfuzz.targets.register("stale_scalar", _make, "eager, with the first call's Python scalars kept for every later call (a planted bug)")
+def _as_tuple(out):
+    return tuple(out) if isinstance(out, (tuple, list)) else (out,)
+
+
+def _maker(cls):
+    def make(arg):
+        if arg:
+            raise numfuzz.targets.TargetError(f"{cls.name} takes no argument")
+        return cls()
+
+    return make
+
+
+numfuzz.targets.register("stale_scalar", _maker(StaleScalar), "eager, with the first call's Python scalars kept for every later call (a planted bug)")
+numfuzz.targets.register(
+    "stale_backward_scalar",
+    _maker(StaleBackwardScalar),
+    "eager values, with the first call's Python scalars kept in every later call's gradients (a planted bug)",
+)

@@ -35,6 +35,7 @@ ISSUES = "https://github.com/pytorch/pytorch/issues/"
 BOTH_ISAS = ["AVX512", "AVX2"]
 MEASURED = "measured on 2.9.1 and 2.15.0, AVX512 and AVX2"
 MEASURED_SCALARS = "measured on 2.9.1 and 2.15.0 with AVX2 (an AMD EPYC)"
+MEASURED_SCALARS_GRAD = "measured on 2.9.1 and 2.15.0 with AVX512 (an Intel Xeon)"
 
 
 @dataclass
@@ -180,6 +181,15 @@ REPORTS = {
         [np.linspace(-3.0, 3.0, 64).reshape(4, 16)],  # the report's swiglu: limit 0.5, then 1.0, each a Python float argument
         cpu(">=2.9", "the report's program, with its limit passed as Python floats (one per clamp bound) at 0.5 and then 1.0, under torch.compile's default dynamic=None: the second call recompiles and gives eager's values on the CPU here (equal); the report's stale value needs the backward and separate closures, which numfuzz does not draw; " + MEASURED_SCALARS, isa=["AVX2"]),
         expect="equal", run={"dynamic": "automatic"},
+    ),
+    "pytorch-194976-clamp-stale-float-backward": Report(
+        194976, "[torch.compile][Inductor] Silent wrong results when an automatically dynamic Python float used by clamp reuses a stale value",
+        graph([TensorSpec((4, 16), "fp32")], N("chunk", [0], chunks=2, dim=1, index=0), N("chunk", [0], chunks=2, dim=1, index=1),
+              N("silu", [1]), N("clamp_scalar", [3], min=None, max=0.5, passed=(("max", 1.0),)),
+              N("clamp_scalar", [2], min=-0.5, max=0.5, passed=(("min", -1.0), ("max", 1.0))), N("mul", [4, 5])),
+        [np.linspace(-3.0, 3.0, 64).reshape(4, 16)],
+        cpu(">=2.9", "the same program with its backward judged at both calls (the upstream gradient a ramp): at both the input's gradient is more accurate compiled than eager (33 against 5 fp32 ULP: silu's backward fused); the second call, limit 1.0 after 0.5, recompiles under dynamic=None and uses the new bound (no stale value); the report's stale bound needs its two clamps' closures compiled apart, which a numfuzz program (one function, its scalars as arguments) does not do; " + MEASURED_SCALARS_GRAD),
+        expect="more_accurate", run={"dynamic": "automatic", "grad": True}, upstream=[np.linspace(-1.0, 1.0, 32).reshape(4, 8)],
     ),
     "pytorch-185472-hardtanh-bf16-bound-grad": Report(
         185472, "[Inductor] F.hardtanh compiled backward silently drops gradient at bf16 boundary values",

@@ -128,6 +128,21 @@ class Case:
         except BitsError as exc:
             raise CaseError(f"upstream gradients: {exc}") from None
 
+    def second_grad_tensors(self) -> list[list[torch.Tensor]] | None:
+        """The second call's upstream gradients, per sample and output; None without gradients or a second call. The
+        first call's, each tiled to its output's second shape (the same where only scalars change), sample by sample
+        in turn: the gradients that flow back are drawn once, and the second call asks only what the compile does with them."""
+        first, graph = self.grad_tensors(), self.second_graph()
+        if first is None or graph is None:
+            return None
+        specs = infer_specs(graph)
+        shapes = [specs[o].shape for o in graph.outputs]
+        rows = []
+        for i in range(len(self.second_tensors())):
+            row = first[i % len(first)]
+            rows.append([g.reshape(-1).repeat(-(-max(1, _numel(s)) // max(1, g.numel())))[: _numel(s)].reshape(s) for g, s in zip(row, shapes)])
+        return rows
+
     def tensors(self) -> list[list[torch.Tensor]]:
         try:
             return [[decode(text, spec) for text, spec in zip(sample, self.graph.inputs)] for sample in self.samples]
@@ -200,6 +215,13 @@ class Case:
             if isinstance(exc, CaseError):
                 raise
             raise CaseError(f"malformed case: {type(exc).__name__} {exc}") from None
+
+
+def _numel(shape: tuple[int, ...]) -> int:
+    count = 1
+    for n in shape:
+        count *= n
+    return count
 
 
 def _check_values(graph: Graph, samples: list[list[str]], where: str = "") -> None:

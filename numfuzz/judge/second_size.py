@@ -19,14 +19,15 @@ from numfuzz.program.ir import Graph
 from numfuzz.program.scalars import parameters, second_call
 
 
-def judge_second_size(program: CompiledProgram, graph: Graph, samples: list[list[torch.Tensor]]) -> Outcome:
-    """Run `program` (compiled, and run at its first size already) at `graph`'s sizes and scalars, and judge it there.
+def judge_second_size(program: CompiledProgram, graph: Graph, samples: list[list[torch.Tensor]], upstream: list[list[torch.Tensor]] | None = None) -> Outcome:
+    """Run `program` (compiled, and run at its first size already) at `graph`'s sizes and scalars, and judge it there
+    (with gradients, for the `upstream` gradients of each sample).
 
     The outcome is the second call's, with `at` set and `second_size` saying what was seen: the shapes,
     whether it recompiled, the scalars that changed, and which of them the compiled result reused."""
     before = program.compiles()
     view = program.at_size(graph)
-    outcome = judge(view, samples)
+    outcome = judge(view, samples, upstream=upstream)
     after = program.compiles()
     outcome = noted_second_call(outcome, program.graph, graph, None if before is None or after is None else after > before)
     changed = outcome.second_size.get("scalars")

@@ -71,7 +71,7 @@ for args in samples:
 
 def _second_size_lines(case: Case, device: str, ref_name: str) -> str:
     """The snippet's second size: the same compiled program on the second size's inputs (no recompile)."""
-    if not case.has_second_call or case.run.grad:
+    if not case.has_second_call:
         return ""
     rows = "".join("    (" + ", ".join(tensor_literal(t, device) for t in row) + ",),\n" for row in case.second_tensors())
     what = "at the second size" if case.second is not None else "with the second scalar values"
@@ -85,19 +85,22 @@ for args in second_samples:
     for who, f in (("eager", fn), ("compiled", compiled)):
         errors = [(out.double() - ref).abs().max().item() for out, ref in zip(f(*args, *scalars2), expected)]
         print(f"{{who:>8}} {what}: greatest absolute difference from float64 per output: {{errors}}")
-"""
+{_gradient_lines(case, device, ref_name, second=True) if case.run.grad else ""}"""
 
 
-def _gradient_lines(case: Case, device: str, ref_name: str) -> str:
-    """The snippet's backward: the first sample's input gradients, for its stored upstream gradients, against float64's."""
-    upstream = ", ".join(tensor_literal(t, device) for t in (case.grad_tensors() or [[]])[0])
+def _gradient_lines(case: Case, device: str, ref_name: str, second: bool = False) -> str:
+    """The snippet's backward: the first sample's input gradients, for its stored upstream gradients, against float64's
+    (`second`: at the second call, for the first call's upstream gradients tiled to its output shapes)."""
+    rows = case.second_grad_tensors() if second else case.grad_tensors()
+    upstream = ", ".join(tensor_literal(t, device) for t in (rows or [[]])[0])
+    where, args, scalars = ("at the second call", "second_samples", "scalars2") if second else ("", "samples", "scalars")
     return f"""
-# The gradients, for the upstream gradients numfuzz drew (the first sample's):
+# The gradients{" " + where if where else ""}, for the upstream gradients numfuzz drew (the first sample's):
 upstream = ({upstream},)
 for who, f in (("eager", fn), ("compiled", compiled), ("float64", {ref_name})):
-    args = [(x.double() if who == "float64" and x.is_floating_point() else x).detach().requires_grad_(x.is_floating_point()) for x in samples[0]]
+    args = [(x.double() if who == "float64" and x.is_floating_point() else x).detach().requires_grad_(x.is_floating_point()) for x in {args}[0]]
     wrt = [x for x in args if x.requires_grad]  # indices get no gradient
-    grads = torch.autograd.grad(f(*args, *scalars), wrt, [g.double() if who == "float64" else g for g in upstream], allow_unused=True)
+    grads = torch.autograd.grad(f(*args, *{scalars}), wrt, [g.double() if who == "float64" else g for g in upstream], allow_unused=True)
     print(f"{{who:>8}}: input gradients {{[None if g is None else g.double().tolist() for g in grads]}}")
 """
 

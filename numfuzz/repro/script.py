@@ -249,9 +249,9 @@ for k in range(len({eager}[0])):
 def second_size_source(case: Case, target: Target) -> str:
     """The script's second-size check ("" without a second size): the same compiled program run at the
     second size's inputs, without recompiling where the target can tell, and judged by the same rule."""
-    if not case.has_second_call or case.run.grad:
+    if not case.has_second_call:
         return ""
-    rows = ",\n".join("    (" + "".join(tensor_literal(t) + ", " for t in row).rstrip(" ") + ")" for row in case.second_tensors())
+    rows = _rows_source(case.second_tensors())
     second = case.second_graph()
     lay = "lay_out" if case.second is None else "list"  # a second size's inputs are contiguous
     call = "second size" if case.second is not None else "second call"
@@ -270,15 +270,34 @@ second_samples = [
 {rows},
 ]
 SCALARS2 = {scalar_values(second)!r}
-{before}with torch.no_grad():
-    inputs2 = [[x.to(DEVICE) for x in sample] for sample in second_samples]
-    eager2 = [fn(*{lay}(xs), *SCALARS2) for xs in inputs2]
-    got2 = [compiled(*{lay}(xs), *SCALARS2) for xs in inputs2]
-    reference2 = [fn_fp64(*{lay}([x.to(torch.float64) if x.is_floating_point() else x for x in sample]), *SCALARS2) for sample in second_samples]
+{before}{_second_runs_source(case, lay)}
 {after}print("{call}:", "cannot tell whether it recompiled" if recompiled is None else "recompiled (a guard failed)" if recompiled else "the same compiled program")
 {VERDICT_LOOP.format(eager="eager2", got="got2", reference="reference2")}
 assert not less_accurate, f"at the {call}, the compiled result is less accurate than eager on {{', '.join(label(k) for k in less_accurate)}}"
 """
+
+
+def _rows_source(rows: list[list]) -> str:
+    return ",\n".join("    (" + "".join(tensor_literal(t) + ", " for t in row).rstrip(" ") + ")" for row in rows)
+
+
+def _second_runs_source(case: Case, lay: str) -> str:
+    """The second call's runs of eager, the compiled program and float64; with gradients, for the second call's upstream ones."""
+    if not case.run.grad:
+        return f"""with torch.no_grad():
+    inputs2 = [[x.to(DEVICE) for x in sample] for sample in second_samples]
+    eager2 = [fn(*{lay}(xs), *SCALARS2) for xs in inputs2]
+    got2 = [compiled(*{lay}(xs), *SCALARS2) for xs in inputs2]
+    reference2 = [fn_fp64(*{lay}([x.to(torch.float64) if x.is_floating_point() else x for x in sample]), *SCALARS2) for sample in second_samples]"""
+    return f"""# the upstream gradients there: the first call's, tiled to each output's shape at this call
+upstream2 = [
+{_rows_source(case.second_grad_tensors() or [])},
+]
+inputs2 = [[x.to(DEVICE) for x in sample] for sample in second_samples]
+ups2 = [[g.to(DEVICE) for g in row] for row in upstream2]
+eager2 = [with_grads(fn, xs, gs, SCALARS2, {lay}) for xs, gs in zip(inputs2, ups2)]
+got2 = [with_grads(compiled, xs, gs, SCALARS2, {lay}) for xs, gs in zip(inputs2, ups2)]
+reference2 = [with_grads(fn_fp64, as64(xs), as64(gs), SCALARS2, {lay}) for xs, gs in zip(second_samples, upstream2)]"""
 
 
 # The script's runs of eager, the compiled program and float64: outputs only.
@@ -316,11 +335,11 @@ upstream = [
 ]
 
 
-def with_grads(f, xs, gs):
+def with_grads(f, xs, gs, scalars=None, lay=None):
     # an integer input (indices) gets no gradient: an empty one holds its place
     leaves = [x.detach().clone().requires_grad_(x.is_floating_point()) for x in xs]
     floats = [x for x in leaves if x.requires_grad]
-    outs = f(*lay_out(leaves), *SCALARS)
+    outs = f(*(lay or lay_out)(leaves), *(SCALARS if scalars is None else scalars))
     outs = tuple(outs) if isinstance(outs, (tuple, list)) else (outs,)
     pairs = [(o, g) for o, g in zip(outs, gs) if o.requires_grad]
     grads = iter(torch.autograd.grad([o for o, _ in pairs], floats, [g for _, g in pairs], allow_unused=True) if pairs else [None] * len(floats))

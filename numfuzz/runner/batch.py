@@ -20,7 +20,7 @@ second scalars, and the compile count says whether the batch recompiled, as alon
 (dynamic, marked) compile without duck sizing, so that no two members share a symbol. Cases that judge their gradients batch with each other:
 the batch's compiled forward and backward give every member's outputs and input gradients in one
 call, for every member's upstream gradients (the members share no value, so no gradient crosses
-between them); as alone, they are neither searched nor called a second time.
+between them); as alone, they are not searched, and a second call judges their gradients too.
 """
 
 from __future__ import annotations
@@ -58,7 +58,7 @@ def batch_key(case: Case) -> tuple:
     in two members got one symbol, so one member's second size failed a guard another set and the batch recompiled
     where alone it would not (a planted second-size bug went unseen in such batches)."""
     run = case.run
-    return (run.dynamic, run.config, run.threads, run.grad, case.has_second_call and not run.grad)
+    return (run.dynamic, run.config, run.threads, run.grad, case.has_second_call)
 
 
 def _symbolic_batch(cases: list[Case], members: list[CompiledProgram]) -> tuple[RunSpec, contextlib.AbstractContextManager]:
@@ -198,10 +198,11 @@ def _second_call(batch: _Batch, members: list[CompiledProgram], cases: list[Case
     graphs = [case.second_graph() for case in cases]
     views = [member.at_size(graph) for member, graph in zip(members, graphs)]
     samples = [[view.on_device(row) for row in case.second_tensors()] for view, case in zip(views, cases)]
-    baselines = [eager_and_reference(view, rows) for view, rows in zip(views, samples)]
+    upstreams = [[view.on_device(row) for row in case.second_grad_tensors()] for view, case in zip(views, cases)] if batch.grad else None
+    baselines = [eager_and_reference(view, rows, upstreams[m] if upstreams else None) for m, (view, rows) in enumerate(zip(views, samples))]
     called = batch.at_size(graphs)
     before = batch.program.compiles()
-    results = _rounds(called, samples)
+    results = _rounds(called, samples, upstreams)
     after = batch.program.compiles()
     recompiled = None if before is None or after is None else after > before
     if recompiled and cases[0].run.dynamic in ("dynamic", "marked"):
@@ -226,7 +227,7 @@ def _evaluate_group(cases: list[Case], target: Target, device: str, search: floa
     baselines = [judged[k][1] for k in batched]
     upstreams = [judged[k][2] for k in batched]
     member_cases = [cases[k] for k in batched]
-    grad = member_cases[0].run.grad  # as alone, a case with gradients is neither searched nor called a second time
+    grad = member_cases[0].run.grad  # as alone, a case with gradients is not searched
     samples = [[m.on_device(sample) for sample in case.tensors()] for m, case in zip(members, member_cases)]
     started = time.perf_counter()
     run, compiling = _symbolic_batch(member_cases, members)
@@ -257,7 +258,7 @@ def _evaluate_group(cases: list[Case], target: Target, device: str, search: floa
             if not again.verdict.is_clean:
                 alone[batched[m]] = with_searched(member_cases[m], again)
                 del clean[m]
-    if clean and member_cases[0].has_second_call and not grad:
+    if clean and member_cases[0].has_second_call:
         try:
             with compiling:
                 second = _second_call(batch, members, member_cases)

@@ -95,10 +95,11 @@ def judge_case(case: Case, target: Target, device: str | None = None, want_trace
 
 
 def _second_size(case: Case, program: CompiledProgram, first: Outcome) -> Outcome:
-    """The second size's outcome after a clean first size, on the same compile (it keeps the first's); else the first's."""
-    if not case.has_second_call or case.run.grad or not first.clean:
+    """The second size's outcome after a clean first size, on the same compile (it keeps the first's); else the first's.
+    With gradients, the backward is judged there too (a stale scalar may show only in it, pytorch#194976)."""
+    if not case.has_second_call or not first.clean:
         return first
-    second = judge_second_size(program, case.second_graph(), case.second_tensors())
+    second = judge_second_size(program, case.second_graph(), case.second_tensors(), case.second_grad_tensors())
     second.first = first
     return second
 
@@ -113,7 +114,7 @@ def analyse_case(case: Case, target: Target, device: str | None, outcome: Outcom
     if outcome.first is None:
         return analyse(case.graph, case.tensors() if samples is None else samples, target, device, outcome, bounds, case.grad_tensors())
     if outcome.verdict.is_finding:
-        outcome = analyse(case.second_graph(), case.second_tensors(), target, device, outcome, bounds)
+        outcome = analyse(case.second_graph(), case.second_tensors(), target, device, outcome, bounds, case.second_grad_tensors())
         if outcome.verdict.is_finding:
             return outcome
     first = outcome.first

@@ -81,3 +81,49 @@ def test_cases_with_passed_scalars_compile_in_batches_and_the_stale_scalar_is_fo
     result = cli("fuzz", "--target", "eager", "--graphs", 16, *ops, "--batch", "4", "--corpus", tmp_path / "eager")
     assert result.exit_code == 0, result.output
     assert _batched(tmp_path / "eager") == 16
+
+
+def test_a_scalar_stale_only_in_the_backward_is_found_with_gradients_at_the_second_call_and_its_repro_fails(cli, tmp_path):
+    """pytorch#194976's kind: the values are right and the gradients keep the first call's scalar. Gradients judged at
+    the second call find it (the forward there is equal), the minimiser leaves the scalar's op alone with its value
+    simplified, and the repro's own second call fails on the gradient."""
+    corpus = tmp_path / "corpus"
+    ops = ("--ops", "clamp_scalar,mul_scalar,exp,add", "--max-nodes", "3", "--samples", "16", "--workers", "1", "--scalar-args-share", "1")
+    result = cli("fuzz", "--import", PLANTED, "--target", "stale_backward_scalar", "--graphs", 12, *ops, "--grad-share", "1", "--corpus", corpus)
+    assert result.exit_code == 0, result.output
+    findings = [load_case(p) for p in iter_cases(corpus / "findings")]
+    backward = [f for f in findings if f.result["analysis"]["cause"] == "backward"]
+    assert backward and all(f.result["at"] == "second_call" and f.result["outputs"][0]["verdict"] == "equal" for f in backward)
+    minimized = [load_case(p) for p in iter_cases(corpus / "minimized") if load_case(p).result["analysis"]["cause"] == "backward"]
+    small = min(minimized, key=lambda c: len(c.graph.nodes))
+    (node,) = small.graph.nodes
+    assert node.op in ("clamp_scalar", "mul_scalar") and any(second is not None for _, second in passed(node))
+    simple = [v for k, v in node.attrs if k != "passed" and isinstance(v, float)]  # the first call's values, simplified
+    assert simple and all(v.is_integer() or abs(v) == 0.5 for v in simple), node.attrs
+    out = tmp_path / "repro"
+    assert cli("repro", corpus / "minimized" / f"{small.content_hash()[:16]}.json", "--import", PLANTED, "-o", out).exit_code == 0
+    (script,) = out.glob("repro_*.py")
+    env = {"PYTHONPATH": f"{ROOT}:{ROOT / 'examples'}", "PATH": "/usr/bin:/bin"}
+    ran = subprocess.run([sys.executable, script], capture_output=True, text=True, cwd=tmp_path, timeout=300, env=env)
+    assert ran.returncode == 1 and "at the second call, the compiled result is less accurate than eager on the gradient" in ran.stderr, ran.stdout + ran.stderr
+
+
+def test_with_gradients_the_planted_backward_target_is_right_at_the_first_call(cli, tmp_path):
+    result = cli(
+        "fuzz",
+        "--import",
+        PLANTED,
+        "--target",
+        "stale_backward_scalar",
+        "--graphs",
+        8,
+        *SMALL,
+        "--scalar-args-share",
+        "0",
+        "--grad-share",
+        "1",
+        "--corpus",
+        tmp_path,
+    )
+    assert result.exit_code == 0, result.output
+    assert list(iter_cases(tmp_path / "findings")) == []
