@@ -37,7 +37,7 @@ def test_sizes_follow_the_config():
 
 def test_every_op_and_recipe_is_drawn():
     ops, kinds = Counter(), Counter()
-    for seed in range(400):
+    for seed in range(600):
         graph, recipes = generate(seed)
         ops.update(n.op for n in graph.nodes)
         kinds.update(r.kind for r in recipes)
