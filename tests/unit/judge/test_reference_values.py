@@ -345,6 +345,7 @@ def test_every_op_added_to_the_first_fifty_has_a_value_test():
     tested |= {"nll_loss", "cross_entropy_index", "gather", "index_select", "embedding"}  # test_index_op_references.py
     tested |= {"ge_scalar_count", "lt_scalar_where", "arange"}  # test_selects_and_counts
     tested |= {"conv2d"}
+    tested |= {"add_inplace", "mul_inplace", "slice_write"}  # test_in_place_ops_and_a_write_through_a_view_give_the_written_clone
     assert set(OPS) - set(FIRST_OPS) - tested == set()
 
 
@@ -366,3 +367,11 @@ def test_conv2d_reference_is_exact():
     depthwise = [[[f32([2.0])]], [[f32([-0.3])]]]  # (2 out, 1 in, 1, 1), groups 2
     want = [[[mpmath.mpf(image[c][i][j]) * depthwise[c][0][0][0] for j in range(0, 4, 2)] for i in range(0, 3, 2)] for c in range(2)]
     assert_exact(reference("conv2d", image, depthwise, stride=2, padding=0, dilation=1, groups=2), want)
+
+
+def test_in_place_ops_and_a_write_through_a_view_give_the_written_clone():
+    x, y = [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], [[0.5, -1.0, 2.0]]
+    assert_exact(reference("add_inplace", x, y), [[1.5, 1.0, 5.0], [4.5, 4.0, 8.0]])
+    assert_exact(reference("mul_inplace", x, y), [[0.5, -2.0, 6.0], [2.0, -5.0, 12.0]])
+    written = reference("slice_write", x, [[9.0], [8.0]], dim=1, start=1, length=1)
+    assert_exact(written, [[1.0, 9.0, 3.0], [4.0, 8.0, 6.0]])  # the whole clone, the slice overwritten, the input untouched
