@@ -99,6 +99,7 @@ class CampaignConfig:
             "models",
             "autocast",
             "out_of_domain",
+            "empty",
         ):  # added later: at their defaults, journals keep the name they had
             if gen[later] == getattr(GenConfig, later):
                 del gen[later]

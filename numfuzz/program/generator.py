@@ -44,6 +44,7 @@ class _Builder:
         self.nodes: list[Node] = []
         self.is_input: list[bool] = []
         self.used: set[int] = set()
+        self.allow_empty = False  # a graph drawn with a size-0 dim (`GenConfig.empty`) keeps empty values
 
     # Values are numbered with inputs first; inputs are added lazily, so keep a mapping.
     def new_input(self, shape: tuple[int, ...], dtype: str, domain: str = "any") -> int:
@@ -69,7 +70,7 @@ class _Builder:
 
     def add_node(self, node: Node) -> int:
         spec = infer_node(node, self.specs)
-        if spec.numel == 0 or spec.numel > self.max_elements:
+        if (spec.numel == 0 and not self.allow_empty) or spec.numel > self.max_elements:
             raise GraphError("degenerate or oversized value")
         if self.max_elements > SMALL_ELEMENTS and MIN_SAMPLES * (sum(s.numel for s in self.specs) + spec.numel) > JUDGE_ELEMENTS:
             raise GraphError("the case's values would pass the judge's memory budget")
@@ -300,6 +301,7 @@ def generate_drawn(rng: random.Random, config: GenConfig | None = None, widths: 
     large = bool(config.large) and rng.random() < config.large  # drawn only where asked, so other graphs draw as they did
     block = bool(config.blocks) and rng.random() < config.blocks
     zoo = bool(config.models) and rng.random() < config.models
+    empty = bool(config.empty) and rng.random() < config.empty
     b = _Builder(rng, config, widths, LARGE_ELEMENTS if large or block or zoo else SMALL_ELEMENTS)
     dtype = rng.choices(PROGRAM_DTYPES, DTYPE_WEIGHTS)[0]
     autocast = bool(config.autocast) and rng.random() < config.autocast
@@ -314,7 +316,8 @@ def generate_drawn(rng: random.Random, config: GenConfig | None = None, widths: 
     elif config.seams and rng.random() < config.seams:
         b.seam_motif(dtype)
     else:
-        b.new_input(b.random_shape(), dtype)
+        b.new_input(_with_empty_dim(rng, b.random_shape()) if empty else b.random_shape(), dtype)
+        b.allow_empty = empty
     target = len(b.nodes) + rng.randint(0, 3) if from_block else rng.randint(config.min_nodes, config.max_nodes)  # a block grows a little
     ops = [OPS[name] for name in config.ops]
     weights = [op.weight for op in ops]
@@ -326,6 +329,10 @@ def generate_drawn(rng: random.Random, config: GenConfig | None = None, widths: 
             b.grow(rng.choices(ops, weights)[0])
         except GraphError:
             b.restore(saved)
+        except (ValueError, ZeroDivisionError, IndexError):  # a drawer of sizes or groups finds none in a 0 dim
+            if not b.allow_empty:
+                raise
+            b.restore(saved)
     if not b.nodes:
         b.add_node(Node.make("neg", [0]))
     if from_block:
@@ -333,6 +340,12 @@ def generate_drawn(rng: random.Random, config: GenConfig | None = None, widths: 
     b.draw_layouts()  # last, so that a seed's graph is the same whatever the layouts' chance
     graph = _renumber(b)
     return (draw_region(rng, graph, infer_specs, autocast_policy) if autocast else graph), b.recipes, origin
+
+
+def _with_empty_dim(rng: random.Random, shape: tuple[int, ...]) -> tuple[int, ...]:
+    """`shape` with one dim of size 0."""
+    dim = rng.randrange(len(shape))
+    return shape[:dim] + (0,) + shape[dim + 1 :]
 
 
 def _retyped(b: _Builder, nodes: list[Node]) -> None:

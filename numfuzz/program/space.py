@@ -34,13 +34,16 @@ class GenConfig:
     # Chance that an op's argument is left outside its domain (sqrt of a negative, acosh below 1): where the float64
     # reference is NaN the element is left out, so what is judged is how the NaN travels on (pytorch#189808's sign).
     out_of_domain: float = 0.0
+    # Chance that a graph's first input has a dim of size 0 (an empty batch, an empty KV cache): every value may be empty,
+    # and what is judged is that the compiled program runs, with eager's shapes and dtypes, and agrees where a value is not.
+    empty: float = 0.0
 
     def __post_init__(self) -> None:
         if not 1 <= self.min_nodes <= self.max_nodes:
             raise ValueError("need 1 <= min_nodes <= max_nodes")
         if not 0.0 <= self.seams <= 1.0:
             raise ValueError("seams is a chance, between 0 and 1")
-        for name in ("layouts", "zero_dim", "scalar_args", "repeat", "large", "blocks", "models", "autocast", "out_of_domain"):
+        for name in ("layouts", "zero_dim", "scalar_args", "repeat", "large", "blocks", "models", "autocast", "out_of_domain", "empty"):
             if not 0.0 <= getattr(self, name) <= 1.0:
                 raise ValueError(f"{name} is a chance, between 0 and 1")
         unknown = set(self.ops) - set(OPS)

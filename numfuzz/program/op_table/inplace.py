@@ -24,7 +24,10 @@ def _in_place(specs: list[TensorSpec], attrs: dict) -> TensorSpec:
 
 def _draw_slice(rng: random.Random, specs: list[TensorSpec]) -> dict:
     need_rank(specs[0], 1)
-    dim = rng.randrange(len(specs[0].shape))
+    dims = [d for d, n in enumerate(specs[0].shape) if n]
+    if not dims:
+        raise GraphError("no slice of an empty value to write")
+    dim = rng.choice(dims)
     size = specs[0].shape[dim]
     length = rng.randint(1, size)
     return {"dim": dim, "start": rng.randint(0, size - length), "length": length}
