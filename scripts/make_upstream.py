@@ -86,6 +86,17 @@ ONES = np.ones(64)
 # pytorch#145401's shape; a normal draw of 4096 values repeated (RandomState's stream is stable across numpy versions)
 VAR_MEAN_INPUT = TensorSpec((112958, 384), "fp16")
 VAR_MEAN_VALUES = np.resize(np.random.RandomState(30).standard_normal(4096), VAR_MEAN_INPUT.shape)
+# pytorch#182012's program: x (8, 8) and src (8,) normal draws, the sum's gradient 1 (the report's `.sum().backward()`)
+DIAGONAL_SCATTER_VALUES = [np.random.RandomState(182012).standard_normal((8, 8)), np.random.RandomState(182013).standard_normal(8)]
+DIAGONAL_SCATTER_WHY = (
+    "the forward is equal, and so is src's gradient; x's gradient is 0 at its 56 elements off the diagonal, where eager and the float64 "
+    "reference give 1 (the sum's gradient passes through where src did not overwrite): less_accurate, cause backward at diagonal_scatter, "
+    "located by fallback since its backward alone is right on the target. What breaks is its fusion with the sum's gradient, a stride-0 "
+    "expand of one value (PR #182292's IR stores the mask at stride 0). Equal on 2.15.0; the fixes (PR #182292 for this report, #183720 "
+    "for its duplicate #183602) are of May 2026, and a 2.13 nightly of 2026-05-14 still reproduced it on CUDA, so which release between "
+    "that and 2.15.0 has the fix is not measured. The report is CUDA's; the CPU code has the same fault, so no CUDA variant is written. "
+    "Measured on 2.9.1 (less_accurate) and 2.15.0 (equal) with AVX2 (an AMD EPYC)"
+)
 REPORTS = {
     "pytorch-183605-var-rsqrt-fp16-nan": Report(
         183605, "torch.compile changes fp16 NaN behavior for var + rsqrt normalization",
@@ -238,6 +249,13 @@ REPORTS = {
         graph([VAR_MEAN_INPUT], N("var_mean", [0], dim=0, correction=0, keepdim=True, which=0), N("var_mean", [0], dim=0, correction=0, keepdim=True, which=1), outputs=(1, 2)),
         [VAR_MEAN_VALUES],
         {"torch": "<2.14", "device": "cuda", "why": "from the report, not yet run by numfuzz: Triton's fp16 Welford var_mean at 112958 x 384 differs from eager's (reproduced on a 2.13 nightly by the maintainers' bot, mean off by 4.9e-4); PR #184158 (June 2026) falls back to ATen for fp16 and bf16 on CUDA, in which release is not measured"},
+    ),
+    "pytorch-182012-diagonal-scatter-grad": Report(
+        182012, "`torch.compile` silently produces all-zero `x.grad` for `diagonal_scatter(...).sum().backward()`",
+        graph([TensorSpec((8, 8), "fp32"), TensorSpec((8,), "fp32")], N("diagonal_scatter", [0, 1], offset=0, dim1=0, dim2=1), N("reshape", [2], shape=(64,)), N("sum", [3], dim=0, keepdim=False)),
+        DIAGONAL_SCATTER_VALUES,
+        cpu("<2.15", DIAGONAL_SCATTER_WHY, isa=["AVX2"]),
+        expect="finding", run={"grad": True}, upstream=[[1.0]],
     ),
 }  # fmt: skip
 

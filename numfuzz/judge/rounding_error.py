@@ -120,7 +120,10 @@ def reduced_length(graph: Graph, k: int) -> int:
     shape = specs[node.args[0]].shape
     if not shape:
         return 1
-    family = lookup(node.op).family
+    op = lookup(node.op)
+    family = op.family
+    if op.terms is not None:  # sums at indices: as many terms as its indices may send to one element
+        return op.terms([specs[a] for a in node.args], node.attr_dict)
     if node.attr("reduction") in ("mean", "sum", "batchmean"):  # a loss summed over its terms
         return math.prod(shape)
     if family == "reduce":

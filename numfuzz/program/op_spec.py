@@ -19,6 +19,8 @@ DrawAttrs = Callable[[random.Random, list[TensorSpec]], dict[str, Any]]
 Operands = Callable[[random.Random, TensorSpec, dict[str, Any]], list[tuple[int, ...]]]
 # An index argument's values lie in [0, bound): the bound, from the op's first argument and attributes.
 IndexBound = Callable[[TensorSpec, dict[str, Any]], int]
+# How many terms one output element may sum, from the op's argument specs and attributes (bounds that grow with it).
+Terms = Callable[[list[TensorSpec], dict[str, Any]], int]
 # The values at which an op draws a line on its first argument (a clamp's bounds, a threshold), from its attributes.
 Lines = Callable[[dict[str, Any]], list[float]]
 INDEX_DTYPE = "i64"
@@ -64,6 +66,9 @@ class OpSpec:
     # attribute, where it has one, is a valid value too.
     index_arg: int | None = None
     index_bound: IndexBound | None = None
+    # An op that adds at indices, any of which may repeat (index_add): the most terms one output element sums, in an order
+    # torch leaves unspecified; the table's bound grows with it as a reduction's does with its length
+    terms: Terms | None = None
     # Attributes that may be passed as Python scalars at call time (`program.scalars`), each with what values
     # are legal: a key of `scalars.LEGAL`, or "bound" or "bound_nonneg" (within the first argument's dtype's
     # finite range: past it eager raises, pytorch#195675).

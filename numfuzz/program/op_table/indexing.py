@@ -23,13 +23,13 @@ def _gather(specs: list[TensorSpec], attrs: dict) -> TensorSpec:
     return TensorSpec(index, specs[0].dtype)
 
 
-def _gather_operands(rng: random.Random, spec: TensorSpec, attrs: dict) -> list[tuple[int, ...]]:
+def gather_operands(rng: random.Random, spec: TensorSpec, attrs: dict) -> list[tuple[int, ...]]:
     need_rank(spec, 1)
     dim = norm_dim(attrs["dim"], len(spec.shape))
     return [tuple(rng.randint(1, FRESH_DIM) if d == dim else rng.choice([n, rng.randint(1, n)]) for d, n in enumerate(spec.shape))]
 
 
-def _along(spec: TensorSpec, attrs: dict) -> int:
+def along(spec: TensorSpec, attrs: dict) -> int:
     return spec.shape[norm_dim(attrs["dim"], len(spec.shape))]
 
 
@@ -64,11 +64,11 @@ def _rows(spec: TensorSpec, attrs: dict) -> int:
 
 SPECS: list[OpSpec] = [
     # copies: exact
-    OpSpec("gather", 2, "fresh", _gather, domains=("any", "index"), draw_attrs=draw_dim, operands=_gather_operands, index_arg=1, index_bound=_along,
+    OpSpec("gather", 2, "fresh", _gather, domains=("any", "index"), draw_attrs=draw_dim, operands=gather_operands, index_arg=1, index_bound=along,
            bound="correctly_rounded", call="torch.gather({0}, {dim}, {1})", reference="torch.gather({0}, {dim}, {1}.long())"),
     OpSpec(
         "index_select", 2, "fresh", _index_select, domains=("any", "index"), draw_attrs=draw_dim, operands=_index_select_operands,
-        index_arg=1, index_bound=_along, weight=0.5, bound="correctly_rounded", call="torch.index_select({0}, {dim}, {1})", reference="torch.index_select({0}, {dim}, {1}.long())"
+        index_arg=1, index_bound=along, weight=0.5, bound="correctly_rounded", call="torch.index_select({0}, {dim}, {1})", reference="torch.index_select({0}, {dim}, {1}.long())"
     ),
     # the weight is the drawn value (its rows are the vocabulary), the indices a new input; more
     # weight, as it fits only a 2-d value (as addmm does)

@@ -346,6 +346,7 @@ def test_every_op_added_to_the_first_fifty_has_a_value_test():
     tested |= {"ge_scalar_count", "lt_scalar_where", "arange"}  # test_selects_and_counts
     tested |= {"conv2d"}
     tested |= {"add_inplace", "mul_inplace", "slice_write"}  # test_in_place_ops_and_a_write_through_a_view_give_the_written_clone
+    tested |= {"diagonal_scatter", "select_scatter", "slice_scatter", "index_add", "scatter_add"}  # test_scatter_*
     assert set(OPS) - set(FIRST_OPS) - tested == set()
 
 
@@ -375,3 +376,63 @@ def test_in_place_ops_and_a_write_through_a_view_give_the_written_clone():
     assert_exact(reference("mul_inplace", x, y), [[0.5, -2.0, 6.0], [2.0, -5.0, 12.0]])
     written = reference("slice_write", x, [[9.0], [8.0]], dim=1, start=1, length=1)
     assert_exact(written, [[1.0, 9.0, 3.0], [4.0, 8.0, 6.0]])  # the whole clone, the slice overwritten, the input untouched
+
+
+GRID = [f32([1.5, -0.25, 3.0, 0.1]), f32([-2.0, 0.3, 7.0, 1e-3]), f32([0.7, 1e4, -0.6, 4.0])]  # 3 x 4
+
+
+def _written(x: list[list[float]], at: dict[tuple[int, ...], float]) -> list:
+    """x (nested lists, any rank) with the elements at these positions replaced."""
+    out = np.array(x, dtype=object)
+    for position, value in at.items():
+        out[position] = value
+    return out.tolist()
+
+
+def test_scatter_copies_write_their_source_exactly():
+    src = f32([10.1, -20.2, 30.3])
+    want = _written(GRID, {(0, 1): src[0], (1, 2): src[1], (2, 3): src[2]})  # offset 1: above the diagonal
+    assert_exact(reference("diagonal_scatter", GRID, src, offset=1, dim1=0, dim2=1), want)
+    want = _written(GRID, {(1, 0): src[0], (2, 1): src[1]})  # offset -1: below it, dims written from the end
+    assert_exact(reference("diagonal_scatter", GRID, src[:2], offset=-1, dim1=-2, dim2=-1), want)
+    cube = [[f32([1.0, 2.0]), f32([3.0, 4.0]), f32([5.0, 6.0])], [f32([7.0, 8.0]), f32([9.0, 10.0]), f32([11.0, 12.0])]]  # 2 x 3 x 2
+    diagonals = [f32([0.1, 0.2]), f32([0.3, 0.4]), f32([0.5, 0.6])]  # dims 0 and 2: the middle dim, then the diagonal
+    want = _written(cube, {(i, j, i): diagonals[j][i] for i in range(2) for j in range(3)})
+    assert_exact(reference("diagonal_scatter", cube, diagonals, offset=0, dim1=0, dim2=2), want)
+    row = f32([9.5, -8.25, 1e-5, 6.0])
+    assert_exact(reference("select_scatter", GRID, row, dim=0, index=-1), GRID[:2] + [row])
+    assert_exact(reference("select_scatter", GRID, src, dim=1, index=2), _written(GRID, {(i, 2): src[i] for i in range(3)}))
+    columns = [f32([0.5, 0.25]), f32([-1.0, 2.0]), f32([3.5, 1e-6])]  # columns 0 and 2 of a step-2 slice
+    want = _written(GRID, {(i, j): columns[i][k] for i in range(3) for k, j in enumerate((0, 2))})
+    assert_exact(reference("slice_scatter", GRID, columns, dim=1, start=0, stop=4, step=2), want)
+
+
+def indexed_reference(op: str, x, index, src, **attrs) -> torch.Tensor:
+    """The float64 reference of an op that takes (x, i64 index, src), handed its indices as int64 and, as the analysis
+    hands every input, as float64: both give one result."""
+    values, indices, source = torch.tensor(x, dtype=torch.float64), torch.tensor(index), torch.tensor(src, dtype=torch.float64)
+    specs = (TensorSpec(tuple(values.shape), "fp32"), TensorSpec(tuple(indices.shape), "i64"), TensorSpec(tuple(source.shape), "fp32"))
+    fn = compile_source(lower(Graph(specs, (Node.make(op, [0, 1, 2], **attrs),), (3,)), reference=True))
+    (out,), (again,) = fn(values, indices, source), fn(values, indices.double(), source)
+    assert torch.equal(out, again)
+    return out
+
+
+def test_scatter_sums_add_every_term_at_its_index():
+    """A repeated index adds both terms; 1e4 + 0.3 - 1e4 keeps the 0.3 that fp32 would round away."""
+    rows = [f32([0.25, 1e-3, -3.0, 2.0]), f32([-1e4, 0.5, 0.125, -4.0]), f32([0.3, -7.0, 1.0, 1e-7])]
+    m = mpmath.mpf
+    want = [
+        [m(GRID[0][j]) + m(-0.5) * m(rows[1][j]) for j in range(4)],
+        [m(v) for v in GRID[1]],
+        [m(GRID[2][j]) - m(0.5) * (m(rows[0][j]) + m(rows[2][j])) for j in range(4)],
+    ]
+    assert_exact(indexed_reference("index_add", GRID, [2, 0, 2], rows, dim=0, alpha=-0.5), want)
+    assert_exact(indexed_reference("index_add", GRID, [1, 1], [[-1e4, 1e4]] * 3, dim=-1, alpha=1), [[m(v) for v in row] for row in GRID])
+    src = [f32([-1e4, 0.3]), f32([3.0, 4.0]), f32([5.5, 1e-3])]
+    want = [[m(v) for v in row] for row in GRID]
+    want[0][1] += m(src[0][0]) + m(src[0][1])  # 1e4 - 1e4 + 0.3 in row 0: both terms at column 1
+    want[1][0] += m(src[1][0])
+    want[1][3] += m(src[1][1])
+    want[2][2] += m(src[2][0]) + m(src[2][1])
+    assert_exact(indexed_reference("scatter_add", GRID, [[1, 1], [0, 3], [2, 2]], src, dim=1), want)
