@@ -65,7 +65,7 @@ def draw_values(recipe: Recipe, spec: TensorSpec, rng: np.random.Generator) -> n
     else:
         raise ValueError(f"unknown recipe kind {recipe.kind!r}")
     x = in_domain(x, recipe.domain)
-    return (on_lines(x, recipe.lines, spec.dtype, rng) if recipe.lines else x).reshape(spec.shape)
+    return (on_lines(x, recipe.lines, spec.dtype, rng, recipe.domain) if recipe.lines else x).reshape(spec.shape)
 
 
 LINE_SHARE = 0.25  # of an input's elements, placed on the lines it is compared against
@@ -80,14 +80,29 @@ def line_points(lines: tuple[float, ...], dtype: str) -> np.ndarray:
     return np.unique(points.numpy())
 
 
-def on_lines(x: np.ndarray, lines: tuple[float, ...], dtype: str, rng: np.random.Generator) -> np.ndarray:
-    """`x` with a share of its elements at the lines' points (`line_points`): where a comparison flips."""
+def on_lines(x: np.ndarray, lines: tuple[float, ...], dtype: str, rng: np.random.Generator, domain: str = "any") -> np.ndarray:
+    """`x` with a share of its elements at the lines' points (`line_points`) inside `domain`: where a comparison flips.
+    (A line outside it, a threshold below 0 on an input that log also reads, places nothing.)"""
     points = line_points(lines, dtype) if dtype in FORMATS else np.empty(0)
+    points = points[_inside(points, domain)]
     if not points.size or not x.size:
         return x
     at = np.asarray(rng.random(x.size)) < LINE_SHARE
     picks = np.minimum((np.asarray(rng.random(x.size)) * points.size).astype(np.int64), points.size - 1)  # draws any generator has
     return np.where(at, points[picks], x)
+
+
+def _inside(x: np.ndarray, domain: str) -> np.ndarray:
+    """Which of `x` lie in `domain` (`op_spec.DOMAINS`)."""
+    tests = {
+        "positive": lambda v: v > 0,
+        "nonzero": lambda v: np.abs(v) >= 1e-3,
+        "unit": lambda v: np.abs(v) < 1,
+        "probability": lambda v: (0 < v) & (v < 1),
+        "above_one": lambda v: v > 1,
+        "sign": lambda v: np.abs(v) == 1,
+    }
+    return tests[domain](x) if domain in tests else np.ones(x.shape, dtype=bool)
 
 
 def in_domain(x: np.ndarray, domain: str) -> np.ndarray:
