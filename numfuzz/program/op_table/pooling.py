@@ -116,8 +116,8 @@ def _draw_interpolate(rng: random.Random, specs: list[TensorSpec]) -> dict:
     height, width = specs[0].shape[-2:]
     mode = rng.choices(MODES, (0.4, 0.45, 0.15))[0]
     align = None if mode == "nearest" else rng.random() < 0.5
-    if rng.random() < 0.5:  # an upsampling by 2, as a decoder's
-        return {"mode": mode, "align_corners": align, "size": None, "scale_factor": 2.0}
+    if rng.random() < 0.5:  # by a factor: 2, as a decoder's, or one that is no integer (read as 1 / factor, not in / out)
+        return {"mode": mode, "align_corners": align, "size": None, "scale_factor": rng.choice([2.0, 2.0, 1.5, (1.5, 1.25), 0.5])}
     # an explicit size, up or down, along each axis: a ratio that is no integer
     size = (rng.randint(1, 2 * height + 1), rng.randint(1, 2 * width + 1))
     return {"mode": mode, "align_corners": align, "size": size, "scale_factor": None}

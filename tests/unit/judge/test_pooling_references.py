@@ -80,11 +80,13 @@ def test_adaptive_avg_pool2d_reference_is_the_mean_of_each_adaptive_window(outpu
     assert_exact(reference("adaptive_avg_pool2d", [IMAGE], output_size=output_size), want)
 
 
-def _source(dst: int, size: int, out: int, align_corners: bool, cubic: bool):
-    """The input position an output position reads (area_pixel_compute_source_index); a linear one is clamped at 0."""
+def _source(dst: int, size: int, out: int, align_corners: bool, cubic: bool, factor=None):
+    """The input position an output position reads (area_pixel_compute_scale and _source_index): a given scale factor
+    sets the step, 1 / factor, rather than size / out; a linear position is clamped at 0."""
     if align_corners:
         return mpmath.mpf(dst) * (size - 1) / (out - 1) if out > 1 else mpmath.mpf(0)
-    src = (dst + mpmath.mpf(0.5)) * size / out - mpmath.mpf(0.5)
+    step = 1 / mpmath.mpf(factor) if factor is not None else mpmath.mpf(size) / out
+    src = (dst + mpmath.mpf(0.5)) * step - mpmath.mpf(0.5)
     return src if cubic else max(src, mpmath.mpf(0))
 
 
@@ -120,21 +122,19 @@ def _bicubic(c: int, y, x):
 
 @pytest.mark.parametrize("mode", ["bilinear", "bicubic"])
 @pytest.mark.parametrize("align_corners", [True, False])
-@pytest.mark.parametrize("size", [(5, 7), (2, 3)])
-def test_interpolate_reference_is_the_hand_interpolation(mode, align_corners, size):
+@pytest.mark.parametrize("size, factors", [((5, 7), None), ((2, 3), None), ((4, 5), (1.5, 1.25))])
+def test_interpolate_reference_is_the_hand_interpolation(mode, align_corners, size, factors):
+    """By a size, or by scale factors of 1.5 and 1.25 (pytorch#185509's), whose output 4 x 5 steps by 1 / factor."""
     at = _bilinear if mode == "bilinear" else _bicubic
     cubic = mode == "bicubic"
-    want = [
-        [
-            [
-                [at(c, _source(i, H, size[0], align_corners, cubic), _source(j, W, size[1], align_corners, cubic)) for j in range(size[1])]
-                for i in range(size[0])
-            ]
-            for c in range(2)
-        ]
-    ]
-    got = reference("interpolate", [IMAGE], mode=mode, align_corners=align_corners, size=size, scale_factor=None)
-    assert_exact(got, want)
+    fy, fx = factors or (None, None)
+
+    def value(c, i, j):
+        return at(c, _source(i, H, size[0], align_corners, cubic, fy), _source(j, W, size[1], align_corners, cubic, fx))
+
+    want = [[[[value(c, i, j) for j in range(size[1])] for i in range(size[0])] for c in range(2)]]
+    by = {"size": None, "scale_factor": factors} if factors else {"size": size, "scale_factor": None}
+    assert_exact(reference("interpolate", [IMAGE], mode=mode, align_corners=align_corners, **by), want)
 
 
 def test_bilinear_interpolation_with_aligned_corners_by_hand():
