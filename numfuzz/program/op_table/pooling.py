@@ -54,6 +54,12 @@ def _pool(specs: list[TensorSpec], attrs: dict) -> TensorSpec:
     return TensorSpec(shape[:-2] + tuple(out), specs[0].dtype)
 
 
+def _avg_pool(specs: list[TensorSpec], attrs: dict) -> TensorSpec:
+    if not isinstance(attrs["count_include_pad"], bool):
+        raise GraphError(f"avg_pool2d count_include_pad={attrs['count_include_pad']!r} is no bool")
+    return _pool(specs, attrs)
+
+
 def _draw_pool(rng: random.Random, specs: list[TensorSpec]) -> dict:
     need_rank(specs[0], 3, 4)
     kernel = rng.choice([2, 3])
@@ -139,7 +145,7 @@ SPECS: list[OpSpec] = [
         "avg_pool2d",
         1,
         "window",
-        _pool,
+        _avg_pool,
         draw_attrs=_draw_avg_pool,
         weight=0.5,
         bound="undocumented",

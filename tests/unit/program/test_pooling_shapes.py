@@ -46,3 +46,14 @@ def test_the_shape_rule_is_torchs(name):
         assert want == got, (spec.shape, attrs)
         agreed, refused = agreed + (got is not None), refused + (got is None)
     assert agreed > 50 and refused > 5
+
+
+@pytest.mark.parametrize("name", sorted(CAPTURED))
+def test_a_node_without_an_attribute_its_call_names_is_refused(name):
+    """The shape rule reads every attribute the call template writes, so a case file lacking one fails to type-check, not to lower."""
+    spec = TensorSpec((1, 2, 6, 6), "fp32")
+    attrs = OPS[name].draw_attrs(random.Random(0), [spec])
+    infer_node(Node.make(name, [0], **attrs), [spec])
+    for key in attrs:
+        with pytest.raises(GraphError):
+            infer_node(Node.make(name, [0], **{k: v for k, v in attrs.items() if k != key}), [spec])
