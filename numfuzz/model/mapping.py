@@ -24,6 +24,7 @@ from typing import Any
 
 import torch
 import torch.nn.functional as F
+from torch._jit_internal import boolean_dispatched
 from torch.fx.operator_schemas import get_signature_for_torch_op
 
 from numfuzz.program.autocast import ATTR as AUTOCAST
@@ -138,6 +139,9 @@ def patterns() -> dict[Any, list[Pattern]]:
 def _signatures(function: Any) -> tuple[inspect.Signature | None, ...]:
     if isinstance(function, str) or function in _BINARY.values() or function is operator.neg:
         return (None,)  # positional only
+    # F.max_pool2d takes (*args, **kwargs) and dispatches on return_indices: its parameters are the plain branch's
+    if function in boolean_dispatched:  # (`in`: a builtin takes no weak reference, which `get` would raise on)
+        function = boolean_dispatched[function]["if_false"]
     try:
         return (inspect.signature(function),)
     except (ValueError, TypeError):

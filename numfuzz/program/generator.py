@@ -144,7 +144,7 @@ class _Builder:
         if not shape and fam not in ("unary", "elementwise"):
             raise GraphError(f"{op.name} needs a dim; got a 0-d value")
         attrs = op.draw_attrs(rng, [spec]) if op.draw_attrs else {}
-        if fam == "unary" or fam in ("reduce", "norm"):
+        if fam in ("unary", "reduce", "norm", "window"):
             return [first], attrs
         if fam == "elementwise":
             return [first] + [self.broadcast_partner(first, op) for _ in range(op.arity - 1)], attrs

@@ -51,7 +51,8 @@ class OpSpec:
     name: str
     arity: int  # its arguments, and up to `optional` more it may take (a linear's bias)
     # How the generator finds its arguments: unary, elementwise, cat, linear, matmul, reduce,
-    # norm, fresh (the first argument is drawn, the others are new inputs shaped by `operands`),
+    # norm, window (pooling and interpolation: one argument, not pointwise), fresh (the first argument is drawn, the
+    # others are new inputs shaped by `operands`),
     # or one of the shape families (reshape, permute, transpose, unsqueeze, expand, slice, chunk).
     family: str
     infer: Infer

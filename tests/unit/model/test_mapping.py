@@ -141,3 +141,23 @@ def test_a_convolution_module_maps_to_conv2d_with_its_sizes_as_pairs():
     x = torch.randn(1, 4, 9, 9)
     found = _mapped(lambda x: depthwise(conv(x)), x)
     assert [(m.op, m.attrs["stride"], m.attrs["groups"]) for m in found] == [("conv2d", (2, 2), 1), ("conv2d", (1, 1), 8)]
+
+
+def test_pooling_and_upsampling_modules_map_with_their_sizes_and_the_program_gives_the_module_s_values():
+    """nn.MaxPool2d calls F.max_pool2d, whose signature is (*args, **kwargs) (it dispatches on return_indices): it maps
+    by the plain branch's parameters; a None output size and a scale factor come through as the module passes them."""
+    model = torch.nn.Sequential(
+        torch.nn.MaxPool2d((2, 3), ceil_mode=True),
+        torch.nn.Upsample(scale_factor=2, mode="bilinear", align_corners=False),
+        torch.nn.AvgPool2d(3, stride=1, padding=1, count_include_pad=False),
+        torch.nn.AdaptiveAvgPool2d((None, 2)),
+    )
+    x = torch.randn(1, 2, 7, 8)
+    found = _mapped(model, x)
+    assert [m.op for m in found] == ["max_pool2d", "interpolate", "avg_pool2d", "adaptive_avg_pool2d"]
+    assert found[0].attrs == {"kernel_size": (2, 3), "stride": (2, 3), "padding": 0, "ceil_mode": True}
+    assert (found[1].attrs["scale_factor"], found[3].attrs["output_size"]) == (2.0, (None, 2))
+    assert _mapped(lambda x: F.max_pool2d(x, 2, return_indices=True)[0], x)[0] is None  # the indices' branch is no op
+    region = extract_region(model, (x,), {})
+    with torch.no_grad():
+        assert torch.equal(compile_source(lower(region.graph))(*region.samples[0])[-1], model(x))

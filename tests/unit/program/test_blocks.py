@@ -39,7 +39,7 @@ def test_each_template_builds_and_runs(name):
 
 def test_block_graphs_are_mutated_and_well_typed():
     ops = set()
-    for seed in range(120):
+    for seed in range(200):
         graph, recipes = generate(seed, GenConfig(blocks=1.0))
         infer_specs(graph)
         assert len(recipes) == len(graph.inputs)

@@ -88,6 +88,12 @@ def test_inputs_compared_against_a_scalar_get_values_on_its_line():
     assert 0.2 < on.mean() < 0.3
 
 
+def test_a_line_outside_the_input_s_domain_places_nothing():
+    """An input that log reads and a threshold of -2 compares: its values stay positive, and sit on the line at 0.5."""
+    values_drawn = draw_values(Recipe("large", "positive", None, (-2.0, 0.5)), TensorSpec((4000,), "bf16"), np.random.Generator(np.random.PCG64(0)))
+    assert (values_drawn > 0).all() and np.isin(values_drawn, line_points((0.5,), "bf16")).mean() > 0.2
+
+
 def test_the_generator_puts_a_clamp_s_bounds_into_its_input_s_recipe():
     checked = 0
     for seed in range(10):
