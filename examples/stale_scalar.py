@@ -39,9 +39,12 @@ class StaleScalar:
             scalars = [a for a in args if not _is_tensor(a)]
             if not first:
                 first.append(scalars)
-            return fn(*tensors, *first[0])  # the first call's scalars, whatever this call passes
+            return self.call(fn, tensors, scalars, first[0])
 
         return compiled
+
+    def call(self, fn, tensors, scalars, first_scalars):
+        return fn(*tensors, *first_scalars)  # the first call's scalars, whatever this call passes
 
     def final_trace(self, compiled):
         return None
@@ -59,21 +62,12 @@ class StaleScalar:
 class StaleBackwardScalar(StaleScalar):
     name = "stale_backward_scalar"
 
-    def prepare(self, fn, device):
-        first = []
-
-        def compiled(*args):
-            tensors = [a for a in args if _is_tensor(a)]
-            scalars = [a for a in args if not _is_tensor(a)]
-            if not first:
-                first.append(scalars)
-            out = fn(*tensors, *scalars)
-            now, then = _as_tuple(out), _as_tuple(fn(*tensors, *first[0]))
-            # this call's values, the first call's gradients: t + (s - s.detach()) is t, and its gradient is s's
-            joined = tuple(t.detach() + (s - s.detach()) if s.requires_grad else t for t, s in zip(now, then))
-            return joined if isinstance(out, (tuple, list)) else joined[0]
-
-        return compiled
+    def call(self, fn, tensors, scalars, first_scalars):
+        out = fn(*tensors, *scalars)
+        now, then = _as_tuple(out), _as_tuple(fn(*tensors, *first_scalars))
+        # this call's values, the first call's gradients: t + (s - s.detach()) is t, and its gradient is s's
+        joined = tuple(t.detach() + (s - s.detach()) if s.requires_grad else t for t, s in zip(now, then))
+        return joined if isinstance(out, (tuple, list)) else joined[0]
 
     def repro_source(self):
         return [], 'stale_scalar.StaleBackwardScalar().prepare(fn, "cpu")'
