@@ -56,7 +56,7 @@ class CompiledProgram:
         self.out_specs = [self.specs[o] for o in graph.outputs]
         self.out_dtypes = [s.dtype for s in self.out_specs]
         # what the judge compares: the outputs, then with gradients each input's gradient
-        self.judged_dtypes = self.out_dtypes + ([NO_GRADIENT_DTYPE if is_integer(s.dtype) else s.dtype for s in graph.inputs] if grad else [])
+        self.judged_dtypes = _judged_dtypes(self.out_dtypes, graph, grad)
         self.scalars = scalar_values(graph)
         self.fn = compile_source(lower(graph))
         self.reference_fn = compile_source(lower(graph, reference=True, grad=grad))
@@ -74,7 +74,7 @@ class CompiledProgram:
         view.graph, view.specs, view.scalars = graph, infer_specs(graph), scalar_values(graph)
         view.out_specs = [view.specs[o] for o in graph.outputs]
         view.out_dtypes = [s.dtype for s in view.out_specs]
-        view.judged_dtypes = view.out_dtypes + ([s.dtype for s in graph.inputs] if self.grad else [])
+        view.judged_dtypes = _judged_dtypes(view.out_dtypes, graph, self.grad)
         return view
 
     def compiles(self) -> int | None:
@@ -178,3 +178,8 @@ def _with_grads(fn: Callable, sample: Sample, upstream: Sample, specs: tuple[Ten
 def output_label(index: int, outputs: int) -> str:
     """What judged value `index` is: an output, or (with gradients) the gradient of an input."""
     return f"output {index}" if index < outputs else f"the gradient of input x{index - outputs}"
+
+
+def _judged_dtypes(out_dtypes: list[str], graph: Graph, grad: bool) -> list[str]:
+    """What the judge compares: the outputs, then with gradients each input's gradient (an integer input's is empty)."""
+    return out_dtypes + ([NO_GRADIENT_DTYPE if is_integer(s.dtype) else s.dtype for s in graph.inputs] if grad else [])

@@ -127,3 +127,19 @@ def test_with_gradients_the_planted_backward_target_is_right_at_the_first_call(c
     )
     assert result.exit_code == 0, result.output
     assert list(iter_cases(tmp_path / "findings")) == []
+
+
+def test_gradients_at_a_second_call_of_a_program_with_integer_indices_are_judged():
+    """An i64 input has an empty gradient at the second call too (its judged dtype is no float's)."""
+    from numfuzz.runner.case_runner import run_case
+    from numfuzz.targets import resolve
+
+    graph = Graph(
+        (TensorSpec((4,), "fp32"), TensorSpec((3,), "i64")),
+        (Node.make("index_select", [0, 1], dim=0), Node.make("mul_scalar", [2], value=0.5, passed=(("value", 1.7),))),
+        (3,),
+    )
+    rows = [[torch.linspace(-1, 1, 4), torch.tensor([0, 3, 3])]]
+    case = Case.from_tensors(graph, rows, RunSpec("eager", device="cpu", grad=True), [[torch.ones(3)]])
+    outcome = run_case(case, resolve("eager"))
+    assert outcome.verdict.value == "equal" and outcome.second_size["scalars"] == [["value_1", 0.5, 1.7]], outcome.detail
