@@ -13,7 +13,7 @@ from pathlib import Path
 
 import gated_target
 import pytest
-from helpers import GATED_TARGET, MODEL_SCALE_OFF, PLANTED_CRASHES, ROOT, plain_config
+from helpers import GATED_TARGET, LATER_SHARES_OFF, PLANTED_CRASHES, ROOT, plain_config
 
 from numfuzz.address import case_seed
 from numfuzz.campaign.defaults import DEFAULT_SEAMS
@@ -105,7 +105,7 @@ def test_sigkill_mid_campaign_then_resume_loses_nothing(tmp_path, monkeypatch):
         sys.executable, "-m", "numfuzz", "fuzz", "--import", GATED_TARGET, "--target", GATED, "--ops", "tanh",
         "--max-nodes", "3", "--max-dim", "4", "--samples", str(samples), "--graphs", str(graphs), "--seed", "5",
         "--workers", "2", "--no-minimize", "--case-timeout", "3600", "--corpus", str(corpus),
-        *MODEL_SCALE_OFF,
+        *LATER_SHARES_OFF,
     ]  # fmt: skip
     findings = corpus / "findings"
     victim = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=ROOT)

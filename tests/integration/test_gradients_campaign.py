@@ -6,7 +6,7 @@ import json
 import subprocess
 import sys
 
-from helpers import MODEL_SCALE_OFF, ROOT
+from helpers import LATER_SHARES_OFF, ROOT
 
 from numfuzz.corpus.store import iter_cases, load_case
 
@@ -17,7 +17,7 @@ def test_a_planted_backward_bug_is_found_minimised_to_its_op_and_its_repro_fails
     corpus = tmp_path / "corpus"
     args = ["fuzz", "--grad", "--import", PLANTED_BACKWARD, "--target", "backward_bug", "--graphs", "24", "--ops", "tanh,add,mul,exp,sin"]
     # the graph stream this test was written for: one value as two operands draws from it too
-    result = cli(*args, "--max-nodes", "4", "--workers", "1", "--repeat-share", "0", *MODEL_SCALE_OFF, "--corpus", corpus)
+    result = cli(*args, "--max-nodes", "4", "--workers", "1", "--repeat-share", "0", *LATER_SHARES_OFF, "--corpus", corpus)
     assert result.exit_code == 0, result.output
     findings = [load_case(p) for p in iter_cases(corpus / "findings")]
     assert findings and all(f.run.grad and len(f.grads) == len(f.samples) for f in findings)
@@ -59,7 +59,8 @@ def test_a_default_campaign_without_grad_finds_and_minimises_a_planted_backward_
     seed = next(s for s in range(200) if draws_gradients(CaseAddress.fresh(s, 0), default_mix(1)))  # its first block draws them
     corpus = tmp_path / "corpus"
     args = ["fuzz", "--import", PLANTED_BACKWARD, "--target", "backward_bug", "--graphs", "8", "--seed", seed, "--ops", "tanh,add,mul,exp,sin"]
-    result = cli(*args, "--max-nodes", "4", "--workers", "1", "--corpus", corpus)
+    # the defaults but the empty dims' share, which draws from every graph's stream (the graphs this was written for)
+    result = cli(*args, "--max-nodes", "4", "--workers", "1", "--empty-share", "0", "--corpus", corpus)
     assert result.exit_code == 0, result.output
     findings = [load_case(p) for p in iter_cases(corpus / "findings")]
     assert findings and all(f.run.grad for f in findings) and {f.result["analysis"]["cause"] for f in findings} == {"backward"}

@@ -4,7 +4,7 @@ import json
 
 import pytest
 import torch
-from helpers import FIRST_OPS, MODEL_SCALE_OFF, read_json
+from helpers import FIRST_OPS, LATER_SHARES_OFF, read_json
 
 from numfuzz.judge.execute import evaluate
 from numfuzz.judge.verdicts import Verdict
@@ -22,7 +22,7 @@ def test_fuzz_finds_planted_bug(cli, planted_bugs, tmp_path, executor, symptom, 
     # The graph counts were measured over the table's first 50 ops; it has grown, and the bugs' ops are drawn less.
     ops = ",".join(FIRST_OPS)
     args = ("fuzz", "--import", planted_bugs, "--target", f"thunder:{executor}", "--graphs", graphs, "--corpus", tmp_path, "--samples", 8, "--ops", ops)
-    result = cli(*args, *MODEL_SCALE_OFF)
+    result = cli(*args, *LATER_SHARES_OFF)
     assert result.exit_code == 0, result.output
     found = sorted((tmp_path / "findings").glob("*.json"))
     symptoms = {read_json(p)["result"]["verdict"] for p in found}

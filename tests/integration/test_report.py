@@ -87,7 +87,7 @@ def reported(tmp_path_factory):
     runner = CliRunner()
     start = time.perf_counter()
     args = ["--target", "thunder:bug_expm1", "--target", "thunder:bug_sum", "--graphs", "16", "--ops", "expm1,sum,add,mul,tanh,exp", "--max-nodes", "3"]
-    args += ["--models-share", "0", "--grad-share", "0"]  # the graph stream this test was written for
+    args += ["--models-share", "0", "--grad-share", "0", "--empty-share", "0"]  # the graph stream this test was written for
     fuzz = runner.invoke(main, ["fuzz", "--import", str(PLANTED_BUGS), *args, "--samples", "16", "--corpus", str(corpus)], catch_exceptions=False)
     assert fuzz.exit_code == 0, fuzz.output
     fuzzed = time.perf_counter()

@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 
 import pytest
-from helpers import MODEL_SCALE_OFF, PLANTED_CRASHES, ROOT, plain_config
+from helpers import LATER_SHARES_OFF, PLANTED_CRASHES, ROOT, plain_config
 
 from numfuzz.campaign.loop import run_campaign
 from numfuzz.corpus.case import recorded_outcome
@@ -70,7 +70,7 @@ def _command(corpus: Path, tail: float) -> list[str]:
         sys.executable, "-m", "numfuzz", "fuzz", "--import", PLANTED_CRASHES, "--target", HANG, "--ops", "exp,tanh,add,mul",
         "--max-nodes", "4", "--max-dim", "4", "--samples", "4", "--graphs", "4", "--seed", "38", "--workers", "2",
         "--case-timeout", str(CASE_TIMEOUT), "--minimize-tail", str(tail), "--corpus", str(corpus),
-        "--seams", "0", "--search", "0", *MODEL_SCALE_OFF,  # the graphs of GEN: seed 38 gives one hang in 4
+        "--seams", "0", "--search", "0", *LATER_SHARES_OFF,  # the graphs of GEN: seed 38 gives one hang in 4
     ]  # fmt: skip
 
 
