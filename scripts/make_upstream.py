@@ -91,10 +91,10 @@ DIAGONAL_SCATTER_WHY = (
     "the forward is equal, and so is src's gradient; x's gradient is 0 at its 56 elements off the diagonal, where eager and the float64 "
     "reference give 1 (the sum's gradient passes through where src did not overwrite): less_accurate, cause backward at diagonal_scatter, "
     "located by fallback since its backward alone is right on the target. What breaks is its fusion with the sum's gradient, a stride-0 "
-    "expand of one value (PR #182292's IR stores the mask at stride 0). Equal on 2.15.0; the fixes (PR #182292 for this report, #183720 "
-    "for its duplicate #183602) are of May 2026, and a 2.13 nightly of 2026-05-14 still reproduced it on CUDA, so which release between "
-    "that and 2.15.0 has the fix is not measured. The report is CUDA's; the CPU code has the same fault, so no CUDA variant is written. "
-    "Measured on 2.9.1 (less_accurate) and 2.15.0 (equal) with AVX2 (an AMD EPYC)"
+    "expand of one value (PR #182292's IR stores the mask at stride 0). The fixes (PR #182292 for this report, #183720 for its "
+    "duplicate #183602) are of May 2026 and first released in 2.13.0 (a 2.13 nightly of 2026-05-14 still reproduced it on CUDA). "
+    "The report is CUDA's; the CPU code has the same fault, so no CUDA variant is written. Measured with AVX2 (an AMD EPYC) on "
+    "2.9.1 and 2.12.1 (less_accurate), 2.13.0, 2.14.1 and 2.15.0 (equal)"
 )
 REPORTS = {
     "pytorch-183605-var-rsqrt-fp16-nan": Report(
@@ -253,7 +253,7 @@ REPORTS = {
         182012, "`torch.compile` silently produces all-zero `x.grad` for `diagonal_scatter(...).sum().backward()`",
         graph([TensorSpec((8, 8), "fp32"), TensorSpec((8,), "fp32")], N("diagonal_scatter", [0, 1], offset=0, dim1=0, dim2=1), N("reshape", [2], shape=(64,)), N("sum", [3], dim=0, keepdim=False)),
         DIAGONAL_SCATTER_VALUES,
-        cpu("<2.15", DIAGONAL_SCATTER_WHY, isa=["AVX2"]),
+        cpu("<2.13", DIAGONAL_SCATTER_WHY, isa=["AVX2"]),
         expect="finding", run={"grad": True}, upstream=[[1.0]],
     ),
 }  # fmt: skip
