@@ -9,8 +9,9 @@ import numpy as np
 import pytest
 import torch
 
+from numfuzz.program import values as values_module
 from numfuzz.program.ir import TensorSpec
-from numfuzz.program.values import PACK_FROM, PACKED, BitsError, decode, encode
+from numfuzz.program.values import PACK_FROM, PACK_PROBE, PACKED, BitsError, decode, encode
 
 LARGE = (1024, 1024)  # 2 MiB in fp16: past PACK_FROM
 
@@ -27,6 +28,15 @@ def test_large_random_bits_stay_plain_and_small_ones_are_never_packed():
     noise = torch.from_numpy(np.random.RandomState(1).standard_normal(LARGE)).to(torch.float16)
     assert noise.numel() * 2 > PACK_FROM and not encode(noise).startswith(PACKED)
     assert not encode(torch.zeros(64)).startswith(PACKED)
+
+
+def test_large_random_bits_are_judged_by_packing_a_probe_not_the_whole(monkeypatch):
+    """xz over a model-sized input's random bits costs seconds and halves nothing: a probe of its start decides."""
+    packed_lengths = []
+    pack = lzma.compress
+    monkeypatch.setattr(values_module.lzma, "compress", lambda data, *args, **kwargs: packed_lengths.append(len(data)) or pack(data, *args, **kwargs))
+    noise = torch.from_numpy(np.random.RandomState(2).standard_normal(LARGE)).to(torch.float16)
+    assert not encode(noise).startswith(PACKED) and packed_lengths == [PACK_PROBE]
 
 
 @pytest.mark.parametrize("payload", [b"not xz at all", lzma.compress(bytes(4 * 65))])
