@@ -21,7 +21,7 @@ from numfuzz.program.lowering import compile_source, lower
 from numfuzz.program.ops import infer_specs
 from numfuzz.program.scalars import values as scalar_values
 from numfuzz.targets import Target
-from numfuzz.targets.compile_modes import compile_count
+from numfuzz.targets.compile_modes import compile_count, inside_target
 
 Sample = list[torch.Tensor]
 # An integer input gets no gradient: its place among the judged values is an empty fp32 tensor on
@@ -101,8 +101,9 @@ class CompiledProgram:
     def prepare(self) -> None:
         """Compile now (the target's `prepare`); raises what the target raises."""
         if self._compiled is None:
-            self.target.reset()
-            self._compiled = self.target.prepare(self.fn, self.device)
+            with inside_target(self.target):
+                self.target.reset()
+                self._compiled = self.target.prepare(self.fn, self.device)
 
     def run(self, sample: Sample) -> tuple:
         """The target's outputs on a sample already on the device; raises what the target raises."""
@@ -120,7 +121,8 @@ class CompiledProgram:
         self.prepare()
         start = time.perf_counter()
         try:
-            return call()
+            with inside_target(self.target):  # a backward's lazy compile happens in `call` too
+                return call()
         finally:
             elapsed = time.perf_counter() - start
             if self.compile_s == 0.0:

@@ -4,10 +4,12 @@ A target whose family supports these (`registry.Family.modes`, `config_space`) h
 `configured(run) -> Target`: a copy that compiles with the run's size mode and options and whose
 `repro_source` writes the same. `compile_count(compiled)` counts the compiles behind a compiled
 callable, so that the second-size check can tell a recompile from a run of the same program.
+`inside_target(target)` is what every call into a target runs inside (a traced case's line tracer).
 """
 
 from __future__ import annotations
 
+from contextlib import AbstractContextManager, nullcontext
 from typing import Any, Callable
 
 from numfuzz.run_spec import RunSpec
@@ -28,6 +30,13 @@ def compile_count(target: Target, compiled: Callable) -> int | None:
     """How many compiles `compiled` has cost so far, where the target can tell (None where not)."""
     method = getattr(target, "compile_count", None)
     return method(getattr(compiled, "numfuzz_inner", compiled)) if callable(method) else None
+
+
+def inside_target(target: Target) -> AbstractContextManager:
+    """What a call into the target (its compile, its compiled forward, a backward through it) runs inside:
+    a worker's line tracer while a traced case runs (`TimedTarget.calling`), nothing elsewhere."""
+    method = getattr(target, "calling", None)
+    return method() if callable(method) else nullcontext()
 
 
 def dynamic_argument(mode: str) -> bool | None:

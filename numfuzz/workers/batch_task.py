@@ -34,7 +34,7 @@ def run_batch(worker: Any, msg: BatchRequest) -> BatchReply:
     timed = TimedTarget(worker.targets[target])
     made = [k for k, case in enumerate(cases) if case is not None]
     try:
-        with worker.reaching(items[0]) as reach:  # a traced batch: its lines go with its first reply
+        with worker.reaching(items[0], timed) as reach:  # a traced batch: its lines go with its first reply
             judged, searched = evaluate_batch([cases[k] for k in made], timed, worker.device, run.search)
     except Exception:  # numfuzz's own failure while batching: alone, each case reports it
         judged, searched = [None] * len(made), {}

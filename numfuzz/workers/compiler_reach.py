@@ -2,8 +2,10 @@
 
 Lines are measured with coverage.py's C tracer, restricted to the compiler packages
 (`COMPILER_PACKAGES`: Inductor's lowering, decompositions, codegen, scheduler and FX passes,
-`torch._decomp`, `torch._refs`; Thunder's executors and transforms), around everything the case
-runs (its compile, the analysis' probe compiles). The tracer roughly doubles a compile's time
+`torch._decomp`, `torch._refs`; Thunder's executors and transforms), around every call the case
+makes into its target (its compile, its compiled forward and backward, the analysis' probe
+compiles: `TimedTarget.calling`), not around the eager and float64 runs, which reach no compiler
+line and which the tracer would slow. The tracer roughly doubles a compile's time
 (docs/coverage.md), so only a share of cases is traced, drawn from the case's seed (`CaseAddress.traced`). Each reply
 carries the lines this worker had not reached before: the campaign unions them.
 
@@ -17,6 +19,7 @@ from __future__ import annotations
 import importlib.util
 import os
 import re
+import sys
 from contextlib import contextmanager
 from typing import Iterator
 
@@ -47,17 +50,20 @@ class LineTracer:
         self.roots = package_roots()
         self._coverage = coverage.Coverage(data_file=None, include=[root + "/*" for root in self.roots], branch=False, config_file=False)
         self._given: dict[str, set[int]] = {}
+        self._depth = 0
 
     @contextmanager
-    def tracing(self, enabled: bool) -> Iterator[None]:
-        if not enabled:
-            yield
-            return
-        self._coverage.start()
+    def tracing(self) -> Iterator[None]:
+        """Lines run inside are measured; nested, only the outermost starts and stops the tracer."""
+        self._depth += 1
+        if self._depth == 1:
+            self._coverage.start()
         try:
             yield
         finally:
-            self._coverage.stop()
+            self._depth -= 1
+            if self._depth == 0:
+                self._coverage.stop()
 
     def new_lines(self) -> Lines:
         """Lines run since the last call that no earlier call gave (the tracer keeps its data: this is a difference)."""
@@ -106,17 +112,20 @@ def kernel_shapes(source: str) -> list[str]:
 
 @contextmanager
 def generated_shapes(found: set[str]) -> Iterator[None]:
-    """Inductor's modules loaded inside the block (its output code): their kernels' shapes go into `found`."""
-    try:
-        from torch._inductor.codecache import PyCodeCache
-    except ImportError:
-        yield
-        return
-    before = len(PyCodeCache.modules)
+    """Inductor's modules loaded inside the block (its output code): their kernels' shapes go into `found`.
+
+    Inductor's code cache is not imported here: imported inside the block's first compile, its module
+    lines count as that traced case's, as they do for a case traced whole."""
+
+    def loaded() -> list:
+        codecache = sys.modules.get("torch._inductor.codecache")
+        return list(codecache.PyCodeCache.modules) if codecache is not None else []
+
+    before = len(loaded())
     try:
         yield
     finally:
-        for module in PyCodeCache.modules[before:]:
+        for module in loaded()[before:]:
             path = getattr(module, "__file__", None)
             try:
                 with open(path, encoding="utf-8") as f:  # type: ignore[arg-type]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from contextlib import AbstractContextManager, nullcontext
 from typing import Any, Callable
 
 from numfuzz.targets.compile_modes import compile_count, configured
@@ -11,12 +12,15 @@ from numfuzz.workers.process_metrics import cpu_seconds
 class _Book:
     compile_cpu = 0.0  # prepare, reset and the first call (which compiles)
     run_cpu = 0.0  # every later call
+    tracing: Callable[[], AbstractContextManager] | None = None  # what calls into the target run inside (a traced case)
 
 
 class TimedTarget:
     """Forwards to a target and books the CPU time spent inside it: compiling and running.
 
-    `configured(run)` gives the same for the target compiling as `run` asks, booking into the same account."""
+    `configured(run)` gives the same for the target compiling as `run` asks, booking into the same account.
+    While `trace_with` has given it a tracing context, every call into the target runs inside it (`calling`):
+    a traced case's lines are the compiler's, not those of the eager and float64 runs around them."""
 
     def __init__(self, inner: Any, book: _Book | None = None):
         self.inner = inner
@@ -28,6 +32,13 @@ class TimedTarget:
 
     def configured(self, run: Any) -> TimedTarget:
         return TimedTarget(configured(self.inner, run), self.book)
+
+    def trace_with(self, tracing: Callable[[], AbstractContextManager] | None) -> None:
+        self.book.tracing = tracing
+
+    def calling(self) -> AbstractContextManager:
+        """What a call into the target runs inside (`compile_modes.inside_target`)."""
+        return self.book.tracing() if self.book.tracing is not None else nullcontext()
 
     def compile_count(self, compiled: Callable) -> int | None:
         return compile_count(self.inner, compiled)

@@ -71,17 +71,20 @@ class WorkerTasks:
         self.tracer = LineTracer() if settings.trace_share > 0 or settings.draws_children else None
 
     @contextmanager
-    def reaching(self, address: CaseAddress, always: bool = False) -> Iterator[dict[str, Any]]:
-        """Around a case: traced (by its address's draw, or `always`), the dict gets its new compiler lines and kernel shapes."""
+    def reaching(self, address: CaseAddress, timed: TimedTarget, always: bool = False) -> Iterator[dict[str, Any]]:
+        """Around a case: traced (by its address's draw, or `always`), every call into `timed` runs under the line
+        tracer, and the dict gets the new compiler lines and the kernel shapes."""
         reach: dict[str, Any] = {}
         if self.tracer is None or not (always or address.traced(self.settings.trace_share)):
             yield reach
             return
         shapes: set[str] = set()
+        timed.trace_with(self.tracer.tracing)
         try:
-            with self.tracer.tracing(True), generated_shapes(shapes):
+            with generated_shapes(shapes):
                 yield reach
         finally:
+            timed.trace_with(None)
             reach.update(lines=self.tracer.new_lines(), shapes=sorted(shapes))
 
     @staticmethod
@@ -121,7 +124,7 @@ class WorkerTasks:
         timed = TimedTarget(self.targets[msg.target])
         generated = start_cpu
         try:
-            with self.reaching(msg.address, always=bool(msg.address.lineage)) as reach:
+            with self.reaching(msg.address, timed, always=bool(msg.address.lineage)) as reach:
                 settings = self.settings
                 case = made or make_case(msg.address, settings.run_for(msg.target), settings.programs, settings.mix)
                 generated = cpu_seconds()
