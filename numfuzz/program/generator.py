@@ -11,7 +11,7 @@ from numfuzz.program.autocast import draw_region
 from numfuzz.program.blocks import start_from_block, swap_ops
 from numfuzz.program.dtypes import PROGRAM_DTYPES, is_integer
 from numfuzz.program.ir import Graph, GraphError, Node, TensorSpec
-from numfuzz.program.layout import Layout, conform
+from numfuzz.program.layout import conform, draw_layout
 from numfuzz.program.model_scale import JUDGE_ELEMENTS, LARGE_ELEMENTS, MIN_SAMPLES, SMALL_ELEMENTS, large_shape
 from numfuzz.program.op_spec import INDEX_DTYPE, scalar
 from numfuzz.program.ops import OPS, OpSpec, autocast_policy, infer_node, infer_specs
@@ -354,34 +354,6 @@ def _retyped(b: _Builder, nodes: list[Node]) -> None:
     made = iter(nodes)
     for value, is_input in enumerate(b.is_input):
         specs.append(b.specs[value] if is_input else infer_node(next(made), specs))
-
-
-def draw_layout(rng: random.Random, shape: tuple[int, ...]) -> Layout:
-    """A layout for an input of `shape` that a kernel must handle: permuted, stepped (maybe offset), expanded, or for one element offset.
-
-    It takes the same draws whichever kind it picks (a count set by the shape alone), so that a
-    Hypothesis shrink that moves draws about does not shift the input values drawn after it.
-    """
-    wide = [d for d, n in enumerate(shape) if n > 1]
-    kinds = (["stepped", "expanded"] if wide else ["offset"]) + (["permuted"] if len(wide) >= 2 else [])
-    kind = rng.choice(kinds)
-    rank = len(shape)
-    perm = list(range(rank))
-    rng.shuffle(perm)
-    dim = rng.choice(wide) if wide else 0
-    every, offset = rng.choice([2, 2, 3]), rng.choice([0, 0, 1])
-    if kind == "offset":  # one element: only where it starts in memory can differ
-        return Layout.make(rank, offset=1)
-    if kind == "permuted":  # a memory order in which the dims of size > 1 are not in order
-        if [d for d in perm if d in wide] == wide:  # in order after all: swap two of them (a transpose)
-            a, b = perm.index(wide[0]), perm.index(wide[1])
-            perm[a], perm[b] = perm[b], perm[a]
-        return Layout.make(rank, perm=perm)
-    if kind == "expanded":
-        return Layout.make(rank, expand=[dim])
-    step = [1] * rank
-    step[dim] = every
-    return Layout.make(rank, step=step, offset=offset)
 
 
 def _renumber(b: _Builder) -> Graph:

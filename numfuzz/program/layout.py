@@ -6,11 +6,12 @@ stride 0, and a storage offset. `LAYOUT_SOURCE` builds the view from the values;
 in numfuzz and in repro scripts. Storage that the view skips (the gaps a step leaves, the offset)
 holds NaN, so a kernel that reads it shows. Along an expanded dim every value is the same (one
 copy is in memory): the values are checked for that when a case loads, and `conform` makes drawn
-values so. Torch is imported only where a view is built.
+values so. `draw_layout` draws one for the generator and the mutator. Torch is imported only where a view is built.
 """
 
 from __future__ import annotations
 
+import random
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -156,3 +157,31 @@ def apply_layout(x: Any, layout: Layout | None) -> Any:
         exec(compile(LAYOUT_SOURCE, "<numfuzz-layout>", "exec"), namespace)
         _builder.append(namespace["laid_out"])
     return _builder[0](x, *layout.full(x.dim()))
+
+
+def draw_layout(rng: random.Random, shape: tuple[int, ...]) -> Layout:
+    """A layout for an input of `shape` that a kernel must handle: permuted, stepped (maybe offset), expanded, or for one element offset.
+
+    It takes the same draws whichever kind it picks (a count set by the shape alone), so that a
+    Hypothesis shrink that moves draws about does not shift the input values drawn after it.
+    """
+    wide = [d for d, n in enumerate(shape) if n > 1]
+    kinds = (["stepped", "expanded"] if wide else ["offset"]) + (["permuted"] if len(wide) >= 2 else [])
+    kind = rng.choice(kinds)
+    rank = len(shape)
+    perm = list(range(rank))
+    rng.shuffle(perm)
+    dim = rng.choice(wide) if wide else 0
+    every, offset = rng.choice([2, 2, 3]), rng.choice([0, 0, 1])
+    if kind == "offset":  # one element: only where it starts in memory can differ
+        return Layout.make(rank, offset=1)
+    if kind == "permuted":  # a memory order in which the dims of size > 1 are not in order
+        if [d for d in perm if d in wide] == wide:  # in order after all: swap two of them (a transpose)
+            a, b = perm.index(wide[0]), perm.index(wide[1])
+            perm[a], perm[b] = perm[b], perm[a]
+        return Layout.make(rank, perm=perm)
+    if kind == "expanded":
+        return Layout.make(rank, expand=[dim])
+    step = [1] * rank
+    step[dim] = every
+    return Layout.make(rank, step=step, offset=offset)

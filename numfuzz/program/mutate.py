@@ -14,8 +14,8 @@ import random
 from typing import Callable
 
 from numfuzz.program.dtypes import PROGRAM_DTYPES, is_integer
-from numfuzz.program.generator import draw_layout
 from numfuzz.program.ir import Graph, GraphError, Node, TensorSpec
+from numfuzz.program.layout import draw_layout
 from numfuzz.program.ops import OPS, OpSpec, infer_specs
 from numfuzz.program.seams import CPU_WIDTHS, GPU_WIDTHS
 from numfuzz.program.sizes import size_classes, with_input_shapes
