@@ -72,3 +72,24 @@ def plain_config(**settings):
     from numfuzz.run_spec import RunMix
 
     return CampaignConfig(**{"gen": GenConfig(), "mix": RunMix(), "search": 0.0, "trace_share": 0.0, **settings})
+
+
+class StandIn:
+    """A target whose compile of any program is `fn`: a test's own stand-in for a compiler."""
+
+    name = "stand-in"
+
+    def __init__(self, fn):
+        self.fn = fn
+
+    def available(self):
+        return True, ""
+
+    def reset(self):
+        pass
+
+    def prepare(self, program_fn, device):
+        return lambda *args: self.fn(*args)
+
+    def final_trace(self, compiled):
+        return None

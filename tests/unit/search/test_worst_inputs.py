@@ -4,31 +4,11 @@ import math
 
 import numpy as np
 import torch
+from helpers import StandIn
 
 from numfuzz.judge.compiled import CompiledProgram
 from numfuzz.program.ir import Graph, Node, TensorSpec
 from numfuzz.search.worst_inputs import KEEP, sample_score, search_budget, search_worst
-
-
-class StandIn:
-    """A target whose compile of the program is `fn`, whatever the program."""
-
-    name = "stand-in"
-
-    def __init__(self, fn):
-        self.fn = fn
-
-    def available(self):
-        return True, ""
-
-    def reset(self):
-        pass
-
-    def prepare(self, program_fn, device):
-        return lambda x: (self.fn(x),)
-
-    def final_trace(self, compiled):
-        return None
 
 
 def _program(op: str, target) -> CompiledProgram:

@@ -7,6 +7,7 @@ import inspect
 
 import torch
 import torch._refs as refs
+from helpers import StandIn
 
 from numfuzz.judge.compiled import CompiledProgram
 from numfuzz.program.ir import Graph, Node, TensorSpec
@@ -26,22 +27,6 @@ class _CompiledLater(torch.autograd.Function):
         return refs.cos(g)  # and in the backward
 
 
-class _LazyBackward:
-    name = "lazy-backward"
-
-    def available(self):
-        return True, ""
-
-    def reset(self):
-        pass
-
-    def prepare(self, fn, device):
-        return lambda *args: _CompiledLater.apply(*args)
-
-    def final_trace(self, compiled):
-        return None
-
-
 def _body(fn) -> set[int]:
     lines, first = inspect.getsourcelines(inspect.unwrap(fn))
     return set(range(first + 1, first + len(lines)))
@@ -53,7 +38,7 @@ def _reached(lines: dict[str, list[int]], fn) -> bool:
 
 def test_the_tracer_measures_calls_into_the_target_forward_and_backward_and_nothing_around_them():
     tracer = LineTracer()
-    timed = TimedTarget(_LazyBackward())
+    timed = TimedTarget(StandIn(_CompiledLater.apply))
     timed.trace_with(tracer.tracing)
     program = CompiledProgram(Graph((TensorSpec((4,), "fp32"),), (Node.make("sin", [0]),), (1,)), timed, "cpu", grad=True)
     x, g = torch.tensor([0.5, 1.0, 2.0, 3.0]), torch.ones(4)
