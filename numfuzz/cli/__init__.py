@@ -11,6 +11,7 @@ from numfuzz.cli.minimize import minimize
 from numfuzz.cli.model import model
 from numfuzz.cli.ops import ops
 from numfuzz.cli.replay import replay
+from numfuzz.cli.replay_cases import replay_cases
 from numfuzz.cli.report import report
 from numfuzz.cli.repro import repro
 from numfuzz.cli.setup import quiet_libraries
@@ -25,5 +26,5 @@ def main(verbose: bool) -> None:
     quiet_libraries(verbose)
 
 
-for _command in (targets, ops, fuzz, model, replay, minimize, repro, corpus, report, merge):
+for _command in (targets, ops, fuzz, model, replay, minimize, repro, corpus, report, merge, replay_cases):
     main.add_command(_command)

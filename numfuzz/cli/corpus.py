@@ -9,23 +9,36 @@ from pathlib import Path
 import click
 
 from numfuzz.cli.cases import isolated_runner, recorded_imports
+from numfuzz.cli.confirming import child_arguments, confirm_new, counts_text, newest_or_fail
 from numfuzz.cli.failure import fail
-from numfuzz.cli.options import bounds_option, device_option, import_option, known_option
+from numfuzz.cli.options import bounds_option, device_option, import_option, known_option, newest_option, no_confirm_option
 from numfuzz.cli.setup import bounds_in_environment, import_user_code, load_known_or_fail, use_bounds_or_fail
 
 
-def _status(group) -> str:
+def _status(group, confirmation=None) -> str:
+    """The listing's status column; `confirmation`: what the newest interpreters said of a new group."""
+    from numfuzz.newest.confirmation import State
+
     if group.benign:
         return "+".join(sorted(group.verdicts))
     if group.known is not None:
         kind = "known limitation" if group.known.kind == "limitation" else "known"
         return f"{kind}: {group.known.id}" + (f", fixed in {group.known.fixed_in}" if group.known.fixed_in else "")
-    return "new" if group.minimized else "new, not minimised"
+    new = "new" if group.minimized else "new, not minimised"
+    if confirmation is None:
+        return new
+    if confirmation.state is State.FIXED:
+        return "fixed upstream"
+    if confirmation.state is State.NOT_RUN:
+        return "unconfirmed"
+    return f"{new}, {'on the newest' if confirmation.state is State.REPRODUCES else 'changed upstream'}"
 
 
-def group_rows(groups: list, bounds) -> list[dict]:
-    """The groups as plain data (for --json and scripts); the rounding error in words under `bounds`."""
+def group_rows(groups: list, bounds, confirmations: dict | None = None) -> list[dict]:
+    """The groups as plain data (for --json and scripts); the rounding error in words under `bounds`; what the newest interpreters said."""
     from numfuzz.judge.rounding_error_text import describe
+
+    confirmations = confirmations or {}
 
     return [
         {
@@ -56,6 +69,13 @@ def group_rows(groups: list, bounds) -> list[dict]:
             "minimized": g.minimized,
             "not_minimized_because": g.note,
             "smallest": str(g.smallest),
+            "newest": None
+            if g.title not in confirmations
+            else {
+                "state": confirmations[g.title].state.value,
+                "text": confirmations[g.title].text(),
+                "answers": [{"on": a.where, "state": a.state.value, "note": a.note} for a in confirmations[g.title].answers],
+            },
         }
         for g in groups
     ]
@@ -83,6 +103,8 @@ def group_rows(groups: list, bounds) -> list[dict]:
     type=click.Path(path_type=Path),
     help="With --replay: replay under this interpreter (a venv with another torch and numfuzz installed) and say per group: still on torch X, or fixed by X.",
 )
+@newest_option
+@no_confirm_option
 @known_option
 @bounds_option
 @import_option
@@ -93,6 +115,8 @@ def corpus(
     show_all: bool,
     replay_them: bool,
     python: Path | None,
+    newest: tuple[Path, ...],
+    no_confirm: bool,
     known_files: tuple[Path, ...],
     bounds_files: tuple[Path, ...],
     imports: tuple[str, ...],
@@ -105,6 +129,10 @@ def corpus(
     that states where it reproduces (recorded as no finding, or never run); a case stated for another
     device is skipped. Exit 0 when each is as its file states (unstated: still a finding), 1 when any
     is not, 2 on bad input (a case that does not load, a malformed `reproduces` or `upstream` field).
+
+    With newest interpreters configured (--newest, or $NUMFUZZ_NEWEST), each new group's smallest case is
+    replayed there first: a group that does not reproduce is listed as fixed upstream, not as new; one that
+    reproduces says where. Answers are kept in DIRECTORY/newest.json.
     """
     if not directory.is_dir():
         fail(f"{directory}: no such folder")
@@ -114,6 +142,7 @@ def corpus(
         fail(f"--python {python}: no such interpreter")
     known = load_known_or_fail(known_files)
     bounds = use_bounds_or_fail(bounds_files)
+    interpreters = newest_or_fail(newest, no_confirm or replay_them)
     from numfuzz.corpus.grouping import group_corpus, listed
     from numfuzz.judge.rounding_error_text import describe
     from numfuzz.judge.verdicts import severity_text
@@ -129,8 +158,11 @@ def corpus(
     if replay_them:
         with bounds_in_environment(bounds_files):  # the cases are judged again by the same bounds
             return _replay(directory, shown, imports, device, as_json)
+    for spec in imports:
+        import_user_code(spec)
+    confirmations = confirm_new(shown, interpreters, directory, child_arguments(bounds_files, imports, device), quiet=as_json)
     if as_json:
-        click.echo(json.dumps(group_rows(shown, bounds), indent=1))
+        click.echo(json.dumps(group_rows(shown, bounds, confirmations), indent=1))
         return
     hidden = len(groups) - len(shown)
     note = f" ({hidden} benign group{'s' * (hidden != 1)} hidden, within_rounding or eager_unstable: --all lists them)" if hidden else ""
@@ -138,17 +170,17 @@ def corpus(
         click.echo(f"no findings under {directory}{note}")
         return
     width = max(len(g.title) for g in shown)
-    status_width = max(len(_status(g)) for g in shown)
+    status_width = max(len(_status(g, confirmations.get(g.title))) for g in shown)
     click.echo(f"{'count':>5}  {'severity':>10}  {'group (target | op | dtype | cause)':<{width}}  {'status':<{status_width}}  smallest case")
     for g in shown:
-        click.echo(f"{g.count:>5}  {severity_text(g.severity):>10}  {g.title:<{width}}  {_status(g):<{status_width}}  {g.smallest}")
+        click.echo(f"{g.count:>5}  {severity_text(g.severity):>10}  {g.title:<{width}}  {_status(g, confirmations.get(g.title)):<{status_width}}  {g.smallest}")
         if g.note and g.known is None:
             click.echo(f"{'':>19}not minimised: {g.note}")
+        if g.title in confirmations:
+            click.echo(f"{'':>19}newest: {confirmations[g.title].text()}")
         if g.analysis is not None and g.analysis.rounding_error is not None:
             click.echo(f"{'':>19}{describe(g.analysis.rounding_error, bounds)}")
-    new = sum(1 for g in shown if g.known is None and not g.benign)
-    benign = sum(1 for g in shown if g.benign)
-    counts = f"{new} new, {sum(1 for g in shown if g.known is not None and not g.benign)} known" + (f", {benign} benign" if benign else "")
+    counts = counts_text(shown, confirmations)
     findings = sum(g.count for g in shown)
     click.echo(f"{findings} finding{'s' * (findings != 1)} in {len(shown)} group{'s' * (len(shown) != 1)}: {counts}{note}")
 

@@ -16,8 +16,9 @@ from numfuzz.campaign.defaults import (
     DEFAULT_SAMPLES,
     DEFAULT_SEARCH,
 )
+from numfuzz.cli.confirming import newest_or_fail
 from numfuzz.cli.failure import fail
-from numfuzz.cli.options import bounds_option, device_option, import_option, known_option
+from numfuzz.cli.options import bounds_option, device_option, import_option, known_option, newest_option, no_confirm_option
 from numfuzz.cli.setup import import_user_code, load_known_or_fail, resolve_targets, use_bounds_or_fail
 from numfuzz.cli.shares import share_options
 
@@ -100,6 +101,8 @@ from numfuzz.cli.shares import share_options
 @import_option
 @known_option
 @bounds_option
+@newest_option
+@no_confirm_option
 def fuzz(
     target_specs,
     graphs,
@@ -125,14 +128,18 @@ def fuzz(
     imports,
     known_files,
     bounds_files,
+    newest,
+    no_confirm,
     **shares: float,
 ) -> None:
     """Generate random graphs and compare each target with eager, both against float64.
 
     Runs in warm worker processes; a target that crashes, hangs or exhausts memory becomes a
-    finding. Running again on the same corpus resumes the campaign.
+    finding. Running again on the same corpus resumes the campaign. With newest interpreters configured
+    (--newest, or $NUMFUZZ_NEWEST) and a corpus, the new groups are confirmed there at the end (`numfuzz corpus`).
     """
     shard_k_n = _checked_inputs(graphs, seconds, known_files, bounds_files, ray_address, shard, imports)
+    interpreters = newest_or_fail(newest, no_confirm) if corpus is not None else []
     from numfuzz.campaign.config import CampaignConfig
     from numfuzz.environment import default_device
 
@@ -176,7 +183,7 @@ def fuzz(
         )
     except ValueError as exc:
         fail(str(exc))
-    _run(config)
+    _run(config, interpreters)
 
 
 def _checked_inputs(graphs, seconds, known_files, bounds_files, ray_address, shard: str, imports) -> tuple[int, int]:
@@ -198,8 +205,8 @@ def _checked_inputs(graphs, seconds, known_files, bounds_files, ray_address, sha
     return shard_k_n
 
 
-def _run(config) -> None:
-    """The campaign, stopped as on Ctrl-C by SIGTERM; its summary; exit 130 when interrupted."""
+def _run(config, interpreters: list) -> None:
+    """The campaign, stopped as on Ctrl-C by SIGTERM; its summary; its new groups confirmed on `interpreters`; exit 130 when interrupted."""
     from numfuzz.campaign.journal import JournalError
     from numfuzz.campaign.loop import run_campaign
     from numfuzz.workers.pool import WorkerStartError
@@ -214,6 +221,10 @@ def _run(config) -> None:
     click.echo(summary.table())
     if summary.interrupted:
         sys.exit(130)
+    if interpreters:
+        from numfuzz.cli.confirming import confirm_campaign
+
+        confirm_campaign(config, interpreters)
 
 
 def _stop_gracefully(signum: int, frame: object) -> None:

@@ -43,3 +43,16 @@ bounds_option = click.option(
     metavar="FILE",
     help="An error-bounds file (TOML, as numfuzz/data/error_bounds.toml) whose entries replace the shipped ones for the same ops.",
 )
+
+
+newest_option = click.option(
+    "--newest",
+    "newest",
+    multiple=True,
+    type=click.Path(path_type=Path),
+    metavar="PYTHON",
+    help="An interpreter with the newest torch or Thunder (a venv's bin/python) to confirm new groups on; default: $NUMFUZZ_NEWEST's paths.",
+)
+
+
+no_confirm_option = click.option("--no-confirm", is_flag=True, help="Do not confirm new groups on the newest interpreters, even where they are configured.")

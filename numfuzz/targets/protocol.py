@@ -13,6 +13,9 @@ class Target(Protocol):
     """A way to compile a program. Implementations are small objects, one module per compiler family."""
 
     name: str  # the spec it was resolved from
+    # Optional: `compiler_behind`, the target spec of the compiler that generates this target's code ("inductor" for a
+    # front end that hands its fusions to Inductor); a confirmation on a newer torch runs a case through it where the
+    # front end cannot run (numfuzz.newest.replay_here).
 
     def available(self) -> tuple[bool, str]:
         """Whether it can run here, and why not."""

@@ -64,6 +64,11 @@ class Thunder:
         self.marked: tuple[tuple[int, int], ...] = ()
         self.transforms: tuple[str, ...] = ()
 
+    @property
+    def compiler_behind(self) -> str:
+        """The target whose code this one runs: thunderfx and the torchcompile executor hand their fusions to Inductor."""
+        return "inductor" if self.fx or "torchcompile" in self.executors else ""
+
     def configured(self, run: RunSpec) -> Thunder:
         """This target with the run's size mode and drawn options (`transforms`, or options thunder.jit takes)."""
         check_modes(self.name, run, self.modes)

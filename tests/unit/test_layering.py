@@ -19,6 +19,7 @@ STAGES = [
     ("numfuzz.model",),
     ("numfuzz.workers",),
     ("numfuzz.campaign",),
+    ("numfuzz.newest",),
     ("numfuzz.report",),
     ("numfuzz.cli", "numfuzz.__main__"),
 ]

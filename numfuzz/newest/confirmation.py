@@ -1,0 +1,129 @@
+"""What the newest interpreters say of each group that would be listed as new: it reproduces there, it is fixed there,
+it shows something else there, or nothing could tell.
+
+A group is confirmed on its smallest case (its minimised one, once minimised). An answer that came through the
+compiler behind the case's target (Inductor for Thunder's torchcompile executor, on a torch Thunder does not import
+on) counts only when the same run reproduces the finding on this interpreter's versions: otherwise the finding is
+the front end's, and the newest torch cannot speak for it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+from pathlib import Path
+from typing import Sequence
+
+from numfuzz.corpus.case import CaseError
+from numfuzz.corpus.store import load_case
+from numfuzz.judge.verdicts import ACCURACY_SYMPTOMS, Verdict
+from numfuzz.newest.interpreters import AnswerCache, Interpreter, NewestError, replay_under, this_interpreter
+from numfuzz.newest.replay_here import SKIPPED, ReplayedHere
+
+
+class State(str, Enum):
+    REPRODUCES = "reproduces"
+    FIXED = "fixed"
+    CHANGED = "changed"  # a finding of another kind there
+    NOT_RUN = "not run"
+
+
+def _kind(symptom: str) -> str:
+    """What must stay the same for a finding to reproduce: the values' kind of error, or the crash's class."""
+    return "accuracy" if symptom.partition(":")[0] in ACCURACY_SYMPTOMS else symptom
+
+
+def _reproduces(recorded_symptom: str, row: ReplayedHere) -> bool:
+    return row.now != SKIPPED and Verdict(row.now).is_finding and _kind(row.symptom) == _kind(recorded_symptom)
+
+
+@dataclass(frozen=True)
+class Answer:
+    interpreter: Interpreter
+    state: State
+    row: ReplayedHere | None = None
+    note: str = ""  # why it did not run, or what it showed instead
+
+    @property
+    def where(self) -> str:
+        through = f" (through {self.row.target})" if self.row is not None and self.row.through else ""
+        return f"{self.interpreter.label}{through}"
+
+
+def answer_of(interpreter: Interpreter, recorded_symptom: str, row: ReplayedHere | None, here: ReplayedHere | None) -> Answer:
+    """One interpreter's answer for a finding with `recorded_symptom`; `here`: the same case through the compiler behind, on this interpreter."""
+    if row is None or row.now == SKIPPED:
+        return Answer(interpreter, State.NOT_RUN, row, row.note if row is not None else "not asked")
+    if row.through and (here is None or not _reproduces(recorded_symptom, here)):
+        why = "not checked here" if here is None or here.now == SKIPPED else f"does not reproduce through {row.target} on this torch either: the front end's"
+        return Answer(interpreter, State.NOT_RUN, row, why)
+    if not Verdict(row.now).is_finding:
+        return Answer(interpreter, State.FIXED, row)
+    if _reproduces(recorded_symptom, row):
+        return Answer(interpreter, State.REPRODUCES, row)
+    return Answer(interpreter, State.CHANGED, row, f"now {row.symptom}" + (f" ({row.fingerprint[:80]})" if row.fingerprint else ""))
+
+
+@dataclass
+class Confirmation:
+    answers: list[Answer] = field(default_factory=list)
+
+    @property
+    def state(self) -> State:
+        """Fixed anywhere it could run wins: a maintainer on the newest would not see it."""
+        for state in (State.FIXED, State.REPRODUCES, State.CHANGED):
+            if any(a.state is state for a in self.answers):
+                return state
+        return State.NOT_RUN
+
+    def text(self) -> str:
+        """The listing's words: `fixed in torch 2.15.0 (through inductor)`, `reproduces on torch 2.15.0, thunder 0.2.7.dev0 (torch 2.11.0)`."""
+        by = {s: [a for a in self.answers if a.state is s] for s in State}
+        if self.state is State.NOT_RUN:
+            return "unconfirmed: " + "; ".join(f"{a.interpreter.label}: {a.note}" for a in self.answers)
+        if self.state is State.FIXED:
+            still = ", ".join(a.where for a in by[State.REPRODUCES])
+            return "fixed in " + ", ".join(a.where for a in by[State.FIXED]) + (f"; still on {still}" if still else "")
+        if self.state is State.CHANGED:
+            return "changed: " + "; ".join(f"on {a.where} {a.note}" for a in by[State.CHANGED])
+        return "reproduces on " + ", ".join(a.where for a in by[State.REPRODUCES])
+
+
+@dataclass(frozen=True)
+class Asked:
+    """A group's smallest case, as the interpreters are asked about it."""
+
+    title: str
+    path: Path
+    case_hash: str
+    symptom: str  # the finding's recorded symptom
+
+
+def confirm(groups: Sequence, interpreters: Sequence[Interpreter], root: Path | None, extra: Sequence[str] = ()) -> tuple[dict[str, Confirmation], list[str]]:
+    """Each group (by title) confirmed on `interpreters`, answers kept in `root`'s cache; also one line per interpreter that failed."""
+    asked, problems = [], []
+    for group in groups:
+        try:
+            asked.append(Asked(group.title, Path(group.smallest), load_case(group.smallest).content_hash(), group.signature.symptom))
+        except CaseError as exc:
+            problems.append(str(exc))
+    cache = AnswerCache(root)
+    rows = {i: _ask(cache, i, asked, False, extra, problems) for i in interpreters}
+    through = [a for a in asked if any(rows[i].get(a.title) is not None and rows[i][a.title].through for i in interpreters)]
+    here_rows = _ask(cache, this_interpreter(), through, True, extra, problems) if through else {}
+    cache.save()
+    found = {a.title: Confirmation([answer_of(i, a.symptom, rows[i].get(a.title), here_rows.get(a.title)) for i in interpreters]) for a in asked}
+    return found, problems
+
+
+def _ask(cache: AnswerCache, interpreter: Interpreter, asked: Sequence[Asked], through: bool, extra: Sequence[str], problems: list[str]) -> dict:
+    """title -> the interpreter's row for each asked case: from the cache, else asked now (one process for all)."""
+    keys = {a.title: cache.key(a.case_hash, interpreter, through) for a in asked}
+    missing = [a for a in asked if cache.get(keys[a.title]) is None]
+    if missing:
+        try:
+            for a, row in zip(missing, replay_under(interpreter, [a.path for a in missing], through, extra)):
+                cache.put(keys[a.title], row)
+        except NewestError as exc:
+            problems.append(str(exc))
+    return {a.title: cache.get(keys[a.title]) for a in asked}
