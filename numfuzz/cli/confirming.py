@@ -39,13 +39,21 @@ def is_new(group) -> bool:
 
 def confirm_new(groups: Sequence, interpreters: Sequence, root: Path | None, extra: Sequence[str], quiet: bool = False) -> dict:
     """title -> Confirmation for each new group (none without interpreters); what failed, on stderr."""
-    from numfuzz.newest.confirmation import confirm
+    from numfuzz.corpus.case import CaseError
+    from numfuzz.newest.confirmation import asked_about, confirm
 
     new = [g for g in groups if is_new(g)]
     if not interpreters or not new:
         return {}
     started = time.monotonic()
-    found, problems = confirm(new, interpreters, root, extra)
+    asked, problems = [], []
+    for group in new:
+        try:
+            asked.append(asked_about(group.title, group.smallest, group.signature.symptom))
+        except CaseError as exc:
+            problems.append(str(exc))
+    found, failed = confirm(asked, interpreters, root, extra)
+    problems += failed
     for problem in problems:
         click.echo(f"numfuzz: {problem}", err=True)
     if not quiet:
@@ -82,3 +90,18 @@ def confirm_campaign(config, interpreters: Sequence) -> None:
         if group.title in confirmations:
             click.echo(f"newest: {confirmations[group.title].text():<60}  {group.title}")
     click.echo(f"groups: {counts_text(shown, confirmations)} (numfuzz corpus {config.corpus} lists them)")
+
+
+def confirm_case(case_path: Path, case, interpreters: Sequence, imports: Sequence[str], device: str | None) -> list[str]:
+    """Where one case reproduces on the newest interpreters, as the issue text's lines (asked once, kept beside its corpus)."""
+    from numfuzz.corpus.case import recorded_signature
+    from numfuzz.corpus.grouping import CASE_FOLDERS
+    from numfuzz.newest.confirmation import asked_about, confirm
+
+    path = Path(case_path).resolve()
+    root = path.parent.parent if path.parent.name in CASE_FOLDERS else path.parent
+    asked = asked_about(str(path), path, recorded_signature(case).symptom)
+    found, problems = confirm([asked], interpreters, root, child_arguments((), imports, device))
+    for problem in problems:
+        click.echo(f"numfuzz: {problem}", err=True)
+    return [found[str(path)].text()] if str(path) in found else []

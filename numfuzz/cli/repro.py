@@ -7,8 +7,9 @@ from pathlib import Path
 import click
 
 from numfuzz.cli.cases import isolated_runner, prepare_case
+from numfuzz.cli.confirming import confirm_case, newest_or_fail
 from numfuzz.cli.failure import fail
-from numfuzz.cli.options import case_argument, device_option, import_option, isolated_option, target_option
+from numfuzz.cli.options import case_argument, device_option, import_option, isolated_option, newest_option, no_confirm_option, target_option
 from numfuzz.judge.verdicts import Verdict
 
 
@@ -26,8 +27,14 @@ from numfuzz.judge.verdicts import Verdict
 @device_option
 @import_option
 @isolated_option
-def repro(case_path, out_dir, target_spec, device, imports, isolated) -> None:
-    """Write a standalone repro script and an issue text in Markdown for a case."""
+@newest_option
+@no_confirm_option
+def repro(case_path, out_dir, target_spec, device, imports, isolated, newest, no_confirm) -> None:
+    """Write a standalone repro script and an issue text in Markdown for a case.
+
+    With newest interpreters configured (--newest, or $NUMFUZZ_NEWEST), the issue text says where the case
+    reproduces on them (asked once, and kept beside a campaign's corpus)."""
+    interpreters = newest_or_fail(newest, no_confirm)
     case, target, device = prepare_case(case_path, target_spec, device, imports)
     from numfuzz.repro.script import ReproError
     from numfuzz.repro.writer import write_repro
@@ -36,7 +43,8 @@ def repro(case_path, out_dir, target_spec, device, imports, isolated) -> None:
     with isolated_runner(case, target.name, device, recorded, isolated) as runner:
         outcome = runner.evaluate_case(case) if runner is not None else None
     try:
-        files = write_repro(case, target, device, out_dir if out_dir is not None else Path(case_path).parent, recorded, outcome)
+        newest_lines = confirm_case(case_path, case, interpreters, imports, device) if interpreters and target_spec is None else []
+        files = write_repro(case, target, device, out_dir if out_dir is not None else Path(case_path).parent, recorded, outcome, newest=newest_lines)
     except ReproError as exc:
         fail(str(exc))
     click.echo(f"script: {files.script}")

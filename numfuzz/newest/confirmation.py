@@ -14,7 +14,6 @@ from enum import Enum
 from pathlib import Path
 from typing import Sequence
 
-from numfuzz.corpus.case import CaseError
 from numfuzz.corpus.store import load_case
 from numfuzz.judge.verdicts import ACCURACY_SYMPTOMS, Verdict
 from numfuzz.newest.interpreters import AnswerCache, Interpreter, NewestError, replay_under, this_interpreter
@@ -99,14 +98,16 @@ class Asked:
     symptom: str  # the finding's recorded symptom
 
 
-def confirm(groups: Sequence, interpreters: Sequence[Interpreter], root: Path | None, extra: Sequence[str] = ()) -> tuple[dict[str, Confirmation], list[str]]:
-    """Each group (by title) confirmed on `interpreters`, answers kept in `root`'s cache; also one line per interpreter that failed."""
-    asked, problems = [], []
-    for group in groups:
-        try:
-            asked.append(Asked(group.title, Path(group.smallest), load_case(group.smallest).content_hash(), group.signature.symptom))
-        except CaseError as exc:
-            problems.append(str(exc))
+def asked_about(title: str, path: Path, symptom: str) -> Asked:
+    """What the interpreters are asked about a finding stored at `path`; CaseError where it does not load."""
+    return Asked(title, Path(path), load_case(path).content_hash(), symptom)
+
+
+def confirm(
+    asked: Sequence[Asked], interpreters: Sequence[Interpreter], root: Path | None, extra: Sequence[str] = ()
+) -> tuple[dict[str, Confirmation], list[str]]:
+    """Each asked finding (by title) confirmed on `interpreters`, answers kept in `root`'s cache; also one line per interpreter that failed."""
+    problems: list[str] = []
     cache = AnswerCache(root)
     rows = {i: _ask(cache, i, asked, False, extra, problems) for i in interpreters}
     through = [a for a in asked if any(rows[i].get(a.title) is not None and rows[i][a.title].through for i in interpreters)]

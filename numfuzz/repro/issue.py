@@ -201,9 +201,18 @@ _METHOD = (
 
 
 def issue_markdown(
-    case: Case, outcome: Outcome, snippet: str, script: str, device: str, bounds: Bounds, trace: str | None = None, known: KnownIssue | None = None
+    case: Case,
+    outcome: Outcome,
+    snippet: str,
+    script: str,
+    device: str,
+    bounds: Bounds,
+    trace: str | None = None,
+    known: KnownIssue | None = None,
+    newest: Sequence[str] = (),
 ) -> str:
-    """The issue text; `known`: the upstream issue the finding matches, cited under its own heading."""
+    """The issue text; `known`: the upstream issue the finding matches, cited under its own heading; `newest`: where it
+    was confirmed on the newest versions."""
     signature = stored_signature(case)
     title = title_of(case, outcome, signature)
     v = versions()
@@ -249,6 +258,7 @@ def issue_markdown(
         "",
         f"- torch {v['torch']}, thunder {v['thunder']}, python {v['python']}",
         f"- device: {device_name(device)}, vector ISA {vector_isa(device)}",
+        *(f"- on the newest: {line}" for line in newest),
     ]
     notes = case.extra.get("minimize")
     if isinstance(notes, dict) and isinstance(notes.get("from"), dict):

@@ -25,12 +25,20 @@ class ReproFiles:
 
 
 def write_repro(
-    case: Case, target: Target, device: str, out_dir: Path, imports: Sequence[str] = (), outcome: Outcome | None = None, bounds: Bounds | None = None
+    case: Case,
+    target: Target,
+    device: str,
+    out_dir: Path,
+    imports: Sequence[str] = (),
+    outcome: Outcome | None = None,
+    bounds: Bounds | None = None,
+    newest: Sequence[str] = (),
 ) -> ReproFiles:
     """Run the case once (one compile, for its errors and trace) and write repro_<id>.py and issue_<id>.md.
 
     A given `outcome` (from an isolated run of a case that kills its process) skips the run. `bounds`:
-    what the issue text judges the culprit's rounding error by (default: this process's).
+    what the issue text judges the culprit's rounding error by (default: this process's). `newest`: where the case
+    was confirmed on the newest versions, a line each, for the issue text's environment.
     """
     from numfuzz.runner.case_runner import run_case
 
@@ -46,5 +54,5 @@ def write_repro(
     snippet = snippet_source(case, target, device, imports)
     signed = signature or signature_of(case.target, outcome, case.run, case.graph)
     known = match_known(load_known(), signed, case.provenance)
-    write_atomic(issue_path, issue_markdown(case, outcome, snippet, script, device, bounds, outcome.trace, known))
+    write_atomic(issue_path, issue_markdown(case, outcome, snippet, script, device, bounds, outcome.trace, known, newest))
     return ReproFiles(script_path, issue_path, outcome)

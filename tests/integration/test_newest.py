@@ -97,3 +97,12 @@ def test_the_environment_names_the_interpreters(cli, found, monkeypatch):
     assert group["newest"]["state"] == "fixed"
     result = cli("corpus", corpus, "--json", "--import", TARGETS, "--no-confirm")
     assert [g["newest"] for g in json.loads(result.output)] == [None]
+
+
+def test_the_issue_text_says_where_it_reproduces_on_the_newest(cli, found, tmp_path):
+    folder, corpus = found
+    [group] = _listing(cli, corpus)
+    result = cli("repro", group["smallest"], "--import", TARGETS, "-o", tmp_path, "--newest", _interpreter(folder, "still"))
+    assert result.exit_code == 0, result.output
+    [issue] = tmp_path.glob("issue_*.md")
+    assert "- on the newest: reproduces on " in issue.read_text()
