@@ -315,6 +315,12 @@ def autocast_policy_of(function: Any) -> str:
     return ""
 
 
+@functools.cache
+def constant_functions() -> frozenset[Any]:
+    """The functions of the ops the op table calls constants (`OpSpec.constant`): their values do not depend on their arguments'."""
+    return frozenset(p.function for found in patterns().values() for p in found if OPS[p.op].constant)
+
+
 def call_name(node: torch.fx.Node) -> str:
     """How a captured call is named in a report: `linear`, `to`, `scaled_dot_product_attention`."""
     return str(node.target) if node.op != "call_function" else getattr(node.target, "__name__", str(node.target))

@@ -4,8 +4,9 @@ The model is captured as Dynamo captures it for a compiler (FX graphs of torch-l
 which the model's dtypes are constants: `hidden_states.to(torch.bfloat16)`), and each graph runs
 in float64 instead of being compiled: its floating inputs (parameters included) upcast exactly,
 every op computed in float64, and every conversion the model asks for (`.to(dtype)`, `.float()`,
-a factory's `dtype=`) rounding the value to that dtype and carrying it on in float64. That is the
-reference numfuzz's own programs get (`program.lowering`, reference=True): Qwen2's RMSNorm
+a factory's `dtype=`) rounding the value once to that dtype and carrying it on in float64; an op
+the op table gives its own float64 reference (`OpSpec.reference`: sinc, digamma, a loss) computes by
+it. That is the reference numfuzz's own programs get (`program.lowering`, reference=True): Qwen2's RMSNorm
 upcasts to fp32 and casts back, and that cast rounds. A float64 copy of the model would not:
 its `input_dtype` is float64, and the cast back is lost.
 
@@ -16,15 +17,19 @@ them in float64: their casts back to a narrow dtype are lost. `Reference.graphs`
 from __future__ import annotations
 
 import copy
+import functools
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
 import torch
 from torch.overrides import TorchFunctionMode
-from torch.utils._pytree import tree_map
+from torch.utils._pytree import tree_flatten, tree_map
 
-from numfuzz.model.mapping import autocast_policy_of
+from numfuzz.model.mapping import Mapped, autocast_policy_of, constant_functions, map_node
 from numfuzz.program.autocast import FP32, LOWER
+from numfuzz.program.exact import HELPERS
+from numfuzz.program.lowering import round_once
+from numfuzz.program.ops import OPS
 
 _DTYPE_METHODS = {
     torch.Tensor.float: torch.float32,
@@ -32,29 +37,22 @@ _DTYPE_METHODS = {
     torch.Tensor.bfloat16: torch.bfloat16,
     torch.Tensor.double: torch.float64,
 }
-# Factories whose `dtype=` makes a value in that dtype: made in float64, rounded to it.
-_FACTORIES = {
-    torch.zeros,
-    torch.ones,
-    torch.full,
-    torch.empty,
-    torch.arange,
-    torch.tensor,
-    torch.linspace,
-    torch.eye,
-    torch.zeros_like,
-    torch.ones_like,
-    torch.full_like,
-    torch.empty_like,
-    torch.scalar_tensor,
-}
 
 
 def _round(x: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
-    """`x` rounded to `dtype` and carried in float64; a conversion to an integer or bool dtype happens for real."""
+    """`x` rounded once to `dtype` and carried in float64 (torch's own conversion of float64 to bf16 or fp16 rounds
+    twice, through fp32: `lowering.round_once` does not); a conversion to an integer or bool dtype happens for real."""
     if not dtype.is_floating_point:
         return x.to(dtype)
-    return x.to(dtype).to(torch.float64)  # an integer too: ids past 256 round in bf16 as eager rounds them
+    return round_once(x.to(torch.float64), dtype).to(torch.float64)  # an integer too: ids past 256 round in bf16 as eager rounds them
+
+
+def _makes_a_constant(func: Callable, args: tuple, kwargs: dict) -> bool:
+    """A call whose `dtype=` makes a value in that dtype (made in float64, then rounded to it), not one that widens its
+    input first (a reduction's): a call of no floating tensor (`torch.full`, `torch.arange`), or of an op the op
+    table calls a constant (`OpSpec.constant`: `zeros_like`, whose values do not depend on its argument's)."""
+    leaves, _ = tree_flatten((args, kwargs))
+    return func in constant_functions() or not any(isinstance(v, torch.Tensor) and v.is_floating_point() for v in leaves)
 
 
 def _conversion_dtype(func: Callable, args: tuple, kwargs: dict) -> torch.dtype | None:
@@ -106,7 +104,7 @@ class RoundAtCasts(TorchFunctionMode):
         asked = kwargs.get("dtype")
         if isinstance(asked, torch.dtype) and asked.is_floating_point and asked != torch.float64:
             out = func(*args, **{**kwargs, "dtype": torch.float64})
-            return _round(out, asked) if func in _FACTORIES else out  # a reduction's dtype= widens: exact in float64
+            return _round(out, asked) if _makes_a_constant(func, args, kwargs) else out  # a reduction's dtype= widens: exact in float64
         return func(*args, **kwargs)
 
 
@@ -123,6 +121,41 @@ def _fix_dtypes_taken_from_tensors(gm: torch.fx.GraphModule) -> None:
             changed = True
     if changed:
         gm.recompile()
+
+
+@functools.cache
+def reference_call(op: str, attrs: tuple[tuple[str, Any], ...], arity: int) -> Callable:
+    """The op table's float64 reference of `op` (`OpSpec.reference`) as a function of its tensor arguments, with the
+    `program.exact` helpers it names: what numfuzz's own programs compute where torch's float64 kernel is not exact enough."""
+    import torch.nn.functional as F
+
+    names = [f"a{k}" for k in range(arity)]
+    text = OPS[op].reference.format(*names, args=", ".join(names), **dict(attrs))
+    namespace: dict[str, Any] = {"torch": torch, "F": F}
+    for helper, source in HELPERS.items():
+        if helper in text:
+            exec(source, namespace)
+    return eval(f"lambda {', '.join(names)}: {text}", namespace)
+
+
+def by_reference(op: str, attrs: tuple[tuple[str, Any], ...], *tensors: torch.Tensor) -> Any:
+    """What a captured call rewritten by `_op_references` calls (a function FX can name): `op`'s reference on `tensors`."""
+    return reference_call(op, attrs, len(tensors))(*tensors)
+
+
+def _op_references(gm: torch.fx.GraphModule) -> torch.fx.GraphModule:
+    """The graph with each captured call that is an op with its own float64 reference in the op table computing by that
+    reference; a copy, so that the captured nodes stay as the model wrote them (for the op table's mapping)."""
+    found = {node: mapped for node in gm.graph.nodes if isinstance(mapped := map_node(node), Mapped) and OPS[mapped.op].reference}
+    if not found:
+        return gm
+    graph, copies = torch.fx.Graph(), {}
+    graph.output(graph.graph_copy(gm.graph, copies))
+    for node, mapped in found.items():
+        copied = copies[node]
+        copied.op, copied.target = "call_function", by_reference
+        copied.args, copied.kwargs = (mapped.op, tuple(sorted(mapped.attrs.items())), *(copies[t] for t in mapped.tensors)), {}
+    return torch.fx.GraphModule(gm, graph)
 
 
 @dataclass
@@ -149,6 +182,7 @@ class Reference:
         self.graphs += 1
         self.nodes.extend(n for n in gm.graph.nodes if n.op in ("call_function", "call_method", "call_module"))
         _fix_dtypes_taken_from_tensors(gm)
+        gm = _op_references(gm)
         if any(p.is_floating_point() for p in gm.parameters()):  # parameters Dynamo did not lift: the user's own, so copied
             gm = copy.deepcopy(gm).to(torch.float64)
 

@@ -7,6 +7,7 @@ continues in float64, so that a compiler that drops a cast cannot hide behind it
 
 from __future__ import annotations
 
+import functools
 import itertools
 import linecache
 from typing import Any, Callable
@@ -66,6 +67,11 @@ def round_to(x, dtype):
     odd = (toward_zero.view(torch.int32) | 1).view(torch.float32)
     return torch.where((f.double() != x) & torch.isfinite(f), odd, f).to(dtype)
 """
+
+
+def round_once(x: Any, dtype: Any) -> Any:
+    """`ROUND_TO_SOURCE`'s `round_to`, callable here: a float64 tensor rounded once to `dtype` (a torch dtype)."""
+    return _defined(ROUND_TO_SOURCE, "round_to")(x, dtype)
 
 
 # In eager, `y = x.to(B)` for x of dtype A sends back y's gradient, of dtype B, cast to A. The
@@ -151,6 +157,15 @@ def _autocast_rounded(node: Node, args: list[str], specs: list | None, grad: boo
         target = TORCH_DTYPES[dtype]
         args[i] = f"rounded_cast({args[i]}, {target}, {TORCH_DTYPES[own]})" if grad else f"round_to({args[i]}, {target}).to(torch.float64)"
     return args
+
+
+@functools.cache
+def _defined(source: str, name: str) -> Callable:
+    import torch  # here: the program stage imports torch only where it runs code
+
+    namespace: dict[str, Any] = {"torch": torch}
+    exec(source, namespace)
+    return namespace[name]
 
 
 _counter = itertools.count()

@@ -22,10 +22,10 @@ class _Norm(torch.nn.Module):
         return self.weight * h.to(dtype)
 
 
-def _reference(module: torch.nn.Module, x: torch.Tensor, casts_round: bool = True) -> torch.Tensor:
+def _reference(module: torch.nn.Module, *x: torch.Tensor, casts_round: bool = True) -> torch.Tensor:
     fn, capture = float64_program(module, casts_round)
     try:
-        return fn(x), capture
+        return fn(*x), capture
     finally:
         torch._dynamo.reset()
 
@@ -121,3 +121,35 @@ def test_under_autocast_the_reference_rounds_what_autocast_casts():
         rounded = torch.nn.functional.silu(torch.nn.functional.linear(*bf16))
         unrounded = torch.nn.functional.silu(torch.nn.functional.linear(x.double(), linear.weight.double(), linear.bias.double()))
     assert torch.equal(got, rounded) and not torch.equal(got, unrounded)
+
+
+def test_a_cast_rounds_once_where_torch_s_own_conversion_rounds_twice():
+    """1 + 2**-8 + 2**-30 lies just above the bf16 midpoint 1 + 2**-8: rounded once it goes up to 1 + 2**-7; torch's
+    float64 -> bf16 goes through fp32, which rounds it onto the midpoint, and the tie then goes to even, 1.0."""
+    just_above = torch.tensor([1 + 2**-8 + 2**-30], dtype=torch.float64)
+    assert just_above.to(torch.bfloat16).item() == 1.0  # the double rounding the reference must not do
+
+    def fn(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+        return (x + y).to(torch.bfloat16)  # x + y is exact in float64, 1 + 2**-8 in fp32
+
+    out, _ = _reference(fn, torch.tensor([1 + 2**-8]), torch.tensor([2**-30]))
+    assert out.item() == 1 + 2**-7
+
+
+def test_an_op_with_its_own_reference_in_the_op_table_computes_by_it():
+    """sinc's float64 kernel computes sin(pi x) with pi x rounded: at 3 it gives ~1e-17, where `OpSpec.reference`
+    (`sinc_exact`) gives sinc's 0."""
+    x = torch.tensor([0.5, 3.0, -2.0])
+    assert torch.sinc(x.double())[1].item() != 0.0
+    out, capture = _reference(torch.sinc, x)
+    assert out[1].item() == 0.0 and out[2].item() == 0.0 and out[0].item() == torch.sinc(x.double())[0].item()
+
+
+def test_a_constant_of_the_op_table_makes_its_dtype_s_value():
+    """`zeros_like` is a constant (`OpSpec.constant`): `full_like(x, 0.1, dtype=bf16)` is 0.1 rounded to bf16, whatever x's dtype."""
+
+    def fn(x: torch.Tensor) -> torch.Tensor:
+        return x + torch.full_like(x, 0.1, dtype=torch.bfloat16)
+
+    out, _ = _reference(fn, torch.zeros(3))
+    assert torch.equal(out, torch.full((3,), 0.10009765625, dtype=torch.float64))
