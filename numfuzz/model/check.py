@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -25,11 +24,9 @@ import torch
 from torch.utils._pytree import tree_flatten
 
 from numfuzz.check import Compiler, as_target
-from numfuzz.judge.cause import CAST_DROPPED
 from numfuzz.judge.compiled import flat64
 from numfuzz.judge.execute import _one_line
-from numfuzz.judge.oracle import OutputErrors, bits_lost, combine, compare_output
-from numfuzz.judge.rules import FusedBackward
+from numfuzz.judge.oracle import OutputErrors, compare_output
 from numfuzz.judge.verdicts import Verdict
 from numfuzz.model.capture import ModuleCall, module_calls
 from numfuzz.model.localise import localise
@@ -38,6 +35,7 @@ from numfuzz.model.parting import Parting, find_partings
 from numfuzz.model.reference import float64_program
 from numfuzz.model.region import extract_region
 from numfuzz.model.result import ModelResult, ModuleVerdict
+from numfuzz.model.verdict import Judged, crashed, judge_outputs_by_rules, known_issue, output_oracle, run_target
 from numfuzz.program.values import torch_dtype
 from numfuzz.targets import Target
 
@@ -81,16 +79,6 @@ def judge_outputs(eager: list[list[torch.Tensor]], target: list[list[torch.Tenso
     return judged
 
 
-def model_verdict(outputs: list[OutputErrors]) -> Verdict:
-    """The oracle's verdict over a model's (or a module's) outputs, where an output less accurate only in ULPs of its
-    near-zero elements, and no bits worse at the output's scale (`bits_lost`), counts as equal: without op-level bounds
-    (a module is not cut per op yet), a sum or a normalisation that cancels to near 0 differs there in either direction."""
-    counted = [o for o in outputs if not (o.verdict == Verdict.LESS_ACCURATE.value and bits_lost(o) == 0.0)]
-    if not outputs:
-        return Verdict.INVALID
-    return combine(counted) if counted else Verdict.EQUAL
-
-
 def _flat(runs: list[list[torch.Tensor]], k: int) -> np.ndarray:
     """Output k over every sample, flat, in float64."""
     return flat64([run[k] for run in runs])
@@ -112,53 +100,38 @@ def _reference_runs(fn: Callable, rows: list[list[Any]], kwargs_rows: list[dict]
         torch._dynamo.reset()
 
 
-@dataclass
-class _Judged:
-    verdict: Verdict
-    outputs: list[OutputErrors]
-    detail: str
-    capture: Any
-    cause: str = ""  # "cast_dropped" where the target is the program with the model's casts taken as no-ops
-
-
-def _judged(target: Target, fn: Callable, rows: list[list[Any]], kwargs_rows: list[dict] | None, device: str) -> _Judged:
-    """`fn` on every row in eager, compiled by `target`, and as its float64 reference, judged by numfuzz's oracle. A target
-    less accurate against the program as written, and not against it with its casts as no-ops, dropped a cast."""
+def _judged(target: Target, fn: Callable, rows: list[list[Any]], kwargs_rows: list[dict] | None, device: str) -> Judged:
+    """`fn` on every row in eager, compiled by `target`, and as its float64 reference, judged by numfuzz's one verdict
+    (`model.verdict`): against the program as written, and, where outputs stay less accurate, against it with its casts as no-ops."""
     eager = _run_all(fn, rows, kwargs_rows)
     reference, capture = _reference_runs(fn, rows, kwargs_rows, casts_round=True)
     target.reset()
     try:
-        got = _run_all(target.prepare(lambda *a, **k: fn(*a, **k), device), rows, kwargs_rows)
-    except Exception as exc:  # the target's failure is the finding, never numfuzz's
-        return _Judged(Verdict.CRASH_COMPILE, [], _one_line(exc), capture)
+        compiled = target.prepare(lambda *a, **k: fn(*a, **k), device)
+        each = kwargs_rows or [{} for _ in rows]
+        got = run_target(lambda k: _run_all(compiled, [rows[k]], [each[k]])[0], list(range(len(rows))))
+    except Exception as exc:  # prepare raised: the target's failure is the finding, never numfuzz's
+        got = crashed(exc, first_call=True)
     finally:
         target.reset()
+    if isinstance(got, Judged):
+        got.capture = capture
+        return got
     if [(t.shape, t.dtype) for t in got[0]] != [(t.shape, t.dtype) for t in eager[0]]:
-        return _Judged(Verdict.MISMATCH, [], "the compiled outputs' shapes or dtypes differ from eager's", capture)
-    outputs = judge_outputs(eager, got, reference)
-    verdict = model_verdict(outputs)
-    if verdict is Verdict.LESS_ACCURATE and _casts_explain(eager, got, _reference_runs(fn, rows, kwargs_rows, casts_round=False)[0]):
-        return _Judged(verdict, outputs, "", capture, cause=CAST_DROPPED.name)
-    return _Judged(verdict, outputs, "", capture)
+        return Judged(Verdict.MISMATCH, detail="the compiled outputs' shapes or dtypes differ from eager's", capture=capture)
+
+    def casts_explain(worse: list[int]) -> bool:
+        without_casts = _reference_runs(fn, rows, kwargs_rows, casts_round=False)[0]
+        return _no_worse_at(worse, eager, got, without_casts)
+
+    judged = judge_outputs_by_rules(judge_outputs(eager, got, reference), None, casts_explain)
+    judged.capture = capture
+    return judged
 
 
-def _casts_explain(eager: list[list[torch.Tensor]], got: list[list[torch.Tensor]], without_casts: list[list[torch.Tensor]], left_out: list[int] = ()) -> bool:
-    """The target is no less accurate than eager against the program with the model's casts as no-ops (outputs at
-    `left_out` aside): it dropped a cast."""
-    return model_verdict([o for o in judge_outputs(eager, got, without_casts) if o.index not in left_out]) is not Verdict.LESS_ACCURATE
-
-
-def _known(target: Target, judged: _Judged, device: str) -> str:
-    """The known issue a dropped cast is (cast elision, intended by default for Inductor), as the corpus matches them."""
-    if judged.cause != CAST_DROPPED.name or not judged.outputs:
-        return ""
-    from numfuzz.corpus.known import load_known, match_known
-    from numfuzz.environment import provenance
-    from numfuzz.judge.signature import Signature
-
-    dtype = next((o.dtype for o in judged.outputs if o.verdict == Verdict.LESS_ACCURATE.value), judged.outputs[0].dtype)
-    issue = match_known(load_known(), Signature(target.name, Verdict.LESS_ACCURATE.value, ("cast",), dtype, CAST_DROPPED.name), provenance(device))
-    return issue.id if issue is not None else ""
+def _no_worse_at(indices: list[int], eager: list[list[torch.Tensor]], got: list[list[torch.Tensor]], without_casts: list[list[torch.Tensor]]) -> bool:
+    """The target is no less accurate than eager at outputs `indices` against the program with the model's casts as no-ops: it dropped a cast."""
+    return all(output_oracle(o) is not Verdict.LESS_ACCURATE for o in judge_outputs(eager, got, without_casts) if o.index in indices)
 
 
 Wrap = Callable[[Callable], Callable]  # how the model, or a module of it, is called: under autocast, or as it is
@@ -182,7 +155,9 @@ def under_autocast(dtype: str | None, device: str) -> Wrap:
 def _judge_module(target: Target, call: ModuleCall, device: str, wrap: Wrap) -> ModuleVerdict:
     judged = _judged(target, wrap(call.module), [list(call.args)], [call.kwargs], device)
     kind = type(call.module).__name__
-    return ModuleVerdict(call.path, kind, call.path.count(".") + 1, judged.verdict, judged.outputs, judged.detail, judged.cause, _known(target, judged, device))
+    return ModuleVerdict(
+        call.path, kind, call.path.count(".") + 1, judged.verdict, judged.outputs, judged.detail, judged.cause, known_issue(target.name, judged, device)
+    )
 
 
 def check_model(
@@ -219,8 +194,9 @@ def check_model(
         judged_modules.append(_judge_module(found, call, device, wrap))
     ops = _captured_ops(judged.capture)
     result = ModelResult(
-        found.name, judged.verdict, judged.outputs, judged_modules, judged.capture.graphs, ops, judged.detail, judged.cause, _known(found, judged, device)
-    )
+        found.name, judged.verdict, judged.outputs, judged_modules, judged.capture.graphs, ops, judged.detail, judged.cause,
+        known_issue(found.name, judged, device), rules=judged.rules,
+    )  # fmt: skip
     result.coverage = coverage(judged.capture.nodes)
     if partings:
         result.partings = _partings(found, wrap(model), rows[0], device)
@@ -261,23 +237,18 @@ def _check_step(target: Target, model: torch.nn.Module, rows: list[list[Any]], l
     step = wrap(loss_step(model, loss))
     eager = step_runs(step, params, rows)
     reference, capture = reference_step_runs(step, params, rows)
-    try:
-        got = target_step_runs(target, step, params, rows, device)
-    except Exception as exc:  # the target's failure is the finding, never numfuzz's
-        said = _one_line(exc)
+    got = target_step_runs(target, step, params, rows, device)
+    if isinstance(got, Judged):
         return ModelResult(
-            target.name, Verdict.CRASH_COMPILE, [], [], capture.graphs, _captured_ops(capture), said, labels=labels, coverage=coverage(capture.nodes)
-        )
-    outputs = judge_outputs(eager, got, reference)
-    # numfuzz's fused_backward rule, without its per-op check (a model's backward is not cut per op yet): a gradient that
-    # loses at most its bits is how the backward is fused or partitioned, never a non-finite one
-    fused = [o.index for o in outputs if o.index > 0 and o.verdict == Verdict.LESS_ACCURATE.value and bits_lost(o) <= FusedBackward.FUSED_BACKWARD_BITS]
-    verdict = model_verdict([o for o in outputs if o.index not in fused]) if outputs else Verdict.INVALID
-    judged = _Judged(verdict, outputs, "", capture)
-    # against the step with its casts as no-ops: a dropped cast (the loss's logits.float(), say)
-    if verdict is Verdict.LESS_ACCURATE and _casts_explain(eager, got, reference_step_runs(step, params, rows, casts_round=False)[0], fused):
-        judged.cause = CAST_DROPPED.name
+            target.name, got.verdict, [], [], capture.graphs, _captured_ops(capture), got.detail, known=known_issue(target.name, got, device),
+            labels=labels, coverage=coverage(capture.nodes),
+        )  # fmt: skip
+
+    def casts_explain(worse: list[int]) -> bool:  # against the step with its casts as no-ops: a dropped cast (the loss's logits.float(), say)
+        return _no_worse_at(worse, eager, got, reference_step_runs(step, params, rows, casts_round=False)[0])
+
+    judged = judge_outputs_by_rules(judge_outputs(eager, got, reference), 1, casts_explain)  # output 0 is the loss, the rest gradients
     return ModelResult(
-        target.name, verdict, outputs, [], capture.graphs, _captured_ops(capture), "", judged.cause, _known(target, judged, device),
-        labels=labels, fused=fused, coverage=coverage(capture.nodes),
+        target.name, judged.verdict, judged.outputs, [], capture.graphs, _captured_ops(capture), "", judged.cause, known_issue(target.name, judged, device),
+        labels=labels, rules=judged.rules, coverage=coverage(capture.nodes),
     )  # fmt: skip

@@ -49,7 +49,7 @@ class ModelResult:
     cause: str = ""
     known: str = ""
     labels: list[str] = field(default_factory=list)  # what each judged output is: "output 0", or "loss" and each parameter's gradient
-    fused: list[int] = field(default_factory=list)  # gradients less accurate by at most FusedBackward's bits: how the backward is fused
+    rules: dict[int, Any] = field(default_factory=dict)  # output index -> the rule (`judge.rules.Judgement`) that gave its verdict, where one did
     coverage: Any = None  # numfuzz.model.mapping.Coverage: how many of the captured calls map onto the op table
     localised: Any = None  # numfuzz.model.localise.Localised: inside the module where they part, the op and its line
     unlocalised: str = ""  # why the region could not be extracted, where it could not
@@ -87,9 +87,9 @@ def _output_lines(result: ModelResult) -> list[str]:
     lines = [head]
     for o in result.outputs:
         name, said = result.label(o.index), o.verdict
-        if o.index in result.fused:
-            said = "within_rounding (fused_backward: at most 2 bits lost, how the backward is fused)"
-        lost = bits_lost(o) if o.verdict in ("less_accurate", "nonfinite") else 0.0
+        if o.index in result.rules:
+            said = f"{o.verdict} ({result.rules[o.index].rule}: {result.rules[o.index].why})"
+        lost = bits_lost(o) if o.verdict in ("less_accurate", "nonfinite", "within_rounding") else 0.0
         errors = f"{o.eager_max_ulp:>15.4g}{o.target_max_ulp:>16.4g}{o.eager_max_abs:>15.4g}{o.target_max_abs:>16.4g}{lost:>11.3g}"
         lines.append(f"{name:<{width}}{o.dtype:<6}{errors}  {said}")
     return lines

@@ -70,9 +70,11 @@ def _itself(loss: torch.Tensor) -> torch.Tensor:
     return loss
 
 
-def _hf_model(arch: str, seed: int) -> tuple[torch.nn.Module, tuple, Any]:
+def _hf_model(arch: str, seed: int, positions: int = HF_POSITIONS) -> tuple[torch.nn.Module, tuple, Any]:
     if arch not in HF_CONFIGS:
         raise ModelSpecError(f"hf:{arch}: unknown architecture; known: {', '.join(sorted(HF_CONFIGS))}")
+    if not 1 <= positions <= HF_POSITIONS:
+        raise ModelSpecError(f"hf:{arch}: {positions} positions; the small configs hold 1 to {HF_POSITIONS}")
     if importlib.util.find_spec("transformers") is None:
         raise ModelSpecError("hf: models need transformers: pip install 'numfuzz[models]'")
     import transformers
@@ -86,11 +88,11 @@ def _hf_model(arch: str, seed: int) -> tuple[torch.nn.Module, tuple, Any]:
         return model, (torch.randn(2, 3, config.image_size, config.image_size, generator=generator),), None
     auto = {"bert": transformers.AutoModelForMaskedLM, "t5": transformers.AutoModelForSeq2SeqLM}.get(arch, transformers.AutoModelForCausalLM)
     model = auto.from_config(config)
-    ids = torch.randint(0, config.vocab_size, (1, HF_POSITIONS), generator=generator)
+    ids = torch.randint(0, config.vocab_size, (1, positions), generator=generator)
     return model, (ids,), None
 
 
-def _user_model(spec: str) -> tuple[torch.nn.Module, tuple, Any]:
+def _user_model(spec: str, positions: int | None = None) -> tuple[torch.nn.Module, tuple, Any]:
     file, _, function = spec.rpartition(":")
     if not file or not function:
         raise ModelSpecError(f"{spec}: a model spec is FILE.py:FUNCTION or hf:ARCH")
@@ -98,6 +100,7 @@ def _user_model(spec: str) -> tuple[torch.nn.Module, tuple, Any]:
         load_user_code(file)
     except Exception as exc:
         raise ModelSpecError(f"{file}: {type(exc).__name__}: {exc}") from None
+    import inspect
     import sys
     from pathlib import Path
 
@@ -105,17 +108,26 @@ def _user_model(spec: str) -> tuple[torch.nn.Module, tuple, Any]:
     make = getattr(module, function, None)
     if not callable(make):
         raise ModelSpecError(f"{file} has no function {function}")
-    made = make()
+    if positions is not None and "positions" not in inspect.signature(make).parameters:
+        raise ModelSpecError(f"{spec} takes no `positions`: it has one size (give FUNCTION a `positions` parameter for others)")
+    made = make() if positions is None else make(positions=positions)
     if not (isinstance(made, tuple) and len(made) in (2, 3) and isinstance(made[0], torch.nn.Module)) or (len(made) == 3 and not callable(made[2])):
         raise ModelSpecError(f"{spec} must return (model, inputs) or (model, inputs, loss): a torch.nn.Module, a tuple of its arguments, a function")
     model, inputs = made[:2]
     return model, tuple(inputs) if isinstance(inputs, (tuple, list)) else (inputs,), made[2] if len(made) == 3 else None
 
 
-def load_model(spec: str, dtype: str | None = None, seed: int = 0, device: str = "cpu", train: bool = False) -> tuple[torch.nn.Module, tuple, Any]:
+def load_model(
+    spec: str, dtype: str | None = None, seed: int = 0, device: str = "cpu", train: bool = False, positions: int | None = None
+) -> tuple[torch.nn.Module, tuple, Any]:
     """The model, its example inputs and its loss (None: the default) that SPEC names, on `device`, in `dtype` ("bf16",
-    "fp16", "fp32") when given; for a training step an hf: model gives its own loss."""
-    model, inputs, loss = _hf_model(spec.removeprefix("hf:"), seed) if spec.startswith("hf:") else _user_model(spec)
+    "fp16", "fp32") when given; for a training step an hf: model gives its own loss. `positions`: the sequence length of
+    an hf: model's token ids (the config's position limit at most; ViT takes its image whatever it is), or the argument of
+    a user's FUNCTION that has a `positions` parameter (one without it has one size: ModelSpecError)."""
+    if spec.startswith("hf:"):
+        model, inputs, loss = _hf_model(spec.removeprefix("hf:"), seed, positions or HF_POSITIONS)
+    else:
+        model, inputs, loss = _user_model(spec, positions)
     if train and spec.startswith("hf:"):
         model, loss = LabelledLoss(model), _itself
     elif spec == "hf:t5":

@@ -17,6 +17,7 @@ import torch._dynamo
 from torch.utils._pytree import tree_flatten
 
 from numfuzz.model.reference import float64_program
+from numfuzz.model.verdict import Judged, crashed, run_target
 from numfuzz.targets import Target
 
 
@@ -79,9 +80,14 @@ def reference_step_runs(step: Callable, params: list[torch.Tensor], rows: list[l
     return runs, capture
 
 
-def target_step_runs(target: Target, step: Callable, params: list[torch.Tensor], rows: list[list[Any]], device: str) -> list[list[torch.Tensor]]:
+def target_step_runs(target: Target, step: Callable, params: list[torch.Tensor], rows: list[list[Any]], device: str) -> list[list[torch.Tensor]] | Judged:
+    """The compiled step's loss and gradients per row, or the crash it is (`verdict.crashed`: the first row compiles, forward and backward)."""
     target.reset()
     try:
-        return step_runs(target.prepare(step, device), params, rows)
+        try:
+            compiled = target.prepare(step, device)
+        except Exception as exc:  # the target's failure is the finding, never numfuzz's
+            return crashed(exc, first_call=True)
+        return run_target(lambda row: step_runs(compiled, params, [row])[0], rows)
     finally:
         target.reset()

@@ -89,16 +89,16 @@ def test_an_output_worse_only_in_ulps_of_its_near_zero_elements_counts_as_equal(
 
     from numfuzz.judge.oracle import compare_output
     from numfuzz.judge.verdicts import Verdict
-    from numfuzz.model.check import model_verdict
+    from numfuzz.model.verdict import output_oracle
 
     exact = np.concatenate([np.linspace(-2, 2, 63), [1e-12]])
     eager = exact.astype(np.float32).astype(np.float64)
     near_zero = eager.copy()
     near_zero[-1] += 5e-15  # 5e4 ULPs of 1e-12, less than half an ULP at the output's scale (2**-24 of its largest)
     out = compare_output(0, "fp32", exact, eager, near_zero)
-    assert out.verdict == Verdict.LESS_ACCURATE.value and model_verdict([out]) is Verdict.EQUAL
+    assert out.verdict == Verdict.LESS_ACCURATE.value and output_oracle(out) is Verdict.EQUAL
     wrong = eager * (1 + 2**-10)  # every element off: bits lost at the output's scale too
-    assert model_verdict([compare_output(0, "fp32", exact, eager, wrong)]) is Verdict.LESS_ACCURATE
+    assert output_oracle(compare_output(0, "fp32", exact, eager, wrong)) is Verdict.LESS_ACCURATE
 
 
 def test_under_autocast_the_reference_rounds_what_autocast_casts():
