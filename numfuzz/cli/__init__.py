@@ -9,6 +9,7 @@ from numfuzz.cli.fuzz import fuzz
 from numfuzz.cli.merge import merge
 from numfuzz.cli.minimize import minimize
 from numfuzz.cli.model import model
+from numfuzz.cli.models import models
 from numfuzz.cli.ops import ops
 from numfuzz.cli.replay import replay
 from numfuzz.cli.replay_cases import replay_cases
@@ -26,5 +27,5 @@ def main(verbose: bool) -> None:
     quiet_libraries(verbose)
 
 
-for _command in (targets, ops, fuzz, model, replay, minimize, repro, corpus, report, merge, replay_cases):
+for _command in (targets, ops, fuzz, model, models, replay, minimize, repro, corpus, report, merge, replay_cases):
     main.add_command(_command)

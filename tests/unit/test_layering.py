@@ -20,6 +20,7 @@ STAGES = [
     ("numfuzz.workers",),
     ("numfuzz.campaign",),
     ("numfuzz.newest",),
+    ("numfuzz.sweep",),
     ("numfuzz.report",),
     ("numfuzz.cli", "numfuzz.__main__"),
 ]

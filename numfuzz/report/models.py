@@ -1,0 +1,108 @@
+"""A model sweep's page: architecture by target, mode and precision, each cell coloured by its verdict and linking to its explanation.
+
+The page sits in the sweep's folder beside what it links to: each cell's explanation
+(`cells/*.txt`: the output table, the module table, the partings, the op and line) and, for a
+finding, its extracted case (`findings/*.json`). One self-contained HTML file, no script.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from numfuzz.corpus.store import write_atomic
+from numfuzz.report.render import environment
+from numfuzz.sweep.grid import PRECISIONS
+from numfuzz.sweep.results import read_versions
+
+PAGE = "index.html"
+BENIGN = {"within_rounding", "amplified", "eager_unstable"}
+CLEAN = {"equal", "more_accurate"}
+
+
+@dataclass(frozen=True)
+class Column:
+    target: str
+    mode: str
+    precision: str
+
+
+@dataclass(frozen=True)
+class Shown:
+    css: str
+    text: str
+    title: str
+    link: str
+    case: str | None
+
+
+def css_of(record: dict[str, Any]) -> str:
+    """The colour class of a cell's record."""
+    verdict = str(record.get("verdict", ""))
+    if record.get("known"):
+        return "known"
+    if verdict in CLEAN:
+        return "clean"
+    if verdict in BENIGN:
+        return "benign"
+    if verdict == "invalid":
+        return "invalid"
+    if verdict in ("less_accurate", "nonfinite", "position_dependent", "mismatch", "nondeterministic"):
+        return "finding"
+    return "crash"
+
+
+def _shown(record: dict[str, Any]) -> Shown:
+    verdict = str(record.get("verdict", "?"))
+    bits = record.get("bits_lost")
+    text = verdict.replace("_", " ") + (f" {bits} b" if record.get("finding") and bits not in (None, 0, 0.0) else "")
+    where = f" at {record['module']}" + (f", {record['line']}" if record.get("line") else "") if record.get("module") else ""
+    title = "; ".join(
+        p for p in (record.get("key", ""), f"known issue {record['known']}" if record.get("known") else "", record.get("detail") or "", where.strip()) if p
+    )
+    return Shown(css_of(record), text, title, str(record.get("explain") or ""), record.get("case"))
+
+
+def _order(values: list[str], first: tuple[str, ...] = ()) -> list[str]:
+    return [v for v in first if v in values] + sorted(set(values) - set(first))
+
+
+def page_data(results: dict[str, dict[str, Any]], versions: dict[str, Any]) -> dict[str, Any]:
+    """What the template shows: the header's groups, the columns, and each model's row of cells (None: not judged)."""
+    records = list(results.values())
+    targets = _order(list({r["target"] for r in records}))
+    modes = _order(list({r["mode"] for r in records}), ("forward", "train"))
+    precisions = _order(list({r["precision"] for r in records}), tuple(PRECISIONS))
+    present = {(r["target"], r["mode"], r["precision"]) for r in records}
+    columns = [Column(t, m, p) for t in targets for m in modes for p in precisions if (t, m, p) in present]
+    rows = []
+    for model, positions in sorted({(r["model"], int(r.get("positions") or 0)) for r in records}):
+        by_column = {(r["target"], r["mode"], r["precision"]): r for r in records if r["model"] == model and int(r.get("positions") or 0) == positions}
+        name = model.removeprefix("hf:") + (f" ({positions} positions)" if positions else "")
+        found = [by_column.get((c.target, c.mode, c.precision)) for c in columns]
+        rows.append({"name": name, "cells": [_shown(r) if r is not None else None for r in found]})
+    spans_t = [(t, sum(1 for c in columns if c.target == t)) for t in targets if any(c.target == t for c in columns)]
+    spans_m = [
+        (t, m, sum(1 for c in columns if (c.target, c.mode) == (t, m))) for t in targets for m in modes if any((c.target, c.mode) == (t, m) for c in columns)
+    ]
+    said = f"torch {versions.get('torch', '?')}, thunder {versions.get('thunder') or '-'}, on {versions.get('device', '?')} ({versions.get('isa', '?')})"
+    findings = sum(1 for r in records if r.get("finding"))
+    return {
+        "title": said,
+        "versions": said,
+        "judged": len(records),
+        "findings": findings,
+        "targets": spans_t,
+        "modes": spans_m,
+        "columns": columns,
+        "rows": rows,
+    }
+
+
+def write_page(folder: Path, results: dict[str, dict[str, Any]]) -> Path:
+    """FOLDER/index.html, from the sweep's results there."""
+    html = environment().get_template("models.html.j2").render(page=page_data(results, read_versions(folder)))
+    path = Path(folder) / PAGE
+    write_atomic(path, html)
+    return path

@@ -1,0 +1,94 @@
+"""One cell of a model sweep judged: `numfuzz.check_model` on the whole model first, and only for a finding its modules,
+its partings and the region where they part, saved as a case for `minimize` and `repro`.
+
+Judging every module alone costs a compile each; a sweep pays that only where the whole model is a
+finding. The cell's record (plain data, one line of the results file) says the verdict, the
+cause, the known issue, the worst bits lost, where the two part (module, op, line), the case
+saved, and the file that holds the whole explanation (`numfuzz model`'s text).
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+from numfuzz.sweep.grid import Cell
+
+CELLS = "cells"  # the folder of the per-cell explanations, in a sweep's output folder
+FINDINGS = "findings"  # the folder of the cases extracted
+
+
+def _worst_bits(result: Any) -> float | str | None:
+    """The most bits any judged output loses against eager ("inf": non-finite, as JSON spells it); None where nothing was judged."""
+    from numfuzz.judge.facts import json_number
+    from numfuzz.judge.oracle import bits_lost
+
+    lost = [bits_lost(o) for o in result.outputs if o.verdict in ("less_accurate", "nonfinite")]
+    if not lost:
+        return 0.0 if result.outputs else None
+    return json_number(round(max(lost), 3))
+
+
+def _where(result: Any) -> dict[str, Any]:
+    parts = result.parts_at
+    placed = result.localised
+    culprit = placed.result.culprit if placed is not None else None
+    return {
+        "module": parts.path if parts is not None else (placed.path if placed is not None else None),
+        "op": culprit.op if culprit is not None else None,
+        "line": placed.line if placed is not None else None,
+    }
+
+
+def _extract(result: Any, cell: Cell, out: Path) -> str | None:
+    """The localised region, where it is a finding, saved under OUT/findings (as `numfuzz model --corpus` saves it)."""
+    from numfuzz.corpus.store import save_case
+
+    placed = result.localised
+    if placed is None or not placed.result.is_finding:
+        return None
+    return str(save_case(placed.case(cell.target, cell.model), out / FINDINGS).relative_to(out))
+
+
+def judge_cell(cell: Cell, out: Path, samples: int = 2, seed: int = 0, device: str = "cpu") -> dict[str, Any]:
+    """The cell's record; a model that cannot be built, or fails in eager or its capture, is `invalid` with the reason."""
+    from numfuzz.judge.execute import _one_line
+    from numfuzz.model.check import check_model
+    from numfuzz.model.spec import load_model
+
+    started = time.monotonic()
+    train = cell.mode == "train"
+    record: dict[str, Any] = {**cell.to_json(), "key": cell.key}
+
+    def judged(modules: bool) -> Any:
+        network, inputs, loss = load_model(cell.model, cell.dtype, seed, device, train, cell.positions or None)
+        return check_model(
+            network, inputs, cell.target, samples=samples, seed=seed, device=device, modules=modules and not train,
+            train=train, loss=loss, autocast=cell.autocast, partings=modules and not train,
+        )  # fmt: skip
+
+    try:
+        result = judged(modules=False)
+        if result.is_finding and not train:  # where they part, and the region: only for a finding
+            result = judged(modules=True)
+    except Exception as exc:  # the model itself fails (its building, eager, its capture), not the target
+        return {**record, "verdict": "invalid", "finding": False, "detail": f"the model fails: {_one_line(exc)}", "seconds": time.monotonic() - started}
+    explained = out / CELLS / f"{cell.file_stem()}.txt"
+    from numfuzz.corpus.store import write_atomic
+
+    write_atomic(explained, f"{cell.key}\n\n{result.explain()}\n")
+    record.update(
+        verdict=result.verdict.value,
+        finding=result.is_finding,
+        cause=result.cause,
+        known=result.known,
+        detail=result.detail,
+        bits_lost=_worst_bits(result),
+        explain=str(explained.relative_to(out)),
+        case=_extract(result, cell, out) if result.is_finding else None,
+        unextracted="a training step's region is not extracted" if result.is_finding and train else (result.unlocalised or None),
+        seconds=round(time.monotonic() - started, 2),
+        **_where(result),
+    )
+    return record

@@ -1,0 +1,49 @@
+"""`numfuzz models`: a planted bug that shows in one architecture's one mode only (fp32 upcasts dropped when compiling
+without gradients: RMSNorm in inference) is the sweep's one finding, at its module and line, extracted as a case that
+replays; a rerun judges nothing again; the page links every cell to its explanation."""
+
+from __future__ import annotations
+
+import json
+
+from helpers import ROOT
+
+PLANTED = ROOT / "examples" / "planted_sweep.py"
+ENTRIES = (f"{PLANTED}:rms_block", f"{PLANTED}:layernorm_block")
+
+
+def _sweep(cli, out):
+    targets = ("--target", "eager", "--target", "inference_drops_upcast")
+    return cli("models", *ENTRIES, *targets, "--precision", "bf16", "--positions", "16", "--import", PLANTED, "--out", out)
+
+
+def test_the_planted_bug_is_the_one_finding_at_its_module_and_line_and_a_rerun_resumes(cli, tmp_path):
+    out = tmp_path / "sweep"
+    result = _sweep(cli, out)
+    assert result.exit_code == 1, result.output
+    records = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
+    assert len(records) == 2 * 2 * 2  # architectures x targets x (forward, train)
+    (found,) = [r for r in records if r["finding"]]
+    assert (found["model"].endswith(":rms_block"), found["target"], found["mode"]) == (True, "inference_drops_upcast", "forward")
+    assert (found["module"], found["op"]) == ("norm", "cast") and found["line"].startswith("planted_sweep.py:27") and "x.to(torch.float32)" in found["line"]
+    assert all(r["verdict"] in ("equal", "more_accurate") for r in records if r is not found)
+    explained = (out / found["explain"]).read_text()
+    assert "they part at norm" in explained and "planted_sweep.py:27" in explained
+    replayed = cli("replay", out / found["case"], "--import", PLANTED)
+    assert replayed.exit_code == 1 and "cast" in replayed.output, replayed.output
+    html = (out / "index.html").read_text()
+    assert all(f'href="{r["explain"]}"' in html for r in records) and f'href="{found["case"]}"' in html
+    again = _sweep(cli, out)
+    assert again.exit_code == 1 and "8 done already, 0 to judge" in again.output, again.output
+    assert len((out / "results.jsonl").read_text().splitlines()) == 8
+
+
+def test_bad_input_is_one_line(cli, tmp_path):
+    for args, said in (
+        (("hf:nosuch", "--out", tmp_path / "a"), "unknown architecture"),
+        (("hf:llama", "--target", "nosuch", "--out", tmp_path / "b"), "unknown target"),
+        (("hf:llama",), "--out DIR is needed"),
+        (("--compare", tmp_path, tmp_path), "no sweep results"),
+    ):
+        result = cli("models", *args)
+        assert result.exit_code == 2 and said in result.output and "Traceback" not in result.output, result.output

@@ -1,0 +1,68 @@
+"""A model sweep's grid, results file and comparison: cells named alike in every interpreter, results kept whole and
+resumed, and a cell that became less accurate between two sweeps named."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from numfuzz.sweep.compare import compare
+from numfuzz.sweep.grid import GridError, build_grid
+from numfuzz.sweep.results import RESULTS, VERSIONS, ResultsError, append_result, load_results
+
+
+def test_the_grid_crosses_every_axis_and_vit_has_one_size():
+    grid = build_grid(["hf:llama", "hf:vit"], ["inductor", "thunderfx:torchcompile"], ["bf16", "fp32-autocast-fp16"], ["forward", "train"], (32, 16))
+    llama = [c for c in grid if c.model == "hf:llama"]
+    assert len(llama) == 2 * 2 * 2 * 2 and {c.positions for c in llama} == {32, 16}
+    assert {c.positions for c in grid if c.model == "hf:vit"} == {0} and len(grid) == 16 + 8
+    cell = next(c for c in grid if c.precision == "fp32-autocast-fp16")
+    assert (cell.dtype, cell.autocast) == ("fp32", "fp16") and len({c.key for c in grid}) == len(grid)
+
+
+@pytest.mark.parametrize(
+    ("models", "precisions", "said"),
+    [(["hf:nosuch"], ["bf16"], "unknown architecture"), (["hf:llama"], ["fp8"], "unknown precision"), (["model.py"], ["bf16"], "FILE.py:FUNCTION")],
+)
+def test_a_grid_of_nothing_is_one_clear_error(models, precisions, said):
+    with pytest.raises(GridError, match=said):
+        build_grid(models, ["inductor"], precisions, ["forward"], (32,))
+
+
+def test_results_are_appended_whole_and_a_rerun_knows_the_cells_done(tmp_path):
+    grid = build_grid(["hf:gpt2"], ["inductor"], ["bf16"], ["forward", "train"], (8,))
+    append_result(tmp_path, {**grid[0].to_json(), "key": grid[0].key, "verdict": "equal", "finding": False})
+    append_result(tmp_path, {**grid[1].to_json(), "key": grid[1].key, "verdict": "timeout", "finding": True})
+    done = load_results(tmp_path)
+    assert [c.key in done for c in grid] == [True, True] and done[grid[1].key]["verdict"] == "timeout"
+    assert not list(tmp_path.glob(".*.tmp"))  # no temporary file left behind
+    (tmp_path / RESULTS).write_text((tmp_path / RESULTS).read_text() + "{torn\n")
+    with pytest.raises(ResultsError, match=f"{RESULTS}:3"):
+        load_results(tmp_path)
+
+
+def _sweep(folder, torch_version, cells):
+    folder.mkdir()
+    (folder / VERSIONS).write_text(json.dumps({"torch": torch_version, "thunder": None}))
+    for key, verdict, finding, bits in cells:
+        append_result(folder, {"key": key, "verdict": verdict, "finding": finding, "bits_lost": bits, "known": ""})
+
+
+def test_a_comparison_names_the_cells_that_became_less_accurate_and_only_those(tmp_path):
+    a, b = tmp_path / "a", tmp_path / "b"
+    _sweep(a, "2.11", [("llama|inductor|bf16|train|32", "equal", False, 0.0), ("gpt2|inductor|bf16|forward|32", "less_accurate", True, 3.0),
+                       ("t5|inductor|fp16|forward|32", "less_accurate", True, 5.0), ("bert|inductor|bf16|forward|32", "less_accurate", True, 2.0),
+                       ("vit|inductor|bf16|forward|-", "equal", False, 0.0)])  # fmt: skip
+    _sweep(b, "2.15", [("llama|inductor|bf16|train|32", "less_accurate", True, 4.0), ("gpt2|inductor|bf16|forward|32", "less_accurate", True, 6.5),
+                       ("t5|inductor|fp16|forward|32", "equal", False, 0.0), ("bert|inductor|bf16|forward|32", "less_accurate", True, 2.5),
+                       ("qwen2|inductor|bf16|forward|32", "equal", False, 0.0)])  # fmt: skip
+    found = compare(a, b)
+    assert sorted(c.key for c in found.worse) == ["gpt2|inductor|bf16|forward|32", "llama|inductor|bf16|train|32"]
+    assert [c.key for c in found.changes if not c.worse] == ["t5|inductor|fp16|forward|32"]  # bert's half a bit is noise
+    assert (found.both, found.only_a, found.only_b) == (4, 1, 1)
+    text = found.text()
+    assert "A: torch 2.11" in text and "B: torch 2.15" in text and "llama|inductor|bf16|train|32: equal -> less_accurate (4 bits)" in text
+    assert not compare(a, a).changes
+    with pytest.raises(ResultsError, match="no sweep results"):
+        compare(a, tmp_path)
