@@ -94,20 +94,22 @@ def records(cells: list[Cell], settings: Settings, workers: int = 1, budget_s: f
                 if w.cell is None:
                     continue
                 elapsed = time.monotonic() - w.since
-                if w.conn in ready and w.conn.poll():
+                gone = w.process.sentinel in ready
+                if w.conn in ready:
                     try:
                         record = w.conn.recv()
-                    except EOFError:
-                        record = None
+                    except EOFError:  # the worker's end closed: it died
+                        record, gone = None, True
                     if record is not None:
                         w.cell = None
                         yield record
                         continue
-                if w.process.sentinel in ready or not w.process.is_alive() or elapsed > settings.cell_timeout_s:
-                    timed_out = w.process.is_alive()
+                if gone or elapsed > settings.cell_timeout_s:
+                    if gone:
+                        w.process.join(10)  # its exit code says how it died
                     w.stop()
-                    verdict = "timeout" if timed_out else _death(w.process.exitcode)
-                    said = f"past {settings.cell_timeout_s:g} s" if timed_out else f"the worker died (exit code {w.process.exitcode})"
+                    verdict = _death(w.process.exitcode) if gone else "timeout"
+                    said = f"the worker died (exit code {w.process.exitcode})" if gone else f"past {settings.cell_timeout_s:g} s"
                     yield died(w.cell, verdict, said, elapsed)
                     pool[k] = _Worker(context, settings)
     finally:

@@ -47,3 +47,37 @@ def test_bad_input_is_one_line(cli, tmp_path):
     ):
         result = cli("models", *args)
         assert result.exit_code == 2 and said in result.output and "Traceback" not in result.output, result.output
+
+
+DYING = """
+import os, signal, time
+from numfuzz.check import CallableTarget
+from numfuzz.targets import register
+
+
+def _dies(fn):
+    def run(*args, **kwargs):
+        os.kill(os.getpid(), signal.SIGSEGV)
+    return run
+
+
+def _sleeps(fn):
+    def run(*args, **kwargs):
+        time.sleep(120)
+    return run
+
+
+register("dies", lambda arg: CallableTarget(_dies, "dies"), "kills its process (a test's)")
+register("sleeps", lambda arg: CallableTarget(_sleeps, "sleeps"), "never returns in time (a test's)")
+"""
+
+
+def test_a_cell_that_kills_its_worker_or_runs_past_its_time_is_recorded_and_the_sweep_goes_on(cli, tmp_path):
+    plugin = tmp_path / "dying_targets.py"
+    plugin.write_text(DYING)
+    out = tmp_path / "sweep"
+    args = ("--target", "dies", "--target", "sleeps", "--target", "eager", "--precision", "bf16", "--mode", "forward", "--positions", "8")
+    result = cli("models", ENTRIES[0], *args, "--import", plugin, "--import", PLANTED, "--cell-timeout", "30", "--out", out)
+    assert result.exit_code == 1, result.output
+    verdicts = {json.loads(line)["target"]: json.loads(line)["verdict"] for line in (out / "results.jsonl").read_text().splitlines()}
+    assert verdicts == {"dies": "segfault", "sleeps": "timeout", "eager": "equal"}
