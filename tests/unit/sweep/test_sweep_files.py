@@ -66,3 +66,13 @@ def test_a_comparison_names_the_cells_that_became_less_accurate_and_only_those(t
     assert not compare(a, a).changes
     with pytest.raises(ResultsError, match="no sweep results"):
         compare(a, tmp_path)
+
+
+def test_a_user_function_is_swept_at_each_length_only_where_it_takes_positions():
+    from helpers import ROOT
+
+    with_positions, one_size = f"{ROOT}/examples/planted_sweep.py:rms_block", f"{ROOT}/examples/planted_model.py:decoder_block"
+    grid = build_grid([with_positions, one_size], ["eager"], ["bf16"], ["forward"], (32, 16))
+    assert [(c.name, c.positions) for c in grid] == [("rms_block", 32), ("rms_block", 16), ("decoder_block", 0)]
+    with pytest.raises(GridError, match="has no function"):
+        build_grid([f"{ROOT}/examples/planted_sweep.py:nothing"], ["eager"], ["bf16"], ["forward"], (32,))
