@@ -123,11 +123,21 @@ def ray_records(cells: list[Cell], settings: Settings, address: str, budget_s: f
     """Each cell a Ray task on the cluster at `address` ("auto", or "local" for one started here); records as they finish."""
     import ray
 
-    ray.init(address=None if address == "local" else address, ignore_reinit_error=True, log_to_driver=False)
+    from numfuzz.workers.ray_pool import LOCAL, _init
+
+    _init(ray, address, {})  # "local": a Ray instance on the loopback interface only, as a campaign's
+    try:
+        yield from _ray_cells(ray, cells, settings, budget_s)
+    finally:
+        if address == LOCAL:
+            ray.shutdown()
+
+
+def _ray_cells(ray: Any, cells: list[Cell], settings: Settings, budget_s: float | None) -> Iterator[dict[str, Any]]:
     remote = ray.remote(max_retries=0)(_judge_remotely)
     started, todo, running = time.monotonic(), list(cells), {}
     while todo or running:
-        while todo and len(running) < max(1, int(ray.available_resources().get("CPU", 1))) and not (budget_s and time.monotonic() - started > budget_s):
+        while todo and len(running) < max(1, int(ray.cluster_resources().get("CPU", 1))) and not (budget_s and time.monotonic() - started > budget_s):
             cell = todo.pop(0)
             running[remote.remote(cell, settings)] = (cell, time.monotonic())
         if not running:

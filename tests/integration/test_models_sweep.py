@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from helpers import ROOT
 
 PLANTED = ROOT / "examples" / "planted_sweep.py"
@@ -81,3 +82,16 @@ def test_a_cell_that_kills_its_worker_or_runs_past_its_time_is_recorded_and_the_
     assert result.exit_code == 1, result.output
     verdicts = {json.loads(line)["target"]: json.loads(line)["verdict"] for line in (out / "results.jsonl").read_text().splitlines()}
     assert verdicts == {"dies": "segfault", "sleeps": "timeout", "eager": "equal"}
+
+
+def test_on_a_local_ray_instance_each_cell_is_a_task_and_the_planted_bug_is_found_alike(cli, tmp_path):
+    ray = pytest.importorskip("ray")
+    out = tmp_path / "sweep"
+    args = ("--target", "eager", "--target", "inference_drops_upcast", "--precision", "bf16", "--mode", "forward", "--positions", "8")
+    result = cli("models", *ENTRIES, *args, "--import", PLANTED, "--ray", "local", "--out", out)
+    assert result.exit_code == 1, result.output
+    records = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
+    assert len(records) == 4 and [(r["model"].rpartition(":")[2], r["target"], r["module"]) for r in records if r["finding"]] == [
+        ("rms_block", "inference_drops_upcast", "norm")
+    ]
+    assert not ray.is_initialized()  # the instance the sweep started is shut down
