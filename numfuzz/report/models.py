@@ -19,6 +19,7 @@ from numfuzz.sweep.results import read_versions
 PAGE = "index.html"
 BENIGN = {"within_rounding", "amplified", "eager_unstable"}
 CLEAN = {"equal", "more_accurate"}
+FINDINGS = {"less_accurate", "nonfinite", "position_dependent", "mismatch", "nondeterministic"}
 
 
 @dataclass(frozen=True)
@@ -38,25 +39,23 @@ class Shown:
 
 
 def css_of(record: dict[str, Any]) -> str:
-    """The colour class of a cell's record."""
+    """The colour class of a cell's record: a finding is one whatever the whole model's verdict (a module alone may be worse)."""
     verdict = str(record.get("verdict", ""))
     if record.get("known"):
         return "known"
+    if record.get("finding"):
+        return "finding" if verdict in FINDINGS or verdict in CLEAN or verdict in BENIGN else "crash"
     if verdict in CLEAN:
         return "clean"
-    if verdict in BENIGN:
-        return "benign"
-    if verdict == "invalid":
-        return "invalid"
-    if verdict in ("less_accurate", "nonfinite", "position_dependent", "mismatch", "nondeterministic"):
-        return "finding"
-    return "crash"
+    return "benign" if verdict in BENIGN else "invalid"
 
 
 def _shown(record: dict[str, Any]) -> Shown:
     verdict = str(record.get("verdict", "?"))
     bits = record.get("bits_lost")
     text = verdict.replace("_", " ") + (f" {bits} b" if record.get("finding") and bits not in (None, 0, 0.0) else "")
+    if record.get("finding") and record.get("module") and (verdict in CLEAN or verdict in BENIGN):  # the model is not worse, a module alone is
+        text += f"; {str(record['module']).rsplit('.', 1)[-1]} worse"
     where = f" at {record['module']}" + (f", {record['line']}" if record.get("line") else "") if record.get("module") else ""
     title = "; ".join(
         p for p in (record.get("key", ""), f"known issue {record['known']}" if record.get("known") else "", record.get("detail") or "", where.strip()) if p

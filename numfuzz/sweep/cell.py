@@ -2,7 +2,8 @@
 its partings and the region where they part, saved as a case for `minimize` and `repro`.
 
 Judging every module alone costs a compile each; a sweep pays that only where the whole model is a
-finding. The cell's record (plain data, one line of the results file) says the verdict, the
+finding or gives cause (`suspect`: its largest error exceeds eager's at an output the verdict does
+not count against it). The cell's record (plain data, one line of the results file) says the verdict, the
 cause, the known issue, the worst bits lost, where the two part (module, op, line), the case
 saved, and the file that holds the whole explanation (`numfuzz model`'s text).
 """
@@ -28,6 +29,15 @@ def _worst_bits(result: Any) -> float | str | None:
     if not lost:
         return 0.0 if result.outputs else None
     return json_number(round(max(lost), 3))
+
+
+def suspect(result: Any) -> bool:
+    """Whether a cell's modules are judged alone: the whole model is a finding, or its largest error at an output exceeds
+    eager's, by ULPs or absolutely, where the verdict does not count it (near-zero elements only, or a known issue): a
+    module alone may still be worse (a dropped RMSNorm upcast in a model whose logits hide it)."""
+    return result.is_finding or any(
+        o.target_max_ulp > o.eager_max_ulp or o.target_max_abs > o.eager_max_abs for o in result.outputs if o.verdict != "more_accurate"
+    )
 
 
 def _where(result: Any) -> dict[str, Any]:
@@ -70,7 +80,7 @@ def judge_cell(cell: Cell, out: Path, samples: int = 2, seed: int = 0, device: s
 
     try:
         result = judged(modules=False)
-        if result.is_finding and not train:  # where they part, and the region: only for a finding
+        if suspect(result) and not train:  # where they part, and the region: only where the whole model gives cause
             result = judged(modules=True)
     except Exception as exc:  # the model itself fails (its building, eager, its capture), not the target
         return {**record, "verdict": "invalid", "finding": False, "detail": f"the model fails: {_one_line(exc)}", "seconds": time.monotonic() - started}

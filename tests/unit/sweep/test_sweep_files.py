@@ -76,3 +76,21 @@ def test_a_user_function_is_swept_at_each_length_only_where_it_takes_positions()
     assert [(c.name, c.positions) for c in grid] == [("rms_block", 32), ("rms_block", 16), ("decoder_block", 0)]
     with pytest.raises(GridError, match="has no function"):
         build_grid([f"{ROOT}/examples/planted_sweep.py:nothing"], ["eager"], ["bf16"], ["forward"], (32,))
+
+
+def test_a_model_not_worse_by_the_verdict_has_its_modules_judged_where_its_largest_error_exceeds_eager_s():
+    """Llama with its RMSNorm upcast dropped: the logits' verdict counts no bit lost (near-zero elements), yet the largest
+    error is twice eager's; its modules alone must say where they part."""
+    from types import SimpleNamespace
+
+    from numfuzz.judge.oracle import OutputErrors
+    from numfuzz.sweep.cell import suspect
+
+    def output(eager_abs: float, target_abs: float, verdict: str = "equal") -> OutputErrors:
+        target_ulp = 7e4 if target_abs > eager_abs else 5e4
+        return OutputErrors(0, "bf16", 256, 6e4, 1.0, target_ulp, 1.0, eager_abs, target_abs, 0.1, 0.1, 3, 3, 0, 0, verdict=verdict)
+
+    assert suspect(SimpleNamespace(is_finding=False, outputs=[output(0.0024, 0.0055)]))
+    assert not suspect(SimpleNamespace(is_finding=False, outputs=[output(0.0055, 0.0024)]))
+    assert not suspect(SimpleNamespace(is_finding=False, outputs=[output(0.0024, 0.0055, "more_accurate")]))
+    assert suspect(SimpleNamespace(is_finding=True, outputs=[]))
