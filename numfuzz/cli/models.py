@@ -19,13 +19,19 @@ from numfuzz.sweep.grid import DEFAULT_POSITIONS, DEFAULT_PRECISIONS, DEFAULT_TA
 @click.option("--target", "targets", multiple=True, help=f"A target (repeatable). Default: {', '.join(DEFAULT_TARGETS)} (those available here).")
 @click.option("--precision", "precisions", multiple=True, type=click.Choice(list(PRECISIONS)), help=f"Repeatable. Default: {', '.join(DEFAULT_PRECISIONS)}.")
 @click.option("--mode", "modes", multiple=True, type=click.Choice(list(MODES)), help="forward, train (repeatable). Default: both.")
-@click.option("--positions", "positions", multiple=True, type=click.IntRange(min=1), help=f"Sequence lengths (repeatable). Default: {DEFAULT_POSITIONS}.")
+@click.option(
+    "--positions",
+    "positions",
+    multiple=True,
+    type=click.IntRange(min=1),
+    help=f"Sequence lengths (repeatable). Default: {', '.join(map(str, DEFAULT_POSITIONS))}.",
+)
 @click.option("--budget", type=click.FloatRange(min=0), default=None, help="Minutes: no cell starts after them (cells under way finish).")
 @click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True, help="Worker processes judging cells side by side.")
 @click.option("--ray", "ray_address", default=None, help="Judge each cell as a Ray task on this cluster (auto, an address, or local).")
 @click.option("--cell-timeout", type=click.FloatRange(min=1), default=600.0, show_default=True, help="Seconds a cell may take before its worker is killed.")
 @click.option("--samples", type=click.IntRange(min=1), default=2, show_default=True, help="Input samples per cell.")
-@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the drawn samples and of an hf: model's weights.")
 @click.option(
     "--compare",
     "compared",
