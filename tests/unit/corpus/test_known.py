@@ -90,3 +90,13 @@ def test_an_upstream_op_rule_matches_a_backward_downstream_of_the_op_through_the
     without = Graph(graph.inputs, (Node.make("tanh", [0]), Node.make("mse_loss", [2, 1])), (3,))
     assert GroupKey.of(backward, without, facts, load_known(), CPU_29).known is None  # no expm1 upstream
     assert match_known(load_known(), backward, CPU_29) is None  # no program at hand: the rule cannot claim it
+
+
+def test_emulate_precision_casts_crashing_on_cpu_is_the_known_keyword_bug():
+    from numfuzz.judge.crash import crash_fingerprint
+
+    said = "InductorError: TypeError: CppVecOverrides.to_dtype() got an unexpected keyword argument 'use_compute_types'"
+    crash = Signature("inductor:emulate_precision_casts=1", "crash_compile:InductorError", fingerprint=crash_fingerprint(said))
+    known = load_known()
+    assert match_known(known, crash, CPU_29).id == "inductor-cpu-emulate-casts-to-dtype-keyword"
+    assert match_known(known, Signature("inductor", "crash_compile:InductorError", fingerprint=crash_fingerprint(said)), CPU_29) is None
