@@ -183,7 +183,11 @@ def fuzz(
         )
     except ValueError as exc:
         fail(str(exc))
-    _run(config, interpreters)
+    _run(config)
+    if interpreters:  # an interrupted campaign has exited
+        from numfuzz.cli.confirming import confirm_campaign
+
+        confirm_campaign(config, interpreters)
 
 
 def _checked_inputs(graphs, seconds, known_files, bounds_files, ray_address, shard: str, imports) -> tuple[int, int]:
@@ -205,8 +209,8 @@ def _checked_inputs(graphs, seconds, known_files, bounds_files, ray_address, sha
     return shard_k_n
 
 
-def _run(config, interpreters: list) -> None:
-    """The campaign, stopped as on Ctrl-C by SIGTERM; its summary; its new groups confirmed on `interpreters`; exit 130 when interrupted."""
+def _run(config) -> None:
+    """The campaign, stopped as on Ctrl-C by SIGTERM; its summary; exit 130 when interrupted."""
     from numfuzz.campaign.journal import JournalError
     from numfuzz.campaign.loop import run_campaign
     from numfuzz.workers.pool import WorkerStartError
@@ -221,10 +225,6 @@ def _run(config, interpreters: list) -> None:
     click.echo(summary.table())
     if summary.interrupted:
         sys.exit(130)
-    if interpreters:
-        from numfuzz.cli.confirming import confirm_campaign
-
-        confirm_campaign(config, interpreters)
 
 
 def _stop_gracefully(signum: int, frame: object) -> None:
