@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -10,6 +11,7 @@ import numpy as np
 from numfuzz.program.autocast import draw_region
 from numfuzz.program.blocks import start_from_block, swap_ops
 from numfuzz.program.dtypes import PROGRAM_DTYPES, is_integer
+from numfuzz.program.fine import fine_ops
 from numfuzz.program.ir import Graph, GraphError, Node, TensorSpec
 from numfuzz.program.layout import conform, draw_layout
 from numfuzz.program.model_scale import JUDGE_ELEMENTS, LARGE_ELEMENTS, MIN_SAMPLES, SMALL_ELEMENTS, large_shape
@@ -302,8 +304,10 @@ def generate_drawn(rng: random.Random, config: GenConfig | None = None, widths: 
     block = bool(config.blocks) and rng.random() < config.blocks
     zoo = bool(config.models) and rng.random() < config.models
     empty = bool(config.empty) and rng.random() < config.empty
+    fp64 = bool(config.fp64) and not (large or block or zoo or empty) and rng.random() < config.fp64 and bool(float64_space(config).ops)
+    config = float64_space(config) if fp64 else config
     b = _Builder(rng, config, widths, LARGE_ELEMENTS if large or block or zoo else SMALL_ELEMENTS)
-    dtype = rng.choices(PROGRAM_DTYPES, DTYPE_WEIGHTS)[0]
+    dtype = "fp64" if fp64 else rng.choices(PROGRAM_DTYPES, DTYPE_WEIGHTS)[0]
     autocast = bool(config.autocast) and rng.random() < config.autocast
     if autocast:  # a model in fp32 under a bf16 region: where autocast changes what runs
         dtype = "fp32"
@@ -340,6 +344,11 @@ def generate_drawn(rng: random.Random, config: GenConfig | None = None, widths: 
     b.draw_layouts()  # last, so that a seed's graph is the same whatever the layouts' chance
     graph = _renumber(b)
     return (draw_region(rng, graph, infer_specs, autocast_policy) if autocast else graph), b.recipes, origin
+
+
+def float64_space(config: GenConfig) -> GenConfig:
+    """Where a float64 program is drawn: the ops the fine reference evaluates, one dtype, no seam and no autocast."""
+    return replace(config, ops=tuple(o for o in config.ops if o in fine_ops()), mix_dtypes=0.0, seams=0.0, autocast=0.0)
 
 
 def _with_empty_dim(rng: random.Random, shape: tuple[int, ...]) -> tuple[int, ...]:

@@ -9,7 +9,7 @@ import random
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from numfuzz.program.dtypes import FORMATS, PROGRAM_DTYPES, promote
+from numfuzz.program.dtypes import FLOAT_DTYPES, FORMATS, promote
 from numfuzz.program.ir import GraphError, TensorSpec
 from numfuzz.program.scalars import draw_value
 
@@ -60,7 +60,7 @@ class OpSpec:
     draw_attrs: DrawAttrs | None = None
     same_dtype: bool = False  # torch requires every tensor argument in one dtype
     weight: float = 1.0  # how often the generator picks it, relative to the others
-    dtypes: tuple[str, ...] = PROGRAM_DTYPES  # the argument dtypes it takes
+    dtypes: tuple[str, ...] = FLOAT_DTYPES  # the argument dtypes it takes
     operands: Operands | None = None
     # The argument that is an integer input (i64, domain "index"), drawn in [0, index_bound) and
     # kept there by the minimiser; every other argument is a float. A node's `ignore_index`

@@ -21,6 +21,7 @@ from numfuzz.corpus.case import Case
 from numfuzz.judge import oracle, position
 from numfuzz.program import dtypes
 from numfuzz.program.dtypes import TORCH_DTYPES
+from numfuzz.program.fine import fine_outputs, is_fine
 from numfuzz.program.ir import TensorSpec
 from numfuzz.program.layout import LAYOUT_SOURCE
 from numfuzz.program.lowering import lower
@@ -199,7 +200,7 @@ def flat(runs, k):
 
 
 eager, got, again, reference = run_all()
-for e, g in zip(eager[0], got[0]):
+{fine_reference_source(case)}for e, g in zip(eager[0], got[0]):
     assert g.dtype == e.dtype and g.shape == e.shape, f"compiled gives {{g.dtype}}{{tuple(g.shape)}}, eager {{e.dtype}}{{tuple(e.shape)}}"
 for a, b in zip(got[0], again):
     assert torch.equal(a.nan_to_num(0.0), b.nan_to_num(0.0)) and torch.equal(a.isnan(), b.isnan()), "two runs on the same inputs differ"
@@ -209,6 +210,25 @@ assert not less_accurate, f"the compiled result is less accurate than eager on {
 {"" if grad else POSITION_ASSERTION}{second_size_source(case, target)}
 print("OK: the compiled result is at least as accurate as eager")
 '''
+
+
+def fine_reference_source(case: Case) -> str:
+    """For a float64 program: its reference finer than float64 (numfuzz.program.fine), written out, where the float64
+    one would be eager itself; "" for any other program."""
+    if not is_fine(case.graph) or case.run.grad:
+        return ""
+    source, scalars = lower(case.graph, reference=True), list(scalar_values(case.graph))
+    rows = []
+    for sample in case.tensors():
+        outputs = fine_outputs(source, [t.to(torch.float64).numpy() for t in sample], scalars)
+        if outputs is None:
+            return ""  # the numbers could not answer for a sample: the float64 reference stands
+        rows.append("    (" + "".join(tensor_literal(torch.from_numpy(o)) + ", " for o in outputs).rstrip(" ") + "),")
+    return (
+        "# A float64 program: the reference is finer than float64 (numfuzz evaluated it at 160 bits with mpmath and\n"
+        "# rounded each output once), written out: fn_fp64 would be eager itself.\n"
+        "reference = [\n" + "\n".join(rows) + "\n]\n"
+    )
 
 
 def threads_source(case: Case) -> str:
