@@ -43,9 +43,10 @@ def gradient_values(graph: Graph, samples: list[list[torch.Tensor]], upstream: l
         leaves = [x.to(device).detach().clone().requires_grad_(x.is_floating_point()) for x in sample]
         with torch.enable_grad():
             values = list(leaves) + list(fn(*laid_out(leaves, graph.inputs)))[n_in:]
-            outs = [values[o] for o in graph.outputs]
+            # an output with no gradient (a count, a comparison) takes no part in the backward
+            pairs = [(values[o], g.to(device)) for o, g in zip(graph.outputs, grads) if values[o].requires_grad]
             wanted = [v for v in values if v.requires_grad]
-            got = torch.autograd.grad(outs, wanted, [g.to(device) for g in grads], allow_unused=True)
+            got = torch.autograd.grad([o for o, _ in pairs], wanted, [g for _, g in pairs], allow_unused=True) if pairs else [None] * len(wanted)
         by_id = {id(v): g for v, g in zip(wanted, got)}
         found.append(([v.detach() for v in values], [by_id.get(id(v)) for v in values]))
     return found

@@ -188,3 +188,24 @@ def test_a_gradient_no_ops_backward_explains_is_rounding_up_to_two_bits():
 def test_a_located_backward_bug_records_no_fused_loss():
     outcome = run_case(_tanh_case(grad=True), SloppyTanhBackward())
     assert outcome.analysis.culprit.located == "cutting the backward" and outcome.analysis.fused_backward_bits is None
+
+
+def test_an_output_with_no_gradient_beside_a_backward_bug_is_judged_not_an_error():
+    # a count (`ge_scalar_count`, float but with no grad_fn) among the outputs takes no part in the backward
+    n = 64
+    graph = Graph(
+        (TensorSpec((n,), "fp32"),),
+        (
+            Node.make("mul_scalar", [0], value=0.5),
+            Node.make("tanh", [1]),
+            Node.make("mul", [2, 0]),
+            Node.make("ge_scalar_count", [0], value=0.0, dim=0, keepdim=False),
+        ),
+        (3, 4),
+    )
+    upstream = [[torch.linspace(0.5, 1.5, n), torch.tensor(1.0)]]
+    case = Case.from_tensors(graph, [[torch.linspace(-2.0, 2.0, n)]], RunSpec("sloppy", "cpu", samples=1, grad=True), upstream)
+    outcome = run_case(case, SloppyTanhBackward())
+    assert outcome.verdict is Verdict.LESS_ACCURATE
+    assert [o.verdict for o in outcome.outputs] == ["equal", "equal", "less_accurate"]  # both outputs, then x0's gradient
+    assert outcome.analysis.op == "tanh" and outcome.analysis.culprit.located == "cutting the backward"
