@@ -22,7 +22,7 @@ from numfuzz.judge.compiled import laid_out
 from numfuzz.judge.execute import Outcome, evaluate
 from numfuzz.judge.facts import Analysis, Culprit
 from numfuzz.judge.gradient_rounding import measure_gradient
-from numfuzz.judge.oracle import bits_lost
+from numfuzz.judge.oracle import gradient_bits_lost
 from numfuzz.judge.reduction_order import reordered_gradient_evidence
 from numfuzz.judge.verdicts import Verdict
 from numfuzz.program.graph_edit import cone
@@ -132,5 +132,5 @@ def analyse_gradient(
     facts = Analysis(flagged, BACKWARD.name, evidence, culprit.op, culprit.dtype, culprit=culprit, gradient_of=input_index, rounding_error=record)
     facts.reordered = reordered
     if cut is None and outcome.oracle is Verdict.LESS_ACCURATE:  # no op's backward alone is worse: how much the whole one loses
-        facts.fused_backward_bits = next((bits_lost(o) for o in outcome.outputs if o.index == flagged), None)
+        facts.fused_backward_bits = next((gradient_bits_lost(o) for o in outcome.outputs if o.index == flagged), None)
     return facts

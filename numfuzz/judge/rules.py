@@ -110,8 +110,9 @@ class GradientWithinBound(Rule):
 
 class FusedBackward(Rule):
     """A less accurate gradient where no op's backward, cut out and run alone on eager's values, is less accurate on the
-    target, and the gradient loses at most FUSED_BACKWARD_BITS: the difference is only how the backward is fused or
-    partitioned (an intermediate kept in fp32 where eager rounds it, or another order), which no maintainer takes as a bug."""
+    target, and the gradient loses at most FUSED_BACKWARD_BITS (`oracle.gradient_bits_lost`, the measure its severity
+    reads too): the difference is only how the backward is fused or partitioned (an intermediate kept in fp32 where
+    eager rounds it, or another order), which no maintainer takes as a bug."""
 
     name, judges, gives, reads = "fused_backward", (Verdict.LESS_ACCURATE,), Verdict.WITHIN_ROUNDING, ("gradient_of", "fused_backward_bits")
     # a fused backward rounds each intermediate once more or once less than eager's: over the few ops of a case, a few
