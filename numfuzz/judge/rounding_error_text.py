@@ -64,7 +64,11 @@ def _describe(record: RoundingRecord, bounds: Bounds) -> str:
     condition = f"condition {_ulps(at_worst)} at its worst element, " if math.isfinite(at_worst) or math.isinf(at_worst) else ""
     rounded = rounded or record.stored.get("scalars") == "rounded to fp32"  # the second: a record of numfuzz before the rules
     scalars = ", its float attributes rounded to fp32 as ATen's vectorised kernels take them" if rounded else ""
-    where = f"at {what} ({record.dtype}, {condition}up to {_ulps(target.max_condition)}{scalars})"
+    stored_target = record.stored.get("target")
+    other_zero = stored_target.get("signed_zero", 0) if isinstance(stored_target, dict) else 0
+    # +0 and -0 are one number: the exact value at the other one is no input move, where the op is discontinuous
+    signed = f", {other_zero} elements taken at a zero input of the other sign, where the op is discontinuous" if other_zero else ""
+    where = f"at {what} ({record.dtype}, {condition}up to {_ulps(target.max_condition)}{scalars}{signed})"
     if bound.get("unit") == "input":  # a formula x - g(x), bounded by g's error at g(x), which is at most |x|
         if target.max_input_unit_ulp is None:
             return f"{where}: the record, older than its bound ({documented}, in ULPs of the input), has no error in those units: replay the case to measure it"
