@@ -199,3 +199,16 @@ def test_a_crash_of_thunders_torchcompile_executor_is_the_same_crash_through_thu
         assert match_known(load_known(), crash, THUNDER_MAIN).id == "numfuzz-dynamo-optree-empty-dict"
     # no torchcompile executor, no Dynamo in the backward: not this crash
     assert match_known(load_known(), Signature("thunder:torch", "crash_compile:Unsupported", ("xlogy",), fingerprint=optree), CPU_29) is None
+
+
+@pytest.mark.parametrize("op", ["diagonal_scatter", "select_scatter", "slice_scatter"])
+def test_a_scatter_into_an_expanded_input_is_known_where_torch_still_has_it(op):
+    """Measured wrong on torch 2.9.1 and 2.11.0 through Inductor (and Thunder's torchcompile executor), right on 2.15.0."""
+    known = load_known()
+    for target in ("inductor", "thunder:torchcompile", "thunderfx"):
+        signature = Signature(target, "less_accurate", (op,), "fp16", "strided_input")
+        assert match_known(known, signature, CPU_29).id == "inductor-scatter-into-expanded-input"
+        assert match_known(known, signature, THUNDER_MAIN).id == "inductor-scatter-into-expanded-input"  # torch 2.11
+        assert match_known(known, signature, {**CPU_214, "torch": "2.15.0+cu130"}) is None  # fixed there: new again if it comes back
+    other = match_known(known, Signature("inductor", "less_accurate", ("index_add",), "fp16", "strided_input"), CPU_29)
+    assert other is None or other.id != "inductor-scatter-into-expanded-input"  # another op: not this entry
