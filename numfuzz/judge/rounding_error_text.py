@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 
 from numfuzz.judge.bounds import Bounds
-from numfuzz.judge.rounding_record import RoundingRecord, Side, allowance_of, chosen_side
+from numfuzz.judge.rounding_record import RoundingRecord, Side, allowance_of, chosen_side, within
 
 
 def _num(x: float | str | None) -> float:
@@ -25,9 +25,18 @@ def describe(record: RoundingRecord, bounds: Bounds) -> str:
     if record.error:
         return f"rounding error at `{record.op}`: {record.error}"
     try:
-        return _describe(record, bounds)
+        return _describe(record, bounds) + _other_gradients(record, bounds)
     except (KeyError, TypeError, ValueError, IndexError):  # a record with parts missing: say so, never fail a listing
         return f"rounding error at `{record.op}`: recorded in a form this numfuzz cannot read in full"
+
+
+def _other_gradients(record: RoundingRecord, bounds: Bounds) -> str:
+    """A backward's other input gradients that keep it a finding (`record_within` reads them all): the words say so too."""
+    beyond = [f"; {_describe(other, bounds)}" for other in record.also if other.target is None or not within(other.target, allowance_of(other, bounds))]
+    unmeasured = record.stored.get("unmeasured")
+    if unmeasured:
+        beyond.append(f"; the gradient of its input {', '.join(str(k) for k in unmeasured)} is not measured, so not within its bound")
+    return "".join(beyond)
 
 
 def _describe(record: RoundingRecord, bounds: Bounds) -> str:

@@ -263,3 +263,25 @@ def test_a_gradient_whose_culprits_record_is_within_its_bound_is_rounding_whatev
     assert severity(outcome) > 2.0
     judged = final_verdict(Verdict.LESS_ACCURATE, within.analysis, load_bounds([]))
     assert judged.verdict is Verdict.WITHIN_ROUNDING and judged.rule == "gradient_within_bound"
+
+
+def test_the_words_of_a_backward_record_name_the_other_gradient_that_keeps_it_a_finding():
+    """The rule judges every input gradient of the culprit's backward; words that spoke of the first alone said rounding
+    while the rule said less accurate."""
+    from numfuzz.judge.facts import Analysis
+    from numfuzz.judge.rounding_record import RoundingRecord
+    from numfuzz.judge.rules import final_verdict
+
+    bounds = load_bounds([])
+    within = run_case(_tanh_case(grad=True, low=1.0, high=3.0, n=256), NeighbourTanhBackward()).analysis.rounding_error
+    assert record_within(within, bounds)
+    far = {"max_forward_ulp": 500.0, "max_needed_ulp": 300.0, "max_condition": 2.0, "front": [[500.0, 300.0]], "worst": []}
+    near = {"max_forward_ulp": 0.5, "max_needed_ulp": 0.0, "max_condition": 2.0, "front": [[0.5, 0.0]], "worst": []}
+    other = {"dtype": within.dtype, "gradient_of": 1, "n": within.n, "target": far, "eager": near}
+    for stored, finding in ((within.stored, False), ({**within.stored, "also": [other]}, True), ({**within.stored, "unmeasured": [1]}, True)):
+        record = RoundingRecord.from_json(stored)
+        facts = Analysis(1, "backward", op="tanh", dtype=within.dtype, gradient_of=0, rounding_error=record)
+        judged = final_verdict(Verdict.LESS_ACCURATE, facts, bounds)
+        words = describe(record, bounds)
+        assert (judged.verdict is Verdict.LESS_ACCURATE) is finding
+        assert ("the gradient of its input 1" in words) is finding, words
