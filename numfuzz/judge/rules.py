@@ -110,12 +110,14 @@ class GradientWithinBound(Rule):
 
 class FusedBackward(Rule):
     """A less accurate gradient where no op's backward, cut out and run alone on eager's values, is less accurate on the
-    target, and the gradient loses at most FUSED_BACKWARD_BITS: the difference is only how the backward is fused or
-    partitioned (an intermediate kept in fp32 where eager rounds it, or another order), which no maintainer takes as a bug."""
+    target, and the gradient loses at most FUSED_BACKWARD_BITS (`oracle.gradient_bits_lost`, the measure its severity
+    reads too): the difference is only how the backward is fused or partitioned (an intermediate kept in fp32 where
+    eager rounds it, or another order), which no maintainer takes as a bug."""
 
     name, judges, gives, reads = "fused_backward", (Verdict.LESS_ACCURATE,), Verdict.WITHIN_ROUNDING, ("gradient_of", "fused_backward_bits")
     # a fused backward rounds each intermediate once more or once less than eager's: over the few ops of a case, a few
-    # roundings either way; 2 bits is four times eager's error (the unlocated groups of a 10-minute Thunder campaign: 0 to 1.9)
+    # roundings either way; 2 bits is four times eager's error (the unlocated groups of a 10-minute Thunder campaign: 0 to 1.9,
+    # measured then at the output's scale, where the errors of small elements count for less)
     FUSED_BACKWARD_BITS = 2.0
 
     def holds(self, facts: Analysis, bounds: Bounds) -> str | None:

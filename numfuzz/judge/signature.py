@@ -38,7 +38,7 @@ from numfuzz.judge.cause import BACKWARD, root_title
 from numfuzz.judge.crash import crash_fingerprint
 from numfuzz.judge.execute import AT_TEXT, Outcome, flagged_output
 from numfuzz.judge.facts import Analysis
-from numfuzz.judge.oracle import bits_lost
+from numfuzz.judge.oracle import bits_lost, gradient_bits_lost
 from numfuzz.judge.verdicts import ACCURACY_SYMPTOMS, Verdict
 from numfuzz.program.autocast import region_label
 from numfuzz.program.graph_edit import cone
@@ -126,11 +126,22 @@ def symptom_of(outcome: Outcome) -> str:
 
 
 def severity(outcome: Outcome) -> float | None:
-    """Bits lost against eager (inf for non-finite); None where the symptom has no such measure."""
+    """Bits lost against eager (inf for non-finite); None where the symptom has no such measure.
+
+    A gradient finding is measured as the rule that judges it measures (`oracle.gradient_bits_lost`, the `fused_backward`
+    rule's bits where it recorded them), on the gradient its analysis flagged."""
     flagged = flagged_output(outcome)
     if flagged is None or not outcome.verdict.is_accuracy:
         return None
-    return math.inf if outcome.verdict is Verdict.NONFINITE else bits_lost(flagged)
+    if outcome.verdict is Verdict.NONFINITE:
+        return math.inf
+    facts = outcome.analysis
+    if facts is None or facts.gradient_of is None:
+        return bits_lost(flagged)
+    if facts.fused_backward_bits is not None:
+        return facts.fused_backward_bits
+    gradient = next((o for o in outcome.outputs if o.index == facts.output and o.elements), flagged)
+    return gradient_bits_lost(gradient)
 
 
 def same_finding(signature: Signature, graph: Graph, outcome: Outcome) -> bool:

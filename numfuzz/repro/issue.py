@@ -100,7 +100,8 @@ upstream = ({upstream},)
 for who, f in (("eager", fn), ("compiled", compiled), ("float64", {ref_name})):
     args = [(x.double() if who == "float64" and x.is_floating_point() else x).detach().requires_grad_(x.is_floating_point()) for x in {args}[0]]
     wrt = [x for x in args if x.requires_grad]  # indices get no gradient
-    grads = torch.autograd.grad(f(*args, *{scalars}), wrt, [g.double() if who == "float64" else g for g in upstream], allow_unused=True)
+    pairs = [(o, g.double() if who == "float64" else g) for o, g in zip(f(*args, *{scalars}), upstream) if o.requires_grad]  # a count has no gradient
+    grads = torch.autograd.grad([o for o, _ in pairs], wrt, [g for _, g in pairs], allow_unused=True)
     print(f"{{who:>8}}: input gradients {{[None if g is None else g.double().tolist() for g in grads]}}")
 """
 
