@@ -272,8 +272,8 @@ _OPS = frozenset(OPS)
 
 
 def _record_unmeasured(facts: Analysis) -> str | None:
-    """The culprit's rounding-error record, where an older numfuzz stored none or one the rule cannot read (one that
-    says why it was not measured is as today's)."""
+    """The culprit's rounding-error record, where an older numfuzz stored none or one without the target's side as the
+    rule reads it (one that says why it was not measured is as today's)."""
     record = facts.rounding_error
     if record is not None and (record.error or record.judgeable):
         return None
