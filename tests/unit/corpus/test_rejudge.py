@@ -202,7 +202,7 @@ def test_an_old_record_without_a_fact_a_rule_reads_is_stale_not_new(cli, tmp_pat
     assert "eager's error where the positions part" in group.stale and group.analysis.cause == "position_parting"
     lines = _listing(cli, tmp_path / "old")
     assert "stale: replay to judge" in lines[1] and "new" not in lines[1]
-    assert lines[-1] == "1 finding in 1 group: 0 new, 1 stale, 0 known"
+    assert lines[-1] == "1 finding in 1 group: 0 new, 0 known, 1 stale"
     # recorded by a numfuzz whose rules read what it stores: the same facts are a judgement, and it is new
     _save(tmp_path / "today" / "findings", graph, _position(RULES_VERSION))
     (group,) = _groups(tmp_path / "today")
