@@ -63,7 +63,7 @@ def current_signature(case: Case, outcome: Outcome) -> Signature:
     if signature.located:
         return signature
     stored = stored_signature(case)
-    if stored is not None and stored.located:  # located by an analysis the case no longer stores, or the ops a minimiser named
+    if stored is not None and stored.located:  # located by an analysis the case does not store (an old schema), or the ops a minimiser named
         keep_cause = outcome.verdict.is_accuracy and stored.symptom == signature.symptom
         return replace(signature, ops=stored.ops, dtype=stored.dtype, cause=stored.cause if keep_cause else signature.cause)
     if isinstance(case.extra.get("minimize"), dict):  # as the minimiser names a finding it does not locate: by the ops left
