@@ -215,3 +215,27 @@ def test_a_stored_outcome_records_the_rules_version_and_an_older_one_reads_as_0(
     assert data["rules_version"] == RULES_VERSION and Outcome.from_json(data).rules_version == RULES_VERSION
     data.pop("rules_version")
     assert Outcome.from_json(data).rules_version == 0
+
+
+def _mul_finding(node: int) -> dict:
+    """A bf16 mul 3 ULP off whose value is the exact product of inputs moved 0.4 ULP, as version 1 stored its record."""
+    side = {"front": [[3.0, 0.4]], "max_forward_ulp": 3.0, "max_needed_ulp": 0.4, "max_condition": 1.0}
+    record = {"op": "mul", "dtype": "bf16", "device": "cpu", "n": 1, "bound": {}, "suffix": False, "target": side, "eager": {**side, "front": [[0.5, 0.0]]}}
+    analysis = {"output": 0, "cause": "kernel_accuracy", "evidence": ["..."], "op": "mul", "dtype": "bf16", "backward_error": record}
+    analysis["culprit"] = {"node": node, "op": "mul", "dtype": "bf16", "verdict": "less_accurate", "located": "probe"}
+    errors = _errors(0, Verdict.LESS_ACCURATE, 3.0, 0.5)
+    return {"verdict": "less_accurate", "detail": "", "outputs": [errors.to_json()], "compile_s": 0.1, "run_s": 0.0, "analysis": analysis}
+
+
+def test_an_old_record_is_judged_with_the_allowance_for_narrow_inputs_the_program_made(tmp_path):
+    # exp's bf16 value feeds mul: a fused kernel may read it before its rounding, which today's record says and the bound allows
+    made = Graph((TensorSpec((4,), "bf16"),), (Node.make("exp", [0]), Node.make("mul", [1, 1])), (2,))
+    _save(tmp_path / "made" / "findings", made, _mul_finding(1))
+    assert _groups(tmp_path / "made") == []
+    (hidden,) = _groups(tmp_path / "made", everything=True)
+    assert hidden.verdicts == {"within_rounding"} and hidden.analysis.rounding_error.unrounded_inputs
+    # the program's own inputs are rounded before any kernel reads them: 0.4 ULP of input move is beyond mul's bound
+    given = Graph((TensorSpec((4,), "bf16"), TensorSpec((4,), "bf16")), (Node.make("mul", [0, 1]),), (2,))
+    _save(tmp_path / "given" / "findings", given, _mul_finding(0))
+    (group,) = _groups(tmp_path / "given")
+    assert group.verdicts == {"less_accurate"} and not group.stale
