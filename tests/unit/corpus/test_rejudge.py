@@ -239,3 +239,16 @@ def test_an_old_record_is_judged_with_the_allowance_for_narrow_inputs_the_progra
     _save(tmp_path / "given" / "findings", given, _mul_finding(0))
     (group,) = _groups(tmp_path / "given")
     assert group.verdicts == {"less_accurate"} and not group.stale
+
+
+def test_corpus_replay_compares_with_the_recorded_outcome_as_today_judges_it(tmp_path):
+    from numfuzz.corpus.replay import replay_case
+
+    graph, run, grads = _grad_case()
+    path = _save(tmp_path / "findings", graph, _old(_fused_gradient(3.0, measured=False)), run, grads=grads)
+    today = _fused_gradient(3.0, measured=True)
+    from numfuzz.judge.rules import apply_rules
+
+    apply_rules(today, load_bounds([]))
+    replayed = replay_case(path, lambda case: today, {"device": "cpu"})
+    assert replayed.recorded == "within_rounding" and replayed.now == "within_rounding" and replayed.reproduces
