@@ -208,6 +208,10 @@ def test_an_old_record_without_a_fact_a_rule_reads_is_stale_not_new(cli, tmp_pat
     (group,) = _groups(tmp_path / "today")
     assert not group.stale
     assert _listing(cli, tmp_path / "today")[-1] == "1 finding in 1 group: 1 new, 0 known"
+    # no analysis at all, as today's leaves a position it cannot part: nothing a rule could read, so nothing is stale
+    unparted = {k: v for k, v in _position(0).items() if k != "analysis"}
+    _save(tmp_path / "unparted" / "findings", graph, unparted)
+    assert _listing(cli, tmp_path / "unparted")[-1] == "1 finding in 1 group: 1 new, 0 known"
 
 
 def test_a_stored_outcome_records_the_rules_version_and_an_older_one_reads_as_0(tmp_path):
