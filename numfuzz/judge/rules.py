@@ -44,7 +44,6 @@ from numfuzz.judge.rounding_error_text import describe
 from numfuzz.judge.rounding_record import allowance_of, record_within, within
 from numfuzz.judge.verdicts import Verdict
 from numfuzz.program.dtypes import check_dtype
-from numfuzz.program.ops import OPS, lookup
 
 ACCURACY = tuple(v for v in Verdict if v.is_accuracy)
 
@@ -92,12 +91,6 @@ class ReorderedReduction(Rule):
 
     def holds(self, facts: Analysis, bounds: Bounds) -> str | None:
         return facts.reordered
-
-    def unmeasured(self, facts: Analysis, bounds: Bounds) -> str | None:
-        # the probe grew other orders (chunks reduced apart): an older record's absent evidence may be one it did not try
-        culprit = facts.culprit
-        reduction = culprit is not None and culprit.op in _OPS and lookup(culprit.op).combines and not culprit.located.startswith("cutting")
-        return "the reduction-order probe" if reduction and facts.reordered is None else None
 
 
 class KeptCause(Rule):
@@ -268,14 +261,13 @@ RULES: tuple[Rule, ...] = (
 
 # how the backward's locator says that no op's backward alone is less accurate (`judge.gradient_analysis`)
 FUSED_BACKWARD_LOCATED = "fallback (no op's backward alone"
-_OPS = frozenset(OPS)
 
 
 def _record_unmeasured(facts: Analysis) -> str | None:
-    """The culprit's rounding-error record, where an older numfuzz stored none or one without the target's side as the
-    rule reads it (one that says why it was not measured is as today's)."""
+    """The culprit's rounding-error record, where an older numfuzz stored it without the target's side as the rule reads
+    it. A record that is absent, or says why it was not measured, is as today's analysis leaves some: not stale."""
     record = facts.rounding_error
-    if record is not None and (record.error or record.judgeable):
+    if record is None or record.error or record.judgeable or record.stored.get("unmeasured"):
         return None
     return "the rounding-error record at the culprit"
 
