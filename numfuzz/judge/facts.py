@@ -25,7 +25,8 @@ from numfuzz.judge.rounding_record import RoundingRecord
 VERSION = 2
 # The rules' version: the facts they read, measured as this numfuzz measures them. A stored outcome says which version
 # judged it (`Outcome.rules_version`; 0: written before numfuzz said); where it is older than a rule's `since`, an absent
-# fact may be one that was not measured then, and the rule says what it lacks (`judge.rules.undecided`).
+# fact may be one that was not measured then, and the rule says what it lacks (`judge.rules.undecided`). A rule that
+# comes to read a new fact, or one measured anew, raises it and sets its own `since` to it.
 RULES_VERSION = 1
 
 
