@@ -63,7 +63,7 @@ class Rule:
     gives: ClassVar[Verdict | None]  # None: the oracle's verdict stands, and no later rule is asked
     reads: ClassVar[tuple[str, ...]]  # the facts it reads (fields and properties of `Analysis`)
     bounded: ClassVar[bool] = False  # depends on the bounds
-    since: ClassVar[int] = RULES_VERSION  # the rules' version from which a stored outcome has what it reads, as it reads it
+    since: ClassVar[int] = 1  # the rules' version (`facts.RULES_VERSION`) from which a stored outcome has what it reads, as it reads it
 
     def holds(self, facts: Analysis, bounds: Bounds) -> str | None:
         raise NotImplementedError
