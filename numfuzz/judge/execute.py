@@ -13,7 +13,7 @@ import numpy as np
 import torch
 
 from numfuzz.judge.compiled import CompiledProgram, flat64
-from numfuzz.judge.facts import Analysis
+from numfuzz.judge.facts import RULES_VERSION, Analysis
 from numfuzz.judge.oracle import OutputErrors, bits_lost, combine, compare_output
 from numfuzz.judge.position import position_dependence
 from numfuzz.judge.verdicts import Verdict
@@ -59,6 +59,7 @@ class Outcome:
     first: Outcome | None = field(default=None, repr=False, compare=False)  # a second size's outcome: the first size's (in memory only)
     oracle: Verdict | None = None  # the oracle's verdict, before any rule (`judge.rules`); set from `verdict` when not given
     rule: str = ""  # the rule that gave `verdict`, where one did
+    rules_version: int = RULES_VERSION  # the rules' version that judged it (`judge.facts.RULES_VERSION`); 0: stored before numfuzz said
 
     def __post_init__(self) -> None:
         if self.oracle is None:
@@ -75,6 +76,7 @@ class Outcome:
             "outputs": [o.to_json() for o in self.outputs],
             "compile_s": round(self.compile_s, 4),
             "run_s": round(self.run_s, 4),
+            "rules_version": self.rules_version,
         }
         if self.analysis is not None:
             data["analysis"] = self.analysis.to_json()
@@ -106,6 +108,7 @@ class Outcome:
             second_size=data.get("second_size") if isinstance(data.get("second_size"), dict) else None,
             oracle=oracle,
             rule=str(data.get("rule", "")),
+            rules_version=int(data.get("rules_version", 0)),
         )
 
 
@@ -250,24 +253,37 @@ def mismatch_text(graph: Graph, eager: tuple, got: tuple) -> str:
 
     The words stay the same from one program to the next (a crash's fingerprint keeps them), so one
     policy difference is one group whatever the sizes."""
+    return mismatch_words(graph, [_described(e) for e in eager], [_described(g) for g in got])
+
+
+Described = tuple[str, tuple[int, ...] | None]  # a returned value: its dtype's short name and shape, or a non-tensor's type and None
+
+
+def mismatch_words(graph: Graph, eager: list[Described], got: list[Described]) -> str:
+    """`mismatch_text` from the values described: also what a stored case recorded of them (`corpus.rejudge`)."""
     if len(got) != len(eager):
         return f"{len(got)} values where eager gives {len(eager)}"
     parts = []
-    for k, (g, e) in enumerate(zip(got, eager)):
+    for k, ((g_kind, g_shape), (e_kind, e_shape)) in enumerate(zip(got, eager)):
         who = _value_name(graph, k)
-        if not isinstance(g, torch.Tensor):
-            parts.append(f"{who}: {type(g).__name__} where eager gives a tensor")
-        elif g.dtype != e.dtype:
-            parts.append(f"{who}: {_short(g.dtype)} where eager gives {_short(e.dtype)}")
-        elif g.shape != e.shape:
-            parts.append(f"{who}: shape {tuple(g.shape)} where eager gives {tuple(e.shape)}")
+        if g_shape is None:
+            parts.append(f"{who}: {g_kind} where eager gives a tensor")
+        elif g_kind != e_kind:
+            parts.append(f"{who}: {g_kind} where eager gives {e_kind}")
+        elif g_shape != e_shape:
+            parts.append(f"{who}: shape {g_shape} where eager gives {e_shape}")
     return "; ".join(parts)
 
 
-def _short(dtype: torch.dtype) -> str:
+def _described(value: object) -> Described:
+    return (short_dtype(value.dtype), tuple(value.shape)) if isinstance(value, torch.Tensor) else (type(value).__name__, None)
+
+
+def short_dtype(dtype: torch.dtype) -> str:
+    """A dtype as numfuzz names it (`bf16`), or torch's own name for one numfuzz never draws (float64, bool)."""
     try:
         return dtype_name(dtype)
-    except ValueError:  # a dtype numfuzz never draws (float64, bool): torch's own name
+    except ValueError:
         return str(dtype).removeprefix("torch.")
 
 

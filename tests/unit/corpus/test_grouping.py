@@ -146,13 +146,15 @@ def test_a_thunder_limitation_is_known_and_a_typeerror_on_a_supported_op_stays_n
 
 
 def _restamp(path, mode: str = "", original=None):
-    """The stored finding at `path` as found under `mode`, or as the minimised version of `original`."""
+    """The stored finding at `path` as found under `mode` ("threads=2" or "dynamic": its run and its signature say so), or as
+    the minimised version of `original`."""
     from dataclasses import replace
 
     from numfuzz.corpus.store import load_case, save_case
     from numfuzz.judge.signature import Signature
 
     case = load_case(path)
+    case.run = case.run.with_changes(**{"": {}, "threads=2": {"threads": 2}, "dynamic": {"dynamic": "dynamic"}}[mode])
     case.extra["signature"] = replace(Signature.from_json(case.extra["signature"]), mode=mode).to_json()
     if original is not None:
         case.extra["minimize"] = {"compiles": 3}
