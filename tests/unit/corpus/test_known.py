@@ -90,3 +90,17 @@ def test_an_upstream_op_rule_matches_a_backward_downstream_of_the_op_through_the
     without = Graph(graph.inputs, (Node.make("tanh", [0]), Node.make("mse_loss", [2, 1])), (3,))
     assert GroupKey.of(backward, without, facts, load_known(), CPU_29).known is None  # no expm1 upstream
     assert match_known(load_known(), backward, CPU_29) is None  # no program at hand: the rule cannot claim it
+
+
+def test_a_thunder_range_claims_the_release_and_main_it_was_measured_on_and_no_later_release():
+    """index_add(alpha=) raises on thunder 0.2.6 and on Thunder main (0.2.7.dev0, a pre-release), as measured; a later release is new again."""
+    known = load_known()
+    for message in ("TypeError: index_add() got an unexpected keyword argument 'alpha'", "TypeError: index_add_() got an unexpected keyword argument 'alpha'"):
+        crash = Signature("thunder:torchcompile", "crash_compile:TypeError", ("index_add",), fingerprint=message)
+        assert match_known(known, crash, CPU_29).id == "numfuzz-thunder-index-add-alpha"
+        assert match_known(known, crash, {"torch": "2.11.0+cu130", "device": "cpu", "thunder": "0.2.7.dev0"}).id == "numfuzz-thunder-index-add-alpha"
+        assert match_known(known, crash, {**CPU_29, "thunder": "0.2.7"}) is None
+    other = Signature(
+        "thunder:torch", "crash_compile:TypeError", ("index_add",), fingerprint="TypeError: index_add() got an unexpected keyword argument 'beta'"
+    )
+    assert match_known(known, other, CPU_29) is None
