@@ -212,3 +212,17 @@ def test_a_scatter_into_an_expanded_input_is_known_where_torch_still_has_it(op):
         assert match_known(known, signature, {**CPU_214, "torch": "2.15.0+cu130"}) is None  # fixed there: new again if it comes back
     other = match_known(known, Signature("inductor", "less_accurate", ("index_add",), "fp16", "strided_input"), CPU_29)
     assert other is None or other.id != "inductor-scatter-into-expanded-input"  # another op: not this entry
+
+
+def test_a_thunder_range_claims_the_release_and_main_it_was_measured_on_and_no_later_release():
+    """index_add(alpha=) raises on thunder 0.2.6 and on Thunder main (0.2.7.dev0, a pre-release), as measured; a later release is new again."""
+    known = load_known()
+    for message in ("TypeError: index_add() got an unexpected keyword argument 'alpha'", "TypeError: index_add_() got an unexpected keyword argument 'alpha'"):
+        crash = Signature("thunder:torchcompile", "crash_compile:TypeError", ("index_add",), fingerprint=message)
+        assert match_known(known, crash, CPU_29).id == "numfuzz-thunder-index-add-alpha"
+        assert match_known(known, crash, {"torch": "2.11.0+cu130", "device": "cpu", "thunder": "0.2.7.dev0"}).id == "numfuzz-thunder-index-add-alpha"
+        assert match_known(known, crash, {**CPU_29, "thunder": "0.2.7"}) is None
+    other = Signature(
+        "thunder:torch", "crash_compile:TypeError", ("index_add",), fingerprint="TypeError: index_add() got an unexpected keyword argument 'beta'"
+    )
+    assert match_known(known, other, CPU_29) is None
