@@ -13,7 +13,9 @@
 * at      -- `second_size` when the difference shows only at the second size of a dynamic
              compile (`numfuzz.judge.second_size`): the program compiled at one size, run at another.
 * fingerprint -- for a crash, its normalised message (`numfuzz.judge.crash`): crashes are grouped
-             by it, so an unminimised crash joins the group its minimised sibling names.
+             by it, so an unminimised crash joins the group its minimised sibling names. For a
+             metadata finding, its first difference's: the op and what differs (`exp: strides (#)
+             where eager gives (#)`).
 
 Findings are grouped by root cause (`group_key`): an accuracy finding by target, cause and op,
 whatever its symptom and dtype (a cancellation that makes a later pow infinite is that
@@ -25,7 +27,8 @@ compiler fuses, yet it is one bug. `numfuzz.corpus.grouping` puts a known upstre
 
 Minimisation keeps the finding: a candidate counts only when an output with the same symptom
 has, in its cone, a node of the culprit op with the culprit dtype (`same_finding`); downstream ops
-and other outputs may go.
+and other outputs may go. A crash keeps its fingerprint; a metadata finding keeps one difference
+of that fingerprint among those it lists, whatever else differs or goes.
 """
 
 from __future__ import annotations
@@ -35,7 +38,7 @@ import re
 from dataclasses import dataclass
 
 from numfuzz.judge.cause import BACKWARD, root_title
-from numfuzz.judge.crash import crash_fingerprint
+from numfuzz.judge.crash import crash_fingerprint, metadata_fingerprints
 from numfuzz.judge.execute import AT_TEXT, Outcome, flagged_output
 from numfuzz.judge.facts import Analysis
 from numfuzz.judge.oracle import bits_lost
@@ -113,8 +116,15 @@ def signature_of(target: str, outcome: Outcome, run: RunSpec | None = None, grap
     if outcome.verdict.is_accuracy and facts is not None and facts.op:
         return Signature(target, symptom_of(outcome), (facts.op,), facts.dtype, facts.cause, **where)
     if outcome.verdict.is_finding and not outcome.verdict.is_accuracy and not outcome.verdict.kills_process:
-        return Signature(target, symptom_of(outcome), fingerprint=crash_fingerprint(outcome.detail), **where)
+        return Signature(target, symptom_of(outcome), fingerprint=fingerprints_of(outcome)[0], **where)
     return Signature(target, symptom_of(outcome), **where)
+
+
+def fingerprints_of(outcome: Outcome) -> list[str]:
+    """The fingerprints an outcome shows: a crash's one, or one per difference of a metadata finding (never empty)."""
+    if outcome.verdict is Verdict.METADATA:
+        return metadata_fingerprints(outcome.detail) or [""]
+    return [crash_fingerprint(outcome.detail)]
 
 
 def symptom_of(outcome: Outcome) -> str:
@@ -137,8 +147,8 @@ def same_finding(signature: Signature, graph: Graph, outcome: Outcome) -> bool:
     """Does this outcome of `graph` show the finding `signature` describes (and not another one)?"""
     if symptom_of(outcome) != signature.symptom or outcome.at != signature.at:
         return False
-    if signature.fingerprint and crash_fingerprint(outcome.detail) != signature.fingerprint:
-        return False  # another crash of the same class: another cause
+    if signature.fingerprint and signature.fingerprint not in fingerprints_of(outcome):
+        return False  # another crash of the same class, or another metadata difference: another cause
     if not signature.located or not outcome.verdict.is_accuracy:
         return True
     specs = infer_specs(graph)

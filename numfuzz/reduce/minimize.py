@@ -28,6 +28,7 @@ from numfuzz.judge.causes import cast_dropped
 from numfuzz.judge.evidence import Evidence
 from numfuzz.judge.execute import Outcome
 from numfuzz.judge.localize import flagged_index
+from numfuzz.judge.metadata import keeps_output_strides
 from numfuzz.judge.rules import final_verdict
 from numfuzz.judge.signature import Signature, mode_label, same_finding, signature_of
 from numfuzz.judge.verdicts import ACCURACY_SYMPTOMS
@@ -73,6 +74,9 @@ class CountingTarget:
 
     def available(self) -> tuple[bool, str]:
         return self.inner.available()
+
+    def keeps_output_strides(self) -> bool:
+        return keeps_output_strides(self.inner)
 
     def prepare(self, fn: Callable, device: str) -> Callable:
         self.compiles += 1

@@ -18,7 +18,8 @@ from typing import Sequence
 import torch
 
 from numfuzz.corpus.case import Case
-from numfuzz.judge import oracle, position
+from numfuzz.judge import metadata, oracle, position
+from numfuzz.judge.execute import output_names
 from numfuzz.program import dtypes
 from numfuzz.program.dtypes import TORCH_DTYPES
 from numfuzz.program.ir import TensorSpec
@@ -129,6 +130,33 @@ def _position_source() -> str:
     return "\n\n".join(p.strip() + "\n" for p in parts)
 
 
+def _metadata_source(case: Case, target: Target) -> str:
+    """The metadata check (`numfuzz.judge.metadata`) as the script runs it, with the outputs' names and whether the target keeps strides."""
+    functions = (
+        metadata.metadata_differences,
+        metadata._layout_difference,
+        metadata._shared_differences,
+        metadata._sized_strides,
+        metadata._views_flat,
+        metadata._has_memory,
+        metadata._same_memory,
+        metadata._source,
+        metadata._alias_text,
+    )
+    head = [
+        "from typing import Sequence  # noqa: E402",
+        "",
+        "from torch._prims_common import is_non_overlapping_and_dense  # noqa: E402",
+        "",
+        f"NAMES = {output_names(case.graph)!r}  # each output, by the op that makes it",
+        f"STRIDES = {metadata.keeps_output_strides(target)!r}  # whether the target promises eager's strides (numfuzz/judge/metadata.py)",
+        "",
+        "",
+        "def as_tuple(result):\n    return tuple(result) if isinstance(result, (tuple, list)) else (result,)",
+    ]
+    return "\n".join(head) + "\n\n\n" + "\n\n".join(inspect.getsource(f).strip() + "\n" for f in functions)
+
+
 def layouts_source(specs: Sequence[TensorSpec]) -> str:
     """`lay_out`, which turns a sample's inputs into the views their layouts describe, as numfuzz does (`program.layout`)."""
     if all(spec.layout is None for spec in specs):
@@ -157,8 +185,9 @@ def script_source(case: Case, target: Target, device: str, imports: Sequence[str
 Standalone repro written by numfuzz. It runs `fn` in eager PyTorch and compiled with
 `{compile_expr}`,
 compares both with a float64 reference element by element, in ULPs of the output dtype,
-and fails with an AssertionError while the compiled result is less accurate than eager, or
-while the same input values at two positions give the compiled program different results.
+and fails with an AssertionError while the compiled result is less accurate than eager, while
+the same input values at two positions give the compiled program different results, or while an
+output is laid out unlike eager's (strides, the memory it shares, whether it can be viewed).
 """
 
 import math
@@ -192,6 +221,9 @@ samples = [
 # ---- numfuzz's position check, copied from numfuzz/judge/position.py ----
 {_position_source()}
 
+# ---- numfuzz's metadata check, copied from numfuzz/judge/metadata.py ----
+{_metadata_source(case, target)}
+
 {TABLE_SOURCE}
 
 def flat(runs, k):
@@ -206,8 +238,8 @@ for a, b in zip(got[0], again):
 
 {VERDICT_LOOP.format(eager="eager", got="got", reference="reference")}
 assert not less_accurate, f"the compiled result is less accurate than eager on {{', '.join(label(k) for k in less_accurate)}}"
-{"" if grad else POSITION_ASSERTION}{second_size_source(case, target)}
-print("OK: the compiled result is at least as accurate as eager")
+{"" if grad else POSITION_ASSERTION}{GRAD_METADATA_ASSERTION if grad else METADATA_ASSERTION}{second_size_source(case, target)}
+print("OK: the compiled result is at least as accurate as eager, and laid out as eager's")
 '''
 
 
@@ -274,6 +306,8 @@ SCALARS2 = {scalar_values(second)!r}
 {after}print("{call}:", "cannot tell whether it recompiled" if recompiled is None else "recompiled (a guard failed)" if recompiled else "the same compiled program")
 {VERDICT_LOOP.format(eager="eager2", got="got2", reference="reference2")}
 assert not less_accurate, f"at the {call}, the compiled result is less accurate than eager on {{', '.join(label(k) for k in less_accurate)}}"
+differs = metadata_differences(NAMES, as_tuple(eager2[0]), as_tuple(got2[0]), {"None" if case.run.grad else "inputs2[0]"}, STRIDES)
+assert not differs, f"at the {call}, the compiled outputs are laid out unlike eager's: {{'; '.join(differs)}}"
 """
 
 
@@ -319,6 +353,17 @@ def run_all():
 
 def label(k):
     return f"output {k}"
+"""
+
+# The metadata check on the first sample, eager and the compiled program called with the same tensors (aliasing is
+# judged against them); with gradients each side runs on copies of its own, so aliasing with inputs is not judged.
+METADATA_ASSERTION = """with torch.no_grad():
+    first = [x.to(DEVICE) for x in samples[0]]
+    differs = metadata_differences(NAMES, as_tuple(fn(*lay_out(first), *SCALARS)), as_tuple(compiled(*lay_out(first), *SCALARS)), first, STRIDES)
+assert not differs, f"the compiled outputs are laid out unlike eager's: {'; '.join(differs)}"
+"""
+GRAD_METADATA_ASSERTION = """differs = metadata_differences(NAMES, eager[0], got[0], None, STRIDES)
+assert not differs, f"the compiled outputs are laid out unlike eager's: {'; '.join(differs)}"
 """
 
 POSITION_ASSERTION = """moved = position_dependence([list(s) for s in samples], eager, reference, got, [FORMATS[x.dtype].name for x in eager[0]])
