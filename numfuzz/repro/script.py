@@ -18,8 +18,7 @@ from typing import Sequence
 import torch
 
 from numfuzz.corpus.case import Case
-from numfuzz.judge import metadata, oracle, position
-from numfuzz.judge.execute import output_names
+from numfuzz.judge import oracle, position
 from numfuzz.program import dtypes
 from numfuzz.program.dtypes import TORCH_DTYPES
 from numfuzz.program.ir import TensorSpec
@@ -27,6 +26,7 @@ from numfuzz.program.layout import LAYOUT_SOURCE
 from numfuzz.program.lowering import lower
 from numfuzz.program.scalars import values as scalar_values
 from numfuzz.program.values import dtype_name
+from numfuzz.repro.metadata_check import GRAD_METADATA_ASSERTION, METADATA_ASSERTION, metadata_source
 from numfuzz.targets import Target
 from numfuzz.targets.compile_modes import configured
 
@@ -130,33 +130,6 @@ def _position_source() -> str:
     return "\n\n".join(p.strip() + "\n" for p in parts)
 
 
-def _metadata_source(case: Case, target: Target) -> str:
-    """The metadata check (`numfuzz.judge.metadata`) as the script runs it, with the outputs' names and whether the target keeps strides."""
-    functions = (
-        metadata.metadata_differences,
-        metadata._layout_difference,
-        metadata._shared_differences,
-        metadata._sized_strides,
-        metadata._views_flat,
-        metadata._has_memory,
-        metadata._same_memory,
-        metadata._source,
-        metadata._alias_text,
-    )
-    head = [
-        "from typing import Sequence  # noqa: E402",
-        "",
-        "from torch._prims_common import is_non_overlapping_and_dense  # noqa: E402",
-        "",
-        f"NAMES = {output_names(case.graph)!r}  # each output, by the op that makes it",
-        f"STRIDES = {metadata.keeps_output_strides(target)!r}  # whether the target promises eager's strides (numfuzz/judge/metadata.py)",
-        "",
-        "",
-        "def as_tuple(result):\n    return tuple(result) if isinstance(result, (tuple, list)) else (result,)",
-    ]
-    return "\n".join(head) + "\n\n\n" + "\n\n".join(inspect.getsource(f).strip() + "\n" for f in functions)
-
-
 def layouts_source(specs: Sequence[TensorSpec]) -> str:
     """`lay_out`, which turns a sample's inputs into the views their layouts describe, as numfuzz does (`program.layout`)."""
     if all(spec.layout is None for spec in specs):
@@ -222,7 +195,7 @@ samples = [
 {_position_source()}
 
 # ---- numfuzz's metadata check, copied from numfuzz/judge/metadata.py ----
-{_metadata_source(case, target)}
+{metadata_source(case, target)}
 
 {TABLE_SOURCE}
 
@@ -353,17 +326,6 @@ def run_all():
 
 def label(k):
     return f"output {k}"
-"""
-
-# The metadata check on the first sample, eager and the compiled program called with the same tensors (aliasing is
-# judged against them); with gradients each side runs on copies of its own, so aliasing with inputs is not judged.
-METADATA_ASSERTION = """with torch.no_grad():
-    first = [x.to(DEVICE) for x in samples[0]]
-    differs = metadata_differences(NAMES, as_tuple(fn(*lay_out(first), *SCALARS)), as_tuple(compiled(*lay_out(first), *SCALARS)), first, STRIDES)
-assert not differs, f"the compiled outputs are laid out unlike eager's: {'; '.join(differs)}"
-"""
-GRAD_METADATA_ASSERTION = """differs = metadata_differences(NAMES, eager[0], got[0], None, STRIDES)
-assert not differs, f"the compiled outputs are laid out unlike eager's: {'; '.join(differs)}"
 """
 
 POSITION_ASSERTION = """moved = position_dependence([list(s) for s in samples], eager, reference, got, [FORMATS[x.dtype].name for x in eager[0]])

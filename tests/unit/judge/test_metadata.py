@@ -103,7 +103,9 @@ def test_a_value_finding_takes_precedence_over_a_metadata_difference():
 def test_the_minimiser_keeps_a_candidate_with_the_same_difference_among_others_only():
     signature = signature_of("stride_bug", evaluate(SIGMOID, SAMPLES, StrideBug(True), "cpu"))
     assert signature.fingerprint == "add: strides (#) where eager gives (#), so a flat view fails"
-    both = "output 0 (sigmoid): a new tensor where eager gives a view of input x0; output 1 (add): strides (1, 2) where eager gives (2, 1), so a flat view fails"
+    both = (
+        "output 0 (sigmoid): a new tensor where eager gives a view of input x0; output 1 (add): strides (1, 2) where eager gives (2, 1), so a flat view fails"
+    )
     assert same_finding(signature, SIGMOID, Outcome(Verdict.METADATA, both))
     other = "output 0 (add): strides (1, 2) where eager gives (2, 1)"  # viewable after all: another kind of difference
     assert not same_finding(signature, SIGMOID, Outcome(Verdict.METADATA, other))
