@@ -27,7 +27,6 @@ from __future__ import annotations
 from typing import Sequence
 
 import torch
-from torch._prims_common import is_non_overlapping_and_dense
 
 
 def keeps_output_strides(target: object) -> bool:
@@ -60,7 +59,7 @@ def metadata_differences(
 
 def _layout_difference(e: torch.Tensor, g: torch.Tensor) -> str:
     """How g's strides, contiguity or viewability differ from eager's e, where Inductor keeps them ("" where not)."""
-    if e.numel() > 1 and is_non_overlapping_and_dense(e) and _sized_strides(e) != _sized_strides(g):
+    if e.numel() > 1 and _dense(e) and _sized_strides(e) != _sized_strides(g):
         lost = _views_flat(e) and not _views_flat(g)
         return f"strides {tuple(g.stride())} where eager gives {tuple(e.stride())}" + (", so a flat view fails" if lost else "")
     if e.is_contiguous() and not g.is_contiguous():
@@ -83,6 +82,17 @@ def _shared_differences(eager: Sequence[torch.Tensor], got: Sequence[torch.Tenso
                 said = "share memory where eager's do not" if in_got else "do not share memory where eager's do"
                 parts.append(f"outputs {a} and {b} ({names[a]}, {names[b]}): {said}")
     return parts
+
+
+def _dense(t: torch.Tensor) -> bool:
+    """Non-overlapping and dense: the dims of size above 1, in stride order, tile memory with no gap and no overlap
+    (torch's own test has moved between versions)."""
+    expected = 1
+    for size, stride in sorted(((n, s) for n, s in zip(t.shape, t.stride()) if n > 1), key=lambda d: d[1]):
+        if stride != expected:
+            return False
+        expected *= size
+    return True
 
 
 def _sized_strides(t: torch.Tensor) -> tuple[int, ...]:

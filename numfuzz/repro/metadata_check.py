@@ -19,6 +19,7 @@ def metadata_source(case: Case, target: Target) -> str:
     functions = (
         metadata.metadata_differences,
         metadata._layout_difference,
+        metadata._dense,
         metadata._shared_differences,
         metadata._sized_strides,
         metadata._views_flat,
@@ -29,8 +30,6 @@ def metadata_source(case: Case, target: Target) -> str:
     )
     head = [
         "from typing import Sequence  # noqa: E402",
-        "",
-        "from torch._prims_common import is_non_overlapping_and_dense  # noqa: E402",
         "",
         f"NAMES = {output_names(case.graph)!r}  # each output, by the op that makes it",
         f"STRIDES = {metadata.keeps_output_strides(target)!r}  # whether the target promises eager's strides (numfuzz/judge/metadata.py)",

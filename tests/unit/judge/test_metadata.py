@@ -8,7 +8,7 @@ from stride_bug_target import StrideBug
 
 from numfuzz.judge.crash import metadata_fingerprints
 from numfuzz.judge.execute import Outcome, evaluate
-from numfuzz.judge.metadata import keeps_output_strides, metadata_differences
+from numfuzz.judge.metadata import _dense, keeps_output_strides, metadata_differences
 from numfuzz.judge.signature import same_finding, signature_of
 from numfuzz.judge.verdicts import Verdict
 from numfuzz.program.ir import Graph, Node, TensorSpec
@@ -39,6 +39,26 @@ def test_a_non_dense_output_is_held_to_its_viewability_only():
     one_step = torch.ones(2, 6)[:, ::2]  # eager: strides (6, 2), not dense, yet a flat view works
     twisted = torch.ones(3, 4)[:, ::2].mT  # (2, 3) with strides (2, 4): no flat view
     assert metadata_differences(["slice"], [one_step], [twisted], None, True) == ["output 0 (slice): a flat view fails where eager's works"]
+
+
+def test_dense_is_what_torch_calls_non_overlapping_and_dense():
+    import torch._prims_common as common
+
+    torch_s = getattr(common, "is_non_overlapping_and_dense", None) or common.is_non_overlapping_and_dense_or_false
+    base = torch.ones(48)
+    layouts = [
+        ((3, 4), (4, 1)),
+        ((3, 4), (1, 3)),
+        ((2, 3, 4), (1, 8, 2)),
+        ((3, 4), (0, 1)),
+        ((3, 3), (1, 1)),
+        ((3, 4), (5, 1)),
+        ((1, 4), (9, 1)),
+        ((4, 1), (1, 7)),
+    ]
+    for shape, strides in layouts:
+        t = torch.as_strided(base, shape, strides)
+        assert _dense(t) == bool(torch_s(t)), (shape, strides)
 
 
 def test_aliasing_with_an_input_must_be_eager_s():
