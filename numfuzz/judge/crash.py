@@ -9,6 +9,7 @@ numbered temporaries (`t12`, `buf3`, `tmp7`, `x0`, `primals_2`) and other number
 A metadata finding (`numfuzz.judge.metadata`) has one fingerprint per difference it lists: the op
 and what differs, without the output's place or the strides' values and rank (`exp: strides (#)
 where eager gives (#)`), so a transposed output of `exp` is one finding at any size and rank.
+Its kind (`metadata_kind`) is the fingerprint without the op: what the minimiser keeps.
 """
 
 from __future__ import annotations
@@ -43,6 +44,11 @@ def metadata_fingerprints(detail: str) -> list[str]:
             part = pattern.sub(replacement, part)
         found.append(crash_fingerprint(part))
     return found
+
+
+def metadata_kind(fingerprint: str) -> str:
+    """A metadata fingerprint's kind of difference, without the op it names: `strides (#) where eager gives (#)`."""
+    return fingerprint.partition(": ")[2]
 
 
 def crash_fingerprint(detail: str) -> str:

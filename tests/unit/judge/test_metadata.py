@@ -9,7 +9,7 @@ from stride_bug_target import StrideBug
 from numfuzz.judge.crash import metadata_fingerprints
 from numfuzz.judge.execute import Outcome, evaluate
 from numfuzz.judge.metadata import _dense, keeps_output_strides, metadata_differences
-from numfuzz.judge.signature import same_finding, signature_of
+from numfuzz.judge.signature import renamed, same_finding, signature_of
 from numfuzz.judge.verdicts import Verdict
 from numfuzz.program.ir import Graph, Node, TensorSpec
 from numfuzz.targets.eager import Eager
@@ -120,13 +120,15 @@ def test_a_value_finding_takes_precedence_over_a_metadata_difference():
     assert evaluate(SIGMOID, SAMPLES, _WrongAndTransposed(), "cpu").verdict is Verdict.LESS_ACCURATE
 
 
-def test_the_minimiser_keeps_a_candidate_with_the_same_difference_among_others_only():
+def test_the_minimiser_keeps_the_same_kind_of_difference_whatever_op_shows_it():
     signature = signature_of("stride_bug", evaluate(SIGMOID, SAMPLES, StrideBug(True), "cpu"))
     assert signature.fingerprint == "add: strides (#) where eager gives (#), so a flat view fails"
-    both = (
-        "output 0 (sigmoid): a new tensor where eager gives a view of input x0; output 1 (add): strides (1, 2) where eager gives (2, 1), so a flat view fails"
-    )
-    assert same_finding(signature, SIGMOID, Outcome(Verdict.METADATA, both))
+    alone = "output 0 (sigmoid): strides (1, 2) where eager gives (2, 1), so a flat view fails"  # the add dropped: the sigmoid shows it
+    both = "output 0 (exp): a new tensor where eager gives a view of input x0; " + alone
+    assert same_finding(signature, SIGMOID, Outcome(Verdict.METADATA, alone)) and same_finding(signature, SIGMOID, Outcome(Verdict.METADATA, both))
+    assert renamed(signature, Outcome(Verdict.METADATA, both)).fingerprint == "sigmoid: strides (#) where eager gives (#), so a flat view fails"
     other = "output 0 (add): strides (1, 2) where eager gives (2, 1)"  # viewable after all: another kind of difference
     assert not same_finding(signature, SIGMOID, Outcome(Verdict.METADATA, other))
     assert not same_finding(signature, SIGMOID, Outcome(Verdict.EQUAL))
+    crash = signature_of("stride_bug", Outcome(Verdict.CRASH_RUN, "RuntimeError: exp: bad"))
+    assert not same_finding(crash, SIGMOID, Outcome(Verdict.CRASH_RUN, "RuntimeError: add: bad"))  # a crash keeps its whole message
