@@ -13,8 +13,9 @@ sample, per output (an input's gradient is not an output and is not checked):
   and `pad_outputs`, default off: `GraphLowering.output` calls `require_exact_strides` with the
   strides eager's meta function gives). That holds for dense outputs; a view of an intermediate is
   kept in its stride order only, so a non-dense output (expanded, stepped) is compared only by what
-  follows. A dim of size 1 may have any stride (torch ignores it for contiguity and views), and an
-  output of one element or none has no layout to keep.
+  follows. A dim of size 1 may have any stride (torch ignores it for contiguity and views; Inductor
+  does not keep it, pytorch#197815, which no later view or in-place write can tell), and an output of
+  one element or none has no layout to keep.
 * viewability -- where eager's output is contiguous, or `view(-1)` takes it, the compiled one must
   be and take it too (the reverse is no loss).
 

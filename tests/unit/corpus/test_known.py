@@ -90,3 +90,12 @@ def test_an_upstream_op_rule_matches_a_backward_downstream_of_the_op_through_the
     without = Graph(graph.inputs, (Node.make("tanh", [0]), Node.make("mse_loss", [2, 1])), (3,))
     assert GroupKey.of(backward, without, facts, load_known(), CPU_29).known is None  # no expm1 upstream
     assert match_known(load_known(), backward, CPU_29) is None  # no program at hand: the rule cannot claim it
+
+
+def test_meta_strides_of_copysign_and_floor_division_are_known_and_other_ops_new():
+    known = load_known()
+    for op in ("copysign", "div_floor"):
+        found = Signature("inductor", "metadata", fingerprint=f"{op}: strides (#) where eager gives (#)")
+        assert match_known(known, found, CPU_214).id == "pytorch-198364-meta-strides"
+    assert match_known(known, Signature("inductor", "metadata", fingerprint="xlogy: strides (#) where eager gives (#)"), CPU_214) is None
+    assert match_known(known, Signature("inductor", "metadata", fingerprint="copysign: a new tensor where eager gives a view of input x#"), CPU_214) is None
