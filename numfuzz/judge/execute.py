@@ -14,6 +14,7 @@ import torch
 
 from numfuzz.judge.compiled import CompiledProgram, flat64
 from numfuzz.judge.facts import RULES_VERSION, Analysis
+from numfuzz.judge.metadata import keeps_output_strides, metadata_differences
 from numfuzz.judge.oracle import OutputErrors, bits_lost, combine, compare_output
 from numfuzz.judge.position import position_dependence
 from numfuzz.judge.verdicts import Verdict
@@ -189,7 +190,8 @@ def judge(program: CompiledProgram, samples: list[list[torch.Tensor]], want_trac
                 return Outcome(Verdict.INVALID, own, compile_s=program.compile_s, run_s=program.run_s)
             verdict = _crash_verdict(exc, Verdict.CRASH_COMPILE if i == 0 else Verdict.CRASH_RUN)
             return Outcome(verdict, _one_line(exc), compile_s=program.compile_s, run_s=program.run_s)
-    outcome = judge_runs(program, samples, eager_runs, ref_runs, target_runs[: len(samples)], target_runs[-1])
+    inputs = None if program.grad else on_device[0]  # with gradients, each side runs on copies of its own
+    outcome = judge_runs(program, samples, eager_runs, ref_runs, target_runs[: len(samples)], target_runs[-1], inputs)
     outcome.compile_s, outcome.run_s = program.compile_s, program.run_s
     outcome.trace = program.trace() if want_trace else None
     return outcome
@@ -227,8 +229,20 @@ def eager_and_reference(
     return eager_runs, ref_runs
 
 
-def judge_runs(program: CompiledProgram, samples: list, eager_runs: list[tuple], ref_runs: list[tuple], target_runs: list[tuple], again: tuple) -> Outcome:
-    """The verdict on one set of runs: shapes and dtypes, determinism, the oracle, then the position check."""
+def judge_runs(
+    program: CompiledProgram,
+    samples: list,
+    eager_runs: list[tuple],
+    ref_runs: list[tuple],
+    target_runs: list[tuple],
+    again: tuple,
+    inputs: list[torch.Tensor] | None = None,
+) -> Outcome:
+    """The verdict on one set of runs: shapes and dtypes, determinism, the oracle, the position check, then the outputs' metadata.
+
+    `inputs`: the tensors of the first sample that eager and the target were both called with, for the
+    aliasing check (None where they were not the same tensors). The metadata check (`judge.metadata`)
+    looks only at a case whose values are clean: a value finding is analysed and located, and takes precedence."""
     for eager, got in zip(eager_runs, target_runs):
         if len(got) != len(eager) or any(not isinstance(g, torch.Tensor) or g.dtype != e.dtype or g.shape != e.shape for g, e in zip(got, eager)):
             return Outcome(Verdict.MISMATCH, mismatch_text(program.graph, eager, got))
@@ -245,6 +259,10 @@ def judge_runs(program: CompiledProgram, samples: list, eager_runs: list[tuple],
         moved = position_dependence([[x.cpu() for x in sample] for sample in samples], runs.eager, runs.reference, runs.target, program.out_dtypes)
         if moved is not None:
             verdict, detail = Verdict.POSITION_DEPENDENT, moved
+    if verdict.is_clean:
+        differs = metadata_differences(output_names(program.graph), eager_runs[0], target_runs[0], inputs, keeps_output_strides(program.target))
+        if differs:
+            verdict, detail = Verdict.METADATA, "; ".join(differs)
     return Outcome(verdict, detail, outputs, runs=runs)
 
 
@@ -285,6 +303,11 @@ def short_dtype(dtype: torch.dtype) -> str:
         return dtype_name(dtype)
     except ValueError:
         return str(dtype).removeprefix("torch.")
+
+
+def output_names(graph: Graph) -> list[str]:
+    """Each output's name: the op that makes it, or the input it returns (`input x0`)."""
+    return [_value_name(graph, k) for k in range(len(graph.outputs))]
 
 
 def _value_name(graph: Graph, k: int) -> str:

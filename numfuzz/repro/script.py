@@ -27,6 +27,7 @@ from numfuzz.program.layout import LAYOUT_SOURCE
 from numfuzz.program.lowering import lower
 from numfuzz.program.scalars import values as scalar_values
 from numfuzz.program.values import dtype_name
+from numfuzz.repro.metadata_check import GRAD_METADATA_ASSERTION, METADATA_ASSERTION, metadata_source
 from numfuzz.targets import Target
 from numfuzz.targets.compile_modes import configured
 
@@ -158,8 +159,9 @@ def script_source(case: Case, target: Target, device: str, imports: Sequence[str
 Standalone repro written by numfuzz. It runs `fn` in eager PyTorch and compiled with
 `{compile_expr}`,
 compares both with a float64 reference element by element, in ULPs of the output dtype,
-and fails with an AssertionError while the compiled result is less accurate than eager, or
-while the same input values at two positions give the compiled program different results.
+and fails with an AssertionError while the compiled result is less accurate than eager, while
+the same input values at two positions give the compiled program different results, or while an
+output is laid out unlike eager's (strides, the memory it shares, whether it can be viewed).
 """
 
 import math
@@ -193,6 +195,9 @@ samples = [
 # ---- numfuzz's position check, copied from numfuzz/judge/position.py ----
 {_position_source()}
 
+# ---- numfuzz's metadata check, copied from numfuzz/judge/metadata.py ----
+{metadata_source(case, target)}
+
 {TABLE_SOURCE}
 
 def flat(runs, k):
@@ -207,8 +212,8 @@ for a, b in zip(got[0], again):
 
 {VERDICT_LOOP.format(eager="eager", got="got", reference="reference")}
 assert not less_accurate, f"the compiled result is less accurate than eager on {{', '.join(label(k) for k in less_accurate)}}"
-{"" if grad else POSITION_ASSERTION}{second_size_source(case, target)}
-print("OK: the compiled result is at least as accurate as eager")
+{"" if grad else POSITION_ASSERTION}{GRAD_METADATA_ASSERTION if grad else METADATA_ASSERTION}{second_size_source(case, target)}
+print("OK: the compiled result is at least as accurate as eager, and laid out as eager's")
 '''
 
 
@@ -294,6 +299,8 @@ SCALARS2 = {scalar_values(second)!r}
 {after}print("{call}:", "cannot tell whether it recompiled" if recompiled is None else "recompiled (a guard failed)" if recompiled else "the same compiled program")
 {VERDICT_LOOP.format(eager="eager2", got="got2", reference="reference2")}
 assert not less_accurate, f"at the {call}, the compiled result is less accurate than eager on {{', '.join(label(k) for k in less_accurate)}}"
+differs = metadata_differences(NAMES, as_tuple(eager2[0]), as_tuple(got2[0]), {"None" if case.run.grad else "inputs2[0]"}, STRIDES)
+assert not differs, f"at the {call}, the compiled outputs are laid out unlike eager's: {{'; '.join(differs)}}"
 """
 
 

@@ -226,3 +226,12 @@ def test_a_thunder_range_claims_the_release_and_main_it_was_measured_on_and_no_l
         "thunder:torch", "crash_compile:TypeError", ("index_add",), fingerprint="TypeError: index_add() got an unexpected keyword argument 'beta'"
     )
     assert match_known(known, other, CPU_29) is None
+
+
+def test_meta_strides_of_copysign_and_floor_division_are_known_and_other_ops_new():
+    known = load_known()
+    for op in ("copysign", "div_floor"):
+        found = Signature("inductor", "metadata", fingerprint=f"{op}: strides (#) where eager gives (#)")
+        assert match_known(known, found, CPU_214).id == "pytorch-198364-meta-strides"
+    assert match_known(known, Signature("inductor", "metadata", fingerprint="xlogy: strides (#) where eager gives (#)"), CPU_214) is None
+    assert match_known(known, Signature("inductor", "metadata", fingerprint="copysign: a new tensor where eager gives a view of input x#"), CPU_214) is None
