@@ -101,6 +101,9 @@ class OpSpec:
     # where the two disagree, x - max(x) > 0 or x - mean(x) != 0 (the mechanism "reduction-recompute" of the judge).
     recomputes_input: bool = False
     optional: int = 0
+    # The attribute naming the dtype the op computes in (`torch.sum(x, dtype=...)`): its first argument is cast to it
+    # first, so the float64 reference rounds that argument there once, as it does at a cast, and computes on in float64
+    computes_in: str = ""
     swap_group: str = ""  # a block's mutation may put ops of one group in each other's place (one shape rule, another computation)
 
     def domain(self, arg: int) -> str:
