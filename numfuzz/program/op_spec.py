@@ -67,8 +67,9 @@ class OpSpec:
     # attribute, where it has one, is a valid value too.
     index_arg: int | None = None
     index_bound: IndexBound | None = None
-    # An op that adds at indices, any of which may repeat (index_add): the most terms one output element sums, in an order
-    # torch leaves unspecified; the table's bound grows with it as a reduction's does with its length
+    # How many terms one output element sums, where the family does not say (a reduction's dim, a linear's last): an op
+    # that adds at indices, any of which may repeat (index_add), the most one element takes, in an order torch leaves
+    # unspecified; a batched matmul, its shared dim. The table's bound grows with it as a reduction's does with its length
     terms: Terms | None = None
     # Attributes that may be passed as Python scalars at call time (`program.scalars`), each with what values
     # are legal: a key of `scalars.LEGAL`, or "bound" or "bound_nonneg" (within the first argument's dtype's
