@@ -138,7 +138,7 @@ SPECS: list[OpSpec] = [
     ),
     # a write through a view: x's transpose multiplied in place, x read on (functionalization must carry it to the base)
     OpSpec(
-        "mul_inplace_transposed",
+        "mul_inplace_view",
         2,
         "fresh",
         _written_transposed,

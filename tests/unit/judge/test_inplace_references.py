@@ -47,5 +47,5 @@ def test_the_reference_is_the_op_at_100_bits(op):
 
 def test_a_write_through_a_transposed_view_lands_in_the_base():
     x = [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]  # (2, 3); its transpose (3, 2) times a column (3, 1) scales the base's columns
-    out, _ = _run("mul_inplace_transposed", [x, [[10.0], [100.0], [-1.0]]], {"dim0": 0, "dim1": -1})
+    out, _ = _run("mul_inplace_view", [x, [[10.0], [100.0], [-1.0]]], {"dim0": 0, "dim1": -1})
     assert out.tolist() == [[10.0, 200.0, -3.0], [40.0, 500.0, -6.0]]
