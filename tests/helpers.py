@@ -20,7 +20,7 @@ FINDINGS = ROOT / "corpus" / "findings"
 # issue's empty dims and out-of-domain arguments): off, a campaign draws the graphs the tests expect.
 LATER_SHARES_OFF = (
     "--large-share", "0", "--threads-share", "0", "--autocast-share", "0", "--blocks-share", "0", "--models-share", "0", "--grad-share", "0",
-    "--empty-share", "0", "--out-of-domain-share", "0",
+    "--empty-share", "0", "--out-of-domain-share", "0", "--odd-tail-share", "0",
 )  # fmt: skip
 
 

@@ -101,6 +101,7 @@ class CampaignConfig:
             "out_of_domain",
             "empty",
             "fp64",
+            "odd_tail",
         ):  # added later: at their defaults, journals keep the name they had
             if gen[later] == getattr(GenConfig, later):
                 del gen[later]

@@ -18,7 +18,7 @@ from numfuzz.program.model_scale import JUDGE_ELEMENTS, LARGE_ELEMENTS, MIN_SAMP
 from numfuzz.program.op_spec import INDEX_DTYPE, scalar
 from numfuzz.program.ops import OPS, OpSpec, autocast_policy, infer_node, infer_specs
 from numfuzz.program.scalars import PASSED
-from numfuzz.program.seams import mirror_rows_and_tails, seam_shape
+from numfuzz.program.seams import mirror_rows_and_tails, odd_tail_shape, seam_shape
 from numfuzz.program.space import GenConfig
 from numfuzz.program.values import RECIPE_KINDS, Recipe, draw_values
 from numfuzz.program.zoo import start_from_zoo
@@ -306,6 +306,7 @@ def generate_drawn(rng: random.Random, config: GenConfig | None = None, widths: 
     empty = bool(config.empty) and rng.random() < config.empty
     fp64 = bool(config.fp64) and not (large or block or zoo or empty) and rng.random() < config.fp64 and bool(float64_space(config).ops)
     config = float64_space(config) if fp64 else config
+    odd_tail = bool(config.odd_tail) and rng.random() < config.odd_tail
     b = _Builder(rng, config, widths, LARGE_ELEMENTS if large or block or zoo else SMALL_ELEMENTS)
     dtype = "fp64" if fp64 else rng.choices(PROGRAM_DTYPES, DTYPE_WEIGHTS)[0]
     autocast = bool(config.autocast) and rng.random() < config.autocast
@@ -320,7 +321,8 @@ def generate_drawn(rng: random.Random, config: GenConfig | None = None, widths: 
     elif config.seams and rng.random() < config.seams:
         b.seam_motif(dtype)
     else:
-        b.new_input(_with_empty_dim(rng, b.random_shape()) if empty else b.random_shape(), dtype)
+        shape = odd_tail_shape(rng, config.max_rank) if odd_tail else b.random_shape()
+        b.new_input(_with_empty_dim(rng, shape) if empty else shape, dtype)
         b.allow_empty = empty
     target = len(b.nodes) + rng.randint(0, 3) if from_block else rng.randint(config.min_nodes, config.max_nodes)  # a block grows a little
     ops = [OPS[name] for name in config.ops]

@@ -67,8 +67,9 @@ class OpSpec:
     # attribute, where it has one, is a valid value too.
     index_arg: int | None = None
     index_bound: IndexBound | None = None
-    # An op that adds at indices, any of which may repeat (index_add): the most terms one output element sums, in an order
-    # torch leaves unspecified; the table's bound grows with it as a reduction's does with its length
+    # How many terms one output element sums, where the family does not say (a reduction's dim, a linear's last): an op
+    # that adds at indices, any of which may repeat (index_add), the most one element takes, in an order torch leaves
+    # unspecified; a batched matmul, its shared dim. The table's bound grows with it as a reduction's does with its length
     terms: Terms | None = None
     # Attributes that may be passed as Python scalars at call time (`program.scalars`), each with what values
     # are legal: a key of `scalars.LEGAL`, or "bound" or "bound_nonneg" (within the first argument's dtype's
@@ -101,6 +102,9 @@ class OpSpec:
     # where the two disagree, x - max(x) > 0 or x - mean(x) != 0 (the mechanism "reduction-recompute" of the judge).
     recomputes_input: bool = False
     optional: int = 0
+    # The attribute naming the dtype the op computes in (`torch.sum(x, dtype=...)`): its first argument is cast to it
+    # first, so the float64 reference rounds that argument there once, as it does at a cast, and computes on in float64
+    computes_in: str = ""
     swap_group: str = ""  # a block's mutation may put ops of one group in each other's place (one shape rule, another computation)
 
     def domain(self, arg: int) -> str:

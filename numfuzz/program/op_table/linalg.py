@@ -29,6 +29,29 @@ def _matmul(specs: list[TensorSpec], attrs: dict) -> TensorSpec:
     return TensorSpec(a[:-1] + (b[1],), specs[0].dtype)
 
 
+def _matmul_batched(specs: list[TensorSpec], attrs: dict) -> TensorSpec:
+    """torch.matmul's rule for any ranks: a 1-d operand is a row (first) or a column (second), dropped from the result;
+    the dims before the last two broadcast."""
+    a, b = specs[0].shape, specs[1].shape
+    if not a or not b or a[-1] != (b[-2] if len(b) > 1 else b[0]):
+        raise GraphError(f"matmul shapes {a} and {b} disagree")
+    batch = broadcast_shapes(a[:-2], b[:-2])
+    return TensorSpec(batch + a[-2:-1] + b[-1:] * (len(b) > 1), specs[0].dtype)
+
+
+def _batched_operands(rng: random.Random, spec: TensorSpec, attrs: dict) -> list[tuple[int, ...]]:
+    """The second operand (..., k, m), 3-d or 4-d where the first is at most 2-d: its batch dims each the first's,
+    1 (broadcast) or, against a 1 or past the first's rank, a small new size."""
+    rank = rng.choice([r for r in (2, 3, 4) if max(r, len(spec.shape)) >= 3])
+    lead = spec.shape[:-2]
+    batch = []
+    for i in range(rank - 2):
+        j = len(lead) - (rank - 2) + i  # the first's dim it meets, counting from the right
+        theirs = lead[j] if j >= 0 else 1
+        batch.append(rng.choice([theirs, 1] if theirs > 1 else [1, rng.randint(2, 3)]))
+    return [(*batch, spec.shape[-1], _new(rng))]
+
+
 def _bmm(specs: list[TensorSpec], attrs: dict) -> TensorSpec:
     a, b = specs[0].shape, specs[1].shape
     if len(a) != 3 or len(b) != 3 or a[0] != b[0] or a[2] != b[1]:
@@ -159,6 +182,21 @@ SPECS: list[OpSpec] = [
         captured=("F.linear({0}, {1}, {2})",),
     ),
     OpSpec("matmul", 2, "matmul", _matmul, same_dtype=True, bound="table", autocast=LOWER, call="torch.matmul({0}, {1})", captured=("{0} @ {1}",)),
+    # 3-d and 4-d operands on either side (matmul's second is 2-d): one element sums the shared dim's products
+    OpSpec(
+        "matmul_batched",
+        2,
+        "fresh",
+        _matmul_batched,
+        same_dtype=True,
+        operands=_batched_operands,
+        terms=lambda specs, attrs: specs[0].shape[-1],
+        weight=0.5,
+        bound="table",
+        autocast=LOWER,
+        call="torch.matmul({0}, {1})",
+        captured=("{0} @ {1}",),
+    ),
     OpSpec("bmm", 2, "fresh", _bmm, same_dtype=True, operands=_bmm_operands, bound="undocumented", autocast=LOWER, call="torch.bmm({0}, {1})"),
     OpSpec(
         "baddbmm",

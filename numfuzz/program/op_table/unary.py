@@ -14,7 +14,7 @@ def _draw_exponent(rng: random.Random, specs: list[TensorSpec]) -> dict:
     return {"exponent": scalar(rng, "moderate", specs[0])}
 
 
-def _draw_clamp(rng: random.Random, specs: list[TensorSpec]) -> dict:
+def draw_clamp(rng: random.Random, specs: list[TensorSpec]) -> dict:
     low, high = sorted((scalar(rng, "bound", specs[0]), scalar(rng, "bound", specs[0])))
     side = rng.random()
     return {"min": None if side < 0.15 else low, "max": None if 0.15 <= side < 0.3 else high}
@@ -157,7 +157,7 @@ SPECS: list[OpSpec] = (
             1,
             "unary",
             same,
-            draw_attrs=_draw_clamp,
+            draw_attrs=draw_clamp,
             scalars=_BOUNDS,
             lines=lines_at("min", "max"),
             bound="correctly_rounded",

@@ -348,6 +348,11 @@ def test_every_op_added_to_the_first_fifty_has_a_value_test():
     tested |= {"add_inplace", "mul_inplace", "slice_write"}  # test_in_place_ops_and_a_write_through_a_view_give_the_written_clone
     tested |= {"diagonal_scatter", "select_scatter", "slice_scatter", "index_add", "scatter_add"}  # test_scatter_*
     tested |= {"max_pool2d", "avg_pool2d", "adaptive_avg_pool2d", "interpolate"}  # test_pooling_references.py
+    tested |= {"pad"}  # test_pad_reference.py
+    tested |= {"sum_dtype", "mean_dtype", "prod_dtype", "cumsum_dtype"}  # test_reduction_dtype_reference.py
+    tested |= {"matmul_batched"}  # test_matmul_batched_reference.py
+    tested |= {"sub_inplace", "div_inplace", "mul_scalar_inplace", "lerp_inplace", "addcmul_inplace", "addcdiv_inplace", "clamp_inplace", "mul_inplace_view"}
+    # (test_inplace_references.py)
     assert set(OPS) - set(FIRST_OPS) - tested == set()
 
 
