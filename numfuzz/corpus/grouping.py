@@ -88,11 +88,18 @@ def minimize_notes(root: Path) -> dict[str, str]:
     return {str(k): str(v) for k, v in data.items()} if isinstance(data, dict) else {}
 
 
+CAMPAIGN_FOLDER = "campaign"  # a campaign corpus's journal, stats and logs: no case there
+NEWEST_ANSWERS = "newest.json"  # what the newest interpreters answered, kept beside the cases (numfuzz.newest.interpreters)
+OWN_FILES = (NOTES, NEWEST_ANSWERS)  # numfuzz's own files beside the cases
+
+
 def case_paths(directory: Path) -> list[Path]:
-    """The case files under `directory`: in a campaign corpus those of its case folders, in any other folder every *.json below it."""
+    """The case files under `directory`: in a campaign corpus those of its case folders (none before its first finding),
+    in any other folder every *.json below it but numfuzz's own files."""
     root = Path(directory)
-    folders = [root / name for name in CASE_FOLDERS if (root / name).is_dir()] or [root]
-    return sorted({p for folder in folders for p in folder.rglob("*.json") if not p.name.startswith(".")})
+    campaign = (root / CAMPAIGN_FOLDER).is_dir()
+    folders = [root / name for name in CASE_FOLDERS if (root / name).is_dir()] or ([] if campaign else [root])
+    return sorted({p for folder in folders for p in folder.rglob("*.json") if not p.name.startswith(".") and p.name not in OWN_FILES})
 
 
 def group_corpus(directory: Path, known: Sequence[KnownIssue] | None = None, bounds: Bounds | None = None) -> tuple[list[Group], list[str]]:

@@ -175,3 +175,17 @@ def test_duplicates_follow_their_minimised_sibling_when_minimising_dropped_the_m
     # a finding under another mode, which no minimised case came from, still stands apart
     _restamp(save_finding(found, _unary("expm1", "fp16"), "thunder:bug_expm1", Verdict.LESS_ACCURATE, "expm1", "fp16", "cancellation", value=4.0), "dynamic")
     assert sorted(g.count for g in _groups(tmp_path)) == [1, 2]
+
+
+def test_a_campaign_corpus_without_findings_and_numfuzz_own_files_are_no_cases(tmp_path):
+    """A campaign's journal and stats are not cases, nor are the answers kept beside cases (newest.json)."""
+    from numfuzz.corpus.grouping import case_paths, group_corpus
+
+    (tmp_path / "campaign" / "seed0").mkdir(parents=True)
+    (tmp_path / "campaign" / "seed0" / "state.json").write_text("{}")
+    assert case_paths(tmp_path) == [] and group_corpus(tmp_path) == ([], [])
+    plain = tmp_path / "cases"
+    plain.mkdir()
+    (plain / "newest.json").write_text('{"answers": {}}')
+    (plain / "minimize_notes.json").write_text("{}")
+    assert case_paths(plain) == []
