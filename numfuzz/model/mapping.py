@@ -7,8 +7,9 @@ the torch function of that name with the tensor first) and, per argument, a slot
 an attribute, a literal, or a tuple of slots. A node matches a pattern when it calls the same
 function and its arguments, bound to one of that function's signatures as the template's are, fill
 the slots; the op's shape rule must then give the node's traced shape and dtype. Templates that
-compute more than one call (`torch.where({0} > 0, ...)`) have no pattern. Casts, slices and
-value-preserving calls (`.contiguous()`, a device move, dropout in eval) are matched by code.
+compute more than one call (`torch.where({0} > 0, ...)`) have no pattern. Casts, views (slices, a
+split's pieces, `x[:, None]`, flatten: `numfuzz.model.views`) and value-preserving calls (`.contiguous()`,
+a device move, dropout in eval) are matched by code.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ import torch.nn.functional as F
 from torch._jit_internal import boolean_dispatched
 from torch.fx.operator_schemas import get_signature_for_torch_op
 
+from numfuzz.model.views import is_split, view_of
 from numfuzz.program.autocast import ATTR as AUTOCAST
 from numfuzz.program.autocast import FP32, LOWER
 from numfuzz.program.dtypes import PROGRAM_DTYPES
@@ -228,7 +230,7 @@ def _calls(node: torch.fx.Node) -> tuple[Any, tuple, dict]:
 
 
 def _by_code(node: torch.fx.Node) -> Mapped | PassThrough | None:
-    """Casts, slices and calls that keep their argument's values."""
+    """Casts, views (`numfuzz.model.views`) and calls that keep their argument's values."""
     if node.op == "call_method" and node.target in _CONVERSIONS and isinstance(node.args[0], torch.fx.Node):
         source = node.args[0].meta.get("example_value")
         out = node.meta.get("example_value")
@@ -241,28 +243,10 @@ def _by_code(node: torch.fx.Node) -> Mapped | PassThrough | None:
         return PassThrough(node.args[0])
     if node.target is F.dropout and not node.kwargs.get("training", node.args[2] if len(node.args) > 2 else True):
         return PassThrough(node.args[0])
-    if node.target is operator.getitem and isinstance(node.args[0], torch.fx.Node):
-        return _slice(node)
-    return None
-
-
-def _slice(node: torch.fx.Node) -> Mapped | None:
-    """`x[..., a:b]` or `x[:, a:b]`: one dim sliced with a positive step, the rest whole."""
-    value, index = node.args[0].meta.get("example_value"), node.args[1]
-    index = index if isinstance(index, tuple) else (index,)
-    if not isinstance(value, torch.Tensor) or any(not isinstance(i, slice) and i is not Ellipsis for i in index) or index.count(Ellipsis) > 1:
-        return None
-    if Ellipsis in index:
-        at = index.index(Ellipsis)
-        index = index[:at] + (slice(None),) * (value.dim() - len(index) + 1) + index[at + 1 :]
-    cut = [(dim, s) for dim, s in enumerate(index) if s != slice(None)]
-    if len(cut) != 1 or len(index) > value.dim():
-        return None
-    dim, s = cut[0]
-    if any(not isinstance(b, (int, type(None))) for b in (s.start, s.stop, s.step)):
-        return None  # a bound computed in the graph
-    start, stop, step = s.indices(int(value.shape[dim]))
-    return Mapped("slice", [node.args[0]], {"dim": dim, "start": start, "stop": stop, "step": step}) if step >= 1 and start < stop else None
+    if is_split(node):  # its pieces map, each a slice of its argument
+        return PassThrough(node.args[0])
+    view = view_of(node)
+    return Mapped(view[0], [view[1]], view[2]) if view is not None else None
 
 
 def _checked(mapped: Mapped, node: torch.fx.Node) -> Mapped | None:

@@ -161,3 +161,35 @@ def test_pooling_and_upsampling_modules_map_with_their_sizes_and_the_program_giv
     region = extract_region(model, (x,), {})
     with torch.no_grad():
         assert torch.equal(compile_source(lower(region.graph))(*region.samples[0])[-1], model(x))
+
+
+def test_the_pieces_of_a_split_or_chunk_map_to_slices_and_the_split_passes_its_argument():
+    x = torch.randn(2, 10, dtype=torch.bfloat16)
+    found = _mapped(lambda x: [p * 2 for p in x.split(4, dim=1)] + [p * 2 for p in torch.chunk(x, 2, dim=-1)], x)
+    split, pieces = found[0], [m for m in found if isinstance(m, Mapped) and m.op == "slice"]
+    assert isinstance(split, PassThrough)
+    assert [(m.attrs["start"], m.attrs["stop"]) for m in pieces] == [(0, 4), (4, 8), (8, 10), (0, 5), (5, 10)]
+    assert {m.attrs["dim"] for m in pieces} == {1}  # chunk's -1, made non-negative as the slice op insists
+
+
+def test_an_index_with_none_is_an_unsqueeze_and_flatten_a_reshape():
+    x = torch.randn(2, 3, 4, 5, dtype=torch.bfloat16)
+    found = _mapped(lambda x: (x[:, :, None, :, :] * 2, x[..., None, :] * 2, x.flatten(2) * 2, x[:, 0, :] * 2), x)
+    assert (found[0].op, found[0].attrs) == ("unsqueeze", {"dim": 2})
+    assert (found[2].op, found[2].attrs) == ("unsqueeze", {"dim": 3})
+    assert (found[4].op, found[4].attrs) == ("reshape", {"shape": (2, 3, 20)})
+    assert found[6] is None  # an integer index selects: no op
+
+
+def test_a_region_through_split_pieces_gives_eager_s_bits():
+    torch.manual_seed(0)
+    x = torch.randn(2, 12, dtype=torch.bfloat16)
+
+    def fn(x):
+        q, k, v = (x * 1.5).split(4, dim=-1)
+        return q[:, None] * k[:, None] + v[:, None]
+
+    region = extract_region(fn, (x,), {})
+    assert [n.op for n in region.graph.nodes] == ["mul_scalar", "slice", "slice", "slice", "unsqueeze", "unsqueeze", "mul", "unsqueeze", "add"]
+    assert not region.cut
+    assert torch.equal(compile_source(lower(region.graph))(*region.samples[0])[-1], fn(x))
