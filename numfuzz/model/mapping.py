@@ -47,7 +47,9 @@ _IN_PLACE = {operator.iadd: operator.add, operator.isub: operator.sub, operator.
 
 @dataclass(frozen=True)
 class Slot:
-    kind: str  # "tensor" (argument `index` of the op), "attr" (attribute `name`), "literal" (`value`), "tuple" (`parts`)
+    # "tensor" (argument `index` of the op), "attr" (attribute `name`), "literal" (`value`), "tuple" (`parts`),
+    # "shape" (the sizes of argument `index` that the slice `value` picks: `{0}.shape[-1:]`)
+    kind: str
     index: int = 0
     name: str = ""
     value: Any = None
@@ -85,10 +87,20 @@ def _slot(node: ast.expr) -> Slot | None:
         return Slot("attr", name=node.id[4:])
     if isinstance(node, ast.Constant):
         return Slot("literal", value=node.value)
+    if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice) and _is_shape_of_tensor(node.value):
+        try:
+            bounds = [None if b is None else ast.literal_eval(b) for b in (node.slice.lower, node.slice.upper, node.slice.step)]
+        except ValueError:
+            return None
+        return Slot("shape", index=int(node.value.value.id[3:]), value=slice(*bounds))
     if isinstance(node, ast.Tuple):
         parts = [_slot(e) for e in node.elts]
         return None if any(p is None for p in parts) else Slot("tuple", parts=tuple(parts))
     return None  # computed arguments (`{0}.shape[-1:]`, `{0} > 0`): not one call
+
+
+def _is_shape_of_tensor(node: ast.expr) -> bool:
+    return isinstance(node, ast.Attribute) and node.attr == "shape" and isinstance(node.value, ast.Name) and node.value.id.startswith("__t")
 
 
 def _function(call: ast.Call) -> tuple[Any, list[ast.expr]] | None:
@@ -187,6 +199,9 @@ def _fill(slot: Slot, value: Any, tensors: dict[int, torch.fx.Node], attrs: dict
         return all(_fill(p, v, tensors, attrs) for p, v in zip(slot.parts, value))
     if _has_node(value):
         return False
+    if slot.kind == "shape":  # filled after the tensors (`_match`)
+        shape = tensors[slot.index].meta["example_value"].shape if slot.index in tensors else None
+        return isinstance(value, (list, tuple)) and shape is not None and tuple(value) == tuple(shape[slot.value])
     if slot.kind == "attr":
         attrs[slot.name] = _attr_value(value)
         return True
@@ -202,7 +217,9 @@ def _match(pattern: Pattern, args: tuple, kwargs: dict) -> Mapped | None:
         tensors: dict[int, torch.fx.Node] = {}
         attrs: dict[str, Any] = {}
         # a private parameter (F.softmax's _stacklevel, which nn.Softmax sets) says nothing about the values
-        filled = (_fill(s, bound[name], tensors, attrs) if isinstance(s, Slot) else s == bound[name] for name, s in wanted.items() if not name.startswith("_"))
+        # a shape slot last: it reads a tensor's traced sizes
+        ordered = sorted(wanted.items(), key=lambda item: isinstance(item[1], Slot) and item[1].kind == "shape")
+        filled = (_fill(s, bound[name], tensors, attrs) if isinstance(s, Slot) else s == bound[name] for name, s in ordered if not name.startswith("_"))
         if all(filled):
             if sorted(tensors) == list(range(len(tensors))):
                 return Mapped(pattern.op, [tensors[k] for k in range(len(tensors))], attrs)
@@ -322,8 +339,22 @@ class Coverage:
             return head
         return head + "; floating calls with no op: " + ", ".join(f"{name} x{n}" if n > 1 else name for name, n in self.missing.most_common())
 
+    @property
+    def floating(self) -> int:
+        """The calls with a floating result: those mapped or passed, and those with no op."""
+        return self.calls - self.bookkeeping
+
+    @property
+    def share(self) -> float:
+        """The share of the floating calls that map (or pass their values through)."""
+        return (self.mapped + self.passed) / self.floating if self.floating else 1.0
+
     def to_json(self) -> dict:
         return {"calls": self.calls, "mapped": self.mapped, "passed": self.passed, "bookkeeping": self.bookkeeping, "missing": dict(self.missing)}
+
+    @staticmethod
+    def from_json(data: dict) -> Coverage:
+        return Coverage(int(data["calls"]), int(data["mapped"]), int(data["passed"]), Counter(data.get("missing", {})), int(data.get("bookkeeping", 0)))
 
 
 _BOOKKEEPING = {"_log_api_usage_once", "_set_grad_enabled", "_enter_autocast", "_exit_autocast"}

@@ -239,6 +239,12 @@ def test_group_norm_and_batch_norm_references_are_exact():
     assert_exact(reference("batch_norm", x, mean, var, weight, bias, eps=1e-5), expected)
 
 
+def test_layer_norm_with_weight_and_bias_reference_is_exact():
+    weight, bias = f32([1.5, -0.25, 3.0, 0.1]), f32([0.0, 1e-3, -2.0, 0.7])
+    expected = [[n * mpmath.mpf(w) + mpmath.mpf(b) for n, w, b in zip(_normalise([mpmath.mpf(v) for v in row], 1e-5), weight, bias)] for row in X]
+    assert_exact(reference("layer_norm_affine", X, weight, bias, eps=1e-5), expected)
+
+
 def matmul(a, b):
     return [[mpmath.fsum(mpmath.mpf(a[i][k]) * mpmath.mpf(b[k][j]) for k in range(len(b))) for j in range(len(b[0]))] for i in range(len(a))]
 
@@ -345,6 +351,7 @@ def test_every_op_added_to_the_first_fifty_has_a_value_test():
     tested |= {"nll_loss", "cross_entropy_index", "gather", "index_select", "embedding"}  # test_index_op_references.py
     tested |= {"ge_scalar_count", "lt_scalar_where", "arange"}  # test_selects_and_counts
     tested |= {"conv2d"}
+    tested |= {"layer_norm_affine"}
     tested |= {"add_inplace", "mul_inplace", "slice_write"}  # test_in_place_ops_and_a_write_through_a_view_give_the_written_clone
     tested |= {"diagonal_scatter", "select_scatter", "slice_scatter", "index_add", "scatter_add"}  # test_scatter_*
     tested |= {"max_pool2d", "avg_pool2d", "adaptive_avg_pool2d", "interpolate"}  # test_pooling_references.py

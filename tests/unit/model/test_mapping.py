@@ -193,3 +193,19 @@ def test_a_region_through_split_pieces_gives_eager_s_bits():
     assert [n.op for n in region.graph.nodes] == ["mul_scalar", "slice", "slice", "slice", "unsqueeze", "unsqueeze", "mul", "unsqueeze", "add"]
     assert not region.cut
     assert torch.equal(compile_source(lower(region.graph))(*region.samples[0])[-1], fn(x))
+
+
+def test_layer_norm_maps_with_its_weight_and_bias_and_its_sizes_must_be_the_last_dim():
+    x, w, b = torch.randn(2, 3, 8, dtype=torch.bfloat16), torch.randn(8, dtype=torch.bfloat16), torch.randn(8, dtype=torch.bfloat16)
+    ln = torch.nn.LayerNorm(8, eps=1e-12).to(torch.bfloat16)
+    found = _mapped(lambda x, w, b: (F.layer_norm(x, (8,), w, b, 1e-5), ln(x), F.layer_norm(x, (8,)), F.layer_norm(x, (3, 8))), x, w, b)
+    assert [(m.op, len(m.tensors), m.attrs) for m in found[:3]] == [
+        ("layer_norm_affine", 3, {"eps": 1e-5}),
+        ("layer_norm_affine", 3, {"eps": 1e-12}),
+        ("layer_norm", 1, {"eps": 1e-5}),
+    ]
+    assert found[3] is None  # over the last two dims: the ops normalise the last one only
+    region = extract_region(lambda x: ln(x) * 2, (x,), {})
+    assert [n.op for n in region.graph.nodes] == ["layer_norm_affine", "mul_scalar"]
+    with torch.no_grad():
+        assert torch.equal(compile_source(lower(region.graph))(*region.samples[0])[-1], ln(x) * 2)
