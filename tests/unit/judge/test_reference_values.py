@@ -279,6 +279,17 @@ def test_attention_reference_is_exact(causal):
     assert_exact(reference("sdpa", q, k, v, is_causal=causal), expected)
 
 
+def test_attention_with_an_additive_mask_and_a_scale_reference_is_exact():
+    q, k, v = M, [M[1], M[0], f32([1.0, 1.0, -1.0])], N
+    mask = [f32([0.0, -1.5, 0.25]), f32([-1e4, 3.0, 0.0])]  # L x S, added to the scores
+    scores = [[s * mpmath.mpf(0.3) + mpmath.mpf(mask[i][j]) for j, s in enumerate(row)] for i, row in enumerate(matmul(q, [list(c) for c in zip(*k)]))]
+    expected = []
+    for row in scores:
+        weights = [mpmath.exp(s) for s in row]
+        expected.append([mpmath.fsum(w * mpmath.mpf(v[j][c]) for j, w in enumerate(weights)) / mpmath.fsum(weights) for c in range(2)])
+    assert_exact(reference("sdpa_masked", q, k, v, mask, scale=0.3), expected)
+
+
 P, T = f32([-3.0, -0.5, 0.2, 1.5, 40.0, -40.0]), f32([0.2, 0.9, 0.5, 1.0, 1.0, 0.0])
 SIGNS = [1.0, -1.0, 1.0, -1.0, 1.0, -1.0]
 
@@ -351,7 +362,7 @@ def test_every_op_added_to_the_first_fifty_has_a_value_test():
     tested |= {"nll_loss", "cross_entropy_index", "gather", "index_select", "embedding"}  # test_index_op_references.py
     tested |= {"ge_scalar_count", "lt_scalar_where", "arange"}  # test_selects_and_counts
     tested |= {"conv2d"}
-    tested |= {"layer_norm_affine"}
+    tested |= {"layer_norm_affine", "sdpa_masked"}
     tested |= {"add_inplace", "mul_inplace", "slice_write"}  # test_in_place_ops_and_a_write_through_a_view_give_the_written_clone
     tested |= {"diagonal_scatter", "select_scatter", "slice_scatter", "index_add", "scatter_add"}  # test_scatter_*
     tested |= {"max_pool2d", "avg_pool2d", "adaptive_avg_pool2d", "interpolate"}  # test_pooling_references.py

@@ -209,3 +209,19 @@ def test_layer_norm_maps_with_its_weight_and_bias_and_its_sizes_must_be_the_last
     assert [n.op for n in region.graph.nodes] == ["layer_norm_affine", "mul_scalar"]
     with torch.no_grad():
         assert torch.equal(compile_source(lower(region.graph))(*region.samples[0])[-1], ln(x) * 2)
+
+
+def test_attention_with_a_float_mask_and_a_scale_maps_and_a_boolean_mask_does_not():
+    q, k, v = (torch.randn(1, 2, 4, 8, dtype=torch.bfloat16) for _ in range(3))
+    bias, keep = torch.randn(1, 2, 4, 4, dtype=torch.bfloat16), torch.ones(1, 1, 4, 4, dtype=torch.bool).tril()
+
+    def attend(q, k, v, bias, keep):
+        with_bias = F.scaled_dot_product_attention(q, k, v, attn_mask=bias, dropout_p=0.0, scale=1.0, is_causal=False)  # T5's call
+        return with_bias, F.scaled_dot_product_attention(q, k, v, attn_mask=keep, scale=0.25)
+
+    masked, boolean = _mapped(attend, q, k, v, bias, keep)
+    assert (masked.op, len(masked.tensors), masked.attrs) == ("sdpa_masked", 4, {"scale": 1.0})
+    assert boolean is None  # a boolean value has no dtype of the table
+    region = extract_region(lambda q, k, v, bias: F.scaled_dot_product_attention(q, k, v, attn_mask=bias, scale=1.0) * 2, (q, k, v, bias), {})
+    assert [n.op for n in region.graph.nodes] == ["sdpa_masked", "mul_scalar"]
+    assert torch.equal(compile_source(lower(region.graph))(*region.samples[0])[-1], F.scaled_dot_product_attention(q, k, v, attn_mask=bias, scale=1.0) * 2)
