@@ -245,6 +245,11 @@ def test_layer_norm_with_weight_and_bias_reference_is_exact():
     assert_exact(reference("layer_norm_affine", X, weight, bias, eps=1e-5), expected)
 
 
+def test_repeat_reference_copies_the_value():
+    row = f32([1.5, -0.25, 1e-7])
+    assert_exact(reference("repeat", [row], repeats=(2, 2, 1)), [[row, row]] * 2)  # a leading new dim of 2, the rows twice
+
+
 def matmul(a, b):
     return [[mpmath.fsum(mpmath.mpf(a[i][k]) * mpmath.mpf(b[k][j]) for k in range(len(b))) for j in range(len(b[0]))] for i in range(len(a))]
 
@@ -362,7 +367,7 @@ def test_every_op_added_to_the_first_fifty_has_a_value_test():
     tested |= {"nll_loss", "cross_entropy_index", "gather", "index_select", "embedding"}  # test_index_op_references.py
     tested |= {"ge_scalar_count", "lt_scalar_where", "arange"}  # test_selects_and_counts
     tested |= {"conv2d"}
-    tested |= {"layer_norm_affine", "sdpa_masked"}
+    tested |= {"layer_norm_affine", "sdpa_masked", "repeat"}
     tested |= {"add_inplace", "mul_inplace", "slice_write"}  # test_in_place_ops_and_a_write_through_a_view_give_the_written_clone
     tested |= {"diagonal_scatter", "select_scatter", "slice_scatter", "index_add", "scatter_add"}  # test_scatter_*
     tested |= {"max_pool2d", "avg_pool2d", "adaptive_avg_pool2d", "interpolate"}  # test_pooling_references.py

@@ -225,3 +225,9 @@ def test_attention_with_a_float_mask_and_a_scale_maps_and_a_boolean_mask_does_no
     region = extract_region(lambda q, k, v, bias: F.scaled_dot_product_attention(q, k, v, attn_mask=bias, scale=1.0) * 2, (q, k, v, bias), {})
     assert [n.op for n in region.graph.nodes] == ["sdpa_masked", "mul_scalar"]
     assert torch.equal(compile_source(lower(region.graph))(*region.samples[0])[-1], F.scaled_dot_product_attention(q, k, v, attn_mask=bias, scale=1.0) * 2)
+
+
+def test_repeat_maps_with_its_sizes_as_one_tuple():
+    x = torch.randn(2, 3, dtype=torch.bfloat16)
+    found = _mapped(lambda x: (x.repeat(1, 2) * 2, x.repeat((4, 1, 1)) * 2), x)
+    assert [(m.op, m.attrs) for m in found[::2]] == [("repeat", {"repeats": (1, 2)}), ("repeat", {"repeats": (4, 1, 1)})]
