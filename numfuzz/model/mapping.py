@@ -226,12 +226,13 @@ def _match(pattern: Pattern, args: tuple, kwargs: dict) -> Mapped | None:
     return None
 
 
-def spec_of(value: Any) -> TensorSpec | None:
-    """The op table's spec of a traced value, or None where it is not a tensor of a dtype the table has."""
-    if not isinstance(value, torch.Tensor) or value.dtype not in DTYPE_NAMES:
+def spec_of(value: Any, mask_as_index: bool = False) -> TensorSpec | None:
+    """The op table's spec of a traced value, or None where it is not a tensor of a dtype the table has; with
+    `mask_as_index` a boolean mask is an index of 0s and 1s (`program_value`), as an op's index argument takes it."""
+    if not isinstance(value, torch.Tensor) or (value.dtype not in DTYPE_NAMES and not (mask_as_index and value.dtype == torch.bool)):
         return None
     try:
-        return TensorSpec(tuple(int(d) for d in value.shape), DTYPE_NAMES[value.dtype])
+        return TensorSpec(tuple(int(d) for d in value.shape), DTYPE_NAMES.get(value.dtype, INDEX_DTYPE))
     except (GraphError, TypeError):
         return None
 
@@ -268,7 +269,7 @@ def _by_code(node: torch.fx.Node) -> Mapped | PassThrough | None:
 
 def _checked(mapped: Mapped, node: torch.fx.Node) -> Mapped | None:
     """The mapping, where the op's shape rule gives the node's traced shape and dtype; a shape attribute is taken from the result."""
-    specs = [spec_of(t.meta.get("example_value")) for t in mapped.tensors]
+    specs = [spec_of(t.meta.get("example_value"), k == OPS[mapped.op].index_arg) for k, t in enumerate(mapped.tensors)]
     out = spec_of(node.meta.get("example_value"))
     if out is None or any(s is None for s in specs) or any(s.dtype not in OPS[mapped.op].dtypes and s.dtype != INDEX_DTYPE for s in specs):
         return None
@@ -382,6 +383,12 @@ def _is_floating(value: Any) -> bool:
     if isinstance(value, (tuple, list)):
         return any(_is_floating(v) for v in value)
     return isinstance(value, torch.Tensor) and value.is_floating_point()
+
+
+def program_value(value: Any) -> Any:
+    """A recorded value as a program's input holds it: a boolean mask as 0s and 1s of the index dtype (an attention
+    mask, which only an op's index argument maps)."""
+    return value.long() if isinstance(value, torch.Tensor) and value.dtype == torch.bool else value
 
 
 def is_program_dtype(value: Any) -> bool:

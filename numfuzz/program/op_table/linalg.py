@@ -159,6 +159,10 @@ def _masked_attention_operands(rng: random.Random, spec: TensorSpec, attrs: dict
     return [k, v, rng.choice([scores, scores[-2:], (1,) * (len(scores) - 2) + scores[-2:]])]
 
 
+def _keep_or_drop(spec: TensorSpec, attrs: dict) -> int:
+    return 2  # a boolean mask's values as an index: 0 (drop) or 1 (keep)
+
+
 def _draw_scale(rng: random.Random, specs: list[TensorSpec]) -> dict:
     return {"scale": rng.choice([None, None, 1.0, 0.125, 0.3])}  # None: 1/sqrt(E), as torch takes it
 
@@ -238,5 +242,22 @@ SPECS: list[OpSpec] = [
         bound="undocumented",
         autocast=LOWER,
         call="F.scaled_dot_product_attention({0}, {1}, {2}, attn_mask={3}, scale={scale!r})",
+    ),
+    # a boolean mask (causal, padding: most models' call), held as an index of 0s and 1s; a row with none kept gives 0s
+    OpSpec(
+        "sdpa_bool_masked",
+        4,
+        "fresh",
+        _masked_attention,
+        domains=("any", "any", "any", "index"),
+        same_dtype=True,
+        draw_attrs=_draw_scale,
+        operands=_masked_attention_operands,
+        index_arg=3,
+        index_bound=_keep_or_drop,
+        bound="undocumented",
+        autocast=LOWER,
+        call="F.scaled_dot_product_attention({0}, {1}, {2}, attn_mask={3}.bool(), scale={scale!r})",
+        captured=("F.scaled_dot_product_attention({0}, {1}, {2}, attn_mask={3}, scale={scale!r})",),
     ),
 ]

@@ -295,6 +295,15 @@ def test_attention_with_an_additive_mask_and_a_scale_reference_is_exact():
     assert_exact(reference("sdpa_masked", q, k, v, mask, scale=0.3), expected)
 
 
+def test_attention_with_a_boolean_mask_reference_is_exact_and_a_row_with_none_kept_is_zero():
+    q, k, v = M, [M[1], M[0], f32([1.0, 1.0, -1.0])], N
+    keep = [[1, 0, 1], [0, 0, 0]]  # the mask as the program holds it: an index of 0s and 1s
+    scores = matmul(q, [list(c) for c in zip(*k)])
+    weights = [mpmath.exp(scores[0][j] * mpmath.mpf(0.125)) if keep[0][j] else 0 for j in range(3)]
+    first = [mpmath.fsum(w * mpmath.mpf(v[j][c]) for j, w in enumerate(weights)) / mpmath.fsum(weights) for c in range(2)]
+    assert_exact(reference("sdpa_bool_masked", q, k, v, keep, scale=0.125), [first, [0, 0]])
+
+
 P, T = f32([-3.0, -0.5, 0.2, 1.5, 40.0, -40.0]), f32([0.2, 0.9, 0.5, 1.0, 1.0, 0.0])
 SIGNS = [1.0, -1.0, 1.0, -1.0, 1.0, -1.0]
 
@@ -367,7 +376,7 @@ def test_every_op_added_to_the_first_fifty_has_a_value_test():
     tested |= {"nll_loss", "cross_entropy_index", "gather", "index_select", "embedding"}  # test_index_op_references.py
     tested |= {"ge_scalar_count", "lt_scalar_where", "arange"}  # test_selects_and_counts
     tested |= {"conv2d"}
-    tested |= {"layer_norm_affine", "sdpa_masked", "repeat"}
+    tested |= {"layer_norm_affine", "sdpa_masked", "sdpa_bool_masked", "repeat"}
     tested |= {"add_inplace", "mul_inplace", "slice_write"}  # test_in_place_ops_and_a_write_through_a_view_give_the_written_clone
     tested |= {"diagonal_scatter", "select_scatter", "slice_scatter", "index_add", "scatter_add"}  # test_scatter_*
     tested |= {"max_pool2d", "avg_pool2d", "adaptive_avg_pool2d", "interpolate"}  # test_pooling_references.py

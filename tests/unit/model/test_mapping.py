@@ -211,7 +211,7 @@ def test_layer_norm_maps_with_its_weight_and_bias_and_its_sizes_must_be_the_last
         assert torch.equal(compile_source(lower(region.graph))(*region.samples[0])[-1], ln(x) * 2)
 
 
-def test_attention_with_a_float_mask_and_a_scale_maps_and_a_boolean_mask_does_not():
+def test_attention_with_a_float_mask_or_a_boolean_mask_maps_with_its_scale():
     q, k, v = (torch.randn(1, 2, 4, 8, dtype=torch.bfloat16) for _ in range(3))
     bias, keep = torch.randn(1, 2, 4, 4, dtype=torch.bfloat16), torch.ones(1, 1, 4, 4, dtype=torch.bool).tril()
 
@@ -221,7 +221,7 @@ def test_attention_with_a_float_mask_and_a_scale_maps_and_a_boolean_mask_does_no
 
     masked, boolean = _mapped(attend, q, k, v, bias, keep)
     assert (masked.op, len(masked.tensors), masked.attrs) == ("sdpa_masked", 4, {"scale": 1.0})
-    assert boolean is None  # a boolean value has no dtype of the table
+    assert (boolean.op, boolean.attrs) == ("sdpa_bool_masked", {"scale": 0.25})  # the mask: an index of 0s and 1s
     region = extract_region(lambda q, k, v, bias: F.scaled_dot_product_attention(q, k, v, attn_mask=bias, scale=1.0) * 2, (q, k, v, bias), {})
     assert [n.op for n in region.graph.nodes] == ["sdpa_masked", "mul_scalar"]
     assert torch.equal(compile_source(lower(region.graph))(*region.samples[0])[-1], F.scaled_dot_product_attention(q, k, v, attn_mask=bias, scale=1.0) * 2)
@@ -231,3 +231,17 @@ def test_repeat_maps_with_its_sizes_as_one_tuple():
     x = torch.randn(2, 3, dtype=torch.bfloat16)
     found = _mapped(lambda x: (x.repeat(1, 2) * 2, x.repeat((4, 1, 1)) * 2), x)
     assert [(m.op, m.attrs) for m in found[::2]] == [("repeat", {"repeats": (1, 2)}), ("repeat", {"repeats": (4, 1, 1)})]
+
+
+def test_a_region_holds_a_boolean_mask_as_0s_and_1s_and_gives_eager_s_bits():
+    torch.manual_seed(0)
+    q, k, v = (torch.randn(1, 2, 5, 8, dtype=torch.bfloat16) for _ in range(3))
+    keep = torch.rand(1, 1, 5, 5) > 0.4
+
+    def attend(q, k, v, keep):
+        return F.scaled_dot_product_attention(q, k, v, attn_mask=keep, scale=0.25) * 2
+
+    region = extract_region(attend, (q, k, v, keep), {})
+    assert [n.op for n in region.graph.nodes] == ["sdpa_bool_masked", "mul_scalar"] and region.graph.inputs[3].dtype == "i64"
+    assert torch.equal(region.samples[0][3], keep.long())
+    assert torch.equal(compile_source(lower(region.graph))(*region.samples[0])[-1], attend(q, k, v, keep))
