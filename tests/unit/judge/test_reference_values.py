@@ -245,6 +245,10 @@ def test_layer_norm_with_weight_and_bias_reference_is_exact():
     assert_exact(reference("layer_norm_affine", X, weight, bias, eps=1e-5), expected)
 
 
+def test_division_by_a_scalar_reference_is_exact():
+    assert_exact(reference("div_scalar", ANY, value=2.772588722239781), [mpmath.mpf(v) / mpmath.mpf(2.772588722239781) for v in ANY])
+
+
 def test_repeat_reference_copies_the_value():
     row = f32([1.5, -0.25, 1e-7])
     assert_exact(reference("repeat", [row], repeats=(2, 2, 1)), [[row, row]] * 2)  # a leading new dim of 2, the rows twice
@@ -376,7 +380,7 @@ def test_every_op_added_to_the_first_fifty_has_a_value_test():
     tested |= {"nll_loss", "cross_entropy_index", "gather", "index_select", "embedding"}  # test_index_op_references.py
     tested |= {"ge_scalar_count", "lt_scalar_where", "arange"}  # test_selects_and_counts
     tested |= {"conv2d"}
-    tested |= {"layer_norm_affine", "sdpa_masked", "sdpa_bool_masked", "repeat"}
+    tested |= {"layer_norm_affine", "sdpa_masked", "sdpa_bool_masked", "repeat", "div_scalar"}
     tested |= {"add_inplace", "mul_inplace", "slice_write"}  # test_in_place_ops_and_a_write_through_a_view_give_the_written_clone
     tested |= {"diagonal_scatter", "select_scatter", "slice_scatter", "index_add", "scatter_add"}  # test_scatter_*
     tested |= {"max_pool2d", "avg_pool2d", "adaptive_avg_pool2d", "interpolate"}  # test_pooling_references.py

@@ -245,3 +245,10 @@ def test_a_region_holds_a_boolean_mask_as_0s_and_1s_and_gives_eager_s_bits():
     assert [n.op for n in region.graph.nodes] == ["sdpa_bool_masked", "mul_scalar"] and region.graph.inputs[3].dtype == "i64"
     assert torch.equal(region.samples[0][3], keep.long())
     assert torch.equal(compile_source(lower(region.graph))(*region.samples[0])[-1], attend(q, k, v, keep))
+
+
+def test_a_division_by_a_scalar_maps_to_div_scalar_not_to_a_multiplication():
+    x = torch.randn(4, dtype=torch.bfloat16)
+    found = _mapped(lambda x: (x / 50.0, 50.0 / x), x)
+    assert (found[0].op, found[0].attrs) == ("div_scalar", {"value": 50.0})
+    assert found[1] is None  # a scalar over a tensor: no op
