@@ -75,7 +75,8 @@ class Mapped:
 
 @dataclass
 class PassThrough:
-    """A call that keeps its argument's values (`.contiguous()`, a device move): the op table needs nothing for it."""
+    """A call that keeps its argument's values (`.contiguous()`, a device move, a split whose pieces map as slices of
+    it): the op table needs nothing for it."""
 
     source: torch.fx.Node
 
@@ -96,7 +97,7 @@ def _slot(node: ast.expr) -> Slot | None:
     if isinstance(node, ast.Tuple):
         parts = [_slot(e) for e in node.elts]
         return None if any(p is None for p in parts) else Slot("tuple", parts=tuple(parts))
-    return None  # computed arguments (`{0}.shape[-1:]`, `{0} > 0`): not one call
+    return None  # computed arguments (`{0} > 0`, `{0}.long()`): not one call
 
 
 def _is_shape_of_tensor(node: ast.expr) -> bool:
