@@ -121,6 +121,7 @@ SPECS: list[OpSpec] = (
             3,
             "fresh",
             _affine,
+            weight=0.5,
             draw_attrs=draw_eps,
             scalars=EPS,
             same_dtype=True,
