@@ -168,6 +168,28 @@ def _attention_operands(rng: random.Random, spec: TensorSpec, attrs: dict) -> li
     return [(*lead, s, e), (*lead, s, _new(rng))]
 
 
+def _masked_attention(specs: list[TensorSpec], attrs: dict) -> TensorSpec:
+    out = _attention(specs[:3], attrs)
+    scores = specs[0].shape[:-1] + specs[1].shape[-2:-1]  # (..., L, S)
+    if len(specs[3].shape) > len(scores) or broadcast_shapes(scores, specs[3].shape) != scores:
+        raise GraphError(f"an attention mask {specs[3].shape} does not broadcast to the scores {scores}")
+    return out
+
+
+def _masked_attention_operands(rng: random.Random, spec: TensorSpec, attrs: dict) -> list[tuple[int, ...]]:
+    k, v = _attention_operands(rng, spec, {"is_causal": False})
+    scores = spec.shape[:-1] + k[-2:-1]
+    return [k, v, rng.choice([scores, scores[-2:], (1,) * (len(scores) - 2) + scores[-2:]])]
+
+
+def _keep_or_drop(spec: TensorSpec, attrs: dict) -> int:
+    return 2  # a boolean mask's values as an index: 0 (drop) or 1 (keep)
+
+
+def _draw_scale(rng: random.Random, specs: list[TensorSpec]) -> dict:
+    return {"scale": rng.choice([None, None, 1.0, 0.125, 0.3])}  # None: 1/sqrt(E), as torch takes it
+
+
 SPECS: list[OpSpec] = [
     OpSpec(
         "linear",
@@ -245,5 +267,37 @@ SPECS: list[OpSpec] = [
         bound="undocumented",
         autocast=LOWER,
         call="F.scaled_dot_product_attention({0}, {1}, {2}, is_causal={is_causal})",
+    ),
+    # an additive float mask (T5's position bias, a padding mask as -inf) and a scale, as models pass them
+    OpSpec(
+        "sdpa_masked",
+        4,
+        "fresh",
+        _masked_attention,
+        weight=0.5,
+        same_dtype=True,
+        draw_attrs=_draw_scale,
+        operands=_masked_attention_operands,
+        bound="undocumented",
+        autocast=LOWER,
+        call="F.scaled_dot_product_attention({0}, {1}, {2}, attn_mask={3}, scale={scale!r})",
+    ),
+    # a boolean mask (causal, padding: most models' call), held as an index of 0s and 1s; a row with none kept gives 0s
+    OpSpec(
+        "sdpa_bool_masked",
+        4,
+        "fresh",
+        _masked_attention,
+        weight=0.5,
+        domains=("any", "any", "any", "index"),
+        same_dtype=True,
+        draw_attrs=_draw_scale,
+        operands=_masked_attention_operands,
+        index_arg=3,
+        index_bound=_keep_or_drop,
+        bound="undocumented",
+        autocast=LOWER,
+        call="F.scaled_dot_product_attention({0}, {1}, {2}, attn_mask={3}.bool(), scale={scale!r})",
+        captured=("F.scaled_dot_product_attention({0}, {1}, {2}, attn_mask={3}, scale={scale!r})",),
     ),
 ]

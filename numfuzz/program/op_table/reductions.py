@@ -49,6 +49,17 @@ def _group_norm(specs: list[TensorSpec], attrs: dict) -> TensorSpec:
     return specs[0]
 
 
+def _affine(specs: list[TensorSpec], attrs: dict) -> TensorSpec:
+    x = last_dim(specs, attrs)
+    if any(s.shape != x.shape[-1:] for s in specs[1:]):
+        raise GraphError(f"a weight and bias of shape {x.shape[-1:]}, got {[s.shape for s in specs[1:]]}")
+    return x
+
+
+def _last_dim_twice(rng: random.Random, spec: TensorSpec, attrs: dict) -> list[tuple[int, ...]]:
+    return [last_dim([spec], attrs).shape[-1:]] * 2
+
+
 def _draw_group_norm(rng: random.Random, specs: list[TensorSpec]) -> dict:
     need_rank(specs[0], 2)
     channels = specs[0].shape[1]
@@ -119,6 +130,23 @@ SPECS: list[OpSpec] = (
             swap_group="norm",
         )
         for name, call in {"layer_norm": "F.layer_norm({0}, {0}.shape[-1:], eps={eps!r})", "rms_norm": "F.rms_norm({0}, {0}.shape[-1:], eps={eps!r})"}.items()
+    ]
+    + [
+        # with a weight and a bias over the last dim, as nn.LayerNorm calls it (GPT-2, BERT, ViT)
+        OpSpec(
+            "layer_norm_affine",
+            3,
+            "fresh",
+            _affine,
+            weight=0.5,
+            draw_attrs=draw_eps,
+            scalars=EPS,
+            same_dtype=True,
+            operands=_last_dim_twice,
+            bound="table",
+            call="F.layer_norm({0}, {0}.shape[-1:], {1}, {2}, eps={eps!r})",
+            recomputes_input=True,
+        )
     ]
     + [
         OpSpec(

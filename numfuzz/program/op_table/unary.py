@@ -106,6 +106,20 @@ SPECS: list[OpSpec] = (
         )
         for name, sign in (("mul_scalar", "*"), ("add_scalar", "+"))
     ]
+    # a division by a scalar (attention's 1/sqrt(d) and softcap's x / c as models write them): one rounding, not x * (1/c)'s two
+    + [
+        OpSpec(
+            "div_scalar",
+            1,
+            "unary",
+            same,
+            draw_attrs=draw_scalars(("value", "nonzero")),
+            weight=0.5,
+            scalars=(("value", "nonzero"),),
+            bound="table",
+            call="{0} / {value!r}",
+        )
+    ]
     # Added with the table's second half; lgamma and digamma take any value (their poles give a non-finite reference, and
     # such elements are left out). Where torch's float64 kernel is not exact enough the reference calls a helper of
     # `numfuzz.program.exact`.
