@@ -243,9 +243,27 @@ def judge(row: Row) -> tuple[bool, list[str], list[str]]:
             places.append(f"`{dtype}` inputs ({locate('numfuzz/program/dtypes.py', '^INT_DTYPES')})")
         elif dtype.startswith(("i", "u")):  # an integer dtype is an input's (indices, exponents), never a program's
             missing.append(f"{dtype} inputs are not drawn ({locate('numfuzz/program/dtypes.py', '^INT_DTYPES')})")
+        elif dtype == "fp64":  # a float64 program: drawn at its share, over the ops the fine reference evaluates, with no gradients
+            missing += _float64_missing(row)
+            if not _float64_missing(row):
+                share = locate("numfuzz/campaign/shares.py", '"fp64", ')
+                places.append(f"`fp64` {DEFAULTS.get('fp64')} ({share}); {locate('numfuzz/program/fine.py', '^def fine_ops')}")
         elif dtype not in PROGRAM_DTYPES:
             missing.append(f"{dtype} programs are not drawn ({locate('numfuzz/program/dtypes.py', '^PROGRAM_DTYPES')})")
     return not missing, places, missing
+
+
+def _float64_missing(row: Row) -> list[str]:
+    """What keeps a float64 row out of the float64 programs numfuzz draws."""
+    from numfuzz.program.fine import fine_ops
+
+    where = locate("numfuzz/program/fine.py", "^def fine_ops")
+    missing = [f"`{op}` has no reference finer than float64 ({where})" for op in row.ops if op in OPS and op not in fine_ops()]
+    if not DEFAULTS.get("fp64"):
+        missing.append("share `fp64` off by default")
+    if "grad" in row.shares:
+        missing.append(f"a float64 program's gradients are not judged ({locate('numfuzz/corpus/make.py', 'run.grad and fine')})")
+    return missing
 
 
 def table(rows: list[Row]) -> int:
