@@ -15,8 +15,10 @@ from numfuzz.campaign.defaults import (
     DEFAULT_MINIMIZE_TIMEOUT_S,
     DEFAULT_SAMPLES,
     DEFAULT_SEARCH,
+    available_cores,
 )
-from numfuzz.cli.confirming import newest_or_fail
+from numfuzz.campaign.shares import split_shares
+from numfuzz.cli.confirming import confirm_campaign, newest_or_fail
 from numfuzz.cli.failure import fail
 from numfuzz.cli.options import bounds_option, device_option, import_option, known_option, newest_option, no_confirm_option
 from numfuzz.cli.setup import import_user_code, load_known_or_fail, resolve_targets, use_bounds_or_fail
@@ -151,9 +153,6 @@ def fuzz(
         workers = default_workers(device, memory_bytes or None)
     op_names = tuple(o.strip() for o in ops.split(",") if o.strip()) if ops else ()
     try:
-        from numfuzz.campaign.defaults import available_cores
-        from numfuzz.campaign.shares import split_shares
-
         gen, mix, own = split_shares(shares, available_cores(), max_nodes=max_nodes, max_dim=max_dim, **({"ops": op_names} if op_names else {}))
         config = CampaignConfig(
             targets=tuple(t.name for t in resolve_targets(target_specs)),
@@ -185,8 +184,6 @@ def fuzz(
         fail(str(exc))
     _run(config)
     if interpreters:  # an interrupted campaign has exited
-        from numfuzz.cli.confirming import confirm_campaign
-
         confirm_campaign(config, interpreters)
 
 
