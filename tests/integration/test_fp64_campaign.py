@@ -18,7 +18,8 @@ from numfuzz.program.fine import is_fine
 
 TARGET_FILE = str(ROOT / "tests" / "fp64_target.py")
 PLANTED = ("exp", "log", "sin", "cos", "tanh")
-ARGS = ("--workers", "1", *LATER_SHARES_OFF, "--no-confirm")  # the other later shares off, as in the other campaign tests
+# the other later shares off, as in the other campaign tests; float64 programs at their default share
+ARGS = ("--workers", "1", *LATER_SHARES_OFF, "--fp64-share", str(DEFAULT_FP64_SHARE), "--no-confirm")
 
 
 def _graphs_until_planted(cli, monkeypatch, target: str) -> int:
