@@ -17,10 +17,10 @@ GATED_TARGET = str(ROOT / "tests" / "gated_target.py")  # the `gated` target: ho
 SEEDS = ROOT / "corpus" / "seeds"
 FINDINGS = ROOT / "corpus" / "findings"
 # The shares added after these tests' campaigns were measured (model scale, real models, gradients, the reach
-# issue's empty dims and out-of-domain arguments): off, a campaign draws the graphs the tests expect.
+# issue's empty dims and out-of-domain arguments, odd tails, float64 programs): off, a campaign draws the graphs the tests expect.
 LATER_SHARES_OFF = (
     "--large-share", "0", "--threads-share", "0", "--autocast-share", "0", "--blocks-share", "0", "--models-share", "0", "--grad-share", "0",
-    "--empty-share", "0", "--out-of-domain-share", "0",
+    "--empty-share", "0", "--out-of-domain-share", "0", "--odd-tail-share", "0", "--fp64-share", "0",
 )  # fmt: skip
 
 

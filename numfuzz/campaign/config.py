@@ -100,6 +100,8 @@ class CampaignConfig:
             "autocast",
             "out_of_domain",
             "empty",
+            "fp64",
+            "odd_tail",
         ):  # added later: at their defaults, journals keep the name they had
             if gen[later] == getattr(GenConfig, later):
                 del gen[later]

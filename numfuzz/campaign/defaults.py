@@ -70,7 +70,10 @@ DEFAULT_MIX_DTYPES_SHARE = 0.15
 # Per guarded argument, so a graph with a domain-restricted op sees it a few times in a hundred; cost in docs/benchmarks.md.
 DEFAULT_OUT_OF_DOMAIN_SHARE = 0.05
 # A graph whose first input has a size-0 dim: cheap (nothing to compute) and a corner compilers special-case.
+DEFAULT_FP64_SHARE = 0.05  # float64 programs: see docs/ops.md "Float64 programs" for what they cost and found
 DEFAULT_EMPTY_SHARE = 0.02
+# A graph whose first input has one dim of 9 to 67, the others 1 or 2: odd tails past max_dim at a small cost.
+DEFAULT_ODD_TAIL_SHARE = 0.05
 DEFAULT_MINIMIZE_TIMEOUT_S = 900.0  # the minimiser's compile budget, at a few seconds a compile
 # After a --graphs campaign's last case, minimisation goes on for at most this long; what is left
 # (the smallest case so far included) waits in the journal for the next run. Measured on 2 cores:

@@ -48,6 +48,8 @@ SHARES = (
     Share("--zero-dim-share", "zero_dim", "gen", d.DEFAULT_ZERO_DIM_SHARE, "Chance that a new broadcast partner of its first argument's shape is 0-d instead."),
     Share("--out-of-domain-share", "out_of_domain", "gen", d.DEFAULT_OUT_OF_DOMAIN_SHARE, "Chance that an op's argument is left outside its domain (sqrt of a negative, acosh below 1): elements whose float64 reference is NaN are left out, what the NaN does downstream is judged."),
     Share("--empty-share", "empty", "gen", d.DEFAULT_EMPTY_SHARE, "Chance that a graph's first input has a dim of size 0 (an empty batch or cache): judged on running, shapes and dtypes, and the values of any output that is not empty."),
+    Share("--fp64-share", "fp64", "gen", d.DEFAULT_FP64_SHARE, "Chance that a graph is a float64 program over the ops a reference finer than float64 evaluates (elementwise math, sums and means), judged in float64 ULPs."),
+    Share("--odd-tail-share", "odd_tail", "gen", d.DEFAULT_ODD_TAIL_SHARE, "Chance that a graph's first input has one dim of 9 to 67 (past --max-dim), its others 1 or 2: a vector loop's odd tail in a small case."),
     Share("--mix-dtypes-share", "mix_dtypes", "gen", d.DEFAULT_MIX_DTYPES_SHARE, "Chance that a new input takes another dtype than its partner (type promotion)."),
     Share("--guided-share", "guided_share", "campaign", d.DEFAULT_GUIDED_SHARE, "Share of new cases drawn as mutations of earlier cases that reached new compiler code (coverage guidance; children are always traced)."),
     Share("--trace-share", "trace_share", "campaign", d.DEFAULT_TRACE_SHARE, "Share of cases whose run of the compiler's own Python is traced (coverage.py): fuzzer_stats, the progress line and the report show the lines reached over time."),

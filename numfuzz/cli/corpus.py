@@ -24,6 +24,8 @@ def _status(group, confirmation=None) -> str:
     if group.known is not None:
         kind = "known limitation" if group.known.kind == "limitation" else "known"
         return f"{kind}: {group.known.id}" + (f", fixed in {group.known.fixed_in}" if group.known.fixed_in else "")
+    if _stale(group):
+        return "stale: replay to judge"
     new = "new" if group.minimized else "new, not minimised"
     if confirmation is None:
         return new
@@ -32,6 +34,11 @@ def _status(group, confirmation=None) -> str:
     if confirmation.state is State.NOT_RUN:
         return "unconfirmed"
     return f"{new}, {'on the newest' if confirmation.state is State.REPRODUCES else 'changed upstream'}"
+
+
+def _stale(group) -> bool:
+    """Stored before a rule its findings need, and no known issue claims it: not listed as new on a guess (nor confirmed)."""
+    return bool(group.stale) and group.known is None and not group.benign
 
 
 def group_rows(groups: list, bounds, confirmations: dict | None = None) -> list[dict]:
@@ -69,6 +76,7 @@ def group_rows(groups: list, bounds, confirmations: dict | None = None) -> list[
             "minimized": g.minimized,
             "not_minimized_because": g.note,
             "smallest": str(g.smallest),
+            "stale": g.stale or None,
             "newest": None
             if g.title not in confirmations
             else {
@@ -160,7 +168,7 @@ def corpus(
             return _replay(directory, shown, imports, device, as_json)
     for spec in imports:
         import_user_code(spec)
-    confirmations = confirm_new(shown, interpreters, directory, child_arguments(bounds_files, imports, device), quiet=as_json)
+    confirmations = confirm_new([g for g in shown if not _stale(g)], interpreters, directory, child_arguments(bounds_files, imports, device), quiet=as_json)
     if as_json:
         click.echo(json.dumps(group_rows(shown, bounds, confirmations), indent=1))
         return
@@ -180,7 +188,8 @@ def corpus(
             click.echo(f"{'':>19}newest: {confirmations[g.title].text()}")
         if g.analysis is not None and g.analysis.rounding_error is not None:
             click.echo(f"{'':>19}{describe(g.analysis.rounding_error, bounds)}")
-    counts = counts_text(shown, confirmations)
+    stale = sum(1 for g in shown if _stale(g))  # listed, not counted as new
+    counts = counts_text([g for g in shown if not _stale(g)], confirmations) + (f", {stale} stale" if stale else "")
     findings = sum(g.count for g in shown)
     click.echo(f"{findings} finding{'s' * (findings != 1)} in {len(shown)} group{'s' * (len(shown) != 1)}: {counts}{note}")
 

@@ -15,8 +15,10 @@ from numfuzz.campaign.defaults import (
     DEFAULT_MINIMIZE_TIMEOUT_S,
     DEFAULT_SAMPLES,
     DEFAULT_SEARCH,
+    available_cores,
 )
-from numfuzz.cli.confirming import newest_or_fail
+from numfuzz.campaign.shares import split_shares
+from numfuzz.cli.confirming import confirm_campaign, newest_or_fail
 from numfuzz.cli.failure import fail
 from numfuzz.cli.options import bounds_option, device_option, import_option, known_option, newest_option, no_confirm_option
 from numfuzz.cli.setup import import_user_code, load_known_or_fail, resolve_targets, use_bounds_or_fail
@@ -151,9 +153,6 @@ def fuzz(
         workers = default_workers(device, memory_bytes or None)
     op_names = tuple(o.strip() for o in ops.split(",") if o.strip()) if ops else ()
     try:
-        from numfuzz.campaign.defaults import available_cores
-        from numfuzz.campaign.shares import split_shares
-
         gen, mix, own = split_shares(shares, available_cores(), max_nodes=max_nodes, max_dim=max_dim, **({"ops": op_names} if op_names else {}))
         config = CampaignConfig(
             targets=tuple(t.name for t in resolve_targets(target_specs)),
@@ -183,7 +182,9 @@ def fuzz(
         )
     except ValueError as exc:
         fail(str(exc))
-    _run(config, interpreters)
+    _run(config)
+    if interpreters:  # an interrupted campaign has exited
+        confirm_campaign(config, interpreters)
 
 
 def _checked_inputs(graphs, seconds, known_files, bounds_files, ray_address, shard: str, imports) -> tuple[int, int]:
@@ -205,8 +206,8 @@ def _checked_inputs(graphs, seconds, known_files, bounds_files, ray_address, sha
     return shard_k_n
 
 
-def _run(config, interpreters: list) -> None:
-    """The campaign, stopped as on Ctrl-C by SIGTERM; its summary; its new groups confirmed on `interpreters`; exit 130 when interrupted."""
+def _run(config) -> None:
+    """The campaign, stopped as on Ctrl-C by SIGTERM; its summary; exit 130 when interrupted."""
     from numfuzz.campaign.journal import JournalError
     from numfuzz.campaign.loop import run_campaign
     from numfuzz.workers.pool import WorkerStartError
@@ -221,10 +222,6 @@ def _run(config, interpreters: list) -> None:
     click.echo(summary.table())
     if summary.interrupted:
         sys.exit(130)
-    if interpreters:
-        from numfuzz.cli.confirming import confirm_campaign
-
-        confirm_campaign(config, interpreters)
 
 
 def _stop_gracefully(signum: int, frame: object) -> None:

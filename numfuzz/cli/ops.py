@@ -6,7 +6,7 @@ from collections import Counter
 
 import click
 
-from numfuzz.program.dtypes import PROGRAM_DTYPES
+from numfuzz.program.dtypes import FLOAT_DTYPES
 from numfuzz.program.ops import OPS
 
 
@@ -37,14 +37,12 @@ def ops_table(measured: dict[str, float] | None = None, family: str | None = Non
         if family and op.family != family:
             continue
         domains = ",".join(op.domain(i) for i in range(op.arity))
-        dtypes = ("all" if op.dtypes == PROGRAM_DTYPES else ",".join(op.dtypes)) + (f"; x{op.index_arg} i64" if op.index_arg is not None else "")
+        dtypes = ("all" if op.dtypes == FLOAT_DTYPES else ",".join(op.dtypes)) + (f"; x{op.index_arg} i64" if op.index_arg is not None else "")
         line = f"{name:<20}{op.family:<13}{op.arity:>5}  {domains:<28}{dtypes:<16}{op.weight:>7.2f}{shares[name]:>8.2%}"
         lines.append(line + (f"{measured[name]:>8.2%}" if measured is not None else ""))
     families = Counter(op.family for op in OPS.values())
     lines.append(f"{len(OPS)} ops; by family: " + ", ".join(f"{f} {n}" for f, n in sorted(families.items())))
-    lines.append(
-        "share: the op's weight over all weights; dtypes: all = " + ",".join(PROGRAM_DTYPES) + "; xN i64: argument N is an integer input (domain index)"
-    )
+    lines.append("share: the op's weight over all weights; dtypes: all = " + ",".join(FLOAT_DTYPES) + "; xN i64: argument N is an integer input (domain index)")
     if measured is not None:
         lines.append("drawn: the op's share of all nodes in the measured graphs (domain guards such as abs included)")
     return "\n".join(lines)

@@ -8,7 +8,7 @@ import sys
 import click
 
 from numfuzz.cli.cases import isolated_runner, prepare_case
-from numfuzz.cli.failure import fail
+from numfuzz.cli.failure import fail, numfuzz_failed
 from numfuzz.cli.options import bounds_option, case_argument, device_option, import_option, isolated_option, target_option
 from numfuzz.cli.setup import bounds_in_environment
 
@@ -30,7 +30,7 @@ from numfuzz.cli.setup import bounds_in_environment
 @isolated_option
 @bounds_option
 def replay(case_path, target_spec, as_json, grad, autocast_dtype, device, imports, isolated, bounds_files) -> None:
-    """Re-run a case. Exit 1 when it is still a finding, 0 when not (within_rounding included), 2 on bad input."""
+    """Re-run a case. Exit 1 when it is still a finding, 0 when not (within_rounding included), 2 on bad input, 3 when numfuzz itself fails."""
     case, target, device = prepare_case(case_path, target_spec, device, imports)
     if autocast_dtype:
         from numfuzz.corpus.make import under_autocast
@@ -49,8 +49,11 @@ def replay(case_path, target_spec, as_json, grad, autocast_dtype, device, import
     from numfuzz.program.autocast import region_label
     from numfuzz.runner.case_runner import run_case
 
-    with bounds_in_environment(bounds_files) as bounds, isolated_runner(case, target.name, device, list(case.run.imports), isolated) as runner:
-        outcome = run_case(case, target, bounds=bounds) if runner is None else runner.evaluate_case(case)
+    try:  # a target's own failure is a verdict (crash), a worker's is said by isolated_runner: anything else raised here is numfuzz's
+        with bounds_in_environment(bounds_files) as bounds, isolated_runner(case, target.name, device, list(case.run.imports), isolated) as runner:
+            outcome = run_case(case, target, bounds=bounds) if runner is None else runner.evaluate_case(case)
+    except Exception as exc:
+        numfuzz_failed(f"judging {case_path}", exc)
     if as_json:
         click.echo(json.dumps({"case": str(case_path), "target": target.name, "versions": provenance(device), **outcome.to_json()}, indent=1))
     else:

@@ -6,7 +6,8 @@ new first, then known ones; within each, by severity. Each version's verdict is 
 function's (`numfuzz.judge.rules.final_verdict`) on its stored oracle verdict and facts, under the
 bounds in force: a group whose every finding is benign (`within_rounding`, `eager_unstable`) is
 kept but not listed unless asked for (`listed(..., everything=True)`). Groups are computed from the stored data only, so old
-case files group too.
+case files group too, and by today's rules: each case's outcome and signature are derived again from
+what it stores (`corpus.rejudge`), and a finding a rule newer than its record cannot judge is stale.
 """
 
 from __future__ import annotations
@@ -16,16 +17,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
 
-from numfuzz.corpus.case import Case, CaseError, recorded_outcome, recorded_signature
+from numfuzz.corpus.case import Case, CaseError
 from numfuzz.corpus.group_key import GroupKey
 from numfuzz.corpus.known import KnownIssue, load_known
+from numfuzz.corpus.rejudge import current_outcome, current_signature
 from numfuzz.corpus.size_order import size_key
 from numfuzz.corpus.store import load_case
 from numfuzz.judge.bounds import Bounds, active_bounds
+from numfuzz.judge.execute import Outcome
 from numfuzz.judge.facts import Analysis
-from numfuzz.judge.rules import verdict_of
+from numfuzz.judge.rules import undecided
 from numfuzz.judge.signature import Mechanism, Signature, severity
-from numfuzz.judge.verdicts import Verdict
 from numfuzz.program.ir import GraphError
 
 
@@ -48,6 +50,7 @@ class Group:
     dtypes: set[str] = field(default_factory=set)  # over its findings
     ops: set[str] = field(default_factory=set)
     causes: set[str] = field(default_factory=set)
+    stale: str = ""  # why today's rules cannot judge any of its findings from their records (`judge.rules.undecided`); "": some can
 
     @property
     def count(self) -> int:
@@ -85,11 +88,18 @@ def minimize_notes(root: Path) -> dict[str, str]:
     return {str(k): str(v) for k, v in data.items()} if isinstance(data, dict) else {}
 
 
+CAMPAIGN_FOLDER = "campaign"  # a campaign corpus's journal, stats and logs: no case there
+NEWEST_ANSWERS = "newest.json"  # what the newest interpreters answered, kept beside the cases (numfuzz.newest.interpreters)
+OWN_FILES = (NOTES, NEWEST_ANSWERS)  # numfuzz's own files beside the cases
+
+
 def case_paths(directory: Path) -> list[Path]:
-    """The case files under `directory`: in a campaign corpus those of its case folders, in any other folder every *.json below it."""
+    """The case files under `directory`: in a campaign corpus those of its case folders (none before its first finding),
+    in any other folder every *.json below it but numfuzz's own files."""
     root = Path(directory)
-    folders = [root / name for name in CASE_FOLDERS if (root / name).is_dir()] or [root]
-    return sorted({p for folder in folders for p in folder.rglob("*.json") if not p.name.startswith(".")})
+    campaign = (root / CAMPAIGN_FOLDER).is_dir()
+    folders = [root / name for name in CASE_FOLDERS if (root / name).is_dir()] or ([] if campaign else [root])
+    return sorted({p for folder in folders for p in folder.rglob("*.json") if not p.name.startswith(".") and p.name not in OWN_FILES})
 
 
 def group_corpus(directory: Path, known: Sequence[KnownIssue] | None = None, bounds: Bounds | None = None) -> tuple[list[Group], list[str]]:
@@ -101,7 +111,7 @@ def group_corpus(directory: Path, known: Sequence[KnownIssue] | None = None, bou
     known = load_known() if known is None else known
     bounds = active_bounds() if bounds is None else bounds
 
-    cases: list[tuple[Path, Case]] = []
+    cases: list[tuple[Path, Case, Outcome]] = []
     problems: list[str] = []
     root = Path(directory)
     for path in case_paths(root):
@@ -111,18 +121,19 @@ def group_corpus(directory: Path, known: Sequence[KnownIssue] | None = None, bou
         except CaseError as exc:
             problems.append(str(exc))
             continue
-        if verdict_of(recorded_outcome(case), bounds).is_kept:
-            cases.append((path, case))
+        outcome = current_outcome(case, bounds)
+        if outcome.verdict.is_kept:
+            cases.append((path, case, outcome))
     # A finding may have several versions (found, minimised): they share the best signature any
     # of them knows, and the smallest version stands for the finding (its severity, its path).
     versions: dict[str, Versions] = {}
-    for path, case in cases:
+    for path, case, outcome in cases:
         try:
             key = size_key(case)
         except GraphError as exc:  # an ill-typed graph in a stored case: report it, keep listing
             problems.append(f"{path}: {exc}")
             continue
-        versions.setdefault(finding_id(case), []).append((key, path, case))
+        versions.setdefault(finding_id(case), []).append((key, path, case, outcome))
     groups: dict[tuple, Group] = {}
     for fid, found, signature, key in _keyed(versions, known):
         _fold(groups.setdefault(key.parts, Group(key, signature, known=key.known, mechanism=key.mechanism)), fid, found, signature, bounds)
@@ -134,7 +145,7 @@ def group_corpus(directory: Path, known: Sequence[KnownIssue] | None = None, bou
     return order, problems
 
 
-Versions = list[tuple[tuple, Path, Case]]  # one finding's versions, smallest first: (size key, path, case)
+Versions = list[tuple[tuple, Path, Case, Outcome]]  # one finding's versions, smallest first: (size key, path, case, outcome as judged today)
 
 
 def _key_of(case: Case, signature: Signature, facts: Analysis | None, known: Sequence[KnownIssue]) -> GroupKey:
@@ -152,15 +163,15 @@ def _keyed(versions: dict[str, Versions], known: Sequence[KnownIssue]) -> list[t
     keyed, moved = [], {}
     for fid, found in versions.items():
         found.sort(key=lambda v: (v[0], str(v[1])))  # smallest first: its signature is the best informed
-        signatures = [recorded_signature(case) for _, _, case in found]
+        signatures = [current_signature(case, outcome) for _, _, case, outcome in found]
         signature = next((s for s in signatures if s.cause), next((s for s in signatures if s.located), signatures[0]))
-        facts = next((f for f in (recorded_outcome(c).analysis for _, _, c in found) if f is not None), None)
+        facts = next((o.analysis for _, _, _, o in found if o.analysis is not None), None)
         smallest = found[0][2]
         key = _key_of(smallest, signature, facts, known)
         if isinstance(smallest.extra.get("minimize"), dict):
-            original = next((c for _, _, c in found if "minimize" not in c.extra), None)
+            original = next(((c, o) for _, _, c, o in found if "minimize" not in c.extra), None)
             if original is not None:
-                origin = _key_of(original, recorded_signature(original), recorded_outcome(original).analysis, known)
+                origin = _key_of(original[0], current_signature(*original), original[1].analysis, known)
                 moved.setdefault(origin.parts, key)
         keyed.append((fid, found, signature, key))
     return [(fid, found, signature, key if "minimize" in found[0][2].extra else moved.get(key.parts, key)) for fid, found, signature, key in keyed]
@@ -168,11 +179,13 @@ def _keyed(versions: dict[str, Versions], known: Sequence[KnownIssue]) -> list[t
 
 def _fold(group: Group, fid: str, found: Versions, signature: Signature, bounds: Bounds) -> None:
     """Adds one finding to its group: counts, verdicts, severity, and the smallest case so far."""
-    size, path, case = found[0]
-    outcome = recorded_outcome(case)
+    size, path, case, outcome = found[0]
+    fresh = not group.findings
     group.findings.add(fid)
     group.members[fid] = path
-    verdict = verdict_of(outcome, bounds)
+    verdict = outcome.verdict
+    why = undecided(outcome, bounds) if verdict.is_finding else ""
+    group.stale = why if fresh or group.stale and why else ""
     group.benign = group.benign and verdict.is_listed_benign
     group.verdicts.add(verdict.value)
     group.dtypes.add(signature.dtype)

@@ -13,6 +13,7 @@ from numfuzz.address import GRADIENTS, SECOND_SAMPLES, CaseAddress
 from numfuzz.corpus.case import Case, SecondSize
 from numfuzz.environment import provenance as environment_provenance
 from numfuzz.program.autocast import with_region
+from numfuzz.program.fine import is_fine
 from numfuzz.program.generator import GenConfig, draw_samples, generate_with_origin
 from numfuzz.program.ir import Graph, canonical_json
 from numfuzz.program.mutate import mutate
@@ -39,10 +40,16 @@ def make_case(address: CaseAddress | int, run: RunSpec, programs: GenConfig | No
     address = address if isinstance(address, CaseAddress) else CaseAddress(address)
     graph, recipes, origin = generate_with_origin(address.seed, programs, widths=run.device_kind)
     mutations = []
+    fine = is_fine(graph)
     for step in address.lineage:
-        graph, name = mutate(graph, random.Random(step), run.device_kind, frozenset(programs.ops) if programs is not None else frozenset())
+        mutated, name = mutate(graph, random.Random(step), run.device_kind, frozenset(programs.ops) if programs is not None else frozenset())
+        if fine and not is_fine(mutated):
+            continue  # a float64 program stays one the fine reference evaluates: a float64 reference would be eager itself
+        graph = mutated
         mutations.append(name)
     run, graph2 = draw_run(address, run, graph, mix)
+    if run.grad and fine:  # its gradients have no reference finer than float64
+        run = run.with_changes(grad=False)
     seams = programs is not None and programs.seams
     drawn = draw_samples(graph, recipes, address.own, run.samples, mirror_every=MIRROR_EVERY if seams else 0)
     tensors = [[round_to(v, spec) for v, spec in zip(sample, graph.inputs)] for sample in drawn]

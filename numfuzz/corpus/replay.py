@@ -10,10 +10,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from numfuzz.corpus.case import Case, CaseError, recorded_outcome
+from numfuzz.corpus.case import Case, CaseError
 from numfuzz.corpus.grouping import Group, case_paths
 from numfuzz.corpus.regression import reproduces, statement, upstream
+from numfuzz.corpus.rejudge import current_outcome
 from numfuzz.corpus.store import load_case
+from numfuzz.judge.bounds import active_bounds
 from numfuzz.judge.execute import Outcome
 from numfuzz.judge.verdicts import Verdict
 
@@ -74,7 +76,8 @@ def replay_case(path: Path, run: Run, here: dict[str, Any]) -> Replayed:
     """Run one case here (`here`: this environment's provenance); a case stated for another device is skipped."""
     case = load_case(path)
     stated, source = statement(case), upstream(case)
-    recorded = recorded_outcome(case).verdict if case.result is not None else None
+    # what was recorded, as today's rules judge it under the bounds in force (`corpus.rejudge`), as the listing does
+    recorded = current_outcome(case, active_bounds()).verdict if case.result is not None else None
     common = {
         "path": path,
         "recorded": NOT_RUN if recorded is None else recorded.value,

@@ -51,6 +51,12 @@ UNEXPLAINED = Cause("unexplained", "unexplained: no cause test holds")
 STALE_SCALAR = Cause("stale_scalar", "a Python scalar argument's first value is reused when the compiled program is called with another", Kept.ALWAYS)
 BACKWARD = Cause("backward", "the op's backward: its gradient is less accurate than eager's")  # a gradient finding, whatever the forward
 AMPLIFIED = Cause("amplified", "no op loses accuracy: an op downstream amplifies a difference that is as accurate as eager's or more")
+# the metadata oracle's (judge.metadata): a verdict of its own, grouped by the op and the kind of difference its detail names
+OUTPUT_METADATA = Cause(
+    "output_metadata",
+    "an output is laid out unlike eager's (its strides, the memory it shares, or whether it can be viewed), which torch.compile promises to keep",
+    Kept.ALWAYS,
+)
 POSITION_PARTING = Cause("position_parting", "the same values give different results at different positions (batch or tile boundaries)")
 
 CAUSES = {
@@ -68,6 +74,7 @@ CAUSES = {
         BACKWARD,
         AMPLIFIED,
         POSITION_PARTING,
+        OUTPUT_METADATA,
     )
 }
 

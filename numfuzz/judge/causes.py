@@ -83,8 +83,8 @@ OUTPUT_ROUNDING = 0.5  # ULP: storing a value rounds it this much at most
 
 
 def narrowing_casts(graph: Graph, value: int) -> list[int]:
-    """Casts in `value`'s cone that can change a value: to fewer significand bits or a narrower range (bf16 -> fp16 too);
-    nodes whose arguments autocast casts down (`autocast.rounded_args`), casts the program asked for as well; and constants
+    """Casts in `value`'s cone that can change a value: to fewer significand bits or a narrower range (bf16 -> fp16 too),
+    an op's cast of its argument to the dtype it computes in among them; nodes whose arguments autocast casts down (`autocast.rounded_args`), casts the program asked for as well; and constants
     made in a narrow dtype (a fill value rounded to bf16 is a cast too: Inductor may keep it in fp32)."""
     specs = infer_specs(graph)
     found = []
@@ -96,9 +96,10 @@ def narrowing_casts(graph: Graph, value: int) -> list[int]:
         if lookup(node.op).constant and check_dtype(specs[len(graph.inputs) + k].dtype).mantissa_bits < FP32_MANTISSA:
             found.append(k)
             continue
-        if node.op != "cast":
+        into = "dtype" if node.op == "cast" else lookup(node.op).computes_in  # a reduction with dtype= casts its argument too
+        if not into:
             continue
-        to, source = check_dtype(node.attr("dtype")), check_dtype(specs[node.args[0]].dtype)
+        to, source = check_dtype(node.attr(into)), check_dtype(specs[node.args[0]].dtype)
         if to.mantissa_bits < source.mantissa_bits or to.max_value < source.max_value or to.min_exponent > source.min_exponent:
             found.append(k)
     return found
@@ -106,7 +107,10 @@ def narrowing_casts(graph: Graph, value: int) -> list[int]:
 
 def _what_rounds(node: Node) -> str:
     """What of a node `narrowing_casts` found rounds: the cast itself, a constant's fill value, or autocast's casts."""
-    return "" if node.op == "cast" else "'s rounding of its value" if lookup(node.op).constant else "'s autocast casts"
+    if node.op == "cast":
+        return ""
+    spec = lookup(node.op)
+    return "'s rounding of its value" if spec.constant else "'s cast of its argument" if spec.computes_in else "'s autocast casts"
 
 
 def _reference_without(graph: Graph, samples: list[list[torch.Tensor]], casts: frozenset[int], output: int) -> np.ndarray:

@@ -5,6 +5,11 @@ the same missing rule whatever the temporaries are called and whatever the shape
 exception's class and the words and names of its message. Taken out: a Thunder trace's comment
 (`# t9: "cpu f32[81]"`), quoted and bracketed shapes, addresses, paths with line numbers,
 numbered temporaries (`t12`, `buf3`, `tmp7`, `x0`, `primals_2`) and other numbers.
+
+A metadata finding (`numfuzz.judge.metadata`) has one fingerprint per difference it lists: the op
+and what differs, without the output's place or the strides' values and rank (`exp: strides (#)
+where eager gives (#)`), so a transposed output of `exp` is one finding at any size and rank.
+Its kind (`metadata_kind`) is the fingerprint without the op: what the minimiser keeps.
 """
 
 from __future__ import annotations
@@ -23,6 +28,27 @@ _RULES = (
     (re.compile(r"(?<![\w#])[-+]?\d+(\.\d+)?([eE][-+]?\d+)?\b"), "#"),
     (re.compile(r"\s+"), " "),
 )
+
+
+_METADATA_RULES = (
+    (re.compile(r"^outputs? [\d and]+\((.*?)\): "), r"\1: "),  # "output 0 (exp): " -> "exp: "
+    (re.compile(r"\((-?\d+(, -?\d+)*,?)?\)"), "(#)"),  # a stride tuple of any rank
+)
+
+
+def metadata_fingerprints(detail: str) -> list[str]:
+    """The fingerprint of each difference a metadata finding's detail lists (`judge.metadata`), in order."""
+    found = []
+    for part in detail.strip().splitlines()[0].split("; ") if detail.strip() else []:
+        for pattern, replacement in _METADATA_RULES:
+            part = pattern.sub(replacement, part)
+        found.append(crash_fingerprint(part))
+    return found
+
+
+def metadata_kind(fingerprint: str) -> str:
+    """A metadata fingerprint's kind of difference, without the op it names: `strides (#) where eager gives (#)`."""
+    return fingerprint.partition(": ")[2]
 
 
 def crash_fingerprint(detail: str) -> str:

@@ -97,9 +97,7 @@ class Evidence:
         given: a fused kernel may read such inputs before their rounding (`rounding_record.UNROUNDED_INPUT_ULP`)."""
         if self.suffix is not None or self.culprit is None:  # a cut's inputs are given values: nothing to fuse across
             return False
-        specs, n_in = infer_specs(self.graph), len(self.graph.inputs)
-        floats = [a for a in self.graph.nodes[self.culprit.node].args if not is_integer(specs[a].dtype)]
-        return bool(floats) and all(a >= n_in and check_dtype(specs[a].dtype).mantissa_bits < FP32_MANTISSA for a in floats)
+        return inputs_made_narrow(self.graph, self.culprit.node)
 
     def inputs_seen(self) -> bool:
         """Were the culprit's inputs seen? Without a probe or a cut, only the case's own inputs are."""
@@ -107,6 +105,14 @@ class Evidence:
         if c is None:
             return False
         return self.suffix is not None or self.probe is not None or all(a < len(self.graph.inputs) for a in self.graph.nodes[c.node].args)
+
+
+def inputs_made_narrow(graph: Graph, node: int) -> bool:
+    """Every float input of node `node` is a bf16/fp16 value the program made, not one it was given (a stored case's
+    record is judged again by it too: `corpus.rejudge`)."""
+    specs, n_in = infer_specs(graph), len(graph.inputs)
+    floats = [a for a in graph.nodes[node].args if not is_integer(specs[a].dtype)]
+    return bool(floats) and all(a >= n_in and check_dtype(specs[a].dtype).mantissa_bits < FP32_MANTISSA for a in floats)
 
 
 def op_line(graph: Graph, k: int) -> str:

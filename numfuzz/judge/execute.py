@@ -13,7 +13,8 @@ import numpy as np
 import torch
 
 from numfuzz.judge.compiled import CompiledProgram, flat64
-from numfuzz.judge.facts import Analysis
+from numfuzz.judge.facts import RULES_VERSION, Analysis
+from numfuzz.judge.metadata import keeps_output_strides, metadata_differences
 from numfuzz.judge.oracle import OutputErrors, bits_lost, combine, compare_output
 from numfuzz.judge.position import position_dependence
 from numfuzz.judge.verdicts import Verdict
@@ -59,6 +60,7 @@ class Outcome:
     first: Outcome | None = field(default=None, repr=False, compare=False)  # a second size's outcome: the first size's (in memory only)
     oracle: Verdict | None = None  # the oracle's verdict, before any rule (`judge.rules`); set from `verdict` when not given
     rule: str = ""  # the rule that gave `verdict`, where one did
+    rules_version: int = RULES_VERSION  # the rules' version that judged it (`judge.facts.RULES_VERSION`); 0: stored before numfuzz said
 
     def __post_init__(self) -> None:
         if self.oracle is None:
@@ -75,6 +77,7 @@ class Outcome:
             "outputs": [o.to_json() for o in self.outputs],
             "compile_s": round(self.compile_s, 4),
             "run_s": round(self.run_s, 4),
+            "rules_version": self.rules_version,
         }
         if self.analysis is not None:
             data["analysis"] = self.analysis.to_json()
@@ -106,6 +109,7 @@ class Outcome:
             second_size=data.get("second_size") if isinstance(data.get("second_size"), dict) else None,
             oracle=oracle,
             rule=str(data.get("rule", "")),
+            rules_version=int(data.get("rules_version", 0)),
         )
 
 
@@ -186,7 +190,8 @@ def judge(program: CompiledProgram, samples: list[list[torch.Tensor]], want_trac
                 return Outcome(Verdict.INVALID, own, compile_s=program.compile_s, run_s=program.run_s)
             verdict = _crash_verdict(exc, Verdict.CRASH_COMPILE if i == 0 else Verdict.CRASH_RUN)
             return Outcome(verdict, _one_line(exc), compile_s=program.compile_s, run_s=program.run_s)
-    outcome = judge_runs(program, samples, eager_runs, ref_runs, target_runs[: len(samples)], target_runs[-1])
+    inputs = None if program.grad else on_device[0]  # with gradients, each side runs on copies of its own
+    outcome = judge_runs(program, samples, eager_runs, ref_runs, target_runs[: len(samples)], target_runs[-1], inputs)
     outcome.compile_s, outcome.run_s = program.compile_s, program.run_s
     outcome.trace = program.trace() if want_trace else None
     return outcome
@@ -224,8 +229,20 @@ def eager_and_reference(
     return eager_runs, ref_runs
 
 
-def judge_runs(program: CompiledProgram, samples: list, eager_runs: list[tuple], ref_runs: list[tuple], target_runs: list[tuple], again: tuple) -> Outcome:
-    """The verdict on one set of runs: shapes and dtypes, determinism, the oracle, then the position check."""
+def judge_runs(
+    program: CompiledProgram,
+    samples: list,
+    eager_runs: list[tuple],
+    ref_runs: list[tuple],
+    target_runs: list[tuple],
+    again: tuple,
+    inputs: list[torch.Tensor] | None = None,
+) -> Outcome:
+    """The verdict on one set of runs: shapes and dtypes, determinism, the oracle, the position check, then the outputs' metadata.
+
+    `inputs`: the tensors of the first sample that eager and the target were both called with, for the
+    aliasing check (None where they were not the same tensors). The metadata check (`judge.metadata`)
+    looks only at a case whose values are clean: a value finding is analysed and located, and takes precedence."""
     for eager, got in zip(eager_runs, target_runs):
         if len(got) != len(eager) or any(not isinstance(g, torch.Tensor) or g.dtype != e.dtype or g.shape != e.shape for g, e in zip(got, eager)):
             return Outcome(Verdict.MISMATCH, mismatch_text(program.graph, eager, got))
@@ -242,6 +259,10 @@ def judge_runs(program: CompiledProgram, samples: list, eager_runs: list[tuple],
         moved = position_dependence([[x.cpu() for x in sample] for sample in samples], runs.eager, runs.reference, runs.target, program.out_dtypes)
         if moved is not None:
             verdict, detail = Verdict.POSITION_DEPENDENT, moved
+    if verdict.is_clean:
+        differs = metadata_differences(output_names(program.graph), eager_runs[0], target_runs[0], inputs, keeps_output_strides(program.target))
+        if differs:
+            verdict, detail = Verdict.METADATA, "; ".join(differs)
     return Outcome(verdict, detail, outputs, runs=runs)
 
 
@@ -250,25 +271,43 @@ def mismatch_text(graph: Graph, eager: tuple, got: tuple) -> str:
 
     The words stay the same from one program to the next (a crash's fingerprint keeps them), so one
     policy difference is one group whatever the sizes."""
+    return mismatch_words(graph, [_described(e) for e in eager], [_described(g) for g in got])
+
+
+Described = tuple[str, tuple[int, ...] | None]  # a returned value: its dtype's short name and shape, or a non-tensor's type and None
+
+
+def mismatch_words(graph: Graph, eager: list[Described], got: list[Described]) -> str:
+    """`mismatch_text` from the values described: also what a stored case recorded of them (`corpus.rejudge`)."""
     if len(got) != len(eager):
         return f"{len(got)} values where eager gives {len(eager)}"
     parts = []
-    for k, (g, e) in enumerate(zip(got, eager)):
+    for k, ((g_kind, g_shape), (e_kind, e_shape)) in enumerate(zip(got, eager)):
         who = _value_name(graph, k)
-        if not isinstance(g, torch.Tensor):
-            parts.append(f"{who}: {type(g).__name__} where eager gives a tensor")
-        elif g.dtype != e.dtype:
-            parts.append(f"{who}: {_short(g.dtype)} where eager gives {_short(e.dtype)}")
-        elif g.shape != e.shape:
-            parts.append(f"{who}: shape {tuple(g.shape)} where eager gives {tuple(e.shape)}")
+        if g_shape is None:
+            parts.append(f"{who}: {g_kind} where eager gives a tensor")
+        elif g_kind != e_kind:
+            parts.append(f"{who}: {g_kind} where eager gives {e_kind}")
+        elif g_shape != e_shape:
+            parts.append(f"{who}: shape {g_shape} where eager gives {e_shape}")
     return "; ".join(parts)
 
 
-def _short(dtype: torch.dtype) -> str:
+def _described(value: object) -> Described:
+    return (short_dtype(value.dtype), tuple(value.shape)) if isinstance(value, torch.Tensor) else (type(value).__name__, None)
+
+
+def short_dtype(dtype: torch.dtype) -> str:
+    """A dtype as numfuzz names it (`bf16`), or torch's own name for one numfuzz never draws (float64, bool)."""
     try:
         return dtype_name(dtype)
-    except ValueError:  # a dtype numfuzz never draws (float64, bool): torch's own name
+    except ValueError:
         return str(dtype).removeprefix("torch.")
+
+
+def output_names(graph: Graph) -> list[str]:
+    """Each output's name: the op that makes it, or the input it returns (`input x0`)."""
+    return [_value_name(graph, k) for k in range(len(graph.outputs))]
 
 
 def _value_name(graph: Graph, k: int) -> str:

@@ -19,10 +19,15 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from numfuzz.judge.cause import AMPLIFIED
+from numfuzz.judge.cause import AMPLIFIED, POSITION_PARTING
 from numfuzz.judge.rounding_record import RoundingRecord
 
 VERSION = 2
+# The rules' version: the facts they read, measured as this numfuzz measures them. A stored outcome says which version
+# judged it (`Outcome.rules_version`; 0: written before numfuzz said); where it is older than a rule's `since`, an absent
+# fact may be one that was not measured then, and the rule says what it lacks (`judge.rules.undecided`). A rule that
+# comes to read a new fact, or one measured anew, raises it and sets its own `since` to it.
+RULES_VERSION = 1
 
 
 @dataclass(frozen=True)
@@ -167,7 +172,8 @@ _PARTING = re.compile(r"first part at `([^`]+)` \(([a-z0-9]+)\), whose compiled 
 
 def _upgrade(facts: Analysis) -> None:
     """A version-1 analysis as version 2 has it: partings as data, and the record's words out of the evidence."""
-    if facts.cause == "position_rounding":  # version 1 said its partings in words only
+    if facts.cause == "position_rounding":  # version 1 said its partings in words only, under the cause's old name
+        facts.cause = POSITION_PARTING.name
         facts.partings = [Parting(op, dtype, "cpu", float(ulps)) for line in facts.evidence for op, dtype, ulps in _PARTING.findall(line)] or None
     # version 1 appended the record in words (under the bounds of its day); listings now say it under theirs
     if facts.rounding_error is not None and facts.evidence and facts.evidence[-1].startswith(("at ", "backward error at ")):

@@ -22,7 +22,7 @@ from numfuzz.judge.compiled import laid_out
 from numfuzz.judge.execute import Outcome, evaluate
 from numfuzz.judge.facts import Analysis, Culprit
 from numfuzz.judge.gradient_rounding import measure_gradient
-from numfuzz.judge.oracle import bits_lost
+from numfuzz.judge.oracle import gradient_bits_lost
 from numfuzz.judge.reduction_order import reordered_gradient_evidence
 from numfuzz.judge.verdicts import Verdict
 from numfuzz.program.graph_edit import cone
@@ -43,9 +43,10 @@ def gradient_values(graph: Graph, samples: list[list[torch.Tensor]], upstream: l
         leaves = [x.to(device).detach().clone().requires_grad_(x.is_floating_point()) for x in sample]
         with torch.enable_grad():
             values = list(leaves) + list(fn(*laid_out(leaves, graph.inputs)))[n_in:]
-            outs = [values[o] for o in graph.outputs]
+            # an output with no gradient (a count, a comparison) takes no part in the backward
+            pairs = [(values[o], g.to(device)) for o, g in zip(graph.outputs, grads) if values[o].requires_grad]
             wanted = [v for v in values if v.requires_grad]
-            got = torch.autograd.grad(outs, wanted, [g.to(device) for g in grads], allow_unused=True)
+            got = torch.autograd.grad([o for o, _ in pairs], wanted, [g for _, g in pairs], allow_unused=True) if pairs else [None] * len(wanted)
         by_id = {id(v): g for v, g in zip(wanted, got)}
         found.append(([v.detach() for v in values], [by_id.get(id(v)) for v in values]))
     return found
@@ -131,5 +132,5 @@ def analyse_gradient(
     facts = Analysis(flagged, BACKWARD.name, evidence, culprit.op, culprit.dtype, culprit=culprit, gradient_of=input_index, rounding_error=record)
     facts.reordered = reordered
     if cut is None and outcome.oracle is Verdict.LESS_ACCURATE:  # no op's backward alone is worse: how much the whole one loses
-        facts.fused_backward_bits = next((bits_lost(o) for o in outcome.outputs if o.index == flagged), None)
+        facts.fused_backward_bits = next((gradient_bits_lost(o) for o in outcome.outputs if o.index == flagged), None)
     return facts

@@ -196,21 +196,29 @@ def combine(outputs: list[OutputErrors]) -> Verdict:
     return next(v for v in SEVERITY if v in found)
 
 
-def bits_lost(errors: OutputErrors) -> float:
+def bits_lost(errors: OutputErrors, at_scale: bool = True) -> float:
     """Severity of a finding: log2 of how many times the target's max error exceeds eager's.
 
-    Errors are taken at the output's scale (`scaled_ulp`) where recorded, both floored at half an
-    ULP, and the result is capped at the dtype's precision: past that every bit is lost.
+    Errors are taken at the output's scale (`scaled_ulp`) where recorded (`at_scale`), else in ULPs
+    of each element's own value, as the verdict rule compares them; both floored at half an ULP,
+    and the result is capped at the dtype's precision: past that every bit is lost.
     """
     precision = check_dtype(errors.dtype).mantissa_bits + 1
     target, eager = errors.target_max_ulp, errors.eager_max_ulp
-    if errors.target_max_scaled is not None and errors.eager_max_scaled is not None:
+    if at_scale and errors.target_max_scaled is not None and errors.eager_max_scaled is not None:
         target, eager = errors.target_max_scaled, errors.eager_max_scaled
     if not math.isfinite(eager):  # eager overflowed somewhere: compare where both are finite
         target, eager = errors.target_mean_ulp, errors.eager_mean_ulp
     if not math.isfinite(target):
         return math.inf
     return min(float(precision), max(0.0, math.log2(max(target, 0.5) / max(eager, 0.5))))
+
+
+def gradient_bits_lost(errors: OutputErrors) -> float:
+    """What a gradient finding loses, by the numbers the verdict rule flagged it on: each element's error in ULPs of its
+    own value. A gradient's small elements are where a backward goes wrong (the largest dominate at the output's scale),
+    so the severity of a gradient group and the rule that judges it (`fused_backward`) read this one measure."""
+    return bits_lost(errors, at_scale=False)
 
 
 def _max(x: np.ndarray) -> float:

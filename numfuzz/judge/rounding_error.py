@@ -78,6 +78,7 @@ class Side:
     condition: list[float] = field(default_factory=list)
     elements: list[Element] = field(default_factory=list)
     input_unit: list[float] = field(default_factory=list)  # a one-input pointwise op: the error at the op in ULPs of its input
+    signed_zero: int = 0  # elements measured at a zero input of the other sign (`at_other_zero`)
 
     def summary(self) -> dict:
         worst = sorted(self.elements, key=lambda e: (_key(e.needed_ulp), _key(e.forward_ulp)), reverse=True)[:WORST]
@@ -88,6 +89,7 @@ class Side:
             "front": pareto_front(self.forward, self.needed),
             "worst": [e.to_json() for e in worst],
             **({"max_input_unit_ulp": json_number(max(self.input_unit))} if self.input_unit else {}),
+            **({"signed_zero": self.signed_zero} if self.signed_zero else {}),
         }
 
 
@@ -263,7 +265,29 @@ def _pointwise(side: Side, fn, out: int, inputs, values, in_fmts, out_fmt, skip:
         with torch.no_grad():
             return fn(*[x.detach() + torch.from_numpy(d).reshape(x.shape) for x, d in zip(xs, deltas)])[out].reshape(-1).numpy()
 
-    _add(side, max(1, math.prod(shape)), got, y.detach().reshape(-1).numpy(), flat, partials, in_fmts, out_fmt, moved, skip)
+    def at(arrays):
+        with torch.no_grad():
+            return fn(*[torch.from_numpy(a).reshape(x.shape) for x, a in zip(xs, arrays)])[out].reshape(-1).numpy()
+
+    exact, other_zero = at_other_zero(y.detach().reshape(-1).numpy(), got, flat, at)
+    side.signed_zero += int(other_zero.sum())
+    _add(side, max(1, math.prod(shape)), got, exact, flat, partials, in_fmts, out_fmt, moved, skip, other_zero)
+
+
+def at_other_zero(exact: np.ndarray, got: np.ndarray, flat: list[np.ndarray], at) -> tuple[np.ndarray, np.ndarray]:
+    """The op's exact value at each element's inputs with the sign of a zero input as the value shows it, and where that
+    sign is the other one. -0 and +0 are one number, so taking either is no input move; an op discontinuous there (atan2
+    on its branch cut, copysign) gives values 2 pi or twice the magnitude apart for them: its condition is infinite."""
+    zeros = [x == 0 for x in flat]
+    other = np.zeros(len(got), bool)
+    flips = [[i] for i, z in enumerate(zeros) if z.any()]
+    flips += [[i for i, _ in enumerate(flat)]] if len(flips) > 1 else []
+    for flip in flips:
+        flipped = at([np.where(z, -x, x) if i in flip else x for i, (x, z) in enumerate(zip(flat, zeros))])
+        with np.errstate(invalid="ignore"):
+            nearer = np.any([zeros[i] for i in flip], axis=0) & (np.abs(flipped - got) < np.abs(exact - got))
+        exact, other = np.where(nearer, flipped, exact), other | nearer
+    return exact, other
 
 
 def _checked(needed, slack, got, exact, partials, flat, in_fmts, out_fmt, moved) -> np.ndarray:
@@ -284,8 +308,9 @@ def _checked(needed, slack, got, exact, partials, flat, in_fmts, out_fmt, moved)
     return np.where(finite & ~ok, np.inf, needed)
 
 
-def _add(side: Side, numel: int, got, exact, flat, partials, in_fmts, out_fmt, moved, skip: np.ndarray | None = None) -> None:
-    """Pointwise, all samples stacked: element j (sample j // numel) has position j of each expanded input."""
+def _add(side: Side, numel: int, got, exact, flat, partials, in_fmts, out_fmt, moved, skip: np.ndarray | None = None, other_zero=None) -> None:
+    """Pointwise, all samples stacked: element j (sample j // numel) has position j of each expanded input
+    (`other_zero`: elements whose exact value is at a zero input of the other sign, where the condition is infinite)."""
     keep = np.isfinite(exact) & (np.abs(exact) <= out_fmt.max_value) & (True if skip is None else ~skip)
     with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
         slack = _slack(got, exact, out_fmt)
@@ -295,6 +320,7 @@ def _add(side: Side, numel: int, got, exact, flat, partials, in_fmts, out_fmt, m
         needed = _ratio(slack, denom)
         per = [_ratio(slack, t) for t in terms]
         cond = np.sum(sens, axis=0) / np.abs(exact) if sens else np.zeros_like(got)
+    cond = np.where(other_zero, np.inf, cond) if other_zero is not None else cond
     forward = _forward(got, exact, out_fmt)
     bad = ~np.all([np.isfinite(g) for g in partials], axis=0) if partials else np.zeros(len(got), bool)
     needed = np.where(bad, np.inf, needed)  # an infinite derivative: first order says nothing

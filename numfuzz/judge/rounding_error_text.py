@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 
 from numfuzz.judge.bounds import Bounds
-from numfuzz.judge.rounding_record import RoundingRecord, Side, allowance_of, chosen_side
+from numfuzz.judge.rounding_record import RoundingRecord, Side, allowance_of, chosen_side, within
 
 
 def _num(x: float | str | None) -> float:
@@ -25,9 +25,18 @@ def describe(record: RoundingRecord, bounds: Bounds) -> str:
     if record.error:
         return f"rounding error at `{record.op}`: {record.error}"
     try:
-        return _describe(record, bounds)
+        return _describe(record, bounds) + _other_gradients(record, bounds)
     except (KeyError, TypeError, ValueError, IndexError):  # a record with parts missing: say so, never fail a listing
         return f"rounding error at `{record.op}`: recorded in a form this numfuzz cannot read in full"
+
+
+def _other_gradients(record: RoundingRecord, bounds: Bounds) -> str:
+    """A backward's other input gradients that keep it a finding (`record_within` reads them all): the words say so too."""
+    beyond = [f"; {_describe(other, bounds)}" for other in record.also if other.target is None or not within(other.target, allowance_of(other, bounds))]
+    unmeasured = record.stored.get("unmeasured")
+    if unmeasured:
+        beyond.append(f"; the gradient of its input {', '.join(str(k) for k in unmeasured)} is not measured, so not within its bound")
+    return "".join(beyond)
 
 
 def _describe(record: RoundingRecord, bounds: Bounds) -> str:
@@ -64,7 +73,11 @@ def _describe(record: RoundingRecord, bounds: Bounds) -> str:
     condition = f"condition {_ulps(at_worst)} at its worst element, " if math.isfinite(at_worst) or math.isinf(at_worst) else ""
     rounded = rounded or record.stored.get("scalars") == "rounded to fp32"  # the second: a record of numfuzz before the rules
     scalars = ", its float attributes rounded to fp32 as ATen's vectorised kernels take them" if rounded else ""
-    where = f"at {what} ({record.dtype}, {condition}up to {_ulps(target.max_condition)}{scalars})"
+    stored_target = record.stored.get("target")
+    other_zero = stored_target.get("signed_zero", 0) if isinstance(stored_target, dict) else 0
+    # +0 and -0 are one number: the exact value at the other one is no input move, where the op is discontinuous
+    signed = f", {other_zero} elements taken at a zero input of the other sign, where the op is discontinuous" if other_zero else ""
+    where = f"at {what} ({record.dtype}, {condition}up to {_ulps(target.max_condition)}{scalars}{signed})"
     if bound.get("unit") == "input":  # a formula x - g(x), bounded by g's error at g(x), which is at most |x|
         if target.max_input_unit_ulp is None:
             return f"{where}: the record, older than its bound ({documented}, in ULPs of the input), has no error in those units: replay the case to measure it"

@@ -24,6 +24,10 @@ The rules, in order (each class below states its rule in its docstring):
                                well: the formula is unstable whoever computes it.
 
 Where none holds, the oracle's verdict stands.
+
+A stored outcome older than a rule (`Outcome.rules_version` below its `since`) may lack a fact the
+rule reads: `undecided` says which, where no rule decides the outcome without it. A corpus listing
+shows such a finding as stale rather than new (`corpus.rejudge`).
 """
 
 from __future__ import annotations
@@ -35,7 +39,7 @@ from typing import ClassVar
 from numfuzz.judge.bounds import FP32_MANTISSA, Allowance, Bounds
 from numfuzz.judge.cause import AMPLIFIED, kept_whatever_the_bound
 from numfuzz.judge.execute import Outcome
-from numfuzz.judge.facts import Analysis
+from numfuzz.judge.facts import RULES_VERSION, Analysis
 from numfuzz.judge.rounding_error_text import describe
 from numfuzz.judge.rounding_record import allowance_of, record_within, within
 from numfuzz.judge.verdicts import Verdict
@@ -59,9 +63,14 @@ class Rule:
     gives: ClassVar[Verdict | None]  # None: the oracle's verdict stands, and no later rule is asked
     reads: ClassVar[tuple[str, ...]]  # the facts it reads (fields and properties of `Analysis`)
     bounded: ClassVar[bool] = False  # depends on the bounds
+    since: ClassVar[int] = 1  # the rules' version (`facts.RULES_VERSION`) from which a stored outcome has what it reads, as it reads it
 
     def holds(self, facts: Analysis, bounds: Bounds) -> str | None:
         raise NotImplementedError
+
+    def unmeasured(self, facts: Analysis, bounds: Bounds) -> str | None:
+        """In an outcome stored before `since`: the fact this rule reads that is not there as it reads it (None: all are)."""
+        return None
 
 
 class Amplified(Rule):
@@ -107,15 +116,21 @@ class GradientWithinBound(Rule):
             return None
         return describe(facts.rounding_error, bounds)
 
+    def unmeasured(self, facts: Analysis, bounds: Bounds) -> str | None:
+        cut = facts.culprit is not None and facts.culprit.located == "cutting the backward"  # a cut backward is measured
+        return _record_unmeasured(facts) if facts.gradient_of is not None and cut else None
+
 
 class FusedBackward(Rule):
     """A less accurate gradient where no op's backward, cut out and run alone on eager's values, is less accurate on the
-    target, and the gradient loses at most FUSED_BACKWARD_BITS: the difference is only how the backward is fused or
-    partitioned (an intermediate kept in fp32 where eager rounds it, or another order), which no maintainer takes as a bug."""
+    target, and the gradient loses at most FUSED_BACKWARD_BITS (`oracle.gradient_bits_lost`, the measure its severity
+    reads too): the difference is only how the backward is fused or partitioned (an intermediate kept in fp32 where
+    eager rounds it, or another order), which no maintainer takes as a bug."""
 
     name, judges, gives, reads = "fused_backward", (Verdict.LESS_ACCURATE,), Verdict.WITHIN_ROUNDING, ("gradient_of", "fused_backward_bits")
     # a fused backward rounds each intermediate once more or once less than eager's: over the few ops of a case, a few
-    # roundings either way; 2 bits is four times eager's error (the unlocated groups of a 10-minute Thunder campaign: 0 to 1.9)
+    # roundings either way; 2 bits is four times eager's error (the unlocated groups of a 10-minute Thunder campaign: 0 to 1.9,
+    # measured then at the output's scale, where the errors of small elements count for less)
     FUSED_BACKWARD_BITS = 2.0
 
     def holds(self, facts: Analysis, bounds: Bounds) -> str | None:
@@ -126,6 +141,10 @@ class FusedBackward(Rule):
             f"no op's backward alone is less accurate on the target, and the gradient loses {bits:.2g} bits (at most {self.FUSED_BACKWARD_BITS:g}): "
             "the difference is how the backward is fused or partitioned"
         )
+
+    def unmeasured(self, facts: Analysis, bounds: Bounds) -> str | None:
+        fused = facts.culprit is not None and facts.culprit.located.startswith(FUSED_BACKWARD_LOCATED)
+        return "the bits the fused backward loses" if facts.gradient_of is not None and fused and facts.fused_backward_bits is None else None
 
 
 class ValueWithinBound(Rule):
@@ -138,6 +157,9 @@ class ValueWithinBound(Rule):
         if facts.gradient_of is not None or not record_within(facts.rounding_error, bounds):
             return None
         return describe(facts.rounding_error, bounds)
+
+    def unmeasured(self, facts: Analysis, bounds: Bounds) -> str | None:
+        return _record_unmeasured(facts) if facts.gradient_of is None and facts.culprit is not None else None
 
 
 class NonfiniteRest(Rule):
@@ -165,6 +187,9 @@ class PositionWithinBound(Rule):
         if not all(p.local_ulp <= a for p, a in zip(facts.partings, allowed)):
             return None
         return "; ".join(p.sentence(a) for p, a in zip(facts.partings, allowed))
+
+    def unmeasured(self, facts: Analysis, bounds: Bounds) -> str | None:
+        return "where the positions part" if not facts.partings else None
 
 
 class EagerFailsToo(Rule):
@@ -214,6 +239,14 @@ class EagerFailsToo(Rule):
     def _far(self, bound: float) -> float:
         return max(self.FAR * bound, self.AT_LEAST)
 
+    def unmeasured(self, facts: Analysis, bounds: Bounds) -> str | None:
+        if facts.partings:
+            return "eager's error where the positions part" if any(p.eager_ulp is None for p in facts.partings) else None
+        record = facts.rounding_error
+        if record is None or record.error:  # nothing measured at the culprit, now as then
+            return None
+        return "eager's side of the rounding-error record" if record.eager is None or record.eager.front is None else None
+
 
 RULES: tuple[Rule, ...] = (
     Amplified(),
@@ -226,6 +259,19 @@ RULES: tuple[Rule, ...] = (
     PositionWithinBound(),
     EagerFailsToo(),
 )
+
+
+# how the backward's locator says that no op's backward alone is less accurate (`judge.gradient_analysis`)
+FUSED_BACKWARD_LOCATED = "fallback (no op's backward alone"
+
+
+def _record_unmeasured(facts: Analysis) -> str | None:
+    """The culprit's rounding-error record, where an older numfuzz stored it without the target's side as the rule reads
+    it. A record that is absent, or says why it was not measured, is as today's analysis leaves some: not stale."""
+    record = facts.rounding_error
+    if record is None or record.error or record.judgeable or record.stored.get("unmeasured"):
+        return None
+    return "the rounding-error record at the culprit"
 
 
 def final_verdict(oracle: Verdict, facts: Analysis | None, bounds: Bounds) -> Judgement:
@@ -244,6 +290,25 @@ def final_verdict(oracle: Verdict, facts: Analysis | None, bounds: Bounds) -> Ju
 def verdict_of(outcome: Outcome, bounds: Bounds) -> Verdict:
     """A live or stored outcome's verdict under `bounds`."""
     return final_verdict(outcome.oracle, outcome.analysis, bounds).verdict
+
+
+def undecided(outcome: Outcome, bounds: Bounds) -> str:
+    """Why today's rules cannot judge a stored outcome ("" where they can): it was stored before a rule that would
+    judge its oracle verdict, lacks a fact that rule reads, and no rule decides it without that fact."""
+    facts, oracle = outcome.analysis, outcome.oracle
+    if outcome.rules_version >= RULES_VERSION or not (oracle.is_accuracy or oracle is Verdict.POSITION_DEPENDENT):
+        return ""
+    if facts is None:  # as today's analysis leaves some (a position it cannot part, say): the oracle's verdict, now as then
+        return ""
+    applicable = [rule for rule in RULES if oracle in rule.judges]
+    if any(rule.holds(facts, bounds) is not None for rule in applicable):  # decided: benign, or a finding whatever the bound
+        return ""
+    for rule in applicable:
+        if outcome.rules_version < rule.since:
+            missing = rule.unmeasured(facts, bounds)
+            if missing:
+                return f"rule {rule.name} reads {missing}, which it does not record"
+    return ""
 
 
 def apply_rules(outcome: Outcome, bounds: Bounds) -> Outcome:

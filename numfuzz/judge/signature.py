@@ -13,7 +13,9 @@
 * at      -- `second_size` when the difference shows only at the second size of a dynamic
              compile (`numfuzz.judge.second_size`): the program compiled at one size, run at another.
 * fingerprint -- for a crash, its normalised message (`numfuzz.judge.crash`): crashes are grouped
-             by it, so an unminimised crash joins the group its minimised sibling names.
+             by it, so an unminimised crash joins the group its minimised sibling names. For a
+             metadata finding, its first difference's: the op and what differs (`exp: strides (#)
+             where eager gives (#)`).
 
 Findings are grouped by root cause (`group_key`): an accuracy finding by target, cause and op,
 whatever its symptom and dtype (a cancellation that makes a later pow infinite is that
@@ -25,20 +27,22 @@ compiler fuses, yet it is one bug. `numfuzz.corpus.grouping` puts a known upstre
 
 Minimisation keeps the finding: a candidate counts only when an output with the same symptom
 has, in its cone, a node of the culprit op with the culprit dtype (`same_finding`); downstream ops
-and other outputs may go.
+and other outputs may go. A crash keeps its fingerprint; a metadata finding keeps its kind of
+difference (strides, sharing, viewability) among those it lists, whatever op makes the output
+that shows it, and is named again by that op once minimised (`renamed`).
 """
 
 from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from numfuzz.judge.cause import BACKWARD, root_title
-from numfuzz.judge.crash import crash_fingerprint
+from numfuzz.judge.crash import crash_fingerprint, metadata_fingerprints, metadata_kind
 from numfuzz.judge.execute import AT_TEXT, Outcome, flagged_output
 from numfuzz.judge.facts import Analysis
-from numfuzz.judge.oracle import bits_lost
+from numfuzz.judge.oracle import bits_lost, gradient_bits_lost
 from numfuzz.judge.verdicts import ACCURACY_SYMPTOMS, Verdict
 from numfuzz.program.autocast import region_label
 from numfuzz.program.graph_edit import cone
@@ -113,8 +117,32 @@ def signature_of(target: str, outcome: Outcome, run: RunSpec | None = None, grap
     if outcome.verdict.is_accuracy and facts is not None and facts.op:
         return Signature(target, symptom_of(outcome), (facts.op,), facts.dtype, facts.cause, **where)
     if outcome.verdict.is_finding and not outcome.verdict.is_accuracy and not outcome.verdict.kills_process:
-        return Signature(target, symptom_of(outcome), fingerprint=crash_fingerprint(outcome.detail), **where)
+        return Signature(target, symptom_of(outcome), fingerprint=fingerprints_of(outcome)[0], **where)
     return Signature(target, symptom_of(outcome), **where)
+
+
+def fingerprints_of(outcome: Outcome) -> list[str]:
+    """The fingerprints an outcome shows: a crash's one, or one per difference of a metadata finding (never empty)."""
+    if outcome.verdict is Verdict.METADATA:
+        return metadata_fingerprints(outcome.detail) or [""]
+    return [crash_fingerprint(outcome.detail)]
+
+
+def _same_fingerprint(signature: Signature, outcome: Outcome) -> bool:
+    """A crash's message, or a metadata finding's kind of difference whatever op makes the output that shows it: a
+    layout that an op upstream gives and pointwise ops downstream carry minimises to that op."""
+    if signature.symptom != Verdict.METADATA.value:
+        return signature.fingerprint in fingerprints_of(outcome)
+    return metadata_kind(signature.fingerprint) in {metadata_kind(f) for f in fingerprints_of(outcome)}
+
+
+def renamed(signature: Signature, outcome: Outcome) -> Signature:
+    """A metadata finding's signature, its fingerprint named by the output that shows its kind of difference in
+    `outcome` (a minimised case's, whose outputs may be made by other ops); any other signature as it is."""
+    if signature.symptom != Verdict.METADATA.value or outcome.verdict is not Verdict.METADATA:
+        return signature
+    kind = metadata_kind(signature.fingerprint)
+    return replace(signature, fingerprint=next((f for f in fingerprints_of(outcome) if metadata_kind(f) == kind), signature.fingerprint))
 
 
 def symptom_of(outcome: Outcome) -> str:
@@ -126,19 +154,30 @@ def symptom_of(outcome: Outcome) -> str:
 
 
 def severity(outcome: Outcome) -> float | None:
-    """Bits lost against eager (inf for non-finite); None where the symptom has no such measure."""
+    """Bits lost against eager (inf for non-finite); None where the symptom has no such measure.
+
+    A gradient finding is measured as the rule that judges it measures (`oracle.gradient_bits_lost`, the `fused_backward`
+    rule's bits where it recorded them), on the gradient its analysis flagged."""
     flagged = flagged_output(outcome)
     if flagged is None or not outcome.verdict.is_accuracy:
         return None
-    return math.inf if outcome.verdict is Verdict.NONFINITE else bits_lost(flagged)
+    if outcome.verdict is Verdict.NONFINITE:
+        return math.inf
+    facts = outcome.analysis
+    if facts is None or facts.gradient_of is None:
+        return bits_lost(flagged)
+    if facts.fused_backward_bits is not None:
+        return facts.fused_backward_bits
+    gradient = next((o for o in outcome.outputs if o.index == facts.output and o.elements), flagged)
+    return gradient_bits_lost(gradient)
 
 
 def same_finding(signature: Signature, graph: Graph, outcome: Outcome) -> bool:
     """Does this outcome of `graph` show the finding `signature` describes (and not another one)?"""
     if symptom_of(outcome) != signature.symptom or outcome.at != signature.at:
         return False
-    if signature.fingerprint and crash_fingerprint(outcome.detail) != signature.fingerprint:
-        return False  # another crash of the same class: another cause
+    if signature.fingerprint and not _same_fingerprint(signature, outcome):
+        return False  # another crash of the same class, or another kind of metadata difference: another cause
     if not signature.located or not outcome.verdict.is_accuracy:
         return True
     specs = infer_specs(graph)

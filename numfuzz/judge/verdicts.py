@@ -13,6 +13,7 @@ class Verdict(str, Enum):
     CRASH_COMPILE = "crash_compile"  # raised while compiling (the first call)
     CRASH_RUN = "crash_run"  # raised on a later call
     MISMATCH = "mismatch"  # output shape, dtype or count differs from eager
+    METADATA = "metadata"  # an output's strides, aliasing or viewability differ from eager's (judge.metadata)
     NONDETERMINISTIC = "nondeterministic"  # two runs on the same inputs differ
     SEGFAULT = "segfault"  # the worker died of a signal such as SIGSEGV
     ABORT = "abort"  # the worker died of SIGABRT

@@ -7,8 +7,9 @@ the torch function of that name with the tensor first) and, per argument, a slot
 an attribute, a literal, or a tuple of slots. A node matches a pattern when it calls the same
 function and its arguments, bound to one of that function's signatures as the template's are, fill
 the slots; the op's shape rule must then give the node's traced shape and dtype. Templates that
-compute more than one call (`torch.where({0} > 0, ...)`) have no pattern. Casts, slices and
-value-preserving calls (`.contiguous()`, a device move, dropout in eval) are matched by code.
+compute more than one call (`torch.where({0} > 0, ...)`) have no pattern. Casts, views (slices, a
+split's pieces, `x[:, None]`, flatten: `numfuzz.model.views`) and value-preserving calls (`.contiguous()`,
+a device move, dropout in eval) are matched by code.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ import torch.nn.functional as F
 from torch._jit_internal import boolean_dispatched
 from torch.fx.operator_schemas import get_signature_for_torch_op
 
+from numfuzz.model.views import is_split, view_of
 from numfuzz.program.autocast import ATTR as AUTOCAST
 from numfuzz.program.autocast import FP32, LOWER
 from numfuzz.program.dtypes import PROGRAM_DTYPES
@@ -45,7 +47,9 @@ _IN_PLACE = {operator.iadd: operator.add, operator.isub: operator.sub, operator.
 
 @dataclass(frozen=True)
 class Slot:
-    kind: str  # "tensor" (argument `index` of the op), "attr" (attribute `name`), "literal" (`value`), "tuple" (`parts`)
+    # "tensor" (argument `index` of the op), "attr" (attribute `name`), "literal" (`value`), "tuple" (`parts`),
+    # "shape" (the sizes of argument `index` that the slice `value` picks: `{0}.shape[-1:]`)
+    kind: str
     index: int = 0
     name: str = ""
     value: Any = None
@@ -71,7 +75,8 @@ class Mapped:
 
 @dataclass
 class PassThrough:
-    """A call that keeps its argument's values (`.contiguous()`, a device move): the op table needs nothing for it."""
+    """A call that keeps its argument's values (`.contiguous()`, a device move, a split whose pieces map as slices of
+    it): the op table needs nothing for it."""
 
     source: torch.fx.Node
 
@@ -83,10 +88,20 @@ def _slot(node: ast.expr) -> Slot | None:
         return Slot("attr", name=node.id[4:])
     if isinstance(node, ast.Constant):
         return Slot("literal", value=node.value)
+    if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice) and _is_shape_of_tensor(node.value):
+        try:
+            bounds = [None if b is None else ast.literal_eval(b) for b in (node.slice.lower, node.slice.upper, node.slice.step)]
+        except ValueError:
+            return None
+        return Slot("shape", index=int(node.value.value.id[3:]), value=slice(*bounds))
     if isinstance(node, ast.Tuple):
         parts = [_slot(e) for e in node.elts]
         return None if any(p is None for p in parts) else Slot("tuple", parts=tuple(parts))
-    return None  # computed arguments (`{0}.shape[-1:]`, `{0} > 0`): not one call
+    return None  # computed arguments (`{0} > 0`, `{0}.long()`): not one call
+
+
+def _is_shape_of_tensor(node: ast.expr) -> bool:
+    return isinstance(node, ast.Attribute) and node.attr == "shape" and isinstance(node.value, ast.Name) and node.value.id.startswith("__t")
 
 
 def _function(call: ast.Call) -> tuple[Any, list[ast.expr]] | None:
@@ -185,6 +200,9 @@ def _fill(slot: Slot, value: Any, tensors: dict[int, torch.fx.Node], attrs: dict
         return all(_fill(p, v, tensors, attrs) for p, v in zip(slot.parts, value))
     if _has_node(value):
         return False
+    if slot.kind == "shape":  # filled after the tensors (`_match`)
+        shape = tensors[slot.index].meta["example_value"].shape if slot.index in tensors else None
+        return isinstance(value, (list, tuple)) and shape is not None and tuple(value) == tuple(shape[slot.value])
     if slot.kind == "attr":
         attrs[slot.name] = _attr_value(value)
         return True
@@ -200,19 +218,22 @@ def _match(pattern: Pattern, args: tuple, kwargs: dict) -> Mapped | None:
         tensors: dict[int, torch.fx.Node] = {}
         attrs: dict[str, Any] = {}
         # a private parameter (F.softmax's _stacklevel, which nn.Softmax sets) says nothing about the values
-        filled = (_fill(s, bound[name], tensors, attrs) if isinstance(s, Slot) else s == bound[name] for name, s in wanted.items() if not name.startswith("_"))
+        # a shape slot last: it reads a tensor's traced sizes
+        ordered = sorted(wanted.items(), key=lambda item: isinstance(item[1], Slot) and item[1].kind == "shape")
+        filled = (_fill(s, bound[name], tensors, attrs) if isinstance(s, Slot) else s == bound[name] for name, s in ordered if not name.startswith("_"))
         if all(filled):
             if sorted(tensors) == list(range(len(tensors))):
                 return Mapped(pattern.op, [tensors[k] for k in range(len(tensors))], attrs)
     return None
 
 
-def spec_of(value: Any) -> TensorSpec | None:
-    """The op table's spec of a traced value, or None where it is not a tensor of a dtype the table has."""
-    if not isinstance(value, torch.Tensor) or value.dtype not in DTYPE_NAMES:
+def spec_of(value: Any, mask_as_index: bool = False) -> TensorSpec | None:
+    """The op table's spec of a traced value, or None where it is not a tensor of a dtype the table has; with
+    `mask_as_index` a boolean mask is an index of 0s and 1s (`program_value`), as an op's index argument takes it."""
+    if not isinstance(value, torch.Tensor) or (value.dtype not in DTYPE_NAMES and not (mask_as_index and value.dtype == torch.bool)):
         return None
     try:
-        return TensorSpec(tuple(int(d) for d in value.shape), DTYPE_NAMES[value.dtype])
+        return TensorSpec(tuple(int(d) for d in value.shape), DTYPE_NAMES.get(value.dtype, INDEX_DTYPE))
     except (GraphError, TypeError):
         return None
 
@@ -228,7 +249,7 @@ def _calls(node: torch.fx.Node) -> tuple[Any, tuple, dict]:
 
 
 def _by_code(node: torch.fx.Node) -> Mapped | PassThrough | None:
-    """Casts, slices and calls that keep their argument's values."""
+    """Casts, views (`numfuzz.model.views`) and calls that keep their argument's values."""
     if node.op == "call_method" and node.target in _CONVERSIONS and isinstance(node.args[0], torch.fx.Node):
         source = node.args[0].meta.get("example_value")
         out = node.meta.get("example_value")
@@ -241,33 +262,15 @@ def _by_code(node: torch.fx.Node) -> Mapped | PassThrough | None:
         return PassThrough(node.args[0])
     if node.target is F.dropout and not node.kwargs.get("training", node.args[2] if len(node.args) > 2 else True):
         return PassThrough(node.args[0])
-    if node.target is operator.getitem and isinstance(node.args[0], torch.fx.Node):
-        return _slice(node)
-    return None
-
-
-def _slice(node: torch.fx.Node) -> Mapped | None:
-    """`x[..., a:b]` or `x[:, a:b]`: one dim sliced with a positive step, the rest whole."""
-    value, index = node.args[0].meta.get("example_value"), node.args[1]
-    index = index if isinstance(index, tuple) else (index,)
-    if not isinstance(value, torch.Tensor) or any(not isinstance(i, slice) and i is not Ellipsis for i in index) or index.count(Ellipsis) > 1:
-        return None
-    if Ellipsis in index:
-        at = index.index(Ellipsis)
-        index = index[:at] + (slice(None),) * (value.dim() - len(index) + 1) + index[at + 1 :]
-    cut = [(dim, s) for dim, s in enumerate(index) if s != slice(None)]
-    if len(cut) != 1 or len(index) > value.dim():
-        return None
-    dim, s = cut[0]
-    if any(not isinstance(b, (int, type(None))) for b in (s.start, s.stop, s.step)):
-        return None  # a bound computed in the graph
-    start, stop, step = s.indices(int(value.shape[dim]))
-    return Mapped("slice", [node.args[0]], {"dim": dim, "start": start, "stop": stop, "step": step}) if step >= 1 and start < stop else None
+    if is_split(node):  # its pieces map, each a slice of its argument
+        return PassThrough(node.args[0])
+    view = view_of(node)
+    return Mapped(view[0], [view[1]], view[2]) if view is not None else None
 
 
 def _checked(mapped: Mapped, node: torch.fx.Node) -> Mapped | None:
     """The mapping, where the op's shape rule gives the node's traced shape and dtype; a shape attribute is taken from the result."""
-    specs = [spec_of(t.meta.get("example_value")) for t in mapped.tensors]
+    specs = [spec_of(t.meta.get("example_value"), k == OPS[mapped.op].index_arg) for k, t in enumerate(mapped.tensors)]
     out = spec_of(node.meta.get("example_value"))
     if out is None or any(s is None for s in specs) or any(s.dtype not in OPS[mapped.op].dtypes and s.dtype != INDEX_DTYPE for s in specs):
         return None
@@ -344,8 +347,22 @@ class Coverage:
             return head
         return head + "; floating calls with no op: " + ", ".join(f"{name} x{n}" if n > 1 else name for name, n in self.missing.most_common())
 
+    @property
+    def floating(self) -> int:
+        """The calls with a floating result: those mapped or passed, and those with no op."""
+        return self.calls - self.bookkeeping
+
+    @property
+    def share(self) -> float:
+        """The share of the floating calls that map (or pass their values through)."""
+        return (self.mapped + self.passed) / self.floating if self.floating else 1.0
+
     def to_json(self) -> dict:
         return {"calls": self.calls, "mapped": self.mapped, "passed": self.passed, "bookkeeping": self.bookkeeping, "missing": dict(self.missing)}
+
+    @staticmethod
+    def from_json(data: dict) -> Coverage:
+        return Coverage(int(data["calls"]), int(data["mapped"]), int(data["passed"]), Counter(data.get("missing", {})), int(data.get("bookkeeping", 0)))
 
 
 _BOOKKEEPING = {"_log_api_usage_once", "_set_grad_enabled", "_enter_autocast", "_exit_autocast"}
@@ -373,6 +390,12 @@ def _is_floating(value: Any) -> bool:
     if isinstance(value, (tuple, list)):
         return any(_is_floating(v) for v in value)
     return isinstance(value, torch.Tensor) and value.is_floating_point()
+
+
+def program_value(value: Any) -> Any:
+    """A recorded value as a program's input holds it: a boolean mask as 0s and 1s of the index dtype (an attention
+    mask, which only an op's index argument maps)."""
+    return value.long() if isinstance(value, torch.Tensor) and value.dtype == torch.bool else value
 
 
 def is_program_dtype(value: Any) -> bool:

@@ -20,7 +20,7 @@ import torch
 from torch.amp.autocast_mode import _enter_autocast, _exit_autocast
 from torch.utils._pytree import tree_map
 
-from numfuzz.model.mapping import DTYPE_NAMES, Coverage, Mapped, PassThrough, call_name, coverage, is_program_dtype, map_node, spec_of
+from numfuzz.model.mapping import DTYPE_NAMES, Coverage, Mapped, PassThrough, call_name, coverage, is_program_dtype, map_node, program_value, spec_of
 from numfuzz.program.autocast import ATTR as AUTOCAST
 from numfuzz.program.ir import Graph, GraphError, Node
 from numfuzz.program.lowering import compile_source, lower
@@ -125,7 +125,7 @@ class _Builder:
         """The node's value in the graph; a new input's place for a value the graph does not compute; None where no input can hold it."""
         if node in self.refs:
             return self.refs[node]
-        value = self.values.get(node)
+        value = program_value(self.values.get(node))
         if not is_program_dtype(value) or spec_of(value) is None:
             return None
         return ("input", len(self.inputs))
@@ -134,7 +134,9 @@ class _Builder:
         if self.autocast is not None:
             mapped.attrs[AUTOCAST] = self.autocast
         refs = [self.ref(t) for t in mapped.tensors]
-        if any(r is None for r in refs) or not _gives_eagers_bits(mapped, [self.values[t].contiguous() for t in mapped.tensors], self.values.get(node)):
+        if any(r is None for r in refs) or not _gives_eagers_bits(
+            mapped, [program_value(self.values[t]).contiguous() for t in mapped.tensors], self.values.get(node)
+        ):
             return False
         for t, r in zip(mapped.tensors, refs):
             if r[0] == "input" and t not in self.inputs:
@@ -149,7 +151,7 @@ class _Builder:
         n = len(self.inputs)
         number = {("input", k): k for k in range(n)} | {("node", j): n + j for j in range(len(self.nodes))}
         nodes = tuple(Node.make(op, [number[r] for r in refs], **attrs) for op, refs, attrs in self.nodes)
-        specs = tuple(spec_of(self.values[t]) for t in self.inputs)
+        specs = tuple(spec_of(program_value(self.values[t])) for t in self.inputs)
         return Graph(specs, nodes, tuple(number[self.refs[o]] for o in outputs))
 
 
@@ -184,7 +186,7 @@ def build_region(gm: torch.fx.GraphModule, values: dict) -> Region | None:
     if not used_outside:
         return None
     graph = builder.graph(list(dict.fromkeys(used_outside)))
-    sample = [values[t].detach().contiguous().clone() for t in builder.inputs]
+    sample = [program_value(values[t]).detach().contiguous().clone() for t in builder.inputs]
     made = builder.made_by
     return Region(graph, [sample], [source_line(n) for n in made], [module_path(n) for n in made], coverage(list(gm.graph.nodes), calls), cut)
 

@@ -19,11 +19,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
+from numfuzz.corpus.grouping import NEWEST_ANSWERS
 from numfuzz.corpus.store import write_atomic
 from numfuzz.newest.replay_here import ReplayedHere
 
 ENV = "NUMFUZZ_NEWEST"
-CACHE = "newest.json"
 CASE_TIMEOUT_S = 300.0  # per case asked, beyond a start-up allowance: a compile, a first call, a backward
 START_S = 120.0
 _VERSIONS = (
@@ -122,7 +122,7 @@ class AnswerCache:
     """The answers kept in a corpus: case hash and interpreter versions and how it ran -> the row."""
 
     def __init__(self, root: Path | None):
-        self.path = None if root is None else Path(root) / CACHE
+        self.path = None if root is None else Path(root) / NEWEST_ANSWERS
         self.rows: dict[str, dict] = {}
         if self.path is not None and self.path.is_file():
             try:

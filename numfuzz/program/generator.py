@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -10,13 +11,14 @@ import numpy as np
 from numfuzz.program.autocast import draw_region
 from numfuzz.program.blocks import start_from_block, swap_ops
 from numfuzz.program.dtypes import PROGRAM_DTYPES, is_integer
+from numfuzz.program.fine import fine_ops
 from numfuzz.program.ir import Graph, GraphError, Node, TensorSpec
 from numfuzz.program.layout import conform, draw_layout
 from numfuzz.program.model_scale import JUDGE_ELEMENTS, LARGE_ELEMENTS, MIN_SAMPLES, SMALL_ELEMENTS, large_shape
 from numfuzz.program.op_spec import INDEX_DTYPE, scalar
 from numfuzz.program.ops import OPS, OpSpec, autocast_policy, infer_node, infer_specs
 from numfuzz.program.scalars import PASSED
-from numfuzz.program.seams import mirror_rows_and_tails, seam_shape
+from numfuzz.program.seams import mirror_rows_and_tails, odd_tail_shape, seam_shape
 from numfuzz.program.space import GenConfig
 from numfuzz.program.values import RECIPE_KINDS, Recipe, draw_values
 from numfuzz.program.zoo import start_from_zoo
@@ -302,8 +304,11 @@ def generate_drawn(rng: random.Random, config: GenConfig | None = None, widths: 
     block = bool(config.blocks) and rng.random() < config.blocks
     zoo = bool(config.models) and rng.random() < config.models
     empty = bool(config.empty) and rng.random() < config.empty
+    fp64 = bool(config.fp64) and not (large or block or zoo or empty) and rng.random() < config.fp64 and bool(float64_space(config).ops)
+    config = float64_space(config) if fp64 else config
+    odd_tail = bool(config.odd_tail) and rng.random() < config.odd_tail
     b = _Builder(rng, config, widths, LARGE_ELEMENTS if large or block or zoo else SMALL_ELEMENTS)
-    dtype = rng.choices(PROGRAM_DTYPES, DTYPE_WEIGHTS)[0]
+    dtype = "fp64" if fp64 else rng.choices(PROGRAM_DTYPES, DTYPE_WEIGHTS)[0]
     autocast = bool(config.autocast) and rng.random() < config.autocast
     if autocast:  # a model in fp32 under a bf16 region: where autocast changes what runs
         dtype = "fp32"
@@ -316,7 +321,8 @@ def generate_drawn(rng: random.Random, config: GenConfig | None = None, widths: 
     elif config.seams and rng.random() < config.seams:
         b.seam_motif(dtype)
     else:
-        b.new_input(_with_empty_dim(rng, b.random_shape()) if empty else b.random_shape(), dtype)
+        shape = odd_tail_shape(rng, config.max_rank) if odd_tail else b.random_shape()
+        b.new_input(_with_empty_dim(rng, shape) if empty else shape, dtype)
         b.allow_empty = empty
     target = len(b.nodes) + rng.randint(0, 3) if from_block else rng.randint(config.min_nodes, config.max_nodes)  # a block grows a little
     ops = [OPS[name] for name in config.ops]
@@ -340,6 +346,11 @@ def generate_drawn(rng: random.Random, config: GenConfig | None = None, widths: 
     b.draw_layouts()  # last, so that a seed's graph is the same whatever the layouts' chance
     graph = _renumber(b)
     return (draw_region(rng, graph, infer_specs, autocast_policy) if autocast else graph), b.recipes, origin
+
+
+def float64_space(config: GenConfig) -> GenConfig:
+    """Where a float64 program is drawn: the ops the fine reference evaluates, one dtype, no seam and no autocast."""
+    return replace(config, ops=tuple(o for o in config.ops if o in fine_ops()), mix_dtypes=0.0, seams=0.0, autocast=0.0)
 
 
 def _with_empty_dim(rng: random.Random, shape: tuple[int, ...]) -> tuple[int, ...]:

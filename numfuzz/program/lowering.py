@@ -37,17 +37,28 @@ def _call(node: Node, args: list[str], reference: bool, exact: bool = False, sou
         return f"{text}.to(torch.float64)" if reference else text
     if node.op == "cast":
         target = TORCH_DTYPES[a["dtype"]]
-        if reference and source_dtype is not None and not exact:  # gradients: rounded back through the cast as eager's are
-            return f"rounded_cast({args[0]}, {target}, {TORCH_DTYPES[source_dtype]})"
         if reference:
-            return args[0] if exact else f"round_to({args[0]}, {target}).to(torch.float64)"
+            return args[0] if exact else _rounded(args[0], target, source_dtype)
         return f"{args[0]}.to({target})"
+    if spec.computes_in:  # the op casts its first argument to the dtype it computes in; the reference rounds it there
+        target = TORCH_DTYPES[a[spec.computes_in]]
+        a[spec.computes_in] = "torch.float64" if reference else target
+        if reference and not exact:
+            args = [_rounded(args[0], target, source_dtype), *args[1:]]
     if node.op == "slice":  # dim is non-negative: the op table insists
         return f"{args[0]}[{':, ' * a['dim']}{_slice_text(a)}]"
     if not spec.call:
         raise NotImplementedError(f"no lowering for op {node.op!r}")
     template = (spec.reference or spec.call) if reference else spec.call
     return template.format(*args, args=", ".join(args), **a)
+
+
+def _rounded(arg: str, target: str, source_dtype: str | None) -> str:
+    """The reference's value of `arg` cast to `target`: rounded once; with gradients (`source_dtype` given), rounded back
+    through the cast as eager's are."""
+    if source_dtype is not None:
+        return f"rounded_cast({arg}, {target}, {TORCH_DTYPES[source_dtype]})"
+    return f"round_to({arg}, {target}).to(torch.float64)"
 
 
 def _slice_text(a: dict[str, Any]) -> str:
@@ -117,7 +128,7 @@ def lower(
 
     The reference source carries its own `round_to` helper when the graph has casts, and the
     `exact` helpers its ops need (so that a repro script needs nothing torch does not bring). The casts
-    at `exact_casts` (node positions) round nothing in the reference: the program as if a
+    at `exact_casts` (node positions; and the cast of an op that computes in a dtype) round nothing in the reference: the program as if a
     compiler had dropped them; so do autocast's casts of the arguments of a node there. `grad` (with `reference`): casts also round the gradient that
     flows back through them, as eager's autograd does. `defaults` False: the passed scalars' values
     are left out of the signature (two calls of one program with other scalars have one source then).
@@ -125,7 +136,7 @@ def lower(
     names = value_names(graph)
     params = signature(graph, defaults)
     regions = has_regions(graph)
-    has_casts = reference and (regions or any(n.op == "cast" for n in graph.nodes))
+    has_casts = reference and (regions or any(n.op == "cast" or lookup(n.op).computes_in for n in graph.nodes))
     lines = [ROUND_TO_SOURCE, ""] if has_casts else []
     if has_casts and grad:
         lines += [ROUNDED_CAST_SOURCE, ""]
@@ -138,7 +149,7 @@ def lower(
         args = [names[a] for a in node.args]
         if reference and regions and j not in exact_casts:
             args = _autocast_rounded(node, args, specs, grad)
-        source = specs[node.args[0]].dtype if grad and specs is not None and node.op == "cast" else None
+        source = specs[node.args[0]].dtype if grad and specs is not None and (node.op == "cast" or lookup(node.op).computes_in) else None
         line = f"{names[len(graph.inputs) + j]} = {_call(node, args, reference, j in exact_casts, source, j)}"
         dtype = None if reference else region(node)  # float64 is outside autocast's reach: the reference rounds instead
         if dtype is not None and dtype != open_region:  # a run of nodes in one region is one block, as a user writes it

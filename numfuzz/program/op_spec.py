@@ -9,7 +9,7 @@ import random
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from numfuzz.program.dtypes import FORMATS, PROGRAM_DTYPES, promote
+from numfuzz.program.dtypes import FLOAT_DTYPES, FORMATS, promote
 from numfuzz.program.ir import GraphError, TensorSpec
 from numfuzz.program.scalars import draw_value
 
@@ -60,15 +60,16 @@ class OpSpec:
     draw_attrs: DrawAttrs | None = None
     same_dtype: bool = False  # torch requires every tensor argument in one dtype
     weight: float = 1.0  # how often the generator picks it, relative to the others
-    dtypes: tuple[str, ...] = PROGRAM_DTYPES  # the argument dtypes it takes
+    dtypes: tuple[str, ...] = FLOAT_DTYPES  # the argument dtypes it takes
     operands: Operands | None = None
     # The argument that is an integer input (i64, domain "index"), drawn in [0, index_bound) and
     # kept there by the minimiser; every other argument is a float. A node's `ignore_index`
     # attribute, where it has one, is a valid value too.
     index_arg: int | None = None
     index_bound: IndexBound | None = None
-    # An op that adds at indices, any of which may repeat (index_add): the most terms one output element sums, in an order
-    # torch leaves unspecified; the table's bound grows with it as a reduction's does with its length
+    # How many terms one output element sums, where the family does not say (a reduction's dim, a linear's last): an op
+    # that adds at indices, any of which may repeat (index_add), the most one element takes, in an order torch leaves
+    # unspecified; a batched matmul, its shared dim. The table's bound grows with it as a reduction's does with its length
     terms: Terms | None = None
     # Attributes that may be passed as Python scalars at call time (`program.scalars`), each with what values
     # are legal: a key of `scalars.LEGAL`, or "bound" or "bound_nonneg" (within the first argument's dtype's
@@ -101,6 +102,9 @@ class OpSpec:
     # where the two disagree, x - max(x) > 0 or x - mean(x) != 0 (the mechanism "reduction-recompute" of the judge).
     recomputes_input: bool = False
     optional: int = 0
+    # The attribute naming the dtype the op computes in (`torch.sum(x, dtype=...)`): its first argument is cast to it
+    # first, so the float64 reference rounds that argument there once, as it does at a cast, and computes on in float64
+    computes_in: str = ""
     swap_group: str = ""  # a block's mutation may put ops of one group in each other's place (one shape rule, another computation)
 
     def domain(self, arg: int) -> str:

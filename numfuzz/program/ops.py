@@ -11,12 +11,12 @@ from numfuzz.program.autocast import POLICIES, autocast_args
 from numfuzz.program.dtypes import is_integer
 from numfuzz.program.ir import Graph, GraphError, Node, TensorSpec
 from numfuzz.program.op_spec import BOUND_KINDS, DOMAINS, INDEX_DTYPE, OpSpec, broadcast_shapes
-from numfuzz.program.op_table import binary, constants, convolution, indexing, inplace, linalg, losses, pooling, reductions, scatter, shaping, unary
+from numfuzz.program.op_table import binary, constants, convolution, indexing, inplace, linalg, losses, padding, pooling, reductions, scatter, shaping, unary
 
 __all__ = ["DOMAINS", "OPS", "OpSpec", "broadcast_shapes", "index_ranges", "infer_node", "infer_specs", "lookup"]
 
 OPS: dict[str, OpSpec] = {}
-for _module in (unary, binary, shaping, reductions, linalg, losses, indexing, constants, convolution, inplace, scatter, pooling):
+for _module in (unary, binary, shaping, reductions, linalg, losses, indexing, constants, convolution, inplace, scatter, pooling, padding):
     for _spec in _module.SPECS:
         if _spec.name in OPS:
             raise ValueError(f"op {_spec.name!r} is in the table twice")

@@ -31,6 +31,18 @@ def seam_size(rng: random.Random, device: str = "cpu") -> int:
     return min(body + tail, MAX_ELEMENTS)
 
 
+ODD_TAILS = range(9, 68)  # one dim past the generator's usual 8: 9 to 67, a vector loop's body and an odd tail
+
+
+def odd_tail_shape(rng: random.Random, max_rank: int) -> tuple[int, ...]:
+    """A small shape with one dim of 9 to 67 (the last, half the time), the others 1 or 2: a loop's tail past one
+    vector without the many elements of a seam's long rows."""
+    shape = [rng.randint(1, 2) for _ in range(rng.randint(1, max(1, max_rank)))]
+    dim = len(shape) - 1 if rng.random() < 0.5 else rng.randrange(len(shape))
+    shape[dim] = rng.choice(ODD_TAILS)
+    return tuple(shape)
+
+
 def seam_shape(rng: random.Random, max_rank: int, device: str = "cpu") -> tuple[int, ...]:
     """A shape with a seam: long rows whose length straddles a width, or many short rows whose count does.
 

@@ -37,13 +37,19 @@ class GenConfig:
     # Chance that a graph's first input has a dim of size 0 (an empty batch, an empty KV cache): every value may be empty,
     # and what is judged is that the compiled program runs, with eager's shapes and dtypes, and agrees where a value is not.
     empty: float = 0.0
+    # Chance that a graph is a float64 program, drawn from the ops the fine reference evaluates (numfuzz.program.fine):
+    # the vectorised float64 paths, judged against a reference finer than float64.
+    fp64: float = 0.0
+    # Chance that a graph's first input has one dim of 9 to 67 (past max_dim), its others 1 or 2 (numfuzz.program.seams):
+    # a vector loop's odd tail, such as 66 or 67, while the case stays small.
+    odd_tail: float = 0.0
 
     def __post_init__(self) -> None:
         if not 1 <= self.min_nodes <= self.max_nodes:
             raise ValueError("need 1 <= min_nodes <= max_nodes")
         if not 0.0 <= self.seams <= 1.0:
             raise ValueError("seams is a chance, between 0 and 1")
-        for name in ("layouts", "zero_dim", "scalar_args", "repeat", "large", "blocks", "models", "autocast", "out_of_domain", "empty"):
+        for name in ("layouts", "zero_dim", "scalar_args", "repeat", "large", "blocks", "models", "autocast", "out_of_domain", "empty", "fp64", "odd_tail"):
             if not 0.0 <= getattr(self, name) <= 1.0:
                 raise ValueError(f"{name} is a chance, between 0 and 1")
         unknown = set(self.ops) - set(OPS)

@@ -28,8 +28,9 @@ from numfuzz.judge.causes import cast_dropped
 from numfuzz.judge.evidence import Evidence
 from numfuzz.judge.execute import Outcome
 from numfuzz.judge.localize import flagged_index
+from numfuzz.judge.metadata import keeps_output_strides
 from numfuzz.judge.rules import final_verdict
-from numfuzz.judge.signature import Signature, mode_label, same_finding, signature_of
+from numfuzz.judge.signature import Signature, mode_label, renamed, same_finding, signature_of
 from numfuzz.judge.verdicts import ACCURACY_SYMPTOMS
 from numfuzz.program.ir import Graph
 from numfuzz.program.model_scale import is_large
@@ -73,6 +74,9 @@ class CountingTarget:
 
     def available(self) -> tuple[bool, str]:
         return self.inner.available()
+
+    def keeps_output_strides(self) -> bool:
+        return keeps_output_strides(self.inner)
 
     def prepare(self, fn: Callable, device: str) -> Callable:
         self.compiles += 1
@@ -196,6 +200,7 @@ class Minimizer:
             if found is not None and found[1].analysis is not None:
                 final.result, signature = found[1].to_json(), signature_of(target.name, found[1], final.run, final.graph)
         signature = replace(signature, mode=mode_label(final.run, final.graph))  # what the finding still needs of its size mode, options and region
+        signature = renamed(signature, Outcome.from_json(final.result))  # a metadata finding: by the op that makes the output left
         if not signature.located:  # a crash or the like: name the ops that are left
             signature = replace(signature, ops=tuple(sorted({n.op for n in final.graph.nodes})), dtype="")
         self._note(final, signature, shrunk, walked_back)

@@ -8,7 +8,7 @@ from numfuzz.corpus.case import Case, stored_signature
 from numfuzz.corpus.known import KnownIssue
 from numfuzz.environment import device_name, vector_isa, versions
 from numfuzz.judge.bounds import Bounds
-from numfuzz.judge.cause import BACKWARD, cause_named
+from numfuzz.judge.cause import BACKWARD, OUTPUT_METADATA, cause_named
 from numfuzz.judge.compiled import output_label
 from numfuzz.judge.execute import Outcome, flagged_output
 from numfuzz.judge.rounding_error_text import describe
@@ -23,8 +23,9 @@ from numfuzz.targets import Target
 from numfuzz.targets.compile_modes import configured
 
 
-def snippet_source(case: Case, target: Target, device: str, imports: Sequence[str] = ()) -> str:
-    """A short snippet for the issue text, in the style of a hand-written report."""
+def snippet_source(case: Case, target: Target, device: str, imports: Sequence[str] = (), layouts: bool = False) -> str:
+    """A short snippet for the issue text, in the style of a hand-written report; with `layouts`, it also prints each
+    output's strides, contiguity and the input it is a view of, eager's beside the compiled program's (a metadata finding)."""
     target = configured(target, case.run)
     compile_imports, compile_expr = compile_call(target)
     same = lower(case.graph, reference=True) == lower(case.graph)
@@ -66,7 +67,16 @@ for args in samples:
     for who, f in (("eager", fn), ("compiled", compiled)):
         errors = [(out.double() - ref).abs().max().item() for out, ref in zip(f(*args, *scalars), expected)]
         print(f"{{who:>8}}: greatest absolute difference from float64 per output: {{errors}}")
-{_gradient_lines(case, device, ref_name) if case.run.grad else ""}{_second_size_lines(case, device, ref_name)}"""
+{LAYOUT_LINES if layouts else ""}{_gradient_lines(case, device, ref_name) if case.run.grad else ""}{_second_size_lines(case, device, ref_name)}"""
+
+
+# The snippet's layouts: eager's outputs are the contract (strides, contiguity, which input's memory an output shares).
+LAYOUT_LINES = """for args in samples[:1]:
+    for who, f in (("eager", fn), ("compiled", compiled)):
+        outs = f(*args, *scalars)
+        views = [next((f"x{i}" for i, x in enumerate(args) if x.untyped_storage().data_ptr() == o.untyped_storage().data_ptr()), None) for o in outs]
+        print(f"{who:>8}: strides {[o.stride() for o in outs]}, contiguous {[o.is_contiguous() for o in outs]}, views of inputs {views}")
+"""
 
 
 def _second_size_lines(case: Case, device: str, ref_name: str) -> str:
@@ -100,7 +110,8 @@ upstream = ({upstream},)
 for who, f in (("eager", fn), ("compiled", compiled), ("float64", {ref_name})):
     args = [(x.double() if who == "float64" and x.is_floating_point() else x).detach().requires_grad_(x.is_floating_point()) for x in {args}[0]]
     wrt = [x for x in args if x.requires_grad]  # indices get no gradient
-    grads = torch.autograd.grad(f(*args, *{scalars}), wrt, [g.double() if who == "float64" else g for g in upstream], allow_unused=True)
+    pairs = [(o, g.double() if who == "float64" else g) for o, g in zip(f(*args, *{scalars}), upstream) if o.requires_grad]  # a count has no gradient
+    grads = torch.autograd.grad([o for o, _ in pairs], wrt, [g for _, g in pairs], allow_unused=True)
     print(f"{{who:>8}}: input gradients {{[None if g is None else g.double().tolist() for g in grads]}}")
 """
 
@@ -136,6 +147,7 @@ _PHRASES = {
     Verdict.CRASH_COMPILE: "raises while compiling",
     Verdict.CRASH_RUN: "raises when run again",
     Verdict.MISMATCH: "returns another shape or dtype than eager",
+    Verdict.METADATA: "returns an output laid out unlike eager's",
     Verdict.NONDETERMINISTIC: "gives different results on the same inputs",
     Verdict.POSITION_DEPENDENT: "gives different results for the same values at two positions",
     Verdict.TIMEOUT: "hangs",
@@ -173,6 +185,8 @@ def _what_happens(outcome: Outcome) -> str:
 def _cause_lines(outcome: Outcome, bounds: Bounds) -> list[str]:
     """Where the difference starts and the cause numfuzz tested, with its evidence; the rounding error under `bounds`."""
     facts = outcome.analysis
+    if outcome.verdict is Verdict.METADATA:
+        return ["", f"**What differs:** {outcome.detail}. **Likely cause:** {OUTPUT_METADATA.phrase}."]
     if facts is None or not facts.cause or facts.amplified:
         return []
     c = facts.culprit

@@ -21,11 +21,13 @@ from numfuzz.corpus.case import Case
 from numfuzz.judge import oracle, position
 from numfuzz.program import dtypes
 from numfuzz.program.dtypes import TORCH_DTYPES
+from numfuzz.program.fine import fine_outputs, is_fine
 from numfuzz.program.ir import TensorSpec
 from numfuzz.program.layout import LAYOUT_SOURCE
 from numfuzz.program.lowering import lower
 from numfuzz.program.scalars import values as scalar_values
 from numfuzz.program.values import dtype_name
+from numfuzz.repro.metadata_check import GRAD_METADATA_ASSERTION, METADATA_ASSERTION, metadata_source
 from numfuzz.targets import Target
 from numfuzz.targets.compile_modes import configured
 
@@ -157,8 +159,9 @@ def script_source(case: Case, target: Target, device: str, imports: Sequence[str
 Standalone repro written by numfuzz. It runs `fn` in eager PyTorch and compiled with
 `{compile_expr}`,
 compares both with a float64 reference element by element, in ULPs of the output dtype,
-and fails with an AssertionError while the compiled result is less accurate than eager, or
-while the same input values at two positions give the compiled program different results.
+and fails with an AssertionError while the compiled result is less accurate than eager, while
+the same input values at two positions give the compiled program different results, or while an
+output is laid out unlike eager's (strides, the memory it shares, whether it can be viewed).
 """
 
 import math
@@ -192,6 +195,9 @@ samples = [
 # ---- numfuzz's position check, copied from numfuzz/judge/position.py ----
 {_position_source()}
 
+# ---- numfuzz's metadata check, copied from numfuzz/judge/metadata.py ----
+{metadata_source(case, target)}
+
 {TABLE_SOURCE}
 
 def flat(runs, k):
@@ -199,16 +205,35 @@ def flat(runs, k):
 
 
 eager, got, again, reference = run_all()
-for e, g in zip(eager[0], got[0]):
+{fine_reference_source(case)}for e, g in zip(eager[0], got[0]):
     assert g.dtype == e.dtype and g.shape == e.shape, f"compiled gives {{g.dtype}}{{tuple(g.shape)}}, eager {{e.dtype}}{{tuple(e.shape)}}"
 for a, b in zip(got[0], again):
     assert torch.equal(a.nan_to_num(0.0), b.nan_to_num(0.0)) and torch.equal(a.isnan(), b.isnan()), "two runs on the same inputs differ"
 
 {VERDICT_LOOP.format(eager="eager", got="got", reference="reference")}
 assert not less_accurate, f"the compiled result is less accurate than eager on {{', '.join(label(k) for k in less_accurate)}}"
-{"" if grad else POSITION_ASSERTION}{second_size_source(case, target)}
-print("OK: the compiled result is at least as accurate as eager")
+{"" if grad else POSITION_ASSERTION}{GRAD_METADATA_ASSERTION if grad else METADATA_ASSERTION}{second_size_source(case, target)}
+print("OK: the compiled result is at least as accurate as eager, and laid out as eager's")
 '''
+
+
+def fine_reference_source(case: Case) -> str:
+    """For a float64 program: its reference finer than float64 (numfuzz.program.fine), written out, where the float64
+    one would be eager itself; "" for any other program."""
+    if not is_fine(case.graph) or case.run.grad:
+        return ""
+    source, scalars = lower(case.graph, reference=True), list(scalar_values(case.graph))
+    rows = []
+    for sample in case.tensors():
+        outputs = fine_outputs(source, [t.to(torch.float64).numpy() for t in sample], scalars)
+        if outputs is None:
+            return ""  # the numbers could not answer for a sample: the float64 reference stands
+        rows.append("    (" + "".join(tensor_literal(torch.from_numpy(o)) + ", " for o in outputs).rstrip(" ") + "),")
+    return (
+        "# A float64 program: the reference is finer than float64 (numfuzz evaluated it at 160 bits with mpmath and\n"
+        "# rounded each output once), written out: fn_fp64 would be eager itself.\n"
+        "reference = [\n" + "\n".join(rows) + "\n]\n"
+    )
 
 
 def threads_source(case: Case) -> str:
@@ -274,6 +299,8 @@ SCALARS2 = {scalar_values(second)!r}
 {after}print("{call}:", "cannot tell whether it recompiled" if recompiled is None else "recompiled (a guard failed)" if recompiled else "the same compiled program")
 {VERDICT_LOOP.format(eager="eager2", got="got2", reference="reference2")}
 assert not less_accurate, f"at the {call}, the compiled result is less accurate than eager on {{', '.join(label(k) for k in less_accurate)}}"
+differs = metadata_differences(NAMES, as_tuple(eager2[0]), as_tuple(got2[0]), {"None" if case.run.grad else "inputs2[0]"}, STRIDES)
+assert not differs, f"at the {call}, the compiled outputs are laid out unlike eager's: {{'; '.join(differs)}}"
 """
 
 

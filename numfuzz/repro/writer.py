@@ -12,6 +12,7 @@ from numfuzz.corpus.store import write_atomic
 from numfuzz.judge.bounds import Bounds, active_bounds
 from numfuzz.judge.execute import Outcome
 from numfuzz.judge.signature import signature_of
+from numfuzz.judge.verdicts import Verdict
 from numfuzz.repro.issue import issue_markdown, snippet_source, title_of
 from numfuzz.repro.script import script_source
 from numfuzz.targets import Target
@@ -51,7 +52,7 @@ def write_repro(
     out_dir = Path(out_dir)
     script_path, issue_path = out_dir / f"repro_{stem}.py", out_dir / f"issue_{stem}.md"
     write_atomic(script_path, script)
-    snippet = snippet_source(case, target, device, imports)
+    snippet = snippet_source(case, target, device, imports, layouts=outcome.verdict is Verdict.METADATA)
     signed = signature or signature_of(case.target, outcome, case.run, case.graph)
     known = match_known(load_known(), signed, case.provenance)
     write_atomic(issue_path, issue_markdown(case, outcome, snippet, script, device, bounds, outcome.trace, known, newest))

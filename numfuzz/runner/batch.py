@@ -76,18 +76,20 @@ def _symbolic_batch(cases: list[Case], members: list[CompiledProgram]) -> tuple[
     return run.with_changes(marked=tuple(marked)), symbolic_config.patch(use_duck_shape=False)
 
 
-def _member(case: Case, target: Target, device: str) -> tuple[CompiledProgram, tuple[list, list], list[Sample] | None] | None:
-    """The case's own program with its eager and float64 runs and (with gradients) its upstream gradients on the device,
+def _member(case: Case, target: Target, device: str) -> tuple[CompiledProgram, tuple[list, list], list[Sample] | None, list[Sample]] | None:
+    """The case's own program with its eager and float64 runs, (with gradients) its upstream gradients on the device and
+    the samples on the device that eager ran on (the batch runs on the same tensors: `judge.metadata` compares aliasing),
     when it is well typed and eager runs on every sample; else it runs alone."""
     try:
         program = CompiledProgram(case.graph, target, device, grad=case.run.grad)
         upstream = [program.on_device(row) for row in case.grad_tensors()] if case.run.grad else None
         if upstream is not None and len(upstream) != len(case.samples):
             return None  # `judge` says why, alone
-        runs = eager_and_reference(program, [program.on_device(sample) for sample in case.tensors()], upstream)
+        samples = [program.on_device(sample) for sample in case.tensors()]
+        runs = eager_and_reference(program, samples, upstream)
     except Exception:
         return None
-    return None if isinstance(runs, Outcome) else (program, runs, upstream)
+    return None if isinstance(runs, Outcome) else (program, runs, upstream, samples)
 
 
 class _Batch:
@@ -210,7 +212,8 @@ def _second_call(batch: _Batch, members: list[CompiledProgram], cases: list[Case
     judged = {}
     for m, baseline in enumerate(baselines):
         if not isinstance(baseline, Outcome):
-            outcome = judge_runs(views[m], cases[m].second_tensors(), *baseline, results[m][:-1], results[m][-1])
+            inputs = None if batch.grad else samples[m][0]
+            outcome = judge_runs(views[m], cases[m].second_tensors(), *baseline, results[m][:-1], results[m][-1], inputs)
             judged[m] = noted_second_call(outcome, members[m].graph, graphs[m], recompiled)
     return judged
 
@@ -228,7 +231,7 @@ def _evaluate_group(cases: list[Case], target: Target, device: str, search: floa
     upstreams = [judged[k][2] for k in batched]
     member_cases = [cases[k] for k in batched]
     grad = member_cases[0].run.grad  # as alone, a case with gradients is not searched
-    samples = [[m.on_device(sample) for sample in case.tensors()] for m, case in zip(members, member_cases)]
+    samples = [judged[k][3] for k in batched]
     started = time.perf_counter()
     run, compiling = _symbolic_batch(member_cases, members)
     try:
@@ -241,7 +244,8 @@ def _evaluate_group(cases: list[Case], target: Target, device: str, search: floa
     run_s = time.perf_counter() - started - compile_s
     clean: dict[int, Outcome] = {}
     for m, member in enumerate(members):
-        outcome = judge_runs(member, member_cases[m].tensors(), *baselines[m], results[m][:-1], results[m][-1])
+        inputs = None if grad else samples[m][0]
+        outcome = judge_runs(member, member_cases[m].tensors(), *baselines[m], results[m][:-1], results[m][-1], inputs)
         if outcome.verdict.is_clean:
             outcome.compile_s, outcome.run_s = compile_s / len(members), run_s / len(members)
             clean[m] = outcome

@@ -31,6 +31,9 @@ class Eager:
     def min_elements(self, dtype: str, device: str) -> int:
         return 1
 
+    def keeps_output_strides(self) -> bool:
+        return True  # eager's outputs are the contract (`numfuzz.judge.metadata`)
+
 
 def make_eager(arg: str | None) -> Eager:
     if arg:

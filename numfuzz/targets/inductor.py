@@ -74,6 +74,12 @@ class Inductor:
     def compile_count(self, compiled: Callable) -> int:
         return dynamo_compiles()
 
+    def keeps_output_strides(self) -> bool:
+        """Inductor gives every output eager's strides unless its options say not to (`numfuzz.judge.metadata`)."""
+        keep = self.options.get("keep_output_stride", _default_or("keep_output_stride", True))
+        pad = self.options.get("pad_outputs", _default_or("pad_outputs", False))
+        return bool(keep) and not pad
+
     def final_trace(self, compiled: Callable) -> str | None:
         return None
 
@@ -94,6 +100,11 @@ class Inductor:
 
     def min_elements(self, dtype: str, device: str) -> int:
         return vector_elements(dtype, device)
+
+
+def _default_or(key: str, fallback: object) -> object:
+    """This torch's default of an Inductor option, or `fallback` where this version has no such option."""
+    return inductor_default(key) if not missing_inductor_option(key) else fallback
 
 
 def _marked_expr(expr: str, marked: tuple[tuple[int, int], ...]) -> str:

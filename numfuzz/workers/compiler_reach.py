@@ -33,7 +33,7 @@ def package_roots() -> dict[str, str]:
     for name in COMPILER_PACKAGES:
         try:
             spec = importlib.util.find_spec(name)
-        except (ImportError, ValueError):  # a parent package that fails to import (thunder on a newer torch)
+        except Exception:  # a parent package that fails to import, in whatever way (thunder on a newer torch: AttributeError)
             continue
         if spec is not None and spec.submodule_search_locations:
             path = os.path.realpath(list(spec.submodule_search_locations)[0])

@@ -5,6 +5,7 @@ from __future__ import annotations
 from contextlib import AbstractContextManager, nullcontext
 from typing import Any, Callable
 
+from numfuzz.judge.metadata import keeps_output_strides
 from numfuzz.targets.compile_modes import compile_count, configured
 from numfuzz.workers.process_metrics import cpu_seconds
 
@@ -45,6 +46,9 @@ class TimedTarget:
 
     def available(self) -> tuple[bool, str]:
         return self.inner.available()
+
+    def keeps_output_strides(self) -> bool:
+        return keeps_output_strides(self.inner)
 
     def reset(self) -> None:
         start = cpu_seconds()

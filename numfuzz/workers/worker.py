@@ -98,7 +98,10 @@ def serve(conn: Any, settings: WorkerSettings) -> None:
         worker = WorkerTasks(settings, serve)
         targets = worker.target_info()  # a user's target may fail here too: a failed start, told why
     except BaseException:
-        conn.send(Failed(traceback.format_exc(limit=20)))
+        error = traceback.format_exc(limit=20)
+        sys.stderr.write(f"numfuzz worker cannot start:\n{error}")  # into the log the campaign's error points to
+        sys.stderr.flush()
+        conn.send(Failed(error))
         os._exit(1)
     conn.send(Ready(os.getpid(), time.perf_counter() - started, rss_bytes(), targets))
     cancel = _Cancel(conn)

@@ -107,9 +107,9 @@ def test_rss_watchdog_kills_a_memory_hog_without_an_address_space_limit(tmp_path
         pool.close()
 
 
-def test_workers_that_cannot_start_stop_the_campaign_with_one_line(tmp_path):
+def test_workers_that_cannot_start_stop_the_campaign_with_one_line_and_their_log_says_why(tmp_path):
     settings = _settings(tmp_path, ["eager"], imports=("numfuzz_no_such_module",))
-    with pytest.raises(WorkerStartError, match="workers cannot start: ModuleNotFoundError"):
+    with pytest.raises(WorkerStartError, match="workers cannot start: ModuleNotFoundError") as raised:
         pool = Pool(1, settings, tmp_path, entry=serve)
         try:
             deadline = time.monotonic() + 120
@@ -117,6 +117,8 @@ def test_workers_that_cannot_start_stop_the_campaign_with_one_line(tmp_path):
                 pool.poll(0.2)
         finally:
             pool.close()
+    log = Path(str(raised.value).rsplit("(see ", 1)[1].rstrip(")"))  # the log the one line points to
+    assert "Traceback" in log.read_text() and "No module named 'numfuzz_no_such_module'" in log.read_text()
 
 
 @pytest.mark.thunder

@@ -15,7 +15,7 @@ def _table() -> str:
 
 def test_every_fuzz_option_is_in_the_readme_table():
     table = _table()
-    listed = set(re.findall(r"`(--[a-z-]+)", table)) | set(re.findall(r"/(--[a-z-]+)`", table))
+    listed = set(re.findall(r"`(--[a-z0-9-]+)", table)) | set(re.findall(r"/(--[a-z0-9-]+)`", table))
     options = {opt for param in fuzz.params for opt in (*param.opts, *param.secondary_opts) if opt.startswith("--")}
     assert options - listed == set(), "options missing from the README's table"
     assert listed - options == set(), "the README's table lists options `fuzz` does not have"

@@ -12,14 +12,44 @@ from __future__ import annotations
 import random
 
 from numfuzz.program.ir import GraphError, TensorSpec
-from numfuzz.program.op_spec import OpSpec, broadcast_shapes, need_rank
+from numfuzz.program.op_spec import OpSpec, broadcast_shapes, draw_scalar, draw_scalars, lines_at, need_rank, norm_dim
+from numfuzz.program.op_table.unary import draw_clamp
 
 
 def _in_place(specs: list[TensorSpec], attrs: dict) -> TensorSpec:
-    """x op= y: y broadcasts to x's shape, and the result is x's shape and dtype."""
-    if broadcast_shapes(specs[0].shape, specs[1].shape) != specs[0].shape:
-        raise GraphError(f"an in-place op's operand {specs[1].shape} does not broadcast to {specs[0].shape}")
+    """x op= y (and x.addcmul_(y, z)): every operand broadcasts to x's shape, and the result is x's shape and dtype."""
+    for other in specs[1:]:
+        if broadcast_shapes(specs[0].shape, other.shape) != specs[0].shape:
+            raise GraphError(f"an in-place op's operand {other.shape} does not broadcast to {specs[0].shape}")
     return specs[0]
+
+
+def _transposed(spec: TensorSpec, attrs: dict) -> tuple[int, ...]:
+    shape = list(spec.shape)
+    a, b = norm_dim(attrs["dim0"], len(shape)), norm_dim(attrs["dim1"], len(shape))
+    shape[a], shape[b] = shape[b], shape[a]
+    return tuple(shape)
+
+
+def _written_transposed(specs: list[TensorSpec], attrs: dict) -> TensorSpec:
+    """A write through x's transposed view: the operand broadcasts to the view's shape; x is read on."""
+    view = _transposed(specs[0], attrs)
+    if broadcast_shapes(view, specs[1].shape) != view:
+        raise GraphError(f"the operand {specs[1].shape} does not broadcast to the transposed view {view}")
+    return specs[0]
+
+
+def _draw_transpose(rng: random.Random, specs: list[TensorSpec]) -> dict:
+    need_rank(specs[0], 2)
+    rank = len(specs[0].shape)
+    a, b = rng.sample(range(rank), 2)
+    return {"dim0": a, "dim1": b - rank}
+
+
+def _transposed_operands(rng: random.Random, spec: TensorSpec, attrs: dict) -> list[tuple[int, ...]]:
+    """The view's shape, or it with some dims 1 (broadcast along them)."""
+    view = _transposed(spec, attrs)
+    return [tuple(1 if rng.random() < 0.3 else d for d in view)]
 
 
 def _draw_slice(rng: random.Random, specs: list[TensorSpec]) -> dict:
@@ -55,6 +85,69 @@ def _slice_operands(rng: random.Random, spec: TensorSpec, attrs: dict) -> list[t
 SPECS: list[OpSpec] = [
     OpSpec("add_inplace", 2, "elementwise", _in_place, weight=0.5, bound="correctly_rounded", call="{0}.clone().add_({1})"),
     OpSpec("mul_inplace", 2, "elementwise", _in_place, weight=0.5, bound="correctly_rounded", call="{0}.clone().mul_({1})"),
+    # The in-place forms of pointwise ops, as optimiser steps and residual updates write them (an operand of another
+    # dtype is rounded into the first's, as torch does in place; lerp_ insists on one dtype)
+    OpSpec("sub_inplace", 2, "elementwise", _in_place, weight=0.3, bound="correctly_rounded", call="{0}.clone().sub_({1})"),
+    OpSpec("div_inplace", 2, "elementwise", _in_place, domains=("any", "nonzero"), weight=0.3, bound="table", call="{0}.clone().div_({1})"),
+    OpSpec(
+        "mul_scalar_inplace",
+        1,
+        "unary",
+        _in_place,
+        draw_attrs=draw_scalar,
+        weight=0.3,
+        scalars=(("value", "any"),),
+        bound="correctly_rounded",
+        call="{0}.clone().mul_({value!r})",
+    ),
+    OpSpec("lerp_inplace", 3, "elementwise", _in_place, same_dtype=True, weight=0.3, bound="table", call="{0}.clone().lerp_({1}, {2})"),
+    OpSpec(
+        "addcmul_inplace",
+        3,
+        "elementwise",
+        _in_place,
+        draw_attrs=draw_scalars(("value", "bound")),
+        weight=0.3,
+        scalars=(("value", "bound"),),
+        bound="table",
+        call="{0}.clone().addcmul_({1}, {2}, value={value!r})",
+    ),
+    OpSpec(
+        "addcdiv_inplace",
+        3,
+        "elementwise",
+        _in_place,
+        domains=("any", "any", "nonzero"),
+        draw_attrs=draw_scalars(("value", "bound")),
+        weight=0.3,
+        scalars=(("value", "bound"),),
+        bound="table",
+        call="{0}.clone().addcdiv_({1}, {2}, value={value!r})",
+    ),
+    OpSpec(
+        "clamp_inplace",
+        1,
+        "unary",
+        _in_place,
+        draw_attrs=draw_clamp,
+        weight=0.3,
+        scalars=(("min", "bound"), ("max", "bound")),
+        lines=lines_at("min", "max"),
+        bound="correctly_rounded",
+        call="{0}.clone().clamp_(min={min!r}, max={max!r})",
+    ),
+    # a write through a view: x's transpose multiplied in place, x read on (functionalization must carry it to the base)
+    OpSpec(
+        "mul_inplace_view",
+        2,
+        "fresh",
+        _written_transposed,
+        draw_attrs=_draw_transpose,
+        operands=_transposed_operands,
+        weight=0.3,
+        bound="correctly_rounded",
+        call="(lambda t: (t.transpose({dim0}, {dim1}).mul_({1}), t)[1])({0}.clone())",
+    ),
     # a KV cache's update: new rows copied into a slice of the cache (cast to its dtype), the whole cache read on
     OpSpec(
         "slice_write",

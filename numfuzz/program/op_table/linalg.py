@@ -29,6 +29,29 @@ def _matmul(specs: list[TensorSpec], attrs: dict) -> TensorSpec:
     return TensorSpec(a[:-1] + (b[1],), specs[0].dtype)
 
 
+def _matmul_batched(specs: list[TensorSpec], attrs: dict) -> TensorSpec:
+    """torch.matmul's rule for any ranks: a 1-d operand is a row (first) or a column (second), dropped from the result;
+    the dims before the last two broadcast."""
+    a, b = specs[0].shape, specs[1].shape
+    if not a or not b or a[-1] != (b[-2] if len(b) > 1 else b[0]):
+        raise GraphError(f"matmul shapes {a} and {b} disagree")
+    batch = broadcast_shapes(a[:-2], b[:-2])
+    return TensorSpec(batch + a[-2:-1] + b[-1:] * (len(b) > 1), specs[0].dtype)
+
+
+def _batched_operands(rng: random.Random, spec: TensorSpec, attrs: dict) -> list[tuple[int, ...]]:
+    """The second operand (..., k, m), 3-d or 4-d where the first is at most 2-d: its batch dims each the first's,
+    1 (broadcast) or, against a 1 or past the first's rank, a small new size."""
+    rank = rng.choice([r for r in (2, 3, 4) if max(r, len(spec.shape)) >= 3])
+    lead = spec.shape[:-2]
+    batch = []
+    for i in range(rank - 2):
+        j = len(lead) - (rank - 2) + i  # the first's dim it meets, counting from the right
+        theirs = lead[j] if j >= 0 else 1
+        batch.append(rng.choice([theirs, 1] if theirs > 1 else [1, rng.randint(2, 3)]))
+    return [(*batch, spec.shape[-1], _new(rng))]
+
+
 def _bmm(specs: list[TensorSpec], attrs: dict) -> TensorSpec:
     a, b = specs[0].shape, specs[1].shape
     if len(a) != 3 or len(b) != 3 or a[0] != b[0] or a[2] != b[1]:
@@ -145,6 +168,28 @@ def _attention_operands(rng: random.Random, spec: TensorSpec, attrs: dict) -> li
     return [(*lead, s, e), (*lead, s, _new(rng))]
 
 
+def _masked_attention(specs: list[TensorSpec], attrs: dict) -> TensorSpec:
+    out = _attention(specs[:3], attrs)
+    scores = specs[0].shape[:-1] + specs[1].shape[-2:-1]  # (..., L, S)
+    if len(specs[3].shape) > len(scores) or broadcast_shapes(scores, specs[3].shape) != scores:
+        raise GraphError(f"an attention mask {specs[3].shape} does not broadcast to the scores {scores}")
+    return out
+
+
+def _masked_attention_operands(rng: random.Random, spec: TensorSpec, attrs: dict) -> list[tuple[int, ...]]:
+    k, v = _attention_operands(rng, spec, {"is_causal": False})
+    scores = spec.shape[:-1] + k[-2:-1]
+    return [k, v, rng.choice([scores, scores[-2:], (1,) * (len(scores) - 2) + scores[-2:]])]
+
+
+def _keep_or_drop(spec: TensorSpec, attrs: dict) -> int:
+    return 2  # a boolean mask's values as an index: 0 (drop) or 1 (keep)
+
+
+def _draw_scale(rng: random.Random, specs: list[TensorSpec]) -> dict:
+    return {"scale": rng.choice([None, None, 1.0, 0.125, 0.3])}  # None: 1/sqrt(E), as torch takes it
+
+
 SPECS: list[OpSpec] = [
     OpSpec(
         "linear",
@@ -159,6 +204,21 @@ SPECS: list[OpSpec] = [
         captured=("F.linear({0}, {1}, {2})",),
     ),
     OpSpec("matmul", 2, "matmul", _matmul, same_dtype=True, bound="table", autocast=LOWER, call="torch.matmul({0}, {1})", captured=("{0} @ {1}",)),
+    # 3-d and 4-d operands on either side (matmul's second is 2-d): one element sums the shared dim's products
+    OpSpec(
+        "matmul_batched",
+        2,
+        "fresh",
+        _matmul_batched,
+        same_dtype=True,
+        operands=_batched_operands,
+        terms=lambda specs, attrs: specs[0].shape[-1],
+        weight=0.5,
+        bound="table",
+        autocast=LOWER,
+        call="torch.matmul({0}, {1})",
+        captured=("{0} @ {1}",),
+    ),
     OpSpec("bmm", 2, "fresh", _bmm, same_dtype=True, operands=_bmm_operands, bound="undocumented", autocast=LOWER, call="torch.bmm({0}, {1})"),
     OpSpec(
         "baddbmm",
@@ -207,5 +267,37 @@ SPECS: list[OpSpec] = [
         bound="undocumented",
         autocast=LOWER,
         call="F.scaled_dot_product_attention({0}, {1}, {2}, is_causal={is_causal})",
+    ),
+    # an additive float mask (T5's position bias, a padding mask as -inf) and a scale, as models pass them
+    OpSpec(
+        "sdpa_masked",
+        4,
+        "fresh",
+        _masked_attention,
+        weight=0.5,
+        same_dtype=True,
+        draw_attrs=_draw_scale,
+        operands=_masked_attention_operands,
+        bound="undocumented",
+        autocast=LOWER,
+        call="F.scaled_dot_product_attention({0}, {1}, {2}, attn_mask={3}, scale={scale!r})",
+    ),
+    # a boolean mask (causal, padding: most models' call), held as an index of 0s and 1s; a row with none kept gives 0s
+    OpSpec(
+        "sdpa_bool_masked",
+        4,
+        "fresh",
+        _masked_attention,
+        weight=0.5,
+        domains=("any", "any", "any", "index"),
+        same_dtype=True,
+        draw_attrs=_draw_scale,
+        operands=_masked_attention_operands,
+        index_arg=3,
+        index_bound=_keep_or_drop,
+        bound="undocumented",
+        autocast=LOWER,
+        call="F.scaled_dot_product_attention({0}, {1}, {2}, attn_mask={3}.bool(), scale={scale!r})",
+        captured=("F.scaled_dot_product_attention({0}, {1}, {2}, attn_mask={3}, scale={scale!r})",),
     ),
 ]

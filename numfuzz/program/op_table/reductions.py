@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 
 from numfuzz.program.autocast import FP32
+from numfuzz.program.dtypes import PROGRAM_DTYPES
 from numfuzz.program.ir import GraphError, TensorSpec
 from numfuzz.program.op_spec import (
     EPS,
@@ -22,6 +23,22 @@ from numfuzz.program.op_spec import (
 )
 
 
+def _in_dtype(infer):
+    """A reduction with `dtype=`: the shape `infer` gives, in the dtype it computes in."""
+
+    def infer_in(specs: list[TensorSpec], attrs: dict) -> TensorSpec:
+        if attrs["dtype"] not in PROGRAM_DTYPES:
+            raise GraphError(f"a reduction computes in a program dtype, not {attrs['dtype']!r}")
+        return TensorSpec(infer(specs, attrs).shape, attrs["dtype"])
+
+    return infer_in
+
+
+def _draw_other_dtype(rng: random.Random, specs: list[TensorSpec]) -> dict:
+    """Another dtype than the argument's: wider (bf16 summed in fp32, as mixed precision accumulates) or narrower."""
+    return {"dtype": rng.choice([d for d in PROGRAM_DTYPES if d != specs[0].dtype])}
+
+
 def _group_norm(specs: list[TensorSpec], attrs: dict) -> TensorSpec:
     need_rank(specs[0], 2)
     shape, groups = specs[0].shape, attrs["num_groups"]
@@ -30,6 +47,17 @@ def _group_norm(specs: list[TensorSpec], attrs: dict) -> TensorSpec:
     if specs[0].numel // groups == 1:  # torch refuses to normalise a single value per group and batch
         raise GraphError("group_norm needs more than one value per group")
     return specs[0]
+
+
+def _affine(specs: list[TensorSpec], attrs: dict) -> TensorSpec:
+    x = last_dim(specs, attrs)
+    if any(s.shape != x.shape[-1:] for s in specs[1:]):
+        raise GraphError(f"a weight and bias of shape {x.shape[-1:]}, got {[s.shape for s in specs[1:]]}")
+    return x
+
+
+def _last_dim_twice(rng: random.Random, spec: TensorSpec, attrs: dict) -> list[tuple[int, ...]]:
+    return [last_dim([spec], attrs).shape[-1:]] * 2
 
 
 def _draw_group_norm(rng: random.Random, specs: list[TensorSpec]) -> dict:
@@ -104,6 +132,23 @@ SPECS: list[OpSpec] = (
         for name, call in {"layer_norm": "F.layer_norm({0}, {0}.shape[-1:], eps={eps!r})", "rms_norm": "F.rms_norm({0}, {0}.shape[-1:], eps={eps!r})"}.items()
     ]
     + [
+        # with a weight and a bias over the last dim, as nn.LayerNorm calls it (GPT-2, BERT, ViT)
+        OpSpec(
+            "layer_norm_affine",
+            3,
+            "fresh",
+            _affine,
+            weight=0.5,
+            draw_attrs=draw_eps,
+            scalars=EPS,
+            same_dtype=True,
+            operands=_last_dim_twice,
+            bound="table",
+            call="F.layer_norm({0}, {0}.shape[-1:], {1}, {2}, eps={eps!r})",
+            recomputes_input=True,
+        )
+    ]
+    + [
         OpSpec(
             "prod",
             1,
@@ -147,6 +192,29 @@ SPECS: list[OpSpec] = (
     + [
         OpSpec(name, 1, "reduce", along_dim, draw_attrs=draw_dim, bound="undocumented", call=call)
         for name, call in {"cumsum": "torch.cumsum({0}, dim={dim})", "logcumsumexp": "torch.logcumsumexp({0}, dim={dim})"}.items()
+    ]
+    # With `dtype=`: torch casts the argument to the dtype, then reduces (sum, prod, cumsum) or sums and divides
+    # (mean) in it; the reference rounds the argument to the dtype once (`OpSpec.computes_in`). A mean combines nothing the
+    # judge may reorder or split: its parts would need weighing
+    + [
+        OpSpec(
+            f"{name}_dtype",
+            1,
+            "reduce",
+            _in_dtype(infer),
+            draw_attrs=draw_both(draw, _draw_other_dtype),
+            weight=0.4,
+            bound=bound,
+            call=call,
+            combines=combines,
+            computes_in="dtype",
+        )
+        for name, infer, draw, bound, combines, call in (
+            ("sum", reduce, draw_reduce, "table", "add", "torch.sum({0}, dim={dim}, keepdim={keepdim}, dtype={dtype})"),
+            ("mean", reduce, draw_reduce, "table", "", "torch.mean({0}, dim={dim}, keepdim={keepdim}, dtype={dtype})"),
+            ("prod", reduce, draw_reduce, "undocumented", "multiply", "torch.prod({0}, dim={dim}, keepdim={keepdim}, dtype={dtype})"),
+            ("cumsum", along_dim, draw_dim, "undocumented", "", "torch.cumsum({0}, dim={dim}, dtype={dtype})"),
+        )
     ]
     + [
         OpSpec("cumprod", 1, "reduce", along_dim, draw_attrs=draw_dim, weight=0.5, bound="undocumented", call="torch.cumprod({0}, dim={dim})"),

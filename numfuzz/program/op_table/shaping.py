@@ -93,6 +93,21 @@ def _chunk(specs: list[TensorSpec], attrs: dict) -> TensorSpec:
     return TensorSpec(tuple(shape), specs[0].dtype)
 
 
+def _repeat(specs: list[TensorSpec], attrs: dict) -> TensorSpec:
+    shape, repeats = specs[0].shape, tuple(attrs["repeats"])
+    if len(repeats) < len(shape) or any(not isinstance(r, int) or r < 1 for r in repeats):
+        raise GraphError(f"repeat {repeats} of a value of shape {shape}")
+    extra = len(repeats) - len(shape)
+    return TensorSpec(repeats[:extra] + tuple(d * r for d, r in zip(shape, repeats[extra:])), specs[0].dtype)
+
+
+def _draw_repeats(rng: random.Random, specs: list[TensorSpec]) -> dict:
+    repeats = [1] * len(specs[0].shape)
+    for dim in rng.sample(range(len(repeats)), min(2, len(repeats))):
+        repeats[dim] = rng.choice([1, 2, 3])
+    return {"repeats": tuple([rng.choice([2, 3])] if rng.random() < 0.3 else []) + tuple(repeats)}  # a leading new dim too
+
+
 SPECS: list[OpSpec] = [
     OpSpec("cast", 1, "unary", _cast, draw_attrs=_draw_cast, weight=2.0, bound="table"),
     OpSpec("cat", 2, "cat", _cat, draw_attrs=draw_dim, bound="table", call="torch.cat(({0}, {1}), dim={dim})"),
@@ -103,4 +118,6 @@ SPECS: list[OpSpec] = [
     OpSpec("expand", 1, "expand", _expand, weight=0.3, bound="table", call="{0}.expand({shape!r})"),
     OpSpec("slice", 1, "slice", _slice, weight=0.5, bound="table"),
     OpSpec("chunk", 1, "chunk", _chunk, weight=0.5, bound="table", call="torch.chunk({0}, {chunks}, dim={dim})[{index}]"),
+    # copies of the value along each dim (tiling a KV head, a mask over a batch): exact
+    OpSpec("repeat", 1, "window", _repeat, draw_attrs=_draw_repeats, weight=0.3, bound="correctly_rounded", call="{0}.repeat({repeats!r})"),
 ]

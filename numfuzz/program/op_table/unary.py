@@ -14,7 +14,7 @@ def _draw_exponent(rng: random.Random, specs: list[TensorSpec]) -> dict:
     return {"exponent": scalar(rng, "moderate", specs[0])}
 
 
-def _draw_clamp(rng: random.Random, specs: list[TensorSpec]) -> dict:
+def draw_clamp(rng: random.Random, specs: list[TensorSpec]) -> dict:
     low, high = sorted((scalar(rng, "bound", specs[0]), scalar(rng, "bound", specs[0])))
     side = rng.random()
     return {"min": None if side < 0.15 else low, "max": None if 0.15 <= side < 0.3 else high}
@@ -106,6 +106,20 @@ SPECS: list[OpSpec] = (
         )
         for name, sign in (("mul_scalar", "*"), ("add_scalar", "+"))
     ]
+    # a division by a scalar (attention's 1/sqrt(d) and softcap's x / c as models write them): one rounding, not x * (1/c)'s two
+    + [
+        OpSpec(
+            "div_scalar",
+            1,
+            "unary",
+            same,
+            draw_attrs=draw_scalars(("value", "nonzero")),
+            weight=0.5,
+            scalars=(("value", "nonzero"),),
+            bound="table",
+            call="{0} / {value!r}",
+        )
+    ]
     # Added with the table's second half; lgamma and digamma take any value (their poles give a non-finite reference, and
     # such elements are left out). Where torch's float64 kernel is not exact enough the reference calls a helper of
     # `numfuzz.program.exact`.
@@ -157,7 +171,7 @@ SPECS: list[OpSpec] = (
             1,
             "unary",
             same,
-            draw_attrs=_draw_clamp,
+            draw_attrs=draw_clamp,
             scalars=_BOUNDS,
             lines=lines_at("min", "max"),
             bound="correctly_rounded",

@@ -86,3 +86,16 @@ def _encode(t: torch.Tensor) -> str:
     from numfuzz.program.values import encode
 
     return encode(t)
+
+
+def test_numfuzz_failing_while_judging_a_case_is_one_line_and_exit_3(cli, tmp_path, monkeypatch):
+    import numfuzz.runner.case_runner
+
+    def fails(*args, **kwargs):
+        raise RuntimeError("element 2 of tensors does not require grad and does not have a grad_fn\nmore detail")
+
+    monkeypatch.setattr(numfuzz.runner.case_runner, "run_case", fails)
+    result = cli("replay", _case_file(tmp_path, lambda data: None), "--target", "eager")
+    assert result.exit_code == 3, result.output
+    assert len(result.output.strip().splitlines()) == 1 and "Traceback" not in result.output
+    assert "internal error judging" in result.output and "RuntimeError: element 2 of tensors does not require grad" in result.output

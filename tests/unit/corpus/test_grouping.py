@@ -146,13 +146,15 @@ def test_a_thunder_limitation_is_known_and_a_typeerror_on_a_supported_op_stays_n
 
 
 def _restamp(path, mode: str = "", original=None):
-    """The stored finding at `path` as found under `mode`, or as the minimised version of `original`."""
+    """The stored finding at `path` as found under `mode` ("threads=2" or "dynamic": its run and its signature say so), or as
+    the minimised version of `original`."""
     from dataclasses import replace
 
     from numfuzz.corpus.store import load_case, save_case
     from numfuzz.judge.signature import Signature
 
     case = load_case(path)
+    case.run = case.run.with_changes(**{"": {}, "threads=2": {"threads": 2}, "dynamic": {"dynamic": "dynamic"}}[mode])
     case.extra["signature"] = replace(Signature.from_json(case.extra["signature"]), mode=mode).to_json()
     if original is not None:
         case.extra["minimize"] = {"compiles": 3}
@@ -173,3 +175,17 @@ def test_duplicates_follow_their_minimised_sibling_when_minimising_dropped_the_m
     # a finding under another mode, which no minimised case came from, still stands apart
     _restamp(save_finding(found, _unary("expm1", "fp16"), "thunder:bug_expm1", Verdict.LESS_ACCURATE, "expm1", "fp16", "cancellation", value=4.0), "dynamic")
     assert sorted(g.count for g in _groups(tmp_path)) == [1, 2]
+
+
+def test_a_campaign_corpus_without_findings_and_numfuzz_own_files_are_no_cases(tmp_path):
+    """A campaign's journal and stats are not cases, nor are the answers kept beside cases (newest.json)."""
+    from numfuzz.corpus.grouping import case_paths, group_corpus
+
+    (tmp_path / "campaign" / "seed0").mkdir(parents=True)
+    (tmp_path / "campaign" / "seed0" / "state.json").write_text("{}")
+    assert case_paths(tmp_path) == [] and group_corpus(tmp_path) == ([], [])
+    plain = tmp_path / "cases"
+    plain.mkdir()
+    (plain / "newest.json").write_text('{"answers": {}}')
+    (plain / "minimize_notes.json").write_text("{}")
+    assert case_paths(plain) == []

@@ -92,6 +92,151 @@ def test_an_upstream_op_rule_matches_a_backward_downstream_of_the_op_through_the
     assert match_known(load_known(), backward, CPU_29) is None  # no program at hand: the rule cannot claim it
 
 
+THUNDER_MAIN = {"torch": "2.11.0+cu130", "device": "cpu", "thunder": "0.2.7.dev0"}  # a prerelease: specifiers take it
+
+
+def _committed_thunder_findings(tmp_path, provenance: dict) -> list:
+    """The committed Thunder findings, as found with `provenance`, grouped as `numfuzz corpus` groups them."""
+    import json
+
+    from helpers import FINDINGS
+
+    from numfuzz.corpus.grouping import group_corpus
+
+    tmp_path.mkdir()
+    for path in FINDINGS.glob("*.json"):
+        data = json.loads(path.read_text())
+        if str(data.get("run", {}).get("target", data.get("target", ""))).startswith("thunder"):
+            (tmp_path / path.name).write_text(json.dumps({**data, "provenance": {**data.get("provenance", {}), **provenance}}))
+    groups, problems = group_corpus(tmp_path)
+    assert not problems
+    return groups
+
+
+def test_every_committed_thunder_finding_is_known_on_the_release_and_on_thunder_main(tmp_path):
+    """Each committed Thunder finding's repro still fails on Thunder main: the entry found on 0.2.6 still claims it there."""
+    release = _committed_thunder_findings(tmp_path / "release", CPU_29)
+    main = _committed_thunder_findings(tmp_path / "main", THUNDER_MAIN)
+    assert len(release) >= 14 and [g.title for g in release if g.known is None] == []
+    assert [g.title for g in main if g.known is None] == []
+    by_case = {g.smallest.name: g.known.id for g in release}
+    assert {g.smallest.name: g.known.id for g in main} == by_case
+    assert by_case["thunder-0dim-intermediate-grad-unreduced.json"] == "numfuzz-thunder-0dim-intermediate-grad-unreduced"
+
+
+@pytest.mark.parametrize(
+    "symptom, op, message, entry",
+    [
+        ("crash_compile:TypeError", "round", "TypeError: round() got an unexpected keyword argument 'decimals'", "numfuzz-thunder-round-decimals"),
+        ("crash_compile:RuntimeError", "hardtanh", "RuntimeError: max_val 0.5 must be larger than min_val 0.5", "numfuzz-thunder-hardtanh-equal-bounds"),
+        (
+            "crash_compile:TypeError",
+            "nan_to_num",
+            "TypeError: nan_to_num() got some positional-only arguments passed as keyword arguments: 'nan'",
+            "numfuzz-thunder-nan-to-num-keywords",
+        ),
+        (
+            "crash_compile:RuntimeError",
+            "trunc",
+            "RuntimeError: Failed to find a gradient transform for bound symbol t3 = prims.trunc(t2)",
+            "thunder-0.2.6-no-gradient-transform",
+        ),
+        (
+            "crash_compile:Unsupported",
+            "kl_div",
+            "Unsupported: Unexpected type in sourceless builder optree.registry.DictMetaData",
+            "numfuzz-dynamo-optree-empty-dict",
+        ),
+    ],
+)
+def test_a_crash_thunder_main_still_has_is_known_there(symptom, op, message, entry):
+    from numfuzz.judge.crash import crash_fingerprint
+
+    signature = Signature("thunder:torchcompile", symptom, (op,), fingerprint=crash_fingerprint(message))
+    assert match_known(load_known(), signature, CPU_29).id == entry
+    assert match_known(load_known(), signature, THUNDER_MAIN).id == entry
+    assert match_known(load_known(), signature, {**THUNDER_MAIN, "thunder": "0.2.5"}) is None  # before the release it was found on
+
+
+@pytest.mark.parametrize(
+    "target, signature",
+    [
+        ("thunder:torchcompile", Signature("", "nonfinite", ("mish",), "bf16", "backward")),
+        ("thunder:torch", Signature("", "nonfinite", ("gelu",), "fp16", "backward")),
+        ("thunder:torchcompile", Signature("", "nonfinite", ("sigmoid",), "fp32", "backward")),
+        ("thunder:torchcompile", Signature("", "nonfinite", ("pow",), "fp32", "backward")),
+        ("thunder:torchcompile", Signature("", "nonfinite", ("sdpa",), "bf16", "nonfinite_intermediate")),
+    ],
+)
+def test_a_nan_gradient_thunder_main_still_has_is_known_there(target, signature):
+    from dataclasses import replace
+
+    assert match_known(load_known(), replace(signature, target=target), THUNDER_MAIN) is not None
+
+
+def test_the_0dim_intermediates_backward_crash_is_known_by_its_cut_fingerprint_and_through_thunderfx():
+    """mean + where with gradients (bf16, shape (1,)): Dynamo's message of the failing expand is longer than a fingerprint keeps."""
+    from numfuzz.judge.crash import crash_fingerprint
+
+    detail = (
+        "TorchRuntimeError: Dynamo failed to run FX node with fake tensors: call_method expand(*(FakeTensor(..., size=(1, 1)), [1]), **{}):"
+        " got RuntimeError('expand: the requested shape has too few dimensions!')"
+    )
+    assert "too few dimensions" not in crash_fingerprint(detail)
+    for target in ("thunder:torchcompile", "thunderfx:torchcompile"):
+        crash = Signature(target, "crash_compile:TorchRuntimeError", fingerprint=crash_fingerprint(detail))
+        for versions in (CPU_29, THUNDER_MAIN):
+            assert match_known(load_known(), crash, versions).id == "numfuzz-thunder-0dim-intermediate-grad-unreduced"
+    assert match_known(load_known(), Signature("inductor", "crash_compile:TorchRuntimeError", fingerprint=crash_fingerprint(detail)), CPU_29) is None
+
+
+def test_a_crash_of_thunders_torchcompile_executor_is_the_same_crash_through_thunderfx():
+    from numfuzz.judge.crash import crash_fingerprint
+
+    optree = crash_fingerprint("Unsupported: Unexpected type in sourceless builder optree.registry.DictMetaData")
+    for target in ("thunder:torchcompile", "thunderfx:torchcompile"):
+        crash = Signature(target, "crash_compile:Unsupported", ("xlogy",), fingerprint=optree)
+        assert match_known(load_known(), crash, THUNDER_MAIN).id == "numfuzz-dynamo-optree-empty-dict"
+    # no torchcompile executor, no Dynamo in the backward: not this crash
+    assert match_known(load_known(), Signature("thunder:torch", "crash_compile:Unsupported", ("xlogy",), fingerprint=optree), CPU_29) is None
+
+
+@pytest.mark.parametrize("op", ["diagonal_scatter", "select_scatter", "slice_scatter"])
+def test_a_scatter_into_an_expanded_input_is_known_where_torch_still_has_it(op):
+    """Measured wrong on torch 2.9.1 and 2.11.0 through Inductor (and Thunder's torchcompile executor), right on 2.15.0."""
+    known = load_known()
+    for target in ("inductor", "thunder:torchcompile", "thunderfx"):
+        signature = Signature(target, "less_accurate", (op,), "fp16", "strided_input")
+        assert match_known(known, signature, CPU_29).id == "inductor-scatter-into-expanded-input"
+        assert match_known(known, signature, THUNDER_MAIN).id == "inductor-scatter-into-expanded-input"  # torch 2.11
+        assert match_known(known, signature, {**CPU_214, "torch": "2.15.0+cu130"}) is None  # fixed there: new again if it comes back
+    other = match_known(known, Signature("inductor", "less_accurate", ("index_add",), "fp16", "strided_input"), CPU_29)
+    assert other is None or other.id != "inductor-scatter-into-expanded-input"  # another op: not this entry
+
+
+def test_a_thunder_range_claims_the_release_and_main_it_was_measured_on_and_no_later_release():
+    """index_add(alpha=) raises on thunder 0.2.6 and on Thunder main (0.2.7.dev0, a pre-release), as measured; a later release is new again."""
+    known = load_known()
+    for message in ("TypeError: index_add() got an unexpected keyword argument 'alpha'", "TypeError: index_add_() got an unexpected keyword argument 'alpha'"):
+        crash = Signature("thunder:torchcompile", "crash_compile:TypeError", ("index_add",), fingerprint=message)
+        assert match_known(known, crash, CPU_29).id == "numfuzz-thunder-index-add-alpha"
+        assert match_known(known, crash, {"torch": "2.11.0+cu130", "device": "cpu", "thunder": "0.2.7.dev0"}).id == "numfuzz-thunder-index-add-alpha"
+        assert match_known(known, crash, {**CPU_29, "thunder": "0.2.7"}) is None
+    other = Signature(
+        "thunder:torch", "crash_compile:TypeError", ("index_add",), fingerprint="TypeError: index_add() got an unexpected keyword argument 'beta'"
+    )
+    assert match_known(known, other, CPU_29) is None
+
+
+def test_meta_strides_of_copysign_and_floor_division_are_known_and_other_ops_new():
+    known = load_known()
+    for op in ("copysign", "div_floor"):
+        found = Signature("inductor", "metadata", fingerprint=f"{op}: strides (#) where eager gives (#)")
+        assert match_known(known, found, CPU_214).id == "pytorch-198364-meta-strides"
+    assert match_known(known, Signature("inductor", "metadata", fingerprint="xlogy: strides (#) where eager gives (#)"), CPU_214) is None
+    assert match_known(known, Signature("inductor", "metadata", fingerprint="copysign: a new tensor where eager gives a view of input x#"), CPU_214) is None
+
+
 def test_emulate_precision_casts_crashing_on_cpu_is_the_known_keyword_bug():
     from numfuzz.judge.crash import crash_fingerprint
 

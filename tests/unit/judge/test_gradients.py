@@ -1,12 +1,14 @@
 """Gradients judged against float64 gradients: the reference keeps the program's casts, and a backward-only bug is found and located."""
 
+import pytest
 import torch
 from torch.overrides import TorchFunctionMode
 
 from numfuzz.corpus.case import Case
 from numfuzz.judge.bounds import load_bounds
 from numfuzz.judge.compiled import CompiledProgram
-from numfuzz.judge.execute import judge
+from numfuzz.judge.execute import Outcome, judge
+from numfuzz.judge.oracle import OutputErrors
 from numfuzz.judge.rounding_error_text import describe
 from numfuzz.judge.rounding_record import record_within
 from numfuzz.judge.verdicts import Verdict
@@ -188,3 +190,98 @@ def test_a_gradient_no_ops_backward_explains_is_rounding_up_to_two_bits():
 def test_a_located_backward_bug_records_no_fused_loss():
     outcome = run_case(_tanh_case(grad=True), SloppyTanhBackward())
     assert outcome.analysis.culprit.located == "cutting the backward" and outcome.analysis.fused_backward_bits is None
+
+
+def test_an_output_with_no_gradient_beside_a_backward_bug_is_judged_not_an_error():
+    # a count (`ge_scalar_count`, float but with no grad_fn) among the outputs takes no part in the backward
+    n = 64
+    graph = Graph(
+        (TensorSpec((n,), "fp32"),),
+        (
+            Node.make("mul_scalar", [0], value=0.5),
+            Node.make("tanh", [1]),
+            Node.make("mul", [2, 0]),
+            Node.make("ge_scalar_count", [0], value=0.0, dim=0, keepdim=False),
+        ),
+        (3, 4),
+    )
+    upstream = [[torch.linspace(0.5, 1.5, n), torch.tensor(1.0)]]
+    case = Case.from_tensors(graph, [[torch.linspace(-2.0, 2.0, n)]], RunSpec("sloppy", "cpu", samples=1, grad=True), upstream)
+    outcome = run_case(case, SloppyTanhBackward())
+    assert outcome.verdict is Verdict.LESS_ACCURATE
+    assert [o.verdict for o in outcome.outputs] == ["equal", "equal", "less_accurate"]  # both outputs, then x0's gradient
+    assert outcome.analysis.op == "tanh" and outcome.analysis.culprit.located == "cutting the backward"
+
+
+def _rms_norm_gradient(target_ulp: float, eager_ulp: float) -> OutputErrors:
+    # the input's gradient (judged value 1): in ULPs of each element as the verdict rule flagged it, and at the gradient's
+    # scale, where both sides are within half an ULP (its largest elements dominate)
+    return OutputErrors(1, "bf16", 64, eager_ulp, 0.8, target_ulp, 1.6, 0.0, 0.0, 0.0, 0.0, 30, 4, 0, 7, "less_accurate", 0.4, 0.45)
+
+
+def test_a_gradient_findings_severity_is_the_measure_its_rule_reads():
+    """A quick-start group (`rms_norm | bf16 | backward`): the input's gradient 13.2 ULP against eager's 2.94 was listed at
+    0.0 bits, the output's scale, while the verdict stood on the elements' own ULPs."""
+    import math
+
+    from numfuzz.judge.facts import Analysis, Culprit
+    from numfuzz.judge.oracle import gradient_bits_lost
+    from numfuzz.judge.rules import final_verdict
+    from numfuzz.judge.signature import severity
+
+    forward = OutputErrors(0, "bf16", 64, 0.5, 0.2, 0.5, 0.2, 0.0, 0.0, 0.0, 0.0, 0, 0, 0, 0, "equal", 0.5, 0.5)
+    bounds = load_bounds([])
+    culprit = Culprit(0, "rms_norm", "bf16", "less_accurate", "cutting the backward")
+    located = Analysis(1, "backward", op="rms_norm", dtype="bf16", culprit=culprit, gradient_of=0)
+    found = Outcome(Verdict.LESS_ACCURATE, outputs=[forward, _rms_norm_gradient(13.2, 2.94)], analysis=located)
+    assert severity(found) == pytest.approx(math.log2(13.2 / 2.94))  # not 0.0: the numbers the verdict stands on
+    assert final_verdict(Verdict.LESS_ACCURATE, located, bounds).verdict is Verdict.LESS_ACCURATE
+
+    # no op's backward alone is worse: the fused_backward rule reads the very number the severity column shows
+    for target_ulp, benign in ((13.2, False), (7.5, True)):
+        gradient = _rms_norm_gradient(target_ulp, 2.94)
+        fallback = Culprit(0, "rms_norm", "bf16", "", "fallback (no op's backward alone is less accurate on the target)")
+        fused = Analysis(1, "backward", op="rms_norm", dtype="bf16", culprit=fallback, gradient_of=0, fused_backward_bits=gradient_bits_lost(gradient))
+        stored = Analysis.from_json(fused.to_json())
+        outcome = Outcome(Verdict.LESS_ACCURATE, outputs=[forward, gradient], analysis=stored)
+        judged = final_verdict(Verdict.LESS_ACCURATE, stored, bounds)
+        assert severity(outcome) == pytest.approx(math.log2(target_ulp / 2.94)) == stored.fused_backward_bits
+        assert (judged.verdict is Verdict.WITHIN_ROUNDING) is benign and (judged.rule == "fused_backward") is benign
+        if benign:
+            assert f"loses {severity(outcome):.2g} bits" in judged.why
+
+
+def test_a_gradient_whose_culprits_record_is_within_its_bound_is_rounding_whatever_its_bits():
+    """The group's evidence says rounding: the rule says so too, at any severity."""
+    from numfuzz.judge.rules import final_verdict
+    from numfuzz.judge.signature import severity
+
+    within = run_case(_tanh_case(grad=True, low=1.0, high=3.0, n=256), NeighbourTanhBackward())
+    assert within.verdict is Verdict.WITHIN_ROUNDING and record_within(within.analysis.rounding_error, load_bounds([]))
+    forward = OutputErrors(0, "bf16", 64, 0.5, 0.2, 0.5, 0.2, 0.0, 0.0, 0.0, 0.0, 0, 0, 0, 0, "equal", 0.5, 0.5)
+    outcome = Outcome(Verdict.LESS_ACCURATE, outputs=[forward, _rms_norm_gradient(13.2, 2.94)], analysis=within.analysis)
+    assert severity(outcome) > 2.0
+    judged = final_verdict(Verdict.LESS_ACCURATE, within.analysis, load_bounds([]))
+    assert judged.verdict is Verdict.WITHIN_ROUNDING and judged.rule == "gradient_within_bound"
+
+
+def test_the_words_of_a_backward_record_name_the_other_gradient_that_keeps_it_a_finding():
+    """The rule judges every input gradient of the culprit's backward; words that spoke of the first alone said rounding
+    while the rule said less accurate."""
+    from numfuzz.judge.facts import Analysis
+    from numfuzz.judge.rounding_record import RoundingRecord
+    from numfuzz.judge.rules import final_verdict
+
+    bounds = load_bounds([])
+    within = run_case(_tanh_case(grad=True, low=1.0, high=3.0, n=256), NeighbourTanhBackward()).analysis.rounding_error
+    assert record_within(within, bounds)
+    far = {"max_forward_ulp": 500.0, "max_needed_ulp": 300.0, "max_condition": 2.0, "front": [[500.0, 300.0]], "worst": []}
+    near = {"max_forward_ulp": 0.5, "max_needed_ulp": 0.0, "max_condition": 2.0, "front": [[0.5, 0.0]], "worst": []}
+    other = {"dtype": within.dtype, "gradient_of": 1, "n": within.n, "target": far, "eager": near}
+    for stored, finding in ((within.stored, False), ({**within.stored, "also": [other]}, True), ({**within.stored, "unmeasured": [1]}, True)):
+        record = RoundingRecord.from_json(stored)
+        facts = Analysis(1, "backward", op="tanh", dtype=within.dtype, gradient_of=0, rounding_error=record)
+        judged = final_verdict(Verdict.LESS_ACCURATE, facts, bounds)
+        words = describe(record, bounds)
+        assert (judged.verdict is Verdict.LESS_ACCURATE) is finding
+        assert ("the gradient of its input 1" in words) is finding, words

@@ -239,6 +239,21 @@ def test_group_norm_and_batch_norm_references_are_exact():
     assert_exact(reference("batch_norm", x, mean, var, weight, bias, eps=1e-5), expected)
 
 
+def test_layer_norm_with_weight_and_bias_reference_is_exact():
+    weight, bias = f32([1.5, -0.25, 3.0, 0.1]), f32([0.0, 1e-3, -2.0, 0.7])
+    expected = [[n * mpmath.mpf(w) + mpmath.mpf(b) for n, w, b in zip(_normalise([mpmath.mpf(v) for v in row], 1e-5), weight, bias)] for row in X]
+    assert_exact(reference("layer_norm_affine", X, weight, bias, eps=1e-5), expected)
+
+
+def test_division_by_a_scalar_reference_is_exact():
+    assert_exact(reference("div_scalar", ANY, value=2.772588722239781), [mpmath.mpf(v) / mpmath.mpf(2.772588722239781) for v in ANY])
+
+
+def test_repeat_reference_copies_the_value():
+    row = f32([1.5, -0.25, 1e-7])
+    assert_exact(reference("repeat", [row], repeats=(2, 2, 1)), [[row, row]] * 2)  # a leading new dim of 2, the rows twice
+
+
 def matmul(a, b):
     return [[mpmath.fsum(mpmath.mpf(a[i][k]) * mpmath.mpf(b[k][j]) for k in range(len(b))) for j in range(len(b[0]))] for i in range(len(a))]
 
@@ -271,6 +286,26 @@ def test_attention_reference_is_exact(causal):
         total = mpmath.fsum(weights)
         expected.append([mpmath.fsum(w * mpmath.mpf(v[j][c]) for w, j in zip(weights, keep)) / total for c in range(2)])
     assert_exact(reference("sdpa", q, k, v, is_causal=causal), expected)
+
+
+def test_attention_with_an_additive_mask_and_a_scale_reference_is_exact():
+    q, k, v = M, [M[1], M[0], f32([1.0, 1.0, -1.0])], N
+    mask = [f32([0.0, -1.5, 0.25]), f32([-1e4, 3.0, 0.0])]  # L x S, added to the scores
+    scores = [[s * mpmath.mpf(0.3) + mpmath.mpf(mask[i][j]) for j, s in enumerate(row)] for i, row in enumerate(matmul(q, [list(c) for c in zip(*k)]))]
+    expected = []
+    for row in scores:
+        weights = [mpmath.exp(s) for s in row]
+        expected.append([mpmath.fsum(w * mpmath.mpf(v[j][c]) for j, w in enumerate(weights)) / mpmath.fsum(weights) for c in range(2)])
+    assert_exact(reference("sdpa_masked", q, k, v, mask, scale=0.3), expected)
+
+
+def test_attention_with_a_boolean_mask_reference_is_exact_and_a_row_with_none_kept_is_zero():
+    q, k, v = M, [M[1], M[0], f32([1.0, 1.0, -1.0])], N
+    keep = [[1, 0, 1], [0, 0, 0]]  # the mask as the program holds it: an index of 0s and 1s
+    scores = matmul(q, [list(c) for c in zip(*k)])
+    weights = [mpmath.exp(scores[0][j] * mpmath.mpf(0.125)) if keep[0][j] else 0 for j in range(3)]
+    first = [mpmath.fsum(w * mpmath.mpf(v[j][c]) for j, w in enumerate(weights)) / mpmath.fsum(weights) for c in range(2)]
+    assert_exact(reference("sdpa_bool_masked", q, k, v, keep, scale=0.125), [first, [0, 0]])
 
 
 P, T = f32([-3.0, -0.5, 0.2, 1.5, 40.0, -40.0]), f32([0.2, 0.9, 0.5, 1.0, 1.0, 0.0])
@@ -345,9 +380,15 @@ def test_every_op_added_to_the_first_fifty_has_a_value_test():
     tested |= {"nll_loss", "cross_entropy_index", "gather", "index_select", "embedding"}  # test_index_op_references.py
     tested |= {"ge_scalar_count", "lt_scalar_where", "arange"}  # test_selects_and_counts
     tested |= {"conv2d"}
+    tested |= {"layer_norm_affine", "sdpa_masked", "sdpa_bool_masked", "repeat", "div_scalar"}
     tested |= {"add_inplace", "mul_inplace", "slice_write"}  # test_in_place_ops_and_a_write_through_a_view_give_the_written_clone
     tested |= {"diagonal_scatter", "select_scatter", "slice_scatter", "index_add", "scatter_add"}  # test_scatter_*
     tested |= {"max_pool2d", "avg_pool2d", "adaptive_avg_pool2d", "interpolate"}  # test_pooling_references.py
+    tested |= {"pad"}  # test_pad_reference.py
+    tested |= {"sum_dtype", "mean_dtype", "prod_dtype", "cumsum_dtype"}  # test_reduction_dtype_reference.py
+    tested |= {"matmul_batched"}  # test_matmul_batched_reference.py
+    tested |= {"sub_inplace", "div_inplace", "mul_scalar_inplace", "lerp_inplace", "addcmul_inplace", "addcdiv_inplace", "clamp_inplace", "mul_inplace_view"}
+    # (test_inplace_references.py)
     assert set(OPS) - set(FIRST_OPS) - tested == set()
 
 

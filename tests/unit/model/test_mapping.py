@@ -161,3 +161,94 @@ def test_pooling_and_upsampling_modules_map_with_their_sizes_and_the_program_giv
     region = extract_region(model, (x,), {})
     with torch.no_grad():
         assert torch.equal(compile_source(lower(region.graph))(*region.samples[0])[-1], model(x))
+
+
+def test_the_pieces_of_a_split_or_chunk_map_to_slices_and_the_split_passes_its_argument():
+    x = torch.randn(2, 10, dtype=torch.bfloat16)
+    found = _mapped(lambda x: [p * 2 for p in x.split(4, dim=1)] + [p * 2 for p in torch.chunk(x, 2, dim=-1)], x)
+    split, pieces = found[0], [m for m in found if isinstance(m, Mapped) and m.op == "slice"]
+    assert isinstance(split, PassThrough)
+    assert [(m.attrs["start"], m.attrs["stop"]) for m in pieces] == [(0, 4), (4, 8), (8, 10), (0, 5), (5, 10)]
+    assert {m.attrs["dim"] for m in pieces} == {1}  # chunk's -1, made non-negative as the slice op insists
+
+
+def test_an_index_with_none_is_an_unsqueeze_and_flatten_a_reshape():
+    x = torch.randn(2, 3, 4, 5, dtype=torch.bfloat16)
+    found = _mapped(lambda x: (x[:, :, None, :, :] * 2, x[..., None, :] * 2, x.flatten(2) * 2, x[:, 0, :] * 2), x)
+    assert (found[0].op, found[0].attrs) == ("unsqueeze", {"dim": 2})
+    assert (found[2].op, found[2].attrs) == ("unsqueeze", {"dim": 3})
+    assert (found[4].op, found[4].attrs) == ("reshape", {"shape": (2, 3, 20)})
+    assert found[6] is None  # an integer index selects: no op
+
+
+def test_a_region_through_split_pieces_gives_eager_s_bits():
+    torch.manual_seed(0)
+    x = torch.randn(2, 12, dtype=torch.bfloat16)
+
+    def fn(x):
+        q, k, v = (x * 1.5).split(4, dim=-1)
+        return q[:, None] * k[:, None] + v[:, None]
+
+    region = extract_region(fn, (x,), {})
+    assert [n.op for n in region.graph.nodes] == ["mul_scalar", "slice", "slice", "slice", "unsqueeze", "unsqueeze", "mul", "unsqueeze", "add"]
+    assert not region.cut
+    assert torch.equal(compile_source(lower(region.graph))(*region.samples[0])[-1], fn(x))
+
+
+def test_layer_norm_maps_with_its_weight_and_bias_and_its_sizes_must_be_the_last_dim():
+    x, w, b = torch.randn(2, 3, 8, dtype=torch.bfloat16), torch.randn(8, dtype=torch.bfloat16), torch.randn(8, dtype=torch.bfloat16)
+    ln = torch.nn.LayerNorm(8, eps=1e-12).to(torch.bfloat16)
+    found = _mapped(lambda x, w, b: (F.layer_norm(x, (8,), w, b, 1e-5), ln(x), F.layer_norm(x, (8,)), F.layer_norm(x, (3, 8))), x, w, b)
+    assert [(m.op, len(m.tensors), m.attrs) for m in found[:3]] == [
+        ("layer_norm_affine", 3, {"eps": 1e-5}),
+        ("layer_norm_affine", 3, {"eps": 1e-12}),
+        ("layer_norm", 1, {"eps": 1e-5}),
+    ]
+    assert found[3] is None  # over the last two dims: the ops normalise the last one only
+    region = extract_region(lambda x: ln(x) * 2, (x,), {})
+    assert [n.op for n in region.graph.nodes] == ["layer_norm_affine", "mul_scalar"]
+    with torch.no_grad():
+        assert torch.equal(compile_source(lower(region.graph))(*region.samples[0])[-1], ln(x) * 2)
+
+
+def test_attention_with_a_float_mask_or_a_boolean_mask_maps_with_its_scale():
+    q, k, v = (torch.randn(1, 2, 4, 8, dtype=torch.bfloat16) for _ in range(3))
+    bias, keep = torch.randn(1, 2, 4, 4, dtype=torch.bfloat16), torch.ones(1, 1, 4, 4, dtype=torch.bool).tril()
+
+    def attend(q, k, v, bias, keep):
+        with_bias = F.scaled_dot_product_attention(q, k, v, attn_mask=bias, dropout_p=0.0, scale=1.0, is_causal=False)  # T5's call
+        return with_bias, F.scaled_dot_product_attention(q, k, v, attn_mask=keep, scale=0.25)
+
+    masked, boolean = _mapped(attend, q, k, v, bias, keep)
+    assert (masked.op, len(masked.tensors), masked.attrs) == ("sdpa_masked", 4, {"scale": 1.0})
+    assert (boolean.op, boolean.attrs) == ("sdpa_bool_masked", {"scale": 0.25})  # the mask: an index of 0s and 1s
+    region = extract_region(lambda q, k, v, bias: F.scaled_dot_product_attention(q, k, v, attn_mask=bias, scale=1.0) * 2, (q, k, v, bias), {})
+    assert [n.op for n in region.graph.nodes] == ["sdpa_masked", "mul_scalar"]
+    assert torch.equal(compile_source(lower(region.graph))(*region.samples[0])[-1], F.scaled_dot_product_attention(q, k, v, attn_mask=bias, scale=1.0) * 2)
+
+
+def test_repeat_maps_with_its_sizes_as_one_tuple():
+    x = torch.randn(2, 3, dtype=torch.bfloat16)
+    found = _mapped(lambda x: (x.repeat(1, 2) * 2, x.repeat((4, 1, 1)) * 2), x)
+    assert [(m.op, m.attrs) for m in found[::2]] == [("repeat", {"repeats": (1, 2)}), ("repeat", {"repeats": (4, 1, 1)})]
+
+
+def test_a_region_holds_a_boolean_mask_as_0s_and_1s_and_gives_eager_s_bits():
+    torch.manual_seed(0)
+    q, k, v = (torch.randn(1, 2, 5, 8, dtype=torch.bfloat16) for _ in range(3))
+    keep = torch.rand(1, 1, 5, 5) > 0.4
+
+    def attend(q, k, v, keep):
+        return F.scaled_dot_product_attention(q, k, v, attn_mask=keep, scale=0.25) * 2
+
+    region = extract_region(attend, (q, k, v, keep), {})
+    assert [n.op for n in region.graph.nodes] == ["sdpa_bool_masked", "mul_scalar"] and region.graph.inputs[3].dtype == "i64"
+    assert torch.equal(region.samples[0][3], keep.long())
+    assert torch.equal(compile_source(lower(region.graph))(*region.samples[0])[-1], attend(q, k, v, keep))
+
+
+def test_a_division_by_a_scalar_maps_to_div_scalar_not_to_a_multiplication():
+    x = torch.randn(4, dtype=torch.bfloat16)
+    found = _mapped(lambda x: (x / 50.0, 50.0 / x), x)
+    assert (found[0].op, found[0].attrs) == ("div_scalar", {"value": 50.0})
+    assert found[1] is None  # a scalar over a tensor: no op

@@ -1,0 +1,63 @@
+"""Float64 programs by default: a planted float64 bug is found by a campaign at the default float64 share, minimised
+to its op, and its repro fails; the same campaign on the control target finds nothing.
+
+The campaign runs until it has drawn a float64 program through one of the planted ops (the test finds that case's
+index with the campaign's own configuration), so the test states its property rather than a stream's graphs."""
+
+import importlib
+import json
+import subprocess
+import sys
+
+from helpers import LATER_SHARES_OFF, ROOT
+
+from numfuzz.address import CaseAddress
+from numfuzz.campaign.defaults import DEFAULT_FP64_SHARE
+from numfuzz.corpus.make import make_case
+from numfuzz.program.fine import is_fine
+
+TARGET_FILE = str(ROOT / "tests" / "fp64_target.py")
+PLANTED = ("exp", "log", "sin", "cos", "tanh")
+# the other later shares off, as in the other campaign tests; float64 programs at their default share
+ARGS = ("--workers", "1", *LATER_SHARES_OFF, "--fp64-share", str(DEFAULT_FP64_SHARE), "--no-confirm")
+
+
+def _graphs_until_planted(cli, monkeypatch, target: str) -> int:
+    """How many graphs the campaign draws up to its first float64 program through a planted op."""
+    caught = []
+    monkeypatch.setattr(importlib.import_module("numfuzz.cli.fuzz"), "_run", caught.append)
+    assert cli("fuzz", "--import", TARGET_FILE, "--target", target, "--graphs", "1", *ARGS).exit_code == 0
+    monkeypatch.undo()
+    [config] = caught
+    assert config.gen.fp64 == DEFAULT_FP64_SHARE > 0
+    for index in range(1000):
+        graph = make_case(CaseAddress.fresh(config.seed, index), config.run_for(target), config.gen, config.mix).graph
+        if is_fine(graph) and any(node.op in PLANTED for node in graph.nodes):
+            return index + 1
+    raise AssertionError("no float64 program through a planted op in 1000 graphs")
+
+
+def _campaign(cli, monkeypatch, corpus, target: str):
+    graphs = _graphs_until_planted(cli, monkeypatch, target)
+    result = cli("fuzz", "--import", TARGET_FILE, "--target", target, "--graphs", graphs, "--corpus", corpus, *ARGS)
+    assert result.exit_code == 0, result.output
+    rows = json.loads(cli("corpus", corpus, "--json", "--import", TARGET_FILE).output or "[]")
+    return [r for r in rows if "fp64" in r["dtypes"]]
+
+
+def test_a_planted_float64_bug_is_found_minimised_and_its_repro_fails(cli, monkeypatch, tmp_path):
+    [group] = _campaign(cli, monkeypatch, tmp_path / "bug", "fp64bug")
+    assert group["minimized"] and group["cause"]
+    smallest = json.loads(open(group["smallest"]).read())
+    ops = [node["op"] for node in smallest["graph"]["nodes"]]
+    assert len(ops) == 1 and ops[0] in PLANTED, ops
+    out = tmp_path / "repro"
+    assert cli("repro", group["smallest"], "--import", TARGET_FILE, "-o", out).exit_code == 0
+    [script] = out.glob("repro_*.py")
+    assert "the reference is finer than float64" in script.read_text()
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert done.returncode != 0 and "AssertionError" in done.stderr
+
+
+def test_its_control_gives_nothing(cli, monkeypatch, tmp_path):
+    assert _campaign(cli, monkeypatch, tmp_path / "control", "fp64bug:control") == []
