@@ -11,7 +11,6 @@ from __future__ import annotations
 import inspect
 from dataclasses import dataclass
 
-from numfuzz.model.spec import HF_CONFIGS
 
 # a precision: (the dtype the model is cast to, the autocast dtype it runs under, or None)
 PRECISIONS: dict[str, tuple[str, str | None]] = {
@@ -73,6 +72,8 @@ class Cell:
 
 def zoo_models() -> list[str]:
     """Every architecture `numfuzz model` builds from a small config: the zoo's."""
+    from numfuzz.model.spec import HF_CONFIGS  # imports torch: not for `numfuzz ops`, which loads the command line
+
     return [f"hf:{arch}" for arch in HF_CONFIGS]
 
 
@@ -104,6 +105,8 @@ def _takes_positions(model: str) -> bool:
 
 def build_grid(models: list[str], targets: list[str], precisions: list[str], modes: list[str], positions: tuple[int, ...]) -> list[Cell]:
     """Every cell, model by model (so that a sweep cut short by its budget has whole models where it can)."""
+    from numfuzz.model.spec import HF_CONFIGS
+
     for name in precisions:
         if name not in PRECISIONS:
             raise GridError(f"unknown precision {name!r}; known: {', '.join(PRECISIONS)}")
