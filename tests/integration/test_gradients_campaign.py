@@ -59,8 +59,10 @@ def test_a_default_campaign_without_grad_finds_and_minimises_a_planted_backward_
     seed = next(s for s in range(200) if draws_gradients(CaseAddress.fresh(s, 0), default_mix(1)))  # its first block draws them
     corpus = tmp_path / "corpus"
     args = ["fuzz", "--import", PLANTED_BACKWARD, "--target", "backward_bug", "--graphs", "8", "--seed", seed, "--ops", "tanh,add,mul,exp,sin"]
-    # the defaults but the empty dims' share, which draws from every graph's stream (the graphs this was written for)
-    result = cli(*args, "--max-nodes", "4", "--workers", "1", "--empty-share", "0", "--corpus", corpus)
+    # the defaults but the empty dims', odd tails' and float64 programs' shares, which draw from every graph's stream (the
+    # graphs this was written for); a float64 program judges no gradients
+    off = ("--empty-share", "0", "--odd-tail-share", "0", "--fp64-share", "0")
+    result = cli(*args, "--max-nodes", "4", "--workers", "1", *off, "--corpus", corpus)
     assert result.exit_code == 0, result.output
     findings = [load_case(p) for p in iter_cases(corpus / "findings")]
     assert findings and all(f.run.grad for f in findings) and {f.result["analysis"]["cause"] for f in findings} == {"backward"}
