@@ -42,7 +42,8 @@ def neg_program(values=(0.3, -1.7, 2.5)) -> Program:
 
 
 def test_the_planted_bug_is_found_and_shrinks_to_one_op():
-    found = find(programs(max_nodes=4), lambda p: numfuzz.check(p, through_bf16).is_finding, settings=QUIET)
+    # less accurate, the values' finding: through_bf16 also returns a new tensor where eager returns a view (metadata)
+    found = find(programs(max_nodes=4), lambda p: numfuzz.check(p, through_bf16).verdict is Verdict.LESS_ACCURATE, settings=QUIET)
     assert len(found.graph.nodes) == 1
     result = numfuzz.check(found, through_bf16)
     assert result.verdict is Verdict.LESS_ACCURATE and result.culprit.op == found.graph.nodes[0].op
