@@ -11,7 +11,6 @@ from __future__ import annotations
 import inspect
 from dataclasses import dataclass
 
-
 # a precision: (the dtype the model is cast to, the autocast dtype it runs under, or None)
 PRECISIONS: dict[str, tuple[str, str | None]] = {
     "bf16": ("bf16", None),
