@@ -245,3 +245,15 @@ def test_emulate_precision_casts_crashing_on_cpu_is_the_known_keyword_bug():
     known = load_known()
     assert match_known(known, crash, CPU_29).id == "inductor-cpu-emulate-casts-to-dtype-keyword"
     assert match_known(known, Signature("inductor", "crash_compile:InductorError", fingerprint=crash_fingerprint(said)), CPU_29) is None
+
+
+def test_a_function_thunder_main_still_lacks_is_a_known_limitation_there():
+    """torch.promote_types (numfuzz's count_ge calls it) raises on 0.2.6 and on main alike: measured on main at 1e22aac."""
+    crash = Signature(
+        "thunder:torchcompile",
+        "crash_compile:NotImplementedError",
+        ("count_ge",),
+        fingerprint="NotImplementedError: Trying to call function torch.promote_types, but it is not yet supported. Please file an issue",
+    )
+    for where in (CPU_29, THUNDER_MAIN):
+        assert match_known(load_known(), crash, where).id == "thunder-0.2.6-unsupported-function"
