@@ -20,7 +20,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from numfuzz.model.mapping import Coverage  # noqa: E402
+from numfuzz.model.coverage import Coverage  # noqa: E402
 
 ZOO = ROOT / "numfuzz" / "data" / "zoo"
 

@@ -29,8 +29,9 @@ from numfuzz.judge.execute import _one_line
 from numfuzz.judge.oracle import OutputErrors, compare_output
 from numfuzz.judge.verdicts import Verdict
 from numfuzz.model.capture import ModuleCall, module_calls
+from numfuzz.model.coverage import call_name, coverage
 from numfuzz.model.localise import localise
-from numfuzz.model.mapping import DTYPE_NAMES, call_name, coverage
+from numfuzz.model.mapping import DTYPE_NAMES
 from numfuzz.model.parting import Parting, find_partings
 from numfuzz.model.reference import float64_program
 from numfuzz.model.region import extract_region

@@ -20,7 +20,8 @@ import torch
 from torch.amp.autocast_mode import _enter_autocast, _exit_autocast
 from torch.utils._pytree import tree_map
 
-from numfuzz.model.mapping import DTYPE_NAMES, Coverage, Mapped, PassThrough, call_name, coverage, is_program_dtype, map_node, program_value, spec_of
+from numfuzz.model.coverage import Coverage, call_name, coverage
+from numfuzz.model.mapping import DTYPE_NAMES, Mapped, PassThrough, is_program_dtype, map_node, program_value, spec_of
 from numfuzz.program.autocast import ATTR as AUTOCAST
 from numfuzz.program.ir import Graph, GraphError, Node
 from numfuzz.program.lowering import compile_source, lower

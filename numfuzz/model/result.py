@@ -50,7 +50,7 @@ class ModelResult:
     known: str = ""
     labels: list[str] = field(default_factory=list)  # what each judged output is: "output 0", or "loss" and each parameter's gradient
     rules: dict[int, Any] = field(default_factory=dict)  # output index -> the rule (`judge.rules.Judgement`) that gave its verdict, where one did
-    coverage: Any = None  # numfuzz.model.mapping.Coverage: how many of the captured calls map onto the op table
+    coverage: Any = None  # numfuzz.model.coverage.Coverage: how many of the captured calls map onto the op table
     localised: Any = None  # numfuzz.model.localise.Localised: inside the module where they part, the op and its line
     unlocalised: str = ""  # why the region could not be extracted, where it could not
     partings: Any = None  # numfuzz.model.parting: the ops where the target first computes other bits than eager, or why not

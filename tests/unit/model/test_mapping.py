@@ -6,7 +6,8 @@ from __future__ import annotations
 import torch
 import torch.nn.functional as F
 
-from numfuzz.model.mapping import Mapped, PassThrough, coverage, map_node, parse_template
+from numfuzz.model.coverage import coverage
+from numfuzz.model.mapping import Mapped, PassThrough, map_node, parse_template
 from numfuzz.model.region import capture_values, extract_region
 from numfuzz.program.lowering import compile_source, lower
 from numfuzz.program.ops import OPS

@@ -7,7 +7,7 @@ import json
 from collections import Counter
 from pathlib import Path
 
-from numfuzz.model.mapping import Coverage
+from numfuzz.model.coverage import Coverage
 
 ROOT = Path(__file__).resolve().parents[3]
 ZOO = ROOT / "numfuzz" / "data" / "zoo"
