@@ -199,8 +199,7 @@ def _elsewhere(python: Path, directory: Path, shown: list, show_all: bool, known
     from numfuzz.corpus.elsewhere import ElsewhereError, replay_elsewhere
 
     extra = [*(["--all"] if show_all else []), *(x for f in known_files for x in ("--known", str(Path(f).resolve())))]
-    extra += [*(x for f in bounds_files for x in ("--bounds", str(Path(f).resolve()))), *(x for i in imports for x in ("--import", i))]
-    extra += ["--device", device] if device else []
+    extra += child_arguments(bounds_files, imports, device)
     try:
         there = replay_elsewhere(python, directory.resolve(), extra)
     except ElsewhereError as exc:

@@ -135,7 +135,7 @@ def _gelu(x, approximate: str = "none"):
 _SELU_ALPHA, _SELU_SCALE = mpmath.mpf("1.6732632423543772848170429916717"), mpmath.mpf("1.0507009873554804934193349852946")
 _UNARY: dict[str, Callable] = {
     "neg": lambda x: -x,
-    "abs": lambda x: abs(x),
+    "abs": abs,
     "exp": mpmath.exp,
     "expm1": mpmath.expm1,
     "exp2": lambda x: mpmath.power(2, x),
@@ -199,7 +199,6 @@ for _name, _fn in _BINARY.items():
 for _name, _fn in _F_UNARY.items():
     setattr(_F, _name, staticmethod(_elementwise(_fn)))
 _F.gelu = staticmethod(lambda x, approximate="none": np.frompyfunc(_real(lambda v: _gelu(v, approximate)), 1, 1)(x))
-_Torch.abs = staticmethod(np.frompyfunc(abs, 1, 1))
 
 
 def _reduction(fn: Callable) -> Callable:
