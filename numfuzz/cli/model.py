@@ -71,7 +71,7 @@ def model(
     for path in imports:
         import_user_code(path)
     from numfuzz.environment import default_device
-    from numfuzz.judge.execute import _one_line
+    from numfuzz.judge.execute import one_line
     from numfuzz.model.check import check_model
     from numfuzz.model.spec import ModelSpecError, load_model
     from numfuzz.targets import TargetError
@@ -82,7 +82,7 @@ def model(
     except ModelSpecError as exc:
         fail(str(exc))
     except Exception as exc:  # the user's function raised: theirs to mend, said in one line
-        fail(f"{spec}: building the model raised {_one_line(exc)}")
+        fail(f"{spec}: building the model raised {one_line(exc)}")
     bar = tqdm(desc="modules alone", unit="module", file=sys.stderr, leave=False, disable=None if not as_json else True)
 
     def say(k: int, of: int, path: str) -> None:
@@ -98,7 +98,7 @@ def model(
     except TargetError as exc:
         fail(str(exc))
     except Exception as exc:  # eager or the capture raised: the model, not the target, fails
-        fail(f"{spec}: the model fails in eager or in its float64 capture: {_one_line(exc)}")
+        fail(f"{spec}: the model fails in eager or in its float64 capture: {one_line(exc)}")
     finally:
         bar.close()
     saved = _save_region(result, corpus_dir, target_spec, spec) if corpus_dir is not None else None

@@ -123,7 +123,7 @@ def _oracle_before_rules(verdict: Verdict, outputs: list[OutputErrors], analysis
     return Verdict.NONFINITE if Verdict.NONFINITE.value in found else Verdict.LESS_ACCURATE
 
 
-def _one_line(exc: BaseException) -> str:
+def one_line(exc: BaseException) -> str:
     """The exception's first line; a wrapper's ("backend='inductor' raised:") with the first line of what it wraps;
     a C++ compile error's with the compiler's first diagnostic, which says what is wrong (its first line does not)."""
     text = [line for line in f"{type(exc).__name__}: {exc}".strip().splitlines() if line.strip()]
@@ -145,11 +145,11 @@ def own_error(exc: BaseException) -> str | None:
     """Why an error is numfuzz's own doing, not the compiler's, or None: Dynamo raises ConstraintViolationError by
     design when a dim marked dynamic (numfuzz marks them, `compile_modes.marking`) is one the program specialises."""
     if any(c.__name__ == "ConstraintViolationError" for c in type(exc).__mro__) or "Constraints violated" in str(exc):
-        return f"{OWN_MARK}: a marked dim is one the program specialises ({_one_line(exc)[:200]})"
+        return f"{OWN_MARK}: a marked dim is one the program specialises ({one_line(exc)[:200]})"
     return None
 
 
-def _crash_verdict(exc: BaseException, verdict: Verdict) -> Verdict:
+def crash_verdict(exc: BaseException, verdict: Verdict) -> Verdict:
     """Running out of memory is its own symptom, whichever stage raised it."""
     if isinstance(exc, (MemoryError, torch.OutOfMemoryError)) or "can't allocate memory" in str(exc):
         return Verdict.OOM
@@ -180,7 +180,7 @@ def judge(program: CompiledProgram, samples: list[list[torch.Tensor]], want_trac
     try:
         program.prepare()
     except Exception as exc:
-        return Outcome(_crash_verdict(exc, Verdict.CRASH_COMPILE), f"prepare raised {_one_line(exc)}")
+        return Outcome(crash_verdict(exc, Verdict.CRASH_COMPILE), f"prepare raised {one_line(exc)}")
     for i, sample in enumerate(on_device + on_device[:1]):  # the first sample twice: determinism
         try:
             target_runs.append(program.run(sample) if grads_on is None else program.run_grads(sample, grads_on[i % len(samples)]))
@@ -188,8 +188,8 @@ def judge(program: CompiledProgram, samples: list[list[torch.Tensor]], want_trac
             own = own_error(exc)
             if own is not None:  # no compiler finding: the case is invalid, with the reason
                 return Outcome(Verdict.INVALID, own, compile_s=program.compile_s, run_s=program.run_s)
-            verdict = _crash_verdict(exc, Verdict.CRASH_COMPILE if i == 0 else Verdict.CRASH_RUN)
-            return Outcome(verdict, _one_line(exc), compile_s=program.compile_s, run_s=program.run_s)
+            verdict = crash_verdict(exc, Verdict.CRASH_COMPILE if i == 0 else Verdict.CRASH_RUN)
+            return Outcome(verdict, one_line(exc), compile_s=program.compile_s, run_s=program.run_s)
     inputs = None if program.grad else on_device[0]  # with gradients, each side runs on copies of its own
     outcome = judge_runs(program, samples, eager_runs, ref_runs, target_runs[: len(samples)], target_runs[-1], inputs)
     outcome.compile_s, outcome.run_s = program.compile_s, program.run_s
@@ -222,7 +222,7 @@ def eager_and_reference(
                 eager_runs.append(program.eager_grads(sample, grads[i]))
                 ref_runs.append(program.reference_grads(sample, grads[i]))
         except Exception as exc:
-            return Outcome(Verdict.INVALID, f"eager raised {_one_line(exc)}")
+            return Outcome(Verdict.INVALID, f"eager raised {one_line(exc)}")
     for spec, out in zip(program.out_specs, eager_runs[0]):
         if out.dtype != torch_dtype(spec.dtype) or tuple(out.shape) != spec.shape:
             return Outcome(Verdict.INVALID, f"eager gave {out.dtype}{tuple(out.shape)}, op table says {spec}")

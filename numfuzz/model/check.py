@@ -25,7 +25,7 @@ from torch.utils._pytree import tree_flatten
 
 from numfuzz.check import Compiler, as_target
 from numfuzz.judge.compiled import flat64
-from numfuzz.judge.execute import _one_line
+from numfuzz.judge.execute import one_line
 from numfuzz.judge.oracle import OutputErrors, compare_output
 from numfuzz.judge.verdicts import Verdict
 from numfuzz.model.capture import ModuleCall, module_calls
@@ -213,7 +213,7 @@ def _localise(result: ModelResult, target: Target, model: torch.nn.Module, row: 
     try:
         result.localised = localise(target, wrap(call.module), tuple(call.args), call.kwargs, call.path, device)
     except Exception as exc:  # numfuzz's own failure to extract the region: the verdict above stands, said in one line
-        result.unlocalised = _one_line(exc)
+        result.unlocalised = one_line(exc)
 
 
 def _partings(target: Target, fn: Callable, row: list[Any], device: str) -> list[Parting] | str:
@@ -221,7 +221,7 @@ def _partings(target: Target, fn: Callable, row: list[Any], device: str) -> list
         region = extract_region(fn, tuple(row), {})
         return find_partings(region, target, device) if region is not None else "no captured call maps onto the op table"
     except Exception as exc:  # numfuzz's own failure: said in one line, the verdict above stands
-        return f"numfuzz could not judge them: {_one_line(exc)}"
+        return f"numfuzz could not judge them: {one_line(exc)}"
 
 
 def _captured_ops(capture: Any) -> list[str]:

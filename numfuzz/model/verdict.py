@@ -24,7 +24,7 @@ import torch
 
 from numfuzz.judge.bounds import Bounds, active_bounds
 from numfuzz.judge.cause import CAST_DROPPED
-from numfuzz.judge.execute import Outcome, _crash_verdict, _one_line
+from numfuzz.judge.execute import Outcome, crash_verdict, one_line
 from numfuzz.judge.facts import Analysis
 from numfuzz.judge.oracle import SEVERITY, OutputErrors, bits_lost
 from numfuzz.judge.rules import Judgement, final_verdict
@@ -93,7 +93,7 @@ def judge_outputs_by_rules(
 
 def crashed(exc: BaseException, first_call: bool) -> Judged:
     """The target raised: while compiling (its first call compiles), or on a later call; out of memory is its own symptom."""
-    return Judged(_crash_verdict(exc, Verdict.CRASH_COMPILE if first_call else Verdict.CRASH_RUN), detail=_one_line(exc))
+    return Judged(crash_verdict(exc, Verdict.CRASH_COMPILE if first_call else Verdict.CRASH_RUN), detail=one_line(exc))
 
 
 def known_issue(target: str, judged: Judged, device: str) -> str:

@@ -63,7 +63,7 @@ def _extract(result: Any, cell: Cell, out: Path) -> str | None:
 
 def judge_cell(cell: Cell, out: Path, samples: int = 2, seed: int = 0, device: str = "cpu") -> dict[str, Any]:
     """The cell's record; a model that cannot be built, or fails in eager or its capture, is `invalid` with the reason."""
-    from numfuzz.judge.execute import _one_line
+    from numfuzz.judge.execute import one_line
     from numfuzz.model.check import check_model
     from numfuzz.model.spec import load_model
 
@@ -83,7 +83,7 @@ def judge_cell(cell: Cell, out: Path, samples: int = 2, seed: int = 0, device: s
         if suspect(result) and not train:  # where they part, and the region: only where the whole model gives cause
             result = judged(modules=True)
     except Exception as exc:  # the model itself fails (its building, eager, its capture), not the target
-        return {**record, "verdict": "invalid", "finding": False, "detail": f"the model fails: {_one_line(exc)}", "seconds": time.monotonic() - started}
+        return {**record, "verdict": "invalid", "finding": False, "detail": f"the model fails: {one_line(exc)}", "seconds": time.monotonic() - started}
     explained = out / CELLS / f"{cell.file_stem()}.txt"
     from numfuzz.corpus.store import write_atomic
 

@@ -123,9 +123,9 @@ def ray_records(cells: list[Cell], settings: Settings, address: str, budget_s: f
     """Each cell a Ray task on the cluster at `address` ("auto", or "local" for one started here); records as they finish."""
     import ray
 
-    from numfuzz.workers.ray_pool import LOCAL, _init
+    from numfuzz.workers.ray_pool import LOCAL, init_ray
 
-    _init(ray, address, {})  # "local": a Ray instance on the loopback interface only, as a campaign's
+    init_ray(ray, address, {})  # "local": a Ray instance on the loopback interface only, as a campaign's
     try:
         yield from _ray_cells(ray, cells, settings, budget_s)
     finally:

@@ -90,7 +90,7 @@ def connect(address: str, runtime_env: dict[str, Any]) -> bool:
     # Ray's own handlers would abort the driver on SIGTERM; the campaign's stop it gracefully.
     handlers = {sig: signal.getsignal(sig) for sig in (signal.SIGTERM, signal.SIGINT)}
     try:
-        _init(ray, address, runtime_env)
+        init_ray(ray, address, runtime_env)
     finally:
         for sig, handler in handlers.items():
             if handler is not None and threading.current_thread() is threading.main_thread():
@@ -98,7 +98,8 @@ def connect(address: str, runtime_env: dict[str, Any]) -> bool:
     return True
 
 
-def _init(ray: Any, address: str, runtime_env: dict[str, Any]) -> None:
+def init_ray(ray: Any, address: str, runtime_env: dict[str, Any]) -> None:
+    """Join the Ray cluster at `address` (`local`: start one on the loopback interface only), quietly; also the model sweep's."""
     import ray._private.ray_constants as ray_constants
 
     quiet = {"log_to_driver": False, "logging_level": logging.ERROR, "runtime_env": runtime_env, "namespace": "numfuzz"}
