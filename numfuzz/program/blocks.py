@@ -3,7 +3,8 @@
 A share of graphs (`GenConfig.blocks`) starts from one template: RMSNorm (torch's, or written out
 as Qwen2 writes it: up to fp32, the mean of squares, rsqrt, back down), LayerNorm with a residual,
 the SwiGLU MLP (the seed report's Qwen2 MLP), RoPE (rotate-half), attention (softmax of scaled
-scores, or sdpa), softmax cross-entropy over a vocabulary, and a linear with bias and activation.
+scores, or sdpa), softmax cross-entropy over a vocabulary, a linear with bias and activation, and a
+video decoder's 3-d upsampling.
 Each draws its sizes (hidden sizes of 16 to 2048, with odd ones such as Qwen2-0.5B's 896), its
 dtype and its casts; then the block is mutated: ops swapped within their group (`OpSpec.swap_group`), and
 the generator grows random ops on its value as on any other. With `--grad` a block and its loss
@@ -16,6 +17,7 @@ import random
 from typing import Any, Callable
 
 from numfuzz.program.ir import GraphError, Node
+from numfuzz.program.layout import Layout
 from numfuzz.program.ops import OPS
 
 HIDDEN = (16, 32, 64, 96, 128, 256, 512, 896, 1024, 2048)
@@ -100,6 +102,18 @@ def linear_activation(b: Builder, rows: tuple[int, ...], hidden: int, dtype: str
     return _activation(b, _node(b, "linear", x, b.new_input((out, hidden), dtype), b.new_input((out,), dtype)))
 
 
+def upsample_3d(b: Builder, rows: tuple[int, ...], hidden: int, dtype: str) -> int:
+    """A video or volume decoder's upsampling of (N, C, D, H, W), as often channels-last (memory format
+    channels_last_3d) as not: the layout whose output strides a compiler must keep (pytorch#183771)."""
+    rng = b.rng
+    x = b.new_input((rng.choice((1, 2)), rng.choice((3, 4, 8, 16)), rng.choice((2, 3, 4)), rng.choice((4, 6, 8)), rng.choice((4, 6, 8))), dtype)
+    if rng.random() < 0.5:
+        b.inputs[-1] = b.inputs[-1].with_layout(Layout.make(5, perm=(0, 2, 3, 4, 1)))
+    mode = rng.choice(("nearest", "trilinear"))
+    align = None if mode == "nearest" else rng.random() < 0.5
+    return _node(b, "interpolate", x, mode=mode, align_corners=align, size=None, scale_factor=rng.choice((2.0, (1.0, 2.0, 2.0))))
+
+
 TEMPLATES: dict[str, Callable[[Builder, tuple[int, ...], int, str], int]] = {
     "rms_norm": rms_norm,
     "layer_norm_residual": layer_norm_residual,
@@ -108,6 +122,7 @@ TEMPLATES: dict[str, Callable[[Builder, tuple[int, ...], int, str], int]] = {
     "attention": attention,
     "cross_entropy": cross_entropy,
     "linear_activation": linear_activation,
+    "upsample_3d": upsample_3d,
 }
 
 

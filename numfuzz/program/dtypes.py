@@ -37,7 +37,7 @@ PROGRAM_DTYPES = ("bf16", "fp16", "fp32")
 # What an op takes: the program dtypes and float64, whose programs are drawn apart (GenConfig.fp64, numfuzz.program.fine).
 FLOAT_DTYPES = (*PROGRAM_DTYPES, "fp64")
 # Integer inputs: short name -> torch's name; stored as little-endian integers of their width.
-INT_DTYPES = {"i64": "int64"}
+INT_DTYPES = {"i64": "int64", "i8": "int8"}
 # How generated source names each dtype: "torch.bfloat16".
 TORCH_DTYPES = {name: f"torch.{fmt.torch_name}" for name, fmt in FORMATS.items()} | {n: f"torch.{t}" for n, t in INT_DTYPES.items()}
 

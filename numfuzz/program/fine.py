@@ -213,8 +213,18 @@ def _mean(x: np.ndarray, axis: Any, keepdims: bool) -> np.ndarray:
     return np.sum(x, axis=axis, keepdims=keepdims) / math.prod(x.shape[a] for a in axes)
 
 
+def _adaptive_avg_pool1d(x: np.ndarray, output_size: int) -> np.ndarray:
+    """torch's windows: the i-th of n over a length L runs from floor(i L / n) to ceil((i + 1) L / n)."""
+    length = x.shape[-1]
+    windows = [(i * length // output_size, -(-(i + 1) * length // output_size)) for i in range(output_size)]
+    return np.stack([np.sum(x[..., a:b], axis=-1) / (b - a) for a, b in windows], axis=-1)
+
+
 _Torch.sum = _reduction(np.sum)  # exact at FINE_BITS for the sizes drawn: every partial sum keeps its bits
 _Torch.mean = _reduction(_mean)
+_Torch.amax = _reduction(np.max)  # a selection: Fine compares exactly
+_Torch.amin = _reduction(np.min)
+_F.adaptive_avg_pool1d = staticmethod(_adaptive_avg_pool1d)
 
 _CALL = re.compile(r"\b(torch|F)\.(\w+)\(")
 _PLACEHOLDER = re.compile(r"\{[^}]*\}")

@@ -53,11 +53,11 @@ class _Builder:
         kind = self.rng.choices(RECIPE_KINDS, RECIPE_WEIGHTS)[0]
         return self._append_input(TensorSpec(tuple(shape), dtype), Recipe(kind, domain))
 
-    def new_index_input(self, shape: tuple[int, ...], bound: int) -> int:
-        """An integer input (class targets, indices) whose values are drawn in [0, bound)."""
+    def new_index_input(self, shape: tuple[int, ...], bound: int, dtype: str = INDEX_DTYPE) -> int:
+        """An integer input (class targets, indices, exponents) whose values are drawn in [0, bound)."""
         if bound < 1:
             raise GraphError("no valid index in an empty dim")
-        return self._append_input(TensorSpec(tuple(shape), INDEX_DTYPE), Recipe("index", "index", bound))
+        return self._append_input(TensorSpec(tuple(shape), dtype), Recipe("index", "index", bound))
 
     def _append_input(self, spec: TensorSpec, recipe: Recipe) -> int:
         self.inputs.append(spec)
@@ -171,7 +171,7 @@ class _Builder:
             args = [first]
             for i, s in enumerate(shapes, start=1):
                 if i == op.index_arg and op.index_bound is not None:
-                    args.append(self.new_index_input(s, op.index_bound(spec, attrs)))
+                    args.append(self.new_index_input(s, op.index_bound(spec, attrs), op.index_dtype))
                 else:
                     args.append(self.new_input(s, spec.dtype, op.domain(i)))
             return args, attrs
@@ -215,6 +215,8 @@ class _Builder:
         if op.lines and not self.is_input[first] and self.rng.random() < 0.5:  # an input, so that values can sit on its lines
             first = self.new_input(self.specs[first].shape, self.specs[first].dtype)
         first = self.ensure_domain(first, op.domain(0))
+        if self.widths == "cpu" and op.cpu_dtypes and self.specs[first].dtype not in op.cpu_dtypes:
+            raise GraphError(f"{op.name} on CPU takes {op.cpu_dtypes}, not {self.specs[first].dtype}")
         args, attrs = self.args_for(op, first)
         for i in range(1, len(args)):
             args[i] = self.ensure_domain(args[i], op.domain(i))

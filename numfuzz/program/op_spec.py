@@ -61,12 +61,14 @@ class OpSpec:
     same_dtype: bool = False  # torch requires every tensor argument in one dtype
     weight: float = 1.0  # how often the generator picks it, relative to the others
     dtypes: tuple[str, ...] = FLOAT_DTYPES  # the argument dtypes it takes
+    cpu_dtypes: tuple[str, ...] = ()  # where eager's CPU kernel takes fewer: those (the generator draws them on CPU)
     operands: Operands | None = None
     # The argument that is an integer input (i64, domain "index"), drawn in [0, index_bound) and
     # kept there by the minimiser; every other argument is a float. A node's `ignore_index`
     # attribute, where it has one, is a valid value too.
     index_arg: int | None = None
     index_bound: IndexBound | None = None
+    index_dtype: str = INDEX_DTYPE  # the integer dtype of that input: int64 indices, or int8 (an exponent)
     # How many terms one output element sums, where the family does not say (a reduction's dim, a linear's last): an op
     # that adds at indices, any of which may repeat (index_add), the most one element takes, in an order torch leaves
     # unspecified; a batched matmul, its shared dim. The table's bound grows with it as a reduction's does with its length

@@ -10,13 +10,28 @@ from __future__ import annotations
 from numfuzz.program.autocast import POLICIES, autocast_args
 from numfuzz.program.dtypes import is_integer
 from numfuzz.program.ir import Graph, GraphError, Node, TensorSpec
-from numfuzz.program.op_spec import BOUND_KINDS, DOMAINS, INDEX_DTYPE, OpSpec, broadcast_shapes
-from numfuzz.program.op_table import binary, constants, convolution, indexing, inplace, linalg, losses, padding, pooling, reductions, scatter, shaping, unary
+from numfuzz.program.op_spec import BOUND_KINDS, DOMAINS, OpSpec, broadcast_shapes
+from numfuzz.program.op_table import (
+    binary,
+    constants,
+    convolution,
+    grids,
+    indexing,
+    inplace,
+    linalg,
+    losses,
+    padding,
+    pooling,
+    reductions,
+    scatter,
+    shaping,
+    unary,
+)
 
 __all__ = ["DOMAINS", "OPS", "OpSpec", "broadcast_shapes", "index_ranges", "infer_node", "infer_specs", "lookup"]
 
 OPS: dict[str, OpSpec] = {}
-for _module in (unary, binary, shaping, reductions, linalg, losses, indexing, constants, convolution, inplace, scatter, pooling, padding):
+for _module in (unary, binary, shaping, reductions, linalg, losses, indexing, constants, convolution, inplace, scatter, pooling, padding, grids):
     for _spec in _module.SPECS:
         if _spec.name in OPS:
             raise ValueError(f"op {_spec.name!r} is in the table twice")
@@ -49,8 +64,8 @@ def infer_node(node: Node, specs: list[TensorSpec]) -> TensorSpec:
     if not op.arity <= len(node.args) <= op.arity + op.optional:
         raise GraphError(f"{node.op} takes {op.arity} arguments, got {len(node.args)}")
     args = autocast_args(node, [specs[a] for a in node.args], op.autocast)  # as the op sees them inside an autocast region
-    if op.index_arg is not None and args[op.index_arg].dtype != INDEX_DTYPE:
-        raise GraphError(f"{node.op} takes {INDEX_DTYPE} indices as argument {op.index_arg}, got {args[op.index_arg].dtype}")
+    if op.index_arg is not None and args[op.index_arg].dtype != op.index_dtype:
+        raise GraphError(f"{node.op} takes {op.index_dtype} indices as argument {op.index_arg}, got {args[op.index_arg].dtype}")
     floats = [s for i, s in enumerate(args) if i != op.index_arg]
     if op.same_dtype and len({s.dtype for s in floats}) > 1:
         raise GraphError(f"{node.op} needs one dtype, got {[s.dtype for s in floats]}")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import random
+
 from numfuzz.program.dtypes import promote
 from numfuzz.program.ir import TensorSpec
 from numfuzz.program.op_spec import (
@@ -35,6 +37,19 @@ def _masked(specs: list[TensorSpec], attrs: dict) -> TensorSpec:
 def _count(specs: list[TensorSpec], attrs: dict) -> TensorSpec:
     shape = broadcast_shapes(*(s.shape for s in specs))
     return TensorSpec(reduced_shape(shape, attrs), promote(*(s.dtype for s in specs)))
+
+
+def _scaled(specs: list[TensorSpec], attrs: dict) -> TensorSpec:
+    """ldexp: x's dtype (its exponents are integers), the shape both broadcast to."""
+    return TensorSpec(broadcast_shapes(specs[0].shape, specs[1].shape), specs[0].dtype)
+
+
+def _exponents(rng: random.Random, spec: TensorSpec, attrs: dict) -> list[tuple[int, ...]]:
+    """The exponents' shape: x's, or it with some dims 1 (one exponent along them)."""
+    return [tuple(1 if rng.random() < 0.3 else d for d in spec.shape)]
+
+
+LDEXP_EXPONENTS = 8  # exponents in [0, 8): x * 2**e stays exact, within the range of the narrowest dtype's values drawn
 
 
 # addcmul takes its value in the op's float type: past the dtype's range eager raises
@@ -77,6 +92,22 @@ SPECS: list[OpSpec] = (
             "logaddexp": "torch.logaddexp({0}, {1})",
             "logaddexp2": "torch.logaddexp2({0}, {1})",
         }.items()
+    ]
+    # x * 2**e with int8 exponents, as quantised kernels scale (pytorch#172068); exact while in range
+    + [
+        OpSpec(
+            "ldexp",
+            2,
+            "fresh",
+            _scaled,
+            operands=_exponents,
+            index_arg=1,
+            index_bound=lambda spec, attrs: LDEXP_EXPONENTS,
+            index_dtype="i8",
+            weight=0.3,
+            bound="correctly_rounded",
+            call="torch.ldexp({0}, {1})",
+        )
     ]
     + [OpSpec("copysign", 2, "elementwise", elementwise, bound="correctly_rounded", call="torch.copysign({0}, {1})")]
     + [OpSpec("xlogy", 2, "elementwise", elementwise, domains=("any", "positive"), bound="undocumented", call="torch.xlogy({0}, {1})")]

@@ -100,6 +100,9 @@ SPECS: list[OpSpec] = [
         bound="correctly_rounded",
         call="{0}.clone().mul_({value!r})",
     ),
+    # a unary math op in place (sin_, tan_ of a transposed view feeding argmax: pytorch#183082, #174073)
+    OpSpec("sin_inplace", 1, "unary", _in_place, weight=0.3, bound="table", call="{0}.clone().sin_()", reference="torch.sin({0})"),
+    OpSpec("tan_inplace", 1, "unary", _in_place, weight=0.2, bound="undocumented", call="{0}.clone().tan_()", reference="torch.tan({0})"),
     OpSpec("lerp_inplace", 3, "elementwise", _in_place, same_dtype=True, weight=0.3, bound="table", call="{0}.clone().lerp_({1}, {2})"),
     OpSpec(
         "addcmul_inplace",

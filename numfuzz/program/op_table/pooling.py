@@ -1,5 +1,6 @@
-"""Windows over the two spatial dims of (N, C, H, W) or (C, H, W): max and average pooling, adaptive average
-pooling, and interpolation (nearest, bilinear, bicubic) of (N, C, H, W).
+"""Windows over the two spatial dims of (N, C, H, W) or (C, H, W): max pooling (and its indices), average and adaptive
+average pooling, and interpolation (nearest, bilinear, bicubic) of (N, C, H, W) or (nearest, trilinear) of
+(N, C, D, H, W); adaptive average pooling along the last dim of (N, C, L) or (C, L).
 
 Sizes are drawn as ints; a captured module passes them as pairs (`nn.MaxPool2d((2, 3))`, `nn.Upsample(size=(4, 6))`),
 and `stride=None` means the kernel's: the shape rules take each form.
@@ -15,14 +16,16 @@ from numfuzz.program.ir import GraphError, TensorSpec
 from numfuzz.program.op_spec import OpSpec, need_rank
 
 MODES = ("nearest", "bilinear", "bicubic")
+MODES_3D = ("nearest", "trilinear")  # of (N, C, D, H, W): a video's or a volume's upsampling
 
 
 def _along(attrs: dict, name: str, axis: int, default: Any = None) -> int:
-    """An attribute along one spatial axis (0: H, 1: W): an int, or a pair; None (or `()`) gives `default`."""
+    """An attribute along one spatial axis (0: H, 1: W; or 0: D, 1: H, 2: W): an int, a pair or a triple; None (or `()`)
+    gives `default`."""
     value = attrs[name]
     if value is None or value == ():
         value = default
-    value = value[axis] if isinstance(value, (tuple, list)) and len(value) == 2 else value
+    value = value[axis] if isinstance(value, (tuple, list)) and len(value) in (2, 3) else value
     if isinstance(value, bool) or not isinstance(value, int):
         raise GraphError(f"{name}={attrs[name]!r} is not a size")
     return value
@@ -96,29 +99,37 @@ def _draw_adaptive(rng: random.Random, specs: list[TensorSpec]) -> dict:
 
 
 def _interpolate(specs: list[TensorSpec], attrs: dict) -> TensorSpec:
-    need_rank(specs[0], 4, 4)  # rank 3 would be a 1-d interpolation, which bilinear and bicubic refuse
+    # rank 3 would be a 1-d interpolation, which bilinear and bicubic refuse; rank 5 interpolates D, H and W
+    need_rank(specs[0], 4, 5)
     shape, mode = specs[0].shape, attrs["mode"]
+    spatial = len(shape) - 2
     size, scale = attrs["size"], attrs["scale_factor"]
-    if mode not in MODES:
-        raise GraphError(f"interpolate mode {mode!r} is none of {MODES}")
+    if mode not in (MODES if spatial == 2 else MODES_3D):
+        raise GraphError(f"interpolate mode {mode!r} is none of {MODES if spatial == 2 else MODES_3D} for rank {len(shape)}")
     if (mode == "nearest") != (attrs["align_corners"] is None):
         raise GraphError(f"interpolate: align_corners={attrs['align_corners']!r} with mode {mode!r}")
     if (size is None) == (scale is None):
         raise GraphError("interpolate takes one of size and scale_factor")
     if size is not None:
-        out = [_along(attrs, "size", axis) for axis in (0, 1)]
+        out = [_along(attrs, "size", axis) for axis in range(spatial)]
     else:
-        factors = _pair(scale)
-        if any(isinstance(f, bool) or not isinstance(f, (int, float)) or not f > 0 for f in factors):
-            raise GraphError(f"interpolate scale_factor={scale!r} is not a positive number")
-        out = [math.floor(n * float(f)) for n, f in zip(shape[-2:], factors)]
+        factors = tuple(scale) if isinstance(scale, (tuple, list)) else (scale,) * spatial
+        if len(factors) != spatial or any(isinstance(f, bool) or not isinstance(f, (int, float)) or not f > 0 for f in factors):
+            raise GraphError(f"interpolate scale_factor={scale!r} is not {spatial} positive numbers")
+        out = [math.floor(n * float(f)) for n, f in zip(shape[2:], factors)]
     if min(out) < 1:
-        raise GraphError(f"interpolate of {shape[-2:]} to {out} is empty")
-    return TensorSpec(shape[:-2] + tuple(out), specs[0].dtype)
+        raise GraphError(f"interpolate of {shape[2:]} to {out} is empty")
+    return TensorSpec(shape[:2] + tuple(out), specs[0].dtype)
 
 
 def _draw_interpolate(rng: random.Random, specs: list[TensorSpec]) -> dict:
-    need_rank(specs[0], 4, 4)
+    need_rank(specs[0], 4, 5)
+    if len(specs[0].shape) == 5:
+        mode = rng.choice(MODES_3D)
+        align = None if mode == "nearest" else rng.random() < 0.5
+        if rng.random() < 0.5:
+            return {"mode": mode, "align_corners": align, "size": None, "scale_factor": rng.choice([2.0, 1.5, (1.0, 2.0, 2.0)])}
+        return {"mode": mode, "align_corners": align, "size": tuple(rng.randint(1, 2 * n + 1) for n in specs[0].shape[2:]), "scale_factor": None}
     height, width = specs[0].shape[-2:]
     mode = rng.choices(MODES, (0.4, 0.45, 0.15))[0]
     align = None if mode == "nearest" else rng.random() < 0.5
@@ -127,6 +138,19 @@ def _draw_interpolate(rng: random.Random, specs: list[TensorSpec]) -> dict:
     # an explicit size, up or down, along each axis: a ratio that is no integer
     size = (rng.randint(1, 2 * height + 1), rng.randint(1, 2 * width + 1))
     return {"mode": mode, "align_corners": align, "size": size, "scale_factor": None}
+
+
+def _adaptive_1d(specs: list[TensorSpec], attrs: dict) -> TensorSpec:
+    need_rank(specs[0], 2, 3)
+    size = attrs["output_size"]
+    if isinstance(size, bool) or not isinstance(size, int) or size < 1:
+        raise GraphError(f"adaptive_avg_pool1d output size {size!r} is not a size")
+    return TensorSpec(specs[0].shape[:-1] + (size,), specs[0].dtype)
+
+
+def _draw_adaptive_1d(rng: random.Random, specs: list[TensorSpec]) -> dict:
+    need_rank(specs[0], 2, 3)
+    return {"output_size": rng.randint(1, max(1, specs[0].shape[-1]))}
 
 
 SPECS: list[OpSpec] = [
@@ -170,5 +194,29 @@ SPECS: list[OpSpec] = [
         weight=0.5,
         bound="undocumented",
         call="F.interpolate({0}, size={size!r}, scale_factor={scale_factor!r}, mode={mode!r}, align_corners={align_corners!r})",
+    ),
+    OpSpec(
+        "adaptive_avg_pool1d",
+        1,
+        "window",
+        _adaptive_1d,
+        draw_attrs=_draw_adaptive_1d,
+        weight=0.5,
+        bound="undocumented",
+        call="F.adaptive_avg_pool1d({0}, {output_size})",
+    ),
+    # with return_indices, judged through what the indices select: the input's element at each (a flat index into its
+    # H x W, padding never chosen), which is the window's maximum (pytorch#197434: the indices of a transposed input)
+    OpSpec(
+        "max_pool2d_indices",
+        1,
+        "window",
+        _pool,
+        draw_attrs=_draw_pool,
+        weight=0.5,
+        bound="correctly_rounded",
+        call="(lambda x, r: x.flatten(-2).gather(-1, r[1].flatten(-2)).view_as(r[0]))"
+        "({0}, F.max_pool2d({0}, {kernel_size}, {stride}, {padding}, ceil_mode={ceil_mode}, return_indices=True))",
+        reference="F.max_pool2d({0}, {kernel_size}, {stride}, {padding}, ceil_mode={ceil_mode})",
     ),
 ]

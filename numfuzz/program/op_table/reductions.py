@@ -66,6 +66,11 @@ def _draw_group_norm(rng: random.Random, specs: list[TensorSpec]) -> dict:
     return {"num_groups": rng.choice([g for g in range(1, channels + 1) if channels % g == 0]), **draw_eps(rng, specs)}
 
 
+def _kept(specs: list[TensorSpec], attrs: dict) -> TensorSpec:
+    """A reduction along `dim` that keeps it (size 1): an index reduction's gather needs the index at the argument's rank."""
+    return reduce(specs, {**attrs, "keepdim": True})
+
+
 def _batch_norm(specs: list[TensorSpec], attrs: dict) -> TensorSpec:
     need_rank(specs[0], 2)
     if any(s.shape != (specs[0].shape[1],) for s in specs[1:]):
@@ -162,6 +167,18 @@ SPECS: list[OpSpec] = (
         )
     ]  # on CPU autocast's fp32 list
     + [OpSpec("amin", 1, "reduce", reduce, draw_attrs=draw_reduce, bound="correctly_rounded", call="torch.amin({0}, dim={dim}, keepdim={keepdim})")]
+    # Index reductions, judged through what they select: the argument's element at each index, which the float64
+    # reference takes as the extreme itself. A tie selects equal values, so only an index that misses shows (pytorch#178964,
+    # #183082: indices of a transposed input); compiled code computes the index and the gather it feeds
+    + [
+        OpSpec(name, 1, "reduce", _kept, draw_attrs=draw_dim, weight=0.4, bound="correctly_rounded", call=call, reference=reference)
+        for name, call, reference in (
+            ("argmax", "torch.take_along_dim({0}, torch.argmax({0}, dim={dim}, keepdim=True), dim={dim})", "torch.amax({0}, dim={dim}, keepdim=True)"),
+            ("argmin", "torch.take_along_dim({0}, torch.argmin({0}, dim={dim}, keepdim=True), dim={dim})", "torch.amin({0}, dim={dim}, keepdim=True)"),
+            # torch.max with a dim: values and indices from one reduction; its indices are what is judged
+            ("max_dim", "torch.take_along_dim({0}, torch.max({0}, dim={dim}, keepdim=True).indices, dim={dim})", "torch.amax({0}, dim={dim}, keepdim=True)"),
+        )
+    ]
     + [OpSpec("logsumexp", 1, "reduce", reduce, draw_attrs=draw_reduce, bound="undocumented", call="torch.logsumexp({0}, dim={dim}, keepdim={keepdim})")]
     + [
         OpSpec(

@@ -86,3 +86,19 @@ def test_a_sum_and_a_mean_are_exact():
     total, mean = fine_outputs(lower(graph, reference=True), [values], [])
     assert total.tolist() == [4.0 + 2**-30] * 3  # float64 summation order loses the 1.0
     assert mean.shape == (1, 5) and mean[0, 3] == 2**-30
+
+
+def test_an_index_reduction_selects_the_extreme_and_adaptive_windows_average_exactly():
+    """argmax and argmin are judged by what they select, which the fine reference takes as the extreme itself; an
+    adaptive average pool's windows overlap where the length is no multiple of the output's (7 into 3: 0-3, 2-5, 4-7)."""
+    graph = Graph(
+        (TensorSpec((2, 7), "fp64"),),
+        (Node.make("argmax", [0], dim=1), Node.make("argmin", [0], dim=0), Node.make("adaptive_avg_pool1d", [0], output_size=3)),
+        (1, 2, 3),
+    )
+    values = np.array([[3.0, -1.0, 1e16, 1.0, -1e16, 2.0**-30, 5.0], [0.5, 0.25, 0.125, 7.0, 1.0, 2.0, 3.0]])
+    chosen, least, pooled = fine_outputs(lower(graph, reference=True), [values], [])
+    assert chosen.tolist() == [[1e16], [7.0]] and least.tolist() == [[0.5, -1.0, 0.125, 1.0, -1e16, 2.0**-30, 3.0]]
+    windows = [(0, 3), (2, 5), (4, 7)]
+    want = [[float(mpmath.fsum(row[a:b]) / (b - a)) for a, b in windows] for row in values.tolist()]
+    assert pooled.tolist() == want  # the 1e16 and -1e16 cancel exactly in the middle window: float64 would lose the 1.0
