@@ -115,7 +115,7 @@ LOGMAG = ("numfuzz/program/values.py", r'recipe.kind == "logmag"')
 SURVEY_2026 = [
     Row(
         "#183082, #174073",
-        "argmax/argmin of a transposed view of an input mutated in place (sin_, tan_), fp32 (CPU)",
+        "argmax/argmin of a transposed view of an input mutated in place (sin_, tan_), fp32 (CPU); numfuzz writes into a clone of it",
         ("sin_inplace", "transpose", "argmax"),
         ("layouts",),
     ),
@@ -133,8 +133,12 @@ SURVEY_2026 = [
         "#183771",
         "nearest F.interpolate of a channels-last 5-D input: the output's strides",
         ("interpolate",),
-        ("layouts",),
-        (METADATA, ("numfuzz/program/op_table/pooling.py", r"need_rank\(specs\[0\], \d, 5\)")),
+        ("blocks",),
+        (
+            METADATA,
+            ("numfuzz/program/op_table/pooling.py", r"need_rank\(specs\[0\], \d, 5\)"),
+            ("numfuzz/program/blocks.py", r"perm=\(0, 2, 3, 4, 1\)"),
+        ),
     ),
     Row("#183770, #179442", "reflect and replicate F.pad of a channels-last input: the output's strides", ("pad",), ("layouts",), (METADATA,)),
     Row(
