@@ -28,7 +28,7 @@ this order over one cached view of the culprit (`judge.evidence`); the first tha
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Callable, Iterator
 
 import numpy as np
 import torch
@@ -45,11 +45,12 @@ from numfuzz.judge.cause import (
     UNEXPLAINED,
     Cause,
 )
+from numfuzz.judge.chunks import Flat
 from numfuzz.judge.emulated_casts import without_option_evidence
 from numfuzz.judge.evidence import Evidence, op_line
 from numfuzz.judge.execute import evaluate
 from numfuzz.judge.oracle import OutputErrors, compare_output, noise_floor, ulp_error, worse_than
-from numfuzz.judge.sweep import sweep
+from numfuzz.judge.sweep import SweepFailed, SweepPoint, sweep
 from numfuzz.program.autocast import region, rounded_args
 from numfuzz.program.dtypes import check_dtype
 from numfuzz.program.graph_edit import cone
@@ -224,21 +225,34 @@ def cancellation(ev: Evidence) -> Diagnosis | None:
     return Diagnosis(CANCELLATION.name, [found], c.node, c.op, c.dtype)
 
 
-def _cancels(result, what: str) -> str | None:
-    """The evidence line when the sweep shows a cancellation: a large relative error where the result is small."""
-    if result.empty:
+def _cancels(points: Iterator[SweepPoint], what: str) -> str | None:
+    """The evidence line when the sweep shows a cancellation: a large relative error where the result is small.
+
+    Read a point at a time; over the elements usable (a finite, nonzero result where eager is accurate) it keeps the
+    count, the first largest relative error of the target with its result, the largest result and eager's largest error."""
+    usable_count, worst, largest, eager_largest = 0, None, -np.inf, -np.inf
+    try:
+        for point in points:
+            ref, t_rel, e_rel = point.reference, point.target_rel, point.eager_rel
+            usable = np.isfinite(ref) & (ref != 0) & (e_rel <= EAGER_SMALL_REL) & np.isfinite(t_rel)
+            if not usable.any():
+                continue
+            usable_count += int(usable.sum())
+            mags, rels = np.abs(ref[usable]), t_rel[usable]
+            j = int(np.argmax(rels))
+            if worst is None or rels[j] > worst[0]:
+                worst = (float(rels[j]), float(mags[j]))
+            largest, eager_largest = max(largest, float(mags.max())), max(eager_largest, float(e_rel[usable].max()))
+    except SweepFailed:
         return None
-    ref, t_rel, e_rel = result.reference, result.target_rel, result.eager_rel
-    usable = np.isfinite(ref) & (ref != 0) & (e_rel <= EAGER_SMALL_REL) & np.isfinite(t_rel)
-    if usable.sum() < 3:
+    if usable_count < 3 or worst is None:
         return None
-    mags, rels = np.abs(ref[usable]), t_rel[usable]
-    worst, largest = int(np.argmax(rels)), float(mags.max())
-    if rels[worst] < CANCELLATION_REL or mags[worst] > largest * SMALL_RESULT:
+    rel, mag = worst
+    if rel < CANCELLATION_REL or mag > largest * SMALL_RESULT:
         return None
     return (
-        f"sweeping {what} by powers of two: where the result is small (|result| {float(mags[worst]):.2g}, against up to "
-        f"{largest:.2g} on the sweep) the target's relative error is {float(rels[worst]):.2g}; eager's stays at or below {float(e_rel[usable].max()):.2g}"
+        f"sweeping {what} by powers of two: where the result is small (|result| {mag:.2g}, against up to "
+        f"{largest:.2g} on the sweep) the target's relative error is {rel:.2g}; eager's stays at or below {eager_largest:.2g}"
     )
 
 
@@ -367,8 +381,8 @@ def diagnose(ev: Evidence, skip: tuple[str, ...] = ()) -> Diagnosis:
 def culprit_local_errors(ev: Evidence) -> OutputErrors:
     """The culprit judged on its own: each side against the op applied, in float64, to that side's inputs (cached)."""
     if "local_errors" not in ev._cache:
-        flat = {who: np.concatenate([v.detach().to("cpu", torch.float64).reshape(-1).numpy() for v in ev.side(who)[1]]) for who in ("target", "eager")}
-        refs = {who: np.concatenate(ev.reference_of(who)) for who in ("target", "eager")}
+        flat = {who: Flat(ev.side(who)[1]) for who in ("target", "eager")}
+        refs = {who: Flat(ev.reference_of(who)) for who in ("target", "eager")}
         ev._cache["local_errors"] = compare_output(0, ev.culprit.dtype, refs["target"], flat["eager"], flat["target"], eager_reference=refs["eager"])
     return ev._cache["local_errors"]
 

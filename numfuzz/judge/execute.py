@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import torch
 
+from numfuzz.judge.chunks import Flat
 from numfuzz.judge.compiled import CompiledProgram, flat64
 from numfuzz.judge.facts import RULES_VERSION, Analysis
 from numfuzz.judge.metadata import keeps_output_strides, metadata_differences
@@ -39,6 +40,10 @@ class Runs:
     def flat(self, who: str, k: int) -> np.ndarray:
         """Output `k` of every sample, as one flat float64 array."""
         return flat64([run[k] for run in getattr(self, who)])
+
+    def parts(self, who: str, k: int) -> Flat:
+        """Output `k` of every sample, read a slice at a time (`judge.chunks`): nothing concatenated."""
+        return Flat([run[k] for run in getattr(self, who)])
 
 
 @dataclass
@@ -161,12 +166,19 @@ def _same_bits(a: tuple, b: tuple) -> bool:
                bool((x.isnan() == y.isnan()).all()) for x, y in zip(a, b))  # fmt: skip
 
 
-def judge(program: CompiledProgram, samples: list[list[torch.Tensor]], want_trace: bool = False, upstream: list[list[torch.Tensor]] | None = None) -> Outcome:
+def judge(
+    program: CompiledProgram,
+    samples: list[list[torch.Tensor]],
+    want_trace: bool = False,
+    upstream: list[list[torch.Tensor]] | None = None,
+    rerun: bool = True,
+) -> Outcome:
     """Run `program` on every sample (the target compiling once) and judge it against float64.
 
     With gradients (`program.grad`), `upstream` holds each sample's upstream gradients, and each
     input's gradient is judged after the outputs, by the same rule. A clean verdict then gets the
-    position check (`judge.position`) on the same runs.
+    position check (`judge.position`) on the same runs. The first sample runs twice (determinism)
+    unless `rerun` is off: samples judged a slice at a time check it on their first slice only.
     """
     on_device = [program.on_device(sample) for sample in samples]
     grads_on = [program.on_device(row) for row in upstream] if program.grad and upstream is not None else None
@@ -181,7 +193,7 @@ def judge(program: CompiledProgram, samples: list[list[torch.Tensor]], want_trac
         program.prepare()
     except Exception as exc:
         return Outcome(crash_verdict(exc, Verdict.CRASH_COMPILE), f"prepare raised {one_line(exc)}")
-    for i, sample in enumerate(on_device + on_device[:1]):  # the first sample twice: determinism
+    for i, sample in enumerate(on_device + on_device[: 1 if rerun else 0]):  # the first sample twice: determinism
         try:
             target_runs.append(program.run(sample) if grads_on is None else program.run_grads(sample, grads_on[i % len(samples)]))
         except Exception as exc:
@@ -191,7 +203,7 @@ def judge(program: CompiledProgram, samples: list[list[torch.Tensor]], want_trac
             verdict = crash_verdict(exc, Verdict.CRASH_COMPILE if i == 0 else Verdict.CRASH_RUN)
             return Outcome(verdict, one_line(exc), compile_s=program.compile_s, run_s=program.run_s)
     inputs = None if program.grad else on_device[0]  # with gradients, each side runs on copies of its own
-    outcome = judge_runs(program, samples, eager_runs, ref_runs, target_runs[: len(samples)], target_runs[-1], inputs)
+    outcome = judge_runs(program, samples, eager_runs, ref_runs, target_runs[: len(samples)], target_runs[-1] if rerun else None, inputs)
     outcome.compile_s, outcome.run_s = program.compile_s, program.run_s
     outcome.trace = program.trace() if want_trace else None
     return outcome
@@ -235,7 +247,7 @@ def judge_runs(
     eager_runs: list[tuple],
     ref_runs: list[tuple],
     target_runs: list[tuple],
-    again: tuple,
+    again: tuple | None,
     inputs: list[torch.Tensor] | None = None,
 ) -> Outcome:
     """The verdict on one set of runs: shapes and dtypes, determinism, the oracle, the position check, then the outputs' metadata.
@@ -246,7 +258,7 @@ def judge_runs(
     for eager, got in zip(eager_runs, target_runs):
         if len(got) != len(eager) or any(not isinstance(g, torch.Tensor) or g.dtype != e.dtype or g.shape != e.shape for g, e in zip(got, eager)):
             return Outcome(Verdict.MISMATCH, mismatch_text(program.graph, eager, got))
-    if not _same_bits(target_runs[0], again):
+    if again is not None and not _same_bits(target_runs[0], again):
         return Outcome(Verdict.NONDETERMINISTIC, "two runs on the first sample differ")
     runs = Runs(eager_runs, ref_runs, target_runs)
     outputs = judge_outputs(runs, program.judged_dtypes)
@@ -320,7 +332,7 @@ def _value_name(graph: Graph, k: int) -> str:
 
 def judge_outputs(runs: Runs, out_dtypes: list[str]) -> list[OutputErrors]:
     """Each output's errors, eager's and the target's against the reference, over every sample."""
-    return [compare_output(k, out_dtypes[k], runs.flat("reference", k), runs.flat("eager", k), runs.flat("target", k)) for k in range(len(out_dtypes))]
+    return [compare_output(k, out_dtypes[k], runs.parts("reference", k), runs.parts("eager", k), runs.parts("target", k)) for k in range(len(out_dtypes))]
 
 
 def flagged_output(outcome: Outcome) -> OutputErrors | None:

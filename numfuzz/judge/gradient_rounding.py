@@ -99,7 +99,7 @@ def _measure_one(alone: Graph, rows, upstream, local: Outcome, bounds: Bounds, d
         "device": "cuda" if str(device).startswith("cuda") else "cpu",
         "n": n,
         "method": f"{METHOD}; the op is the backward (inputs and upstream gradient -> input gradient), its derivatives a double backward",
-        "measured": len(target.forward),
+        "measured": target.measured,
         "suffix": False,
         "all_elements": False,
         "bound": allowance.to_json(),

@@ -26,9 +26,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
 import torch
 
+from numfuzz.judge.chunks import Flat
 from numfuzz.judge.execute import Outcome, Runs, evaluate, flagged_output
 from numfuzz.judge.facts import Culprit
 from numfuzz.judge.oracle import OutputErrors, compare_output
@@ -68,7 +68,7 @@ def probe_reproduces(graph: Graph, probe: Probe, outcome: Outcome, output: int) 
     """Does the probe's copy of the flagged output still show the finding? Exposing values can change the fusion."""
     position = probe.nodes.index(graph.outputs[output] - len(graph.inputs))
     dtype = infer_specs(graph)[graph.outputs[output]].dtype
-    again = compare_output(position, dtype, probe.runs.flat("reference", position), probe.runs.flat("eager", position), probe.runs.flat("target", position))
+    again = compare_output(position, dtype, probe.runs.parts("reference", position), probe.runs.parts("eager", position), probe.runs.parts("target", position))
     return Verdict(again.verdict).is_accuracy
 
 
@@ -92,12 +92,10 @@ def local_errors(graph: Graph, samples: list[list[torch.Tensor]], probe: Probe, 
     with torch.no_grad():
         for who in ("target", "eager"):
             inputs = [probe_values(probe, graph, samples, who, a) for a in args]
-            refs[who] = np.concatenate(
-                [reference_fn(*[inputs[j][s].to("cpu", torch.float64) for j in range(len(args))])[0].reshape(-1).numpy() for s in range(len(samples))]
-            )
+            refs[who] = [reference_fn(*[inputs[j][s].to("cpu", torch.float64) for j in range(len(args))])[0] for s in range(len(samples))]
     dtype = specs[len(graph.inputs) + k].dtype
     return compare_output(
-        position, dtype, refs["target"], probe.runs.flat("eager", position), probe.runs.flat("target", position), eager_reference=refs["eager"]
+        position, dtype, Flat(refs["target"]), probe.runs.parts("eager", position), probe.runs.parts("target", position), eager_reference=Flat(refs["eager"])
     )
 
 
@@ -108,7 +106,7 @@ def locate_culprit(graph: Graph, samples: list[list[torch.Tensor]], probe: Probe
     for position, k in enumerate(probe.nodes):
         dtype = specs[n_in + k].dtype
         globally = compare_output(
-            position, dtype, probe.runs.flat("reference", position), probe.runs.flat("eager", position), probe.runs.flat("target", position)
+            position, dtype, probe.runs.parts("reference", position), probe.runs.parts("eager", position), probe.runs.parts("target", position)
         )
         if not Verdict(globally.verdict).is_accuracy:
             continue

@@ -26,6 +26,7 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
+from numfuzz.judge.chunks import Flat, as_flat, ranges
 from numfuzz.judge.verdicts import Verdict
 from numfuzz.program.dtypes import FloatFormat, check_dtype
 
@@ -108,7 +109,11 @@ def worse_than(a_err: np.ndarray, b_err: np.ndarray, floor: float = 0.0) -> bool
     if bool((~np.isfinite(a_err) & np.isfinite(b_err)).any()):
         return True  # non-finite where the other is finite
     finite = np.isfinite(a_err) & np.isfinite(b_err)
-    a, b = a_err[finite], b_err[finite]
+    return _worse_where_finite(a_err[finite], b_err[finite], floor)
+
+
+def _worse_where_finite(a: np.ndarray, b: np.ndarray, floor: float) -> bool:
+    """The rule on the elements where both errors are finite."""
     if a.size == 0:
         return False
     a_max, b_max = float(a.max()), float(b.max())
@@ -123,66 +128,146 @@ def worse_than(a_err: np.ndarray, b_err: np.ndarray, floor: float = 0.0) -> bool
     return z >= MIN_Z and tail and shift and a_max > floor
 
 
-def scaled_ulp(reference: np.ndarray, fmt: FloatFormat) -> np.ndarray:
-    """ULPs at each reference value, floored at the output's scale: 2**-(precision) times its largest |reference|."""
-    largest = float(np.abs(reference).max()) if reference.size else 0.0
+def scaled_ulp(reference: np.ndarray, fmt: FloatFormat, largest: float | None = None) -> np.ndarray:
+    """ULPs at each reference value, floored at the output's scale: 2**-(precision) times its largest |reference|
+    (`largest`, where the reference is a slice of the output)."""
+    if largest is None:
+        largest = float(np.abs(reference).max()) if reference.size else 0.0
     floor = math.ldexp(largest, -(fmt.mantissa_bits + 1))
     return ulp(np.maximum(np.abs(reference), floor), fmt)
 
 
-def compare_output(
-    index: int, dtype: str, reference: np.ndarray, eager: np.ndarray, target: np.ndarray, eager_reference: np.ndarray | None = None
-) -> OutputErrors:
-    """All arrays are flat float64 over every sample; `dtype` is the output's dtype.
+Values = Flat | np.ndarray | list
+
+
+def compare_output(index: int, dtype: str, reference: Values, eager: Values, target: Values, eager_reference: Values | None = None) -> OutputErrors:
+    """Each side over every sample, flat float64 arrays or `chunks.Flat`s (one tensor per sample); `dtype` is the output's dtype.
 
     `eager_reference` (default: `reference`) judges eager against another reference: the local
-    check of one op compares each side with the op applied to that side's own inputs.
+    check of one op compares each side with the op applied to that side's own inputs. Read a slice
+    at a time (`judge.chunks`): the output's scale first, then the errors, of which only the
+    elements where both are finite are kept whole (the means are taken over them).
     """
     fmt = check_dtype(dtype)
-    e_reference = reference if eager_reference is None else eager_reference
-    keep = np.isfinite(reference) & (np.abs(reference) <= fmt.max_value) & np.isfinite(e_reference) & (np.abs(e_reference) <= fmt.max_value)
+    ref, e, t = as_flat(reference), as_flat(eager), as_flat(target)
+    e_ref = ref if eager_reference is None else as_flat(eager_reference)
+    largest = {"t": 0.0, "e": 0.0}  # the output's scale: the largest |reference| kept, each side's
+    for a, b in ranges(ref.size):
+        r = ref.slice(a, b)
+        er = r if eager_reference is None else e_ref.slice(a, b)
+        keep = _kept(r, er, fmt)
+        if keep.any():
+            largest["t"], largest["e"] = max(largest["t"], float(np.abs(r[keep]).max())), max(largest["e"], float(np.abs(er[keep]).max()))
+    tally = _Tally(ref.size)
+    for a, b in ranges(ref.size):
+        r = ref.slice(a, b)
+        tally.add(a, _chunk_errors(r, r if eager_reference is None else e_ref.slice(a, b), e.slice(a, b), t.slice(a, b), fmt, largest))
+    return tally.errors(index, dtype, noise_floor(fmt))
+
+
+def _kept(reference: np.ndarray, e_reference: np.ndarray, fmt: FloatFormat) -> np.ndarray:
+    """Elements compared: each reference finite and within the dtype's range."""
+    return np.isfinite(reference) & (np.abs(reference) <= fmt.max_value) & np.isfinite(e_reference) & (np.abs(e_reference) <= fmt.max_value)
+
+
+def _chunk_errors(reference: np.ndarray, e_reference: np.ndarray, eager: np.ndarray, target: np.ndarray, fmt: FloatFormat, largest: dict) -> dict:
+    """One slice's errors, over its compared elements."""
+    keep = _kept(reference, e_reference, fmt)
     ref, e_ref, e, t = reference[keep], e_reference[keep], eager[keep], target[keep]
     # An exact 0 has no ULP of its own (its spacing is the smallest subnormal): two nonzero values
     # there are 1e35 "ULP" apart whichever is nearer. Errors at a 0 are taken at the output's scale.
-    e_err = np.where(e_ref == 0, ulp_error(e, e_ref, fmt, scaled_ulp(e_ref, fmt)), ulp_error(e, e_ref, fmt))
-    t_err = np.where(ref == 0, ulp_error(t, ref, fmt, scaled_ulp(ref, fmt)), ulp_error(t, ref, fmt))
-    nonfinite = int((np.isfinite(e) & ~np.isfinite(t)).sum())
+    e_unit, t_unit = scaled_ulp(e_ref, fmt, largest["e"]), scaled_ulp(ref, fmt, largest["t"])
+    e_err = np.where(e_ref == 0, ulp_error(e, e_ref, fmt, e_unit), ulp_error(e, e_ref, fmt))
+    t_err = np.where(ref == 0, ulp_error(t, ref, fmt, t_unit), ulp_error(t, ref, fmt))
     both = np.isfinite(e_err) & np.isfinite(t_err)
     smallest_normal = math.ldexp(1.0, fmt.min_exponent)  # relative errors are taken against at least this
     with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
         e_abs, t_abs = np.abs(e - e_ref), np.abs(t - ref)
         e_rel, t_rel = e_abs / np.maximum(np.abs(e_ref), smallest_normal), t_abs / np.maximum(np.abs(ref), smallest_normal)
-        e_scaled = np.where(np.isfinite(e), e_abs / scaled_ulp(e_ref, fmt), np.inf)
-        t_scaled = np.where(np.isfinite(t), t_abs / scaled_ulp(ref, fmt), np.inf)
-    with np.errstate(invalid="ignore"):
+        e_scaled = np.where(np.isfinite(e), e_abs / e_unit, np.inf)
+        t_scaled = np.where(np.isfinite(t), t_abs / t_unit, np.inf)
         diff = np.where(both, t_err - e_err, -np.inf)
-    kept_positions = np.flatnonzero(keep)
-    out = OutputErrors(
-        index=index,
-        dtype=dtype,
-        elements=int(ref.size),
-        eager_max_ulp=_max(e_err),
-        eager_mean_ulp=_mean(e_err[both]),
-        target_max_ulp=_max(t_err),
-        target_mean_ulp=_mean(t_err[both]),
-        eager_max_abs=_max(e_abs),
-        target_max_abs=_max(t_abs),
-        eager_max_rel=_max(e_rel),
-        target_max_rel=_max(t_rel),
-        worse=int((t_err[both] > e_err[both]).sum()),
-        better=int((t_err[both] < e_err[both]).sum()),
-        target_nonfinite=nonfinite,
-        worst_element=int(kept_positions[int(np.argmax(diff))]) if diff.size else -1,
-        eager_max_scaled=_max(e_scaled),
-        target_max_scaled=_max(t_scaled),
-    )
-    if nonfinite:
-        out.verdict = Verdict.NONFINITE.value
-    elif worse_than(t_err, e_err, noise_floor(fmt)):
-        out.verdict = Verdict.LESS_ACCURATE.value
-    elif worse_than(e_err, t_err, noise_floor(fmt)):
-        out.verdict = Verdict.MORE_ACCURATE.value
-    return out
+    return {
+        "kept": np.flatnonzero(keep),
+        "nonfinite": int((np.isfinite(e) & ~np.isfinite(t)).sum()),
+        "maxima": {
+            "eager_max_ulp": e_err,
+            "target_max_ulp": t_err,
+            "eager_max_abs": e_abs,
+            "target_max_abs": t_abs,
+            "eager_max_rel": e_rel,
+            "target_max_rel": t_rel,
+            "eager_max_scaled": e_scaled,
+            "target_max_scaled": t_scaled,
+        },  # fmt: skip
+        "e_both": e_err[both],
+        "t_both": t_err[both],
+        "t_nonfinite_alone": bool((~np.isfinite(t_err) & np.isfinite(e_err)).any()),
+        "e_nonfinite_alone": bool((~np.isfinite(e_err) & np.isfinite(t_err)).any()),
+        "diff": diff,
+    }
+
+
+class _Tally:
+    """What the slices add up to: counts, maxima as `_max` takes them, the first largest difference, and the errors
+    where both sides are finite, kept whole (for the means and the rule)."""
+
+    def __init__(self, size: int):
+        self.elements = self.nonfinite = self.both = 0
+        self.maxima: dict[str, float | None] = {}
+        self.e_both, self.t_both = np.empty(size), np.empty(size)
+        self.t_alone = self.e_alone = False
+        self.worst: tuple[float, int] | None = None  # (difference, flat index) of the first largest
+
+    def add(self, start: int, chunk: dict) -> None:
+        kept = chunk["kept"]
+        self.elements += kept.size
+        self.nonfinite += chunk["nonfinite"]
+        for name, x in chunk["maxima"].items():
+            self.maxima[name] = _max_of(self.maxima.get(name), x)
+        n = chunk["e_both"].size
+        self.e_both[self.both : self.both + n], self.t_both[self.both : self.both + n] = chunk["e_both"], chunk["t_both"]
+        self.both += n
+        self.t_alone |= chunk["t_nonfinite_alone"]
+        self.e_alone |= chunk["e_nonfinite_alone"]
+        if kept.size:
+            j = int(np.argmax(chunk["diff"]))
+            if self.worst is None or chunk["diff"][j] > self.worst[0]:
+                self.worst = (float(chunk["diff"][j]), start + int(kept[j]))
+
+    def errors(self, index: int, dtype: str, floor: float) -> OutputErrors:
+        e_both, t_both = self.e_both[: self.both], self.t_both[: self.both]
+        maxima = {name: 0.0 if m is None else m for name, m in self.maxima.items()}
+        out = OutputErrors(
+            index=index,
+            dtype=dtype,
+            elements=self.elements,
+            eager_mean_ulp=_mean(e_both),
+            target_mean_ulp=_mean(t_both),
+            worse=int((t_both > e_both).sum()),
+            better=int((t_both < e_both).sum()),
+            target_nonfinite=self.nonfinite,
+            worst_element=-1 if self.worst is None else self.worst[1],
+            **{name: maxima.get(name, 0.0) for name in _MAXIMA},
+        )
+        if self.nonfinite:
+            out.verdict = Verdict.NONFINITE.value
+        elif self.t_alone or _worse_where_finite(t_both, e_both, floor):
+            out.verdict = Verdict.LESS_ACCURATE.value
+        elif self.e_alone or _worse_where_finite(e_both, t_both, floor):
+            out.verdict = Verdict.MORE_ACCURATE.value
+        return out
+
+
+_MAXIMA = ("eager_max_ulp", "target_max_ulp", "eager_max_abs", "target_max_abs", "eager_max_rel", "target_max_rel", "eager_max_scaled", "target_max_scaled")
+
+
+def _max_of(so_far: float | None, x: np.ndarray) -> float | None:
+    """`_max` over the slices so far and `x`: inf once any element is not finite; None while no element was seen."""
+    if x.size == 0:
+        return so_far
+    here = _max(x)
+    return here if so_far is None else max(so_far, here)
 
 
 SEVERITY = [Verdict.NONFINITE, Verdict.LESS_ACCURATE, Verdict.MORE_ACCURATE, Verdict.EQUAL]

@@ -16,9 +16,11 @@ culprit op alone on each side's own inputs (as `causes.culprit_local_errors` jud
   An infinite or NaN derivative also makes it inf: the value stays unexplained.
 
 The derivatives come from float64 autograd of the op's own float64 reference. For a pointwise
-op every element is measured with one backward per sample (each input expanded to the output's
-shape, so that each element has its own copy); for any other op, the WORST elements by forward
-error, one backward each. Scalar attributes (`value=`, an exponent) are constants, not inputs.
+op every element is measured, the samples stacked (each input expanded to the output's shape, so
+that each element has its own copy), one forward and backward for all of them where they fit
+`chunks.CHUNK_ELEMENTS` (every ordinary case), else per slab of whole samples or of one sample's
+rows; for any other op, the WORST elements by forward error, one backward each. Scalar
+attributes (`value=`, an exponent) are constants, not inputs.
 
 The judgement against a documented bound (`numfuzz.judge.bounds`) keeps only the Pareto front
 of (forward error, needed) over the measured elements, so that it can be re-judged against
@@ -34,86 +36,24 @@ op with them so rounded (`fp32_scalars`); the value is within its bound where ei
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from typing import Iterator
 
 import numpy as np
 import torch
 
 from numfuzz.judge.bounds import FP32_MANTISSA, Bounds
+from numfuzz.judge.chunks import chunk_elements
 from numfuzz.judge.evidence import Evidence
-from numfuzz.judge.facts import json_number
 from numfuzz.judge.oracle import ulp
 from numfuzz.judge.rounding_record import RoundingRecord
+from numfuzz.judge.rounding_side import WORST, Element, Side, key_nan_low, nan_low
 from numfuzz.program.dtypes import check_dtype, is_integer
 from numfuzz.program.ir import Graph, Node
 from numfuzz.program.lowering import compile_source, lower
 from numfuzz.program.ops import infer_specs, lookup
 
-WORST = 8  # elements measured one backward each (non-pointwise ops), and elements shown
 METHOD = "first order; derivatives by float64 autograd of the op's float64 reference; the value's final rounding (half an output ULP) allowed"
 POINTWISE = ("unary", "elementwise")
-
-
-@dataclass
-class Element:
-    sample: int
-    element: int  # flat index within the sample's output
-    value: float  # this side's value
-    exact: float  # the op in float64 on this side's inputs
-    forward_ulp: float
-    condition: float
-    needed_ulp: float
-    per_input: list[float]
-
-    def to_json(self) -> dict:
-        return {k: v if isinstance(v, int) else [json_number(x) for x in v] if isinstance(v, list) else json_number(v) for k, v in vars(self).items()}
-
-
-@dataclass
-class Side:
-    """One side's measurements: every element measured, as parallel arrays."""
-
-    forward: list[float] = field(default_factory=list)
-    needed: list[float] = field(default_factory=list)
-    condition: list[float] = field(default_factory=list)
-    elements: list[Element] = field(default_factory=list)
-    input_unit: list[float] = field(default_factory=list)  # a one-input pointwise op: the error at the op in ULPs of its input
-    signed_zero: int = 0  # elements measured at a zero input of the other sign (`at_other_zero`)
-
-    def summary(self) -> dict:
-        worst = sorted(self.elements, key=lambda e: (_key(e.needed_ulp), _key(e.forward_ulp)), reverse=True)[:WORST]
-        return {
-            "max_forward_ulp": json_number(max(self.forward, default=0.0)),
-            "max_needed_ulp": json_number(max(self.needed, default=0.0)),
-            "max_condition": json_number(max(self.condition, default=0.0)),
-            "front": pareto_front(self.forward, self.needed),
-            "worst": [e.to_json() for e in worst],
-            **({"max_input_unit_ulp": json_number(max(self.input_unit))} if self.input_unit else {}),
-            **({"signed_zero": self.signed_zero} if self.signed_zero else {}),
-        }
-
-
-def _key(x: float) -> float:
-    return -1.0 if math.isnan(x) else x
-
-
-def _nan_low(x: np.ndarray) -> np.ndarray:
-    """NaN sorts below everything; inf stays inf (np.nan_to_num would make it the largest float)."""
-    return np.where(np.isnan(x), -1.0, x)
-
-
-def pareto_front(forward: list[float], needed: list[float]) -> list[list[float | str]]:
-    """The points no other point exceeds in both: an element beyond a bound on both counts lies under one of them.
-
-    Stored whole (fronts are short: errors and moves mostly grow together), so a record judged again says what the live judgement said."""
-    f, n = _nan_low(np.asarray(forward, float)), _nan_low(np.asarray(needed, float))
-    if f.size == 0:
-        return []
-    order = np.lexsort((-n, -f))  # forward descending, then needed descending
-    f, n = f[order], n[order]
-    best_before = np.concatenate([[-np.inf], np.maximum.accumulate(n)[:-1]])
-    keep = np.flatnonzero(n > best_before)
-    return [[json_number(f[k]), json_number(n[k])] for k in keep]
 
 
 def reduced_length(graph: Graph, k: int) -> int:
@@ -181,7 +121,7 @@ def measure(ev: Evidence, bounds: Bounds) -> RoundingRecord | None:
             "device": "cuda" if str(ev.device).startswith("cuda") else "cpu",
             "n": n,
             "method": METHOD,
-            "measured": len(target.forward),
+            "measured": target.measured,
             "suffix": ev.suffix is not None,  # located by cutting: the fused program from the op on, taken as one op
             **({"unrounded_inputs": True} if ev.inputs_made_narrow() else {}),
             **({"suffix_ops": suffix_ops, "bound_dtype": out_dtype} if suffix_ops is not None else {}),
@@ -209,15 +149,17 @@ def _scalars_as_fp32(alone: Graph) -> Graph | None:
 
 
 def worst_positions(fn, out: int, inputs: list[list[torch.Tensor]], values: list[torch.Tensor], out_fmt) -> list[tuple[int, int]]:
-    """(sample, element) of the WORST elements by forward error in output ULPs."""
+    """(sample, element) of the WORST elements by forward error in output ULPs (the first of equals first)."""
     found = []
     with torch.no_grad():
         for s, (args, value) in enumerate(zip(inputs, values)):
             exact = fn(*[a.to("cpu", torch.float64) for a in args])[out].reshape(-1).numpy()
             got = value.detach().to("cpu", torch.float64).reshape(-1).numpy()
             err = _forward(got, exact, out_fmt)
-            found += [(float(err[j]), s, int(j)) for j in np.flatnonzero(np.isfinite(exact) & (np.abs(exact) <= out_fmt.max_value))]
-    found.sort(key=lambda t: _key(t[0]), reverse=True)
+            where = np.flatnonzero(np.isfinite(exact) & (np.abs(exact) <= out_fmt.max_value))
+            top = where[np.argsort(-nan_low(err[where]), kind="stable")[:WORST]]  # this sample's candidates, not every element
+            found += [(float(err[j]), s, int(j)) for j in top]
+    found.sort(key=lambda t: key_nan_low(t[0]), reverse=True)
     return [(s, j) for _, s, j in found[:WORST]]
 
 
@@ -252,10 +194,37 @@ def measure_side(fn, out: int, inputs, values, in_fmts, out_fmt, positions: list
 
 
 def _pointwise(side: Side, fn, out: int, inputs, values, in_fmts, out_fmt, skip: np.ndarray | None = None) -> None:
-    """One forward and one backward for all samples: stacked, each element has its own copy of every input."""
+    """One forward and one backward per slab of the samples stacked (`_slabs`): each element has its own copy of every input."""
     shape = tuple(values[0].shape)
-    xs = [torch.stack([args[i].detach().to("cpu", torch.float64).expand(shape) for args in inputs]).requires_grad_(True) for i in range(len(inputs[0]))]
-    got = torch.cat([v.detach().to("cpu", torch.float64).reshape(-1) for v in values]).numpy()
+    numel = max(1, math.prod(shape))
+    for first, last, rows in _slabs(len(values), shape):
+        offset = first * numel + (rows.start * (numel // shape[0]) if rows.start else 0)
+
+        def slab(x: torch.Tensor, rows: slice = rows) -> torch.Tensor:
+            x = x.detach().expand(shape)
+            return (x if rows == slice(None) else x[rows]).to("cpu", torch.float64)
+
+        xs = [torch.stack([slab(args[i]) for args in inputs[first:last]]).requires_grad_(True) for i in range(len(inputs[0]))]
+        got = torch.cat([slab(v).reshape(-1) for v in values[first:last]]).numpy()
+        _measure_slab(side, fn, out, xs, got, numel, offset, in_fmts, out_fmt, None if skip is None else skip[offset : offset + got.size])
+
+
+def _slabs(samples: int, shape: tuple[int, ...]) -> Iterator[tuple[int, int, slice]]:
+    """(first sample, last sample + 1, rows of dim 0): whole samples while they fit `chunks.CHUNK_ELEMENTS` (all of
+    them for any ordinary case), else one sample's rows at a time. A slab keeps the stacked tensor's rank."""
+    numel, budget = max(1, math.prod(shape)), chunk_elements()
+    if numel <= budget or not shape:
+        step = max(1, budget // numel)
+        for first in range(0, samples, step):
+            yield first, min(first + step, samples), slice(None)
+        return
+    step = max(1, budget // (numel // shape[0]))
+    for s in range(samples):
+        for row in range(0, shape[0], step):
+            yield s, s + 1, slice(row, min(row + step, shape[0]))
+
+
+def _measure_slab(side: Side, fn, out: int, xs: list[torch.Tensor], got: np.ndarray, numel: int, offset: int, in_fmts, out_fmt, skip) -> None:
     y = fn(*xs)[out]
     grads = torch.autograd.grad(y.sum(), xs, allow_unused=True)
     flat = [x.detach().reshape(-1).numpy() for x in xs]
@@ -271,7 +240,7 @@ def _pointwise(side: Side, fn, out: int, inputs, values, in_fmts, out_fmt, skip:
 
     exact, other_zero = at_other_zero(y.detach().reshape(-1).numpy(), got, flat, at)
     side.signed_zero += int(other_zero.sum())
-    _add(side, max(1, math.prod(shape)), got, exact, flat, partials, in_fmts, out_fmt, moved, skip, other_zero)
+    _add(side, numel, offset, got, exact, flat, partials, in_fmts, out_fmt, moved, skip, other_zero)
 
 
 def at_other_zero(exact: np.ndarray, got: np.ndarray, flat: list[np.ndarray], at) -> tuple[np.ndarray, np.ndarray]:
@@ -308,8 +277,8 @@ def _checked(needed, slack, got, exact, partials, flat, in_fmts, out_fmt, moved)
     return np.where(finite & ~ok, np.inf, needed)
 
 
-def _add(side: Side, numel: int, got, exact, flat, partials, in_fmts, out_fmt, moved, skip: np.ndarray | None = None, other_zero=None) -> None:
-    """Pointwise, all samples stacked: element j (sample j // numel) has position j of each expanded input
+def _add(side: Side, numel: int, offset: int, got, exact, flat, partials, in_fmts, out_fmt, moved, skip: np.ndarray | None = None, other_zero=None) -> None:
+    """Pointwise, samples stacked: element j (sample (offset + j) // numel) has position j of each expanded input
     (`other_zero`: elements whose exact value is at a zero input of the other sign, where the condition is infinite)."""
     keep = np.isfinite(exact) & (np.abs(exact) <= out_fmt.max_value) & (True if skip is None else ~skip)
     with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
@@ -326,18 +295,16 @@ def _add(side: Side, numel: int, got, exact, flat, partials, in_fmts, out_fmt, m
     needed = np.where(bad, np.inf, needed)  # an infinite derivative: first order says nothing
     needed = _checked(needed, slack, got, exact, partials, flat, in_fmts, out_fmt, moved)
     order = np.flatnonzero(keep)
-    if len(flat) == 1:  # one input: the error also in ULPs of it (a bound may be stated so: `Bound.unit`)
-        side.input_unit += _forward(got, exact, in_fmts[0], ulp(flat[0], in_fmts[0]))[order].tolist()
-    side.forward += forward[order].tolist()
-    side.needed += needed[order].tolist()
-    side.condition += np.where(np.isnan(cond[order]), np.inf, cond[order]).tolist()
-    ranked = order[np.lexsort((-_nan_low(forward[order]), -_nan_low(needed[order])))]
+    unit = _forward(got, exact, in_fmts[0], ulp(flat[0], in_fmts[0]))[order] if len(flat) == 1 else None  # one input: in its ULPs too (`Bound.unit`)
+    side.add(forward[order], needed[order], np.where(np.isnan(cond[order]), np.inf, cond[order]), unit)
+    ranked = order[np.lexsort((-nan_low(forward[order]), -nan_low(needed[order])))]
+    found = []
     for j in ranked[:WORST]:
-        side.elements.append(
-            Element(
-                int(j) // numel, int(j) % numel, float(got[j]), float(exact[j]), float(forward[j]), float(cond[j]), float(needed[j]), [float(p[j]) for p in per]
-            )
+        at = offset + int(j)
+        found.append(
+            Element(at // numel, at % numel, float(got[j]), float(exact[j]), float(forward[j]), float(cond[j]), float(needed[j]), [float(p[j]) for p in per])
         )
+    side.keep_worst(found)
 
 
 def _add_one(side: Side, s: int, j: int, got: float, exact: float, flat, partials, in_fmts, out_fmt, moved) -> None:
@@ -365,10 +332,8 @@ def _add_one(side: Side, s: int, j: int, got: float, exact: float, flat, partial
         )
     cond = sens / abs(exact) if exact != 0 else (math.inf if sens > 0 else 0.0)
     forward = float(_forward(np.array([got]), np.array([exact]), out_fmt)[0])
-    side.forward.append(forward)
-    side.needed.append(needed)
-    side.condition.append(cond)
-    side.elements.append(Element(s, j, got, exact, forward, cond, needed, [float(_ratio(np.array(slack), np.array(t))) for t in terms]))
+    side.add(np.array([forward]), np.array([needed]), np.array([cond]))
+    side.keep_worst([Element(s, j, got, exact, forward, cond, needed, [float(_ratio(np.array(slack), np.array(t))) for t in terms])])
 
 
 def _slack(got: np.ndarray, exact: np.ndarray, fmt) -> np.ndarray:

@@ -1,24 +1,25 @@
 """A sweep: one program run on its inputs scaled by powers of two, to see how the error moves with magnitude.
 
-Herbie draws error against input; this is that picture's data. Every point is the same sample
-with every input multiplied by one factor and rounded to its dtype (points that overflow an
-input are skipped). The target compiles once for the whole sweep.
+Herbie draws error against input; this is that picture's data, a point at a time. Every point
+is the same sample with every input multiplied by one factor and rounded to its dtype (points
+that overflow an input are skipped). The target compiles once for the whole sweep, and the
+points are judged a few at a time (as many as `chunks.CHUNK_ELEMENTS` values hold, at least one):
+a point of a model-sized program is the whole program again.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Iterator
 
 import numpy as np
 import torch
 
-from numfuzz.judge.execute import evaluate
-from numfuzz.judge.oracle import ulp_error
-from numfuzz.judge.verdicts import Verdict
-from numfuzz.program.dtypes import check_dtype
-from numfuzz.program.ir import Graph
+from numfuzz.judge.chunks import chunk_elements
+from numfuzz.judge.compiled import CompiledProgram
+from numfuzz.judge.execute import judge
+from numfuzz.program.ir import Graph, GraphError
 from numfuzz.program.model_scale import JUDGE_ELEMENTS, value_elements
-from numfuzz.program.ops import infer_specs
 from numfuzz.program.values import round_to
 from numfuzz.targets import Target
 
@@ -26,66 +27,59 @@ DEFAULT_EXPONENTS = tuple(range(-40, 9, 2))
 
 
 @dataclass
-class Sweep:
-    """Per point (one factor) and element of output `output`: magnitudes, reference and both errors."""
+class SweepPoint:
+    """One factor's point, per element of the swept output: the float64 reference and each side's relative error."""
 
-    factors: np.ndarray  # (points,)
-    magnitude: np.ndarray  # (points, elements): |input| of the first input, broadcast to the output where it can
-    reference: np.ndarray  # (points, elements), float64
-    eager_ulp: np.ndarray
-    target_ulp: np.ndarray
+    factor: float
+    reference: np.ndarray
     eager_rel: np.ndarray
     target_rel: np.ndarray
-    detail: str = ""  # why the sweep is empty, when it is
-
-    @property
-    def empty(self) -> bool:
-        return self.factors.size == 0
 
 
-def _empty(detail: str) -> Sweep:
-    nothing = np.zeros((0, 0))
-    return Sweep(np.zeros(0), nothing, nothing, nothing, nothing, nothing, nothing, detail)
+class SweepFailed(Exception):
+    """The sweep has no points: every scaled input overflows, or the target failed on a point (the message says which).
+    Raised after any points already given: a reader keeps nothing of them (the sweep is all its points or none)."""
 
 
-def sweep(graph: Graph, sample: list[torch.Tensor], target: Target, device: str, output: int = 0, exponents: tuple[int, ...] = DEFAULT_EXPONENTS) -> Sweep:
-    """Run `graph` on `sample` scaled by 2**e for each exponent; errors of output `output` at every point.
+def sweep(
+    graph: Graph, sample: list[torch.Tensor], target: Target, device: str, output: int = 0, exponents: tuple[int, ...] = DEFAULT_EXPONENTS
+) -> Iterator[SweepPoint]:
+    """Run `graph` on `sample` scaled by 2**e for each exponent; each point's errors of output `output`, in order.
 
     A model-sized program takes every k-th exponent only, so that its points hold no more elements
     than a case may (`model_scale.JUDGE_ELEMENTS`): each point is the whole program once more."""
-    specs = graph.inputs
     room = max(JUDGE_ELEMENTS // value_elements(graph), 2)
     if len(exponents) > room:  # evenly spaced, both ends kept
         exponents = tuple(exponents[round(i * (len(exponents) - 1) / (room - 1))] for i in range(room))
-    points, factors = [], []
-    for e in exponents:
-        # indices (integer inputs) are not values to scale
-        scaled = [round_to(x.to(torch.float64).numpy() * 2.0**e, spec) if x.is_floating_point() else x for x, spec in zip(sample, specs)]
-        if all(bool(torch.isfinite(s).all()) for s in scaled):
-            points.append(scaled)
-            factors.append(2.0**e)
-    if not points:
-        return _empty("every scaled input overflows its dtype")
-    outcome = evaluate(graph, points, target, device)
-    if outcome.runs is None:
-        return _empty(f"the target gave {outcome.verdict.value}" + (f": {outcome.detail}" if outcome.detail else ""))
-    fmt = check_dtype(infer_specs(graph)[graph.outputs[output]].dtype)
-    rows = {
-        who: np.stack([run[output].detach().to("cpu", torch.float64).reshape(-1).numpy() for run in getattr(outcome.runs, who)])
-        for who in ("reference", "eager", "target")
-    }
-    ref = rows["reference"]
-    with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
-        rel = {who: np.abs(rows[who] - ref) / np.maximum(np.abs(ref), np.finfo(np.float64).tiny) for who in ("eager", "target")}
-    first = np.stack([np.abs(p[0].to(torch.float64)).reshape(-1).numpy() for p in points])
-    magnitude = first if first.shape == ref.shape else np.broadcast_to(first.max(axis=1, keepdims=True), ref.shape)
-    return Sweep(
-        np.asarray(factors),
-        magnitude,
-        ref,
-        ulp_error(rows["eager"], ref, fmt),
-        ulp_error(rows["target"], ref, fmt),
-        rel["eager"],
-        rel["target"],
-        "" if outcome.verdict is not Verdict.INVALID else "no point has a finite reference",
-    )
+    scaled = [(2.0**e, point) for e in exponents if (point := _scaled(sample, graph, e)) is not None]
+    if not scaled:
+        raise SweepFailed("every scaled input overflows its dtype")
+    try:
+        program = CompiledProgram(graph, target, device)
+    except GraphError as exc:
+        raise SweepFailed(f"ill-typed graph: {exc}") from None
+    at_once = max(1, chunk_elements() // value_elements(graph))
+    for first in range(0, len(scaled), at_once):
+        some = scaled[first : first + at_once]
+        outcome = judge(program, [point for _, point in some], rerun=first == 0)
+        if outcome.runs is None:
+            raise SweepFailed(f"the target gave {outcome.verdict.value}" + (f": {outcome.detail}" if outcome.detail else ""))
+        for i, (factor, _) in enumerate(some):
+            yield _point(factor, *(getattr(outcome.runs, who)[i][output] for who in ("reference", "eager", "target")))
+        del outcome  # before the next points are judged
+
+
+def _scaled(sample: list[torch.Tensor], graph: Graph, e: int) -> list[torch.Tensor] | None:
+    """The sample with every float input times 2**e rounded to its dtype (indices are not values to scale); None where one overflows."""
+    scaled = [round_to(x.to(torch.float64).numpy() * 2.0**e, spec) if x.is_floating_point() else x for x, spec in zip(sample, graph.inputs)]
+    return scaled if all(bool(torch.isfinite(s).all()) for s in scaled) else None
+
+
+def _point(factor: float, reference: torch.Tensor, eager: torch.Tensor, target: torch.Tensor) -> SweepPoint:
+    ref = reference.detach().to("cpu", torch.float64).reshape(-1).numpy()
+    rel = {}
+    for who, run in (("eager", eager), ("target", target)):
+        row = run.detach().to("cpu", torch.float64).reshape(-1).numpy()
+        with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
+            rel[who] = np.abs(row - ref) / np.maximum(np.abs(ref), np.finfo(np.float64).tiny)
+    return SweepPoint(factor, ref, rel["eager"], rel["target"])
