@@ -199,7 +199,7 @@ def _chunk_errors(reference: np.ndarray, e_reference: np.ndarray, eager: np.ndar
             "target_max_rel": t_rel,
             "eager_max_scaled": e_scaled,
             "target_max_scaled": t_scaled,
-        },  # fmt: skip
+        },
         "e_both": e_err[both],
         "t_both": t_err[both],
         "t_nonfinite_alone": bool((~np.isfinite(t_err) & np.isfinite(e_err)).any()),
