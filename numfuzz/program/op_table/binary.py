@@ -49,7 +49,7 @@ def _exponents(rng: random.Random, spec: TensorSpec, attrs: dict) -> list[tuple[
     return [tuple(1 if rng.random() < 0.3 else d for d in spec.shape)]
 
 
-LDEXP_EXPONENTS = 8  # exponents in [0, 8): x * 2**e stays exact, within the range of the narrowest dtype's values drawn
+LDEXP_EXPONENTS = 8  # exponents in [0, 8): x * 2**e is exact, or past the dtype's range inf in eager as compiled
 
 
 # addcmul takes its value in the op's float type: past the dtype's range eager raises
