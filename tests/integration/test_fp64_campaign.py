@@ -4,12 +4,11 @@ to its op, and its repro fails; the same campaign on the control target finds no
 The campaign runs until it has drawn a float64 program through one of the planted ops (the test finds that case's
 index with the campaign's own configuration), so the test states its property rather than a stream's graphs."""
 
-import importlib
 import json
 import subprocess
 import sys
 
-from helpers import LATER_SHARES_OFF, ROOT
+from helpers import ROOT, cli_campaign
 
 from numfuzz.address import CaseAddress
 from numfuzz.campaign.defaults import DEFAULT_FP64_SHARE
@@ -18,17 +17,15 @@ from numfuzz.program.fine import is_fine
 
 TARGET_FILE = str(ROOT / "tests" / "fp64_target.py")
 PLANTED = ("exp", "log", "sin", "cos", "tanh")
-# the other later shares off, as in the other campaign tests; float64 programs at their default share
-ARGS = ("--workers", "1", *LATER_SHARES_OFF, "--fp64-share", str(DEFAULT_FP64_SHARE), "--no-confirm")
+# float64 programs at their default share; the graphs that cost several (model-sized, blocks, windows of models) and
+# gradients (which a float64 program never judges) off, so that the campaign's time goes to float64 programs
+ARGS = ("--workers", "1", "--large-share", "0", "--blocks-share", "0", "--models-share", "0", "--grad-share", "0")
+ARGS += ("--fp64-share", str(DEFAULT_FP64_SHARE), "--no-confirm")
 
 
 def _graphs_until_planted(cli, monkeypatch, target: str) -> int:
     """How many graphs the campaign draws up to its first float64 program through a planted op."""
-    caught = []
-    monkeypatch.setattr(importlib.import_module("numfuzz.cli.fuzz"), "_run", caught.append)
-    assert cli("fuzz", "--import", TARGET_FILE, "--target", target, "--graphs", "1", *ARGS).exit_code == 0
-    monkeypatch.undo()
-    [config] = caught
+    config = cli_campaign(cli, monkeypatch, "--import", TARGET_FILE, "--target", target, "--graphs", "1", *ARGS)
     assert config.gen.fp64 == DEFAULT_FP64_SHARE > 0
     for index in range(1000):
         graph = make_case(CaseAddress.fresh(config.seed, index), config.run_for(target), config.gen, config.mix).graph
