@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, replace
 from typing import Any, Union
 
+from numfuzz.share_table import defaults_of
+
 # Input samples per compiled graph, and the input search's share of them: the measurements
 # behind both numbers are in numfuzz.campaign.defaults.
 DEFAULT_SAMPLES = 64
@@ -181,12 +183,17 @@ class RunMix:
     def __post_init__(self) -> None:
         if isinstance(self.thread_count, bool) or not isinstance(self.thread_count, int) or self.thread_count < 1:
             raise RunSpecError(f"the thread count is a positive integer, not {self.thread_count!r}")
-        for name in ("dynamic", "marked", "config", "automatic", "thread_share", "grad"):
+        for name in defaults_of("mix"):  # every share of the table's that is the run mix's
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 <= value <= 1.0:
                 raise RunSpecError(f"the {name} share is a chance, between 0 and 1, not {value!r}")
         if self.dynamic + self.marked + self.automatic > 1.0:
             raise RunSpecError(f"the dynamic, marked and automatic shares add up to more than 1 ({self.dynamic:g} + {self.marked:g} + {self.automatic:g})")
+
+    @classmethod
+    def default(cls, cores: int) -> RunMix:
+        """The run mix `numfuzz fuzz` draws by default (the shares table, `numfuzz.share_table`), with `cores` threads for its threaded cases."""
+        return cls(**defaults_of("mix"), thread_count=cores)
 
     @property
     def off(self) -> bool:

@@ -24,10 +24,10 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from numfuzz.campaign.shares import SHARES
 from numfuzz.program.dtypes import INT_DTYPES, PROGRAM_DTYPES
 from numfuzz.program.model_scale import LARGE_ELEMENTS
 from numfuzz.program.ops import OPS
+from numfuzz.share_table import SHARES
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULTS = {share.field: share.default for share in SHARES}
@@ -228,7 +228,7 @@ def judge(row: Row) -> tuple[bool, list[str], list[str]]:
         (places if place else missing).append(f"`{op}` {place}" if place else f"no op `{op}`")
     for share in row.shares:
         default = DEFAULTS.get(share)
-        where = locate("numfuzz/campaign/shares.py", rf'"{share}", ')
+        where = locate("numfuzz/share_table.py", rf'"{share}", ')
         if default:
             places.append(f"`{share}` {default} ({where})")
         else:
@@ -246,7 +246,7 @@ def judge(row: Row) -> tuple[bool, list[str], list[str]]:
         elif dtype == "fp64":  # a float64 program: drawn at its share, over the ops the fine reference evaluates, with no gradients
             missing += _float64_missing(row)
             if not _float64_missing(row):
-                share = locate("numfuzz/campaign/shares.py", '"fp64", ')
+                share = locate("numfuzz/share_table.py", '"fp64", ')
                 places.append(f"`fp64` {DEFAULTS.get('fp64')} ({share}); {locate('numfuzz/program/fine.py', '^def fine_ops')}")
         elif dtype not in PROGRAM_DTYPES:
             missing.append(f"{dtype} programs are not drawn ({locate('numfuzz/program/dtypes.py', '^PROGRAM_DTYPES')})")

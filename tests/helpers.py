@@ -64,7 +64,7 @@ ONLY_THE_OPS_GIVEN = ("--blocks-share", "0", "--models-share", "0")
 def cli_flags(gen: GenConfig) -> tuple[str, ...]:
     """The share options under which `numfuzz fuzz` draws `gen`'s program space and no run mix (every case static,
     default options, one thread, forward only): its cases are those `make_case(address, run, gen)` makes."""
-    from numfuzz.campaign.shares import SHARES
+    from numfuzz.share_table import SHARES
 
     return tuple(x for s in SHARES if s.of != "campaign" for x in (s.flag, str(getattr(gen, s.field) if s.of == "gen" else 0)))
 

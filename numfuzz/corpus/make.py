@@ -30,17 +30,18 @@ SECOND_SIZE_SAMPLES = 16
 
 def make_case(address: CaseAddress | int, run: RunSpec, programs: GenConfig | None = None, mix: RunMix | None = None) -> Case:
     """The case at `address` (a bare seed: a case of its own) under `run`: `run.samples` samples, seam widths of `run`'s
-    device; `programs` is the space drawn from.
+    device; `programs` is the space drawn from (default: `numfuzz fuzz`'s, `GenConfig.default()`).
 
     A guided child's lineage mutates its root's graph in turn (`program.mutate`); its samples and
     compile draws are its own, and its provenance records the chain. With a `mix` the run is drawn
     (`targets.run_draw`); the graph and samples are the same as without, so a static case keeps its name."""
     address = address if isinstance(address, CaseAddress) else CaseAddress(address)
+    programs = programs or GenConfig.default()
     graph, recipes, origin = generate_with_origin(address.seed, programs, widths=run.device_kind)
     mutations = []
     fine = is_fine(graph)
     for rng in address.mutation_streams():
-        mutated, name = mutate(graph, rng, run.device_kind, frozenset(programs.ops) if programs is not None else frozenset())
+        mutated, name = mutate(graph, rng, run.device_kind, frozenset(programs.ops))
         if fine and not is_fine(mutated):
             continue  # a float64 program stays one the fine reference evaluates: a float64 reference would be eager itself
         graph = mutated
@@ -48,7 +49,7 @@ def make_case(address: CaseAddress | int, run: RunSpec, programs: GenConfig | No
     run, graph2 = draw_run(address, run, graph, mix)
     if run.grad and fine:  # its gradients have no reference finer than float64
         run = run.with_changes(grad=False)
-    seams = programs is not None and programs.seams
+    seams = programs.seams
     drawn = draw_samples(graph, recipes, address.seed_of(SAMPLES), run.samples, mirror_every=MIRROR_EVERY if seams else 0)
     tensors = [[round_to(v, spec) for v, spec in zip(sample, graph.inputs)] for sample in drawn]
     if address.lineage:  # a mutated shape can narrow an index's range

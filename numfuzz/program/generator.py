@@ -286,7 +286,7 @@ class _Builder:
 def generate(seed: int, config: GenConfig | None = None, widths: str = "cpu") -> tuple[Graph, list[Recipe]]:
     """A random well-typed graph and its input recipes; the same seed gives the same result.
 
-    `widths`: whose vector widths and block sizes seam sizes straddle, "cpu" or "cuda" (the run's device).
+    `config`: the program space (default: `numfuzz fuzz`'s, `GenConfig.default()`). `widths`: whose vector widths and block sizes seam sizes straddle, "cpu" or "cuda" (the run's device).
     """
     graph, recipes, _ = generate_with_origin(seed, config, widths)
     return graph, recipes
@@ -307,7 +307,7 @@ def generate_drawn(draw: GraphStreams, config: GenConfig | None = None, widths: 
     """The graph, its input recipes and its origin (see `generate_with_origin`), each choice drawn from its stream in `draw`."""
     if widths not in ("cpu", "cuda"):
         raise ValueError(f"seam widths are known for cpu and cuda, not {widths!r}")
-    config = config or GenConfig()
+    config = config or GenConfig.default()
     large = draw("large").random() < config.large
     block = draw("blocks").random() < config.blocks
     zoo = draw("models").random() < config.models

@@ -11,22 +11,22 @@ import sys
 from helpers import ROOT, cli_campaign
 
 from numfuzz.address import CaseAddress
-from numfuzz.campaign.defaults import DEFAULT_FP64_SHARE
 from numfuzz.corpus.make import make_case
 from numfuzz.program.fine import is_fine
+from numfuzz.share_table import share_default
 
 TARGET_FILE = str(ROOT / "tests" / "fp64_target.py")
 PLANTED = ("exp", "log", "sin", "cos", "tanh")
 # float64 programs at their default share; the graphs that cost several (model-sized, blocks, windows of models) and
 # gradients (which a float64 program never judges) off, so that the campaign's time goes to float64 programs
 ARGS = ("--workers", "1", "--large-share", "0", "--blocks-share", "0", "--models-share", "0", "--grad-share", "0")
-ARGS += ("--fp64-share", str(DEFAULT_FP64_SHARE), "--no-confirm")
+ARGS += ("--fp64-share", str(share_default("fp64")), "--no-confirm")
 
 
 def _graphs_until_planted(cli, monkeypatch, target: str) -> int:
     """How many graphs the campaign draws up to its first float64 program through a planted op."""
     config = cli_campaign(cli, monkeypatch, "--import", TARGET_FILE, "--target", target, "--graphs", "1", *ARGS)
-    assert config.gen.fp64 == DEFAULT_FP64_SHARE > 0
+    assert config.gen.fp64 == share_default("fp64") > 0
     for index in range(1000):
         graph = make_case(CaseAddress.fresh(config.seed, index), config.run_for(target), config.gen, config.mix).graph
         if is_fine(graph) and any(node.op in PLANTED for node in graph.nodes):

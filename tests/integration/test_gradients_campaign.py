@@ -54,10 +54,10 @@ def test_a_case_whose_upstream_gradients_do_not_match_its_outputs_is_one_line_an
 def test_a_default_campaign_without_grad_finds_and_minimises_a_planted_backward_bug(cli, tmp_path):
     """--grad-share: a campaign on its defaults judges some blocks' gradients, and finds a backward-only bug there."""
     from numfuzz.address import CaseAddress
-    from numfuzz.campaign.shares import default_mix
+    from numfuzz.run_spec import RunMix
     from numfuzz.targets.run_draw import draws_gradients
 
-    seed = next(s for s in range(200) if draws_gradients(CaseAddress.fresh(s, 0), default_mix(1)))  # its first block draws them
+    seed = next(s for s in range(200) if draws_gradients(CaseAddress.fresh(s, 0), RunMix.default(1)))  # its first block draws them
     corpus = tmp_path / "corpus"
     args = ["fuzz", "--import", PLANTED_BACKWARD, "--target", "backward_bug", "--graphs", "8", "--seed", seed, "--ops", "tanh,add,mul,exp,sin"]
     # the defaults but float64 programs, which judge no gradients: every case of the block judges them

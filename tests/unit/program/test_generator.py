@@ -38,7 +38,7 @@ def test_sizes_follow_the_config():
 def test_every_op_and_recipe_is_drawn():
     ops, kinds = Counter(), Counter()
     for seed in range(600):
-        graph, recipes = generate(seed)
+        graph, recipes = generate(seed, GenConfig())  # the plain space: every op, no start from a block or a model
         ops.update(n.op for n in graph.nodes)
         kinds.update(r.kind for r in recipes)
     assert set(OPS) <= set(ops), f"never drawn: {set(OPS) - set(ops)}"
