@@ -167,18 +167,18 @@ class RunMix:
     """A campaign's shares of cases drawn with symbolic sizes and with compiler options (numfuzz.corpus.make draws them).
 
     Each share is a chance per case: `dynamic` for dynamic=True, `marked` for dims marked dynamic,
-    `automatic` for torch.compile's default (dynamic=None), `config` for options drawn from the
-    target's configuration space (independent of the sizes). All zero: every case static with the
+    `automatic` for torch.compile's default (dynamic=None), `config_share` for options drawn from the
+    target's configuration space (independent of the sizes; `RunSpec.config` holds the options drawn). All zero: every case static with the
     default options, as before the mix existed.
     """
 
     dynamic: float = 0.0
     marked: float = 0.0
-    config: float = 0.0
+    config_share: float = 0.0
     automatic: float = 0.0
     thread_share: float = 0.0  # chance that a case runs with `thread_count` intra-op threads
     thread_count: int = 1
-    grad: float = 0.0  # chance that a case judges its gradients too, as --grad does for every case
+    grad_share: float = 0.0  # chance that a case judges its gradients too, as --grad (`RunSpec.grad`) does for every case
 
     def __post_init__(self) -> None:
         if isinstance(self.thread_count, bool) or not isinstance(self.thread_count, int) or self.thread_count < 1:
@@ -197,4 +197,4 @@ class RunMix:
 
     @property
     def off(self) -> bool:
-        return not (self.dynamic or self.marked or self.config or self.automatic or self.grad or (self.thread_share and self.thread_count > 1))
+        return not (self.dynamic or self.marked or self.config_share or self.automatic or self.grad_share or (self.thread_share and self.thread_count > 1))

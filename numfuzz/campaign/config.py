@@ -108,12 +108,13 @@ class CampaignConfig:
         identity = {**identity, "grad": True} if self.grad else identity
         identity = {**identity, "guided": self.guided_share} if self.guided_share else identity  # children are other cases
         mix = asdict(self.mix)  # shares added later are named only where drawn, so that older journals keep their names
-        mix["threads"] = mix.pop("thread_share")  # the journal's name for it
+        # the journal's names for them
+        mix["threads"], mix["config"], mix["grad"] = mix.pop("thread_share"), mix.pop("config_share"), mix.pop("grad_share")
         for later, drawn in (
             ("automatic", self.mix.automatic),
             ("threads", self.mix.thread_share),
             ("thread_count", self.mix.thread_share),
-            ("grad", self.mix.grad),
+            ("grad", self.mix.grad_share),
         ):
             if not drawn:
                 del mix[later]

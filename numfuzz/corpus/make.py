@@ -90,7 +90,7 @@ def with_gradients(case: Case) -> Case:
     return Case.from_tensors(case.graph, case.tensors(), case.run.with_changes(grad=True), grads, recipes=case.recipes, provenance=case.provenance, second=case.second)
 
 
-def under_autocast(case: Case, dtype: str) -> Case:
+def in_autocast_region(case: Case, dtype: str) -> Case:
     """The case with every node in a torch.autocast region of `dtype` (`program.autocast`), as a training step under
     autocast runs a block; a GraphError where a dtype the region gives does not fit a later op. Gradients, where
     the case had them, are drawn again for the outputs' new dtypes."""

@@ -47,7 +47,7 @@ def draw_run(address: CaseAddress, run: RunSpec, graph: Graph, mix: RunMix | Non
         mode = "static"
     options = {}
     options_rng = address.stream(COMPILER_OPTIONS, of_block=True)
-    if options_rng.random() < mix.config and family is not None and family.config_space:
+    if options_rng.random() < mix.config_share and family is not None and family.config_space:
         options = draw_options(available_entries(run.target, family.config_space), options_rng)
     threads = mix.thread_count if address.stream(THREADS, of_block=True).random() < mix.thread_share and mix.thread_count > 1 else 0
     graph2, marked = None, ()
@@ -64,9 +64,9 @@ def draw_run(address: CaseAddress, run: RunSpec, graph: Graph, mix: RunMix | Non
 
 
 def draws_gradients(address: CaseAddress, mix: RunMix) -> bool:
-    """Whether a case judges its gradients, by `mix.grad`: drawn from its block's stream, so that every case
+    """Whether a case judges its gradients, by `mix.grad_share`: drawn from its block's stream, so that every case
     of a block is alike and its batch holds one kind (forward only, or with gradients); apart from the other draws."""
-    return bool(mix.grad) and address.stream(GRADIENTS, of_block=True).random() < mix.grad
+    return bool(mix.grad_share) and address.stream(GRADIENTS, of_block=True).random() < mix.grad_share
 
 
 @functools.lru_cache(maxsize=32)

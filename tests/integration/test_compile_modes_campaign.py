@@ -120,7 +120,7 @@ def test_symbolic_cases_compile_in_batches_and_find_what_they_find_alone(tmp_pat
     from numfuzz.program.generator import GenConfig
     from numfuzz.run_spec import RunMix
 
-    mix = RunMix(dynamic=0.5, marked=0.5, automatic=0.0, config=0.0)
+    mix = RunMix(dynamic=0.5, marked=0.5, automatic=0.0, config_share=0.0)
     gen = GenConfig(max_nodes=3, max_dim=6, ops=("expm1", "add", "mul"))
     seed = campaign_seed(gen, 16, lambda graphs: through("expm1", graphs) >= 4)  # the second-size bug is expm1's
 
