@@ -74,9 +74,9 @@ def cli_campaign(cli, monkeypatch, *args) -> CampaignConfig:
     import importlib
 
     caught = []
-    monkeypatch.setattr(importlib.import_module("numfuzz.cli.fuzz"), "_run", caught.append)
-    result = cli("fuzz", *args)
-    monkeypatch.undo()
+    with monkeypatch.context() as patch:  # undone on leaving, the test's other patches kept
+        patch.setattr(importlib.import_module("numfuzz.cli.fuzz"), "_run", caught.append)
+        result = cli("fuzz", *args)
     assert result.exit_code == 0 and len(caught) == 1, result.output
     return caught[0]
 

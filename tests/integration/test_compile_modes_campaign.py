@@ -6,7 +6,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from helpers import ROOT
+from helpers import ROOT, campaign_seed, cli_campaign, through
 
 from numfuzz.corpus.store import iter_cases, load_case
 
@@ -14,8 +14,11 @@ PLANTED = ROOT / "examples" / "planted_compile_modes.py"
 SMALL = ("--ops", "expm1,add,mul", "--max-nodes", "3", "--samples", "16", "--workers", "1")
 
 
-def _campaign(cli, corpus, target: str, graphs: int, *shares: str):
-    result = cli("fuzz", "--import", PLANTED, "--target", target, "--graphs", graphs, *SMALL, *shares, "--corpus", corpus)
+def _campaign(cli, monkeypatch, corpus, target: str, graphs: int, *shares: str):
+    """The campaign of the first seed whose graphs compute expm1 (the planted backends' op) in a quarter of them."""
+    args = ("--import", PLANTED, "--target", target, "--graphs", graphs, *SMALL, *shares, "--corpus", corpus)
+    seed = campaign_seed(cli_campaign(cli, monkeypatch, *args).gen, graphs, lambda drawn: through("expm1", drawn) >= graphs // 4)
+    result = cli("fuzz", *args, "--seed", seed)
     assert result.exit_code == 0, result.output
     return [load_case(p) for p in iter_cases(corpus / "findings")], [load_case(p) for p in iter_cases(corpus / "minimized")]
 
@@ -31,14 +34,14 @@ def _repro_fails(cli, case, folder, tmp_path) -> str:
     return script.read_text() + ran.stderr
 
 
-def test_a_bug_only_with_symbolic_sizes_is_found_minimised_and_its_repro_fails_with_dynamic_true(cli, tmp_path):
+def test_a_bug_only_with_symbolic_sizes_is_found_minimised_and_its_repro_fails_with_dynamic_true(cli, monkeypatch, tmp_path):
     from numfuzz.cli.setup import import_user_code
     from numfuzz.runner.case_runner import run_case
     from numfuzz.targets import resolve
 
     corpus = tmp_path / "corpus"
     findings, minimized = _campaign(
-        cli, corpus, "symbolic_bug", 24, "--dynamic-share", "0.7", "--marked-share", "0.3", "--automatic-share", "0", "--config-share", "0"
+        cli, monkeypatch, corpus, "symbolic_bug", 24, "--dynamic-share", "0.7", "--marked-share", "0.3", "--automatic-share", "0", "--config-share", "0"
     )
     assert findings and all(f.run.dynamic != "static" for f in findings)  # a static case never shows it
     dynamic = [m for m in minimized if m.run.dynamic == "dynamic"]
@@ -53,10 +56,10 @@ def test_a_bug_only_with_symbolic_sizes_is_found_minimised_and_its_repro_fails_w
     assert "dynamic=True" in text and "less accurate than eager on output 0" in text
 
 
-def test_a_bug_only_at_a_second_size_is_its_own_finding_and_its_repro_fails_there(cli, tmp_path):
+def test_a_bug_only_at_a_second_size_is_its_own_finding_and_its_repro_fails_there(cli, monkeypatch, tmp_path):
     corpus = tmp_path / "corpus"
     findings, minimized = _campaign(
-        cli, corpus, "resize_bug", 16, "--dynamic-share", "0.5", "--marked-share", "0.5", "--automatic-share", "0", "--config-share", "0"
+        cli, monkeypatch, corpus, "resize_bug", 16, "--dynamic-share", "0.5", "--marked-share", "0.5", "--automatic-share", "0", "--config-share", "0"
     )
     assert findings and all(f.result.get("at") == "second_size" and f.second is not None for f in findings)
     assert all(f.result["second_size"]["recompiled"] is False for f in findings)  # the same compile ran at both sizes
@@ -68,9 +71,9 @@ def test_a_bug_only_at_a_second_size_is_its_own_finding_and_its_repro_fails_ther
     assert "second size: the same compiled program" in text and "at the second size, the compiled result is less accurate" in text
 
 
-def test_a_bug_only_under_one_option_keeps_that_option_alone(cli, tmp_path):
+def test_a_bug_only_under_one_option_keeps_that_option_alone(cli, monkeypatch, tmp_path):
     corpus = tmp_path / "corpus"
-    findings, minimized = _campaign(cli, corpus, "option_bug", 16, "--dynamic-share", "0", "--marked-share", "0", "--config-share", "1")
+    findings, minimized = _campaign(cli, monkeypatch, corpus, "option_bug", 16, "--dynamic-share", "0", "--marked-share", "0", "--config-share", "1")
     assert findings and all(f.run.options.get("aggressive_fusion") is True and len(f.run.config) >= 2 for f in findings)
     assert minimized and all(m.run.config == (("aggressive_fusion", True),) for m in minimized)
     assert minimized[0].extra["signature"]["mode"] == "aggressive_fusion=1"
