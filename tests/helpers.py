@@ -49,6 +49,23 @@ def through(op: str, graphs: list[Graph]) -> int:
     return sum(any(n.op == op for n in g.nodes) for g in graphs)
 
 
+NARROW = ("bf16", "fp16")
+
+
+def planted_bug_shows(executor: str, graph: Graph) -> bool:
+    """Whether `graph` holds what a planted bug (examples/planted_bugs.py) needs to show: its op, and for two of them the
+    dtypes they need."""
+    from numfuzz.program.ops import infer_specs
+
+    specs, k = infer_specs(graph), len(graph.inputs)
+    if executor == "bug_sum":  # summed in the input's dtype: a bf16 or fp16 sum of a few terms
+        return any(n.op == "sum" and specs[n.args[0]].dtype in NARROW and specs[n.args[0]].numel >= 8 for n in graph.nodes)
+    if executor == "bug_cast":  # an fp32 value cast down, and cast back up (the round trip the executor elides)
+        down = {k + j for j, n in enumerate(graph.nodes) if n.op == "cast" and specs[k + j].dtype in NARROW and specs[n.args[0]].dtype == "fp32"}
+        return any(n.op == "cast" and n.args[0] in down and specs[k + j].dtype == "fp32" for j, n in enumerate(graph.nodes))
+    return any(n.op == executor.removeprefix("bug_") for n in graph.nodes)
+
+
 def campaign_graphs(seed: int, gen: GenConfig, graphs: int) -> list[Graph]:
     """The first `graphs` graphs a campaign of `seed` draws from `gen` (not guided)."""
     from numfuzz.address import CaseAddress

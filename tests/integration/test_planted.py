@@ -4,12 +4,11 @@ import json
 
 import pytest
 import torch
-from helpers import FIRST_FIFTY_OPS, campaign_seed, cli_campaign, read_json
+from helpers import FIRST_FIFTY_OPS, campaign_seed, cli_campaign, planted_bug_shows, read_json
 
 from numfuzz.judge.execute import evaluate
 from numfuzz.judge.verdicts import Verdict
 from numfuzz.program.ir import Graph, Node, TensorSpec
-from numfuzz.program.ops import infer_specs
 from numfuzz.targets import resolve
 
 pytestmark = pytest.mark.thunder  # the planted bugs are Thunder executors
@@ -21,20 +20,6 @@ SMALL_GRAPHS = ("--large-share", "0", "--blocks-share", "0", "--models-share", "
 DRAWS = 2  # graphs of the campaign where the bug can show: a seed that draws fewer is no test of finding it
 
 
-NARROW = ("bf16", "fp16")
-
-
-def _shows(executor: str, graph) -> bool:
-    """Whether `graph` holds what the planted bug needs to show: its op, and for two of them the dtypes they need."""
-    specs, k = infer_specs(graph), len(graph.inputs)
-    if executor == "bug_sum":  # summed in the input's dtype: a bf16 or fp16 sum of a few terms
-        return any(n.op == "sum" and specs[n.args[0]].dtype in NARROW and specs[n.args[0]].numel >= 8 for n in graph.nodes)
-    if executor == "bug_cast":  # an fp32 value cast down, and cast back up (the round trip the executor elides)
-        down = {k + j for j, n in enumerate(graph.nodes) if n.op == "cast" and specs[k + j].dtype in NARROW and specs[n.args[0]].dtype == "fp32"}
-        return any(n.op == "cast" and n.args[0] in down and specs[k + j].dtype == "fp32" for j, n in enumerate(graph.nodes))
-    return any(n.op == executor.removeprefix("bug_") for n in graph.nodes)
-
-
 @pytest.mark.parametrize(
     "executor, symptom, graphs",
     [("bug_expm1", "less_accurate", 60), ("bug_cast", "less_accurate", 80), ("bug_softplus", "nonfinite", 60), ("bug_sum", "less_accurate", 80)],
@@ -42,7 +27,7 @@ def _shows(executor: str, graph) -> bool:
 def test_fuzz_finds_planted_bug(cli, monkeypatch, planted_bugs, tmp_path, executor, symptom, graphs):
     args = ("--import", planted_bugs, "--target", f"thunder:{executor}", "--graphs", graphs, "--corpus", tmp_path, "--samples", 8, *SMALL_GRAPHS)
     drawn = cli_campaign(cli, monkeypatch, *args).gen
-    seed = campaign_seed(drawn, graphs, lambda drawn_graphs: sum(_shows(executor, g) for g in drawn_graphs) >= DRAWS)
+    seed = campaign_seed(drawn, graphs, lambda drawn_graphs: sum(planted_bug_shows(executor, g) for g in drawn_graphs) >= DRAWS)
     result = cli("fuzz", *args, "--seed", seed)
     assert result.exit_code == 0, result.output
     found = sorted((tmp_path / "findings").glob("*.json"))
