@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, replace
 from typing import Any, Union
 
+from numfuzz.share_table import defaults_of
+
 # Input samples per compiled graph, and the input search's share of them: the measurements
 # behind both numbers are in numfuzz.campaign.defaults.
 DEFAULT_SAMPLES = 64
@@ -165,29 +167,34 @@ class RunMix:
     """A campaign's shares of cases drawn with symbolic sizes and with compiler options (numfuzz.corpus.make draws them).
 
     Each share is a chance per case: `dynamic` for dynamic=True, `marked` for dims marked dynamic,
-    `automatic` for torch.compile's default (dynamic=None), `config` for options drawn from the
-    target's configuration space (independent of the sizes). All zero: every case static with the
+    `automatic` for torch.compile's default (dynamic=None), `config_share` for options drawn from the
+    target's configuration space (independent of the sizes; `RunSpec.config` holds the options drawn). All zero: every case static with the
     default options, as before the mix existed.
     """
 
     dynamic: float = 0.0
     marked: float = 0.0
-    config: float = 0.0
+    config_share: float = 0.0
     automatic: float = 0.0
     thread_share: float = 0.0  # chance that a case runs with `thread_count` intra-op threads
     thread_count: int = 1
-    grad: float = 0.0  # chance that a case judges its gradients too, as --grad does for every case
+    grad_share: float = 0.0  # chance that a case judges its gradients too, as --grad (`RunSpec.grad`) does for every case
 
     def __post_init__(self) -> None:
         if isinstance(self.thread_count, bool) or not isinstance(self.thread_count, int) or self.thread_count < 1:
             raise RunSpecError(f"the thread count is a positive integer, not {self.thread_count!r}")
-        for name in ("dynamic", "marked", "config", "automatic", "thread_share", "grad"):
+        for name in defaults_of("mix"):  # every share of the table's that is the run mix's
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 <= value <= 1.0:
                 raise RunSpecError(f"the {name} share is a chance, between 0 and 1, not {value!r}")
         if self.dynamic + self.marked + self.automatic > 1.0:
             raise RunSpecError(f"the dynamic, marked and automatic shares add up to more than 1 ({self.dynamic:g} + {self.marked:g} + {self.automatic:g})")
 
+    @classmethod
+    def default(cls, cores: int) -> RunMix:
+        """The run mix `numfuzz fuzz` draws by default (the shares table, `numfuzz.share_table`), with `cores` threads for its threaded cases."""
+        return cls(**defaults_of("mix"), thread_count=cores)
+
     @property
     def off(self) -> bool:
-        return not (self.dynamic or self.marked or self.config or self.automatic or self.grad or (self.thread_share and self.thread_count > 1))
+        return not (self.dynamic or self.marked or self.config_share or self.automatic or self.grad_share or (self.thread_share and self.thread_count > 1))

@@ -24,10 +24,10 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from numfuzz.campaign.shares import SHARES
 from numfuzz.program.dtypes import INT_DTYPES, PROGRAM_DTYPES
 from numfuzz.program.model_scale import LARGE_ELEMENTS
 from numfuzz.program.ops import OPS
+from numfuzz.share_table import SHARES
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULTS = {share.field: share.default for share in SHARES}
@@ -53,7 +53,7 @@ FIRST_SURVEY = [
         "#185337",
         "an fp16 round trip under emulate_precision_casts (CPU)",
         ("cast",),
-        ("config",),
+        ("config_share",),
         (("numfuzz/data/compiler_configs.toml", r"emulate_precision_casts = true"),),
     ),
     Row("#195214", "bf16 div, max, == against it, sum (the argmax mask)", ("div", "amax", "mul_mask_eq", "sum")),
@@ -77,30 +77,30 @@ FIRST_SURVEY = [
         "#163449",
         "addmm, norm, var, relu, pow; dynamic sizes, emulate_precision_casts, a 0-d input",
         ("addmm", "vector_norm", "var", "relu", "pow"),
-        ("dynamic", "config", "zero_dim"),
+        ("dynamic", "config_share", "zero_dim"),
     ),
     Row("#164484", "full, relu, matmul, div, reshape; dynamic sizes, odd strides", ("full_like", "relu", "matmul", "div", "reshape"), ("dynamic", "layouts")),
-    Row("#163435", "t - t of a tanh of 0-d values, emulate_precision_casts, fp16", ("tanh", "add", "mul", "sub"), ("repeat", "zero_dim", "config")),
-    Row("#149472, #156301", "conv2d under max-autotune", ("conv2d",), ("config",), (("numfuzz/data/compiler_configs.toml", r"max_autotune = true"),)),
-    Row("#172062", "cumprod's backward in float64", ("cumprod",), ("grad",), dtypes=("fp64",)),
+    Row("#163435", "t - t of a tanh of 0-d values, emulate_precision_casts, fp16", ("tanh", "add", "mul", "sub"), ("repeat", "zero_dim", "config_share")),
+    Row("#149472, #156301", "conv2d under max-autotune", ("conv2d",), ("config_share",), (("numfuzz/data/compiler_configs.toml", r"max_autotune = true"),)),
+    Row("#172062", "cumprod's backward in float64", ("cumprod",), ("grad_share",), dtypes=("fp64",)),
     Row(
         "#182012, #185509",
         "gradients of diagonal_scatter; of interpolate, conv and pooling",
         ("diagonal_scatter", "interpolate", "conv2d", "max_pool2d", "where"),
-        ("grad",),
+        ("grad_share",),
     ),
     Row(
         "#185517",
         "margin_ranking_loss with a bf16-inexact Python float margin, its gradient (CPU)",
         ("margin_ranking_loss",),
-        ("grad", "scalar_args"),
+        ("grad_share", "scalar_args"),
         (("numfuzz/program/op_table/losses.py", r'draw_float\("margin"'),),
     ),
     Row(
         "#194976",
         "silu, clamp at a Python float bound, chunk; the bound changed at a second call under dynamic=None, with its backward",
         ("silu", "clamp_scalar", "chunk"),
-        ("scalar_args", "automatic", "grad"),
+        ("scalar_args", "automatic", "grad_share"),
         (("numfuzz/runner/case_runner.py", r"second_grad_tensors\(\)\)"),),
     ),
     Row("Thunder #1713, #2153", "rms_norm in bf16 through Thunder", ("rms_norm",), (), (("numfuzz/targets/thunder.py", r"torchcompile"),)),
@@ -167,7 +167,7 @@ SURVEY_2026 = [
         "#194329",
         "Linear under weight_norm, sum and backward under fp16 autocast, dynamic=True, sum as an ATen fallback (CUDA)",
         ("linear", "sum"),
-        ("autocast", "dynamic", "grad"),
+        ("autocast", "dynamic", "grad_share"),
         (("numfuzz/data/compiler_configs.toml", r"make_fallback"),),
     ),
     Row("#178094", "BatchNorm2d(96) then Conv2d(96, 256, 5, padding=2), eval, dynamic=True (CUDA)", ("batch_norm", "conv2d"), ("dynamic",)),
@@ -232,7 +232,7 @@ def judge(row: Row) -> tuple[bool, list[str], list[str]]:
         (places if place else missing).append(f"`{op}` {place}" if place else f"no op `{op}`")
     for share in row.shares:
         default = DEFAULTS.get(share)
-        where = locate("numfuzz/campaign/shares.py", rf'"{share}", ')
+        where = locate("numfuzz/share_table.py", rf'"{share}", ')
         if default:
             places.append(f"`{share}` {default} ({where})")
         else:
@@ -250,7 +250,7 @@ def judge(row: Row) -> tuple[bool, list[str], list[str]]:
         elif dtype == "fp64":  # a float64 program: drawn at its share, over the ops the fine reference evaluates, with no gradients
             missing += _float64_missing(row)
             if not _float64_missing(row):
-                share = locate("numfuzz/campaign/shares.py", '"fp64", ')
+                share = locate("numfuzz/share_table.py", '"fp64", ')
                 places.append(f"`fp64` {DEFAULTS.get('fp64')} ({share}); {locate('numfuzz/program/fine.py', '^def fine_ops')}")
         elif dtype not in PROGRAM_DTYPES:
             missing.append(f"{dtype} programs are not drawn ({locate('numfuzz/program/dtypes.py', '^PROGRAM_DTYPES')})")
@@ -265,7 +265,7 @@ def _float64_missing(row: Row) -> list[str]:
     missing = [f"`{op}` has no reference finer than float64 ({where})" for op in row.ops if op in OPS and op not in fine_ops()]
     if not DEFAULTS.get("fp64"):
         missing.append("share `fp64` off by default")
-    if "grad" in row.shares:
+    if "grad_share" in row.shares:
         missing.append(f"a float64 program's gradients are not judged ({locate('numfuzz/corpus/make.py', 'run.grad and fine')})")
     return missing
 

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 if TYPE_CHECKING:
+    from numfuzz.campaign.config import CampaignConfig
     from numfuzz.judge.verdicts import Verdict
     from numfuzz.program.ir import Graph
+    from numfuzz.program.space import GenConfig
 
 ROOT = Path(__file__).resolve().parent.parent
 PLANTED_BUGS = ROOT / "examples" / "planted_bugs.py"
@@ -16,26 +18,84 @@ PLANTED_CRASHES = str(ROOT / "examples" / "planted_crashes.py")
 GATED_TARGET = str(ROOT / "tests" / "gated_target.py")  # the `gated` target: holds cases until the test lets them go
 SEEDS = ROOT / "corpus" / "seeds"
 FINDINGS = ROOT / "corpus" / "findings"
-# The shares added after these tests' campaigns were measured (model scale, real models, gradients, the reach
-# issue's empty dims and out-of-domain arguments, odd tails, float64 programs): off, a campaign draws the graphs the tests expect.
-LATER_SHARES_OFF = (
-    "--large-share", "0", "--threads-share", "0", "--autocast-share", "0", "--blocks-share", "0", "--models-share", "0", "--grad-share", "0",
-    "--empty-share", "0", "--out-of-domain-share", "0", "--odd-tail-share", "0", "--fp64-share", "0",
-)  # fmt: skip
 
 
 def read_json(path: Path) -> dict:
     return json.loads(Path(path).read_text())
 
 
-# The op table's first 50 ops, in the order they were registered, before it grew to 125.
-FIRST_OPS = (
+# The op table's first 50 ops, in the order they were registered: the ops whose references are tested by kind
+# (a later op has a test of its own) and that Thunder's torch executor runs with eager's kernels.
+FIRST_FIFTY_OPS = (
     "neg", "abs", "exp", "expm1", "sin", "cos", "tanh", "sigmoid", "silu", "relu", "softplus", "erf",
     "log", "log1p", "sqrt", "rsqrt", "reciprocal", "gelu", "pow_scalar", "mul_scalar", "add_scalar",
     "add", "sub", "mul", "div", "maximum", "minimum", "pow", "where", "lerp", "addcmul",
     "cast", "cat", "reshape", "permute", "transpose", "unsqueeze", "expand", "slice", "chunk",
     "sum", "mean", "amax", "var", "softmax", "log_softmax", "layer_norm", "rms_norm", "linear", "matmul",
 )  # fmt: skip
+
+
+def campaign_seed(gen: GenConfig, graphs: int, holds: Callable[[list[Graph]], bool], tries: int = 500) -> int:
+    """The first campaign seed whose first `graphs` graphs, drawn from `gen` as a campaign draws them, satisfy `holds`:
+    a test states what its campaign must draw, not which seed once drew it."""
+    for seed in range(tries):
+        if holds(campaign_graphs(seed, gen, graphs)):
+            return seed
+    raise AssertionError(f"no campaign seed below {tries} draws what the test needs")
+
+
+def through(op: str, graphs: list[Graph]) -> int:
+    """How many of `graphs` compute `op`."""
+    return sum(any(n.op == op for n in g.nodes) for g in graphs)
+
+
+NARROW = ("bf16", "fp16")
+
+
+def planted_bug_shows(executor: str, graph: Graph) -> bool:
+    """Whether `graph` holds what a planted bug (examples/planted_bugs.py) needs to show: its op, and for two of them the
+    dtypes they need."""
+    from numfuzz.program.ops import infer_specs
+
+    specs, k = infer_specs(graph), len(graph.inputs)
+    if executor == "bug_sum":  # summed in the input's dtype: a bf16 or fp16 sum of a few terms
+        return any(n.op == "sum" and specs[n.args[0]].dtype in NARROW and specs[n.args[0]].numel >= 8 for n in graph.nodes)
+    if executor == "bug_cast":  # an fp32 value cast down, and cast back up (the round trip the executor elides)
+        down = {k + j for j, n in enumerate(graph.nodes) if n.op == "cast" and specs[k + j].dtype in NARROW and specs[n.args[0]].dtype == "fp32"}
+        return any(n.op == "cast" and n.args[0] in down and specs[k + j].dtype == "fp32" for j, n in enumerate(graph.nodes))
+    return any(n.op == executor.removeprefix("bug_") for n in graph.nodes)
+
+
+def campaign_graphs(seed: int, gen: GenConfig, graphs: int) -> list[Graph]:
+    """The first `graphs` graphs a campaign of `seed` draws from `gen` (not guided)."""
+    from numfuzz.address import CaseAddress
+    from numfuzz.program.generator import generate
+
+    return [generate(CaseAddress.fresh(seed, i).seed, gen)[0] for i in range(graphs)]
+
+
+# A campaign's graphs drawn from its --ops alone: a real model's block and a window of a model's graph bring ops of their own.
+ONLY_THE_OPS_GIVEN = ("--blocks-share", "0", "--models-share", "0")
+
+
+def cli_flags(gen: GenConfig) -> tuple[str, ...]:
+    """The share options under which `numfuzz fuzz` draws `gen`'s program space and no run mix (every case static,
+    default options, one thread, forward only): its cases are those `make_case(address, run, gen)` makes."""
+    from numfuzz.share_table import SHARES
+
+    return tuple(x for s in SHARES if s.of != "campaign" for x in (s.flag, str(getattr(gen, s.field) if s.of == "gen" else 0)))
+
+
+def cli_campaign(cli, monkeypatch, *args) -> CampaignConfig:
+    """The campaign configuration `numfuzz fuzz *args` would run (nothing runs)."""
+    import importlib
+
+    caught = []
+    with monkeypatch.context() as patch:  # undone on leaving, the test's other patches kept
+        patch.setattr(importlib.import_module("numfuzz.cli.fuzz"), "_run", caught.append)
+        result = cli("fuzz", *args)
+    assert result.exit_code == 0 and len(caught) == 1, result.output
+    return caught[0]
 
 
 def save_finding(
@@ -65,8 +125,8 @@ def save_finding(
 
 
 def plain_config(**settings):
-    """A campaign without the features `numfuzz fuzz` turns on by default (no shares, no search, no tracing), as the
-    tests written before those defaults reached `CampaignConfig` assume; `settings` override."""
+    """A campaign that draws only what its test asks: no shares, no search, no tracing, so that its cases are those
+    `make_case(address, run, gen)` makes and compile as the test says; `settings` override."""
     from numfuzz.campaign.config import CampaignConfig
     from numfuzz.program.space import GenConfig
     from numfuzz.run_spec import RunMix

@@ -13,18 +13,21 @@ from pathlib import Path
 
 from numfuzz.campaign.defaults import (
     DEFAULT_CASE_TIMEOUT_S,
-    DEFAULT_GUIDED_SHARE,
     DEFAULT_MINIMIZE_TAIL_S,
     DEFAULT_MINIMIZE_TIMEOUT_S,
-    DEFAULT_TRACE_SHARE,
     FIRST_CASE_GRACE_S,
     RECYCLE_GROWTH,
+    available_cores,
 )
-from numfuzz.campaign.shares import default_gen, default_mix
 from numfuzz.program.space import GenConfig
 from numfuzz.run_spec import DEFAULT_SAMPLES, DEFAULT_SEARCH, RunMix, RunSpec
+from numfuzz.share_table import share_default
 from numfuzz.workers.settings import WorkerSettings
 
+# The generator's fields when journals were first written. A field added later is left out of a campaign's identity at
+# the value it was added with (these two; a share, 0), so that a campaign there is named as before it existed.
+FIRST_GEN_FIELDS = ("min_nodes", "max_nodes", "max_rank", "max_dim", "mix_dtypes", "ops", "seams")
+ADDED_WITH = {"layouts": 0.1, "zero_dim": 0.05}
 STATS_INTERVAL_S = 2.0  # journal, stats file and coverage; a killed run redoes at most this much
 
 
@@ -44,9 +47,9 @@ class CampaignConfig:
     search: float = DEFAULT_SEARCH  # the input search's share of the samples
     grad: bool = False  # judge every input's gradient too (the search and batches are off then)
     device: str = "cpu"
-    # every default is `numfuzz fuzz`'s (the shares table, `campaign.shares`)
-    gen: GenConfig = field(default_factory=default_gen)  # the program space
-    mix: RunMix = field(default_factory=default_mix)  # shares of symbolic sizes, threads and compiler options
+    # every default is `numfuzz fuzz`'s (the shares table, `numfuzz.share_table`)
+    gen: GenConfig = field(default_factory=GenConfig.default)  # the program space
+    mix: RunMix = field(default_factory=lambda: RunMix.default(available_cores()))  # shares of symbolic sizes, threads and compiler options
     workers: int = 1  # with `ray`: at most this many (0: one per CPU of the cluster, or per GPU on CUDA)
     ray: str | None = None  # a Ray cluster's address ("local": start one here); its actors host the workers
     shard: tuple[int, int] = (0, 1)
@@ -61,8 +64,10 @@ class CampaignConfig:
     bound_files: tuple[str, ...] = ()  # bounds files besides the shipped one (--bounds), handed to every worker
     minimize_tail: float = DEFAULT_MINIMIZE_TAIL_S  # after the last case; the rest waits for the next run
     batch: int | None = None  # cases compiled together; None: each target's own default
-    guided_share: float = DEFAULT_GUIDED_SHARE  # share of new cases drawn as mutations of parents that reached new compiler code (`campaign.guidance`)
-    trace_share: float = DEFAULT_TRACE_SHARE  # share of cases whose compiler lines are traced (not part of the campaign's identity: it changes no case)
+    guided_share: float = share_default("guided_share")  # share of new cases drawn as mutations of parents that reached new compiler code (`campaign.guidance`)
+    trace_share: float = share_default(
+        "trace_share"
+    )  # share of cases whose compiler lines are traced (not part of the campaign's identity: it changes no case)
     progress: bool = True
     stats_interval: float = STATS_INTERVAL_S
 
@@ -87,24 +92,11 @@ class CampaignConfig:
     def identity(self) -> dict:
         """What makes two runs the same campaign, so that one may resume the other (the journal's name hashes it)."""
         gen = {f.name: list(v) if isinstance(v := getattr(self.gen, f.name), tuple) else v for f in fields(self.gen)}
+        for later in [name for name in gen if name not in FIRST_GEN_FIELDS]:
+            if gen[later] == ADDED_WITH.get(later, 0.0):
+                del gen[later]
         # search and the seam widths were generator settings when journals were first written
         gen.update(device="cuda" if self.device.startswith("cuda") else "cpu", search=self.search)
-        for later in (
-            "layouts",
-            "zero_dim",
-            "scalar_args",
-            "repeat",
-            "large",
-            "blocks",
-            "models",
-            "autocast",
-            "out_of_domain",
-            "empty",
-            "fp64",
-            "odd_tail",
-        ):  # added later: at their defaults, journals keep the name they had
-            if gen[later] == getattr(GenConfig, later):
-                del gen[later]
         identity = {
             "seed": self.seed,
             "shard": f"{self.shard[0]}/{self.shard[1]}",
@@ -116,12 +108,13 @@ class CampaignConfig:
         identity = {**identity, "grad": True} if self.grad else identity
         identity = {**identity, "guided": self.guided_share} if self.guided_share else identity  # children are other cases
         mix = asdict(self.mix)  # shares added later are named only where drawn, so that older journals keep their names
-        mix["threads"] = mix.pop("thread_share")  # the journal's name for it
+        # the journal's names for them
+        mix["threads"], mix["config"], mix["grad"] = mix.pop("thread_share"), mix.pop("config_share"), mix.pop("grad_share")
         for later, drawn in (
             ("automatic", self.mix.automatic),
             ("threads", self.mix.thread_share),
             ("thread_count", self.mix.thread_share),
-            ("grad", self.mix.grad),
+            ("grad", self.mix.grad_share),
         ):
             if not drawn:
                 del mix[later]

@@ -23,6 +23,7 @@ from numfuzz.cli.failure import fail
 from numfuzz.cli.options import bounds_option, device_option, import_option, known_option, newest_option, no_confirm_option
 from numfuzz.cli.setup import import_user_code, load_known_or_fail, resolve_targets, use_bounds_or_fail
 from numfuzz.cli.shares import share_options
+from numfuzz.program.space import GenConfig
 
 
 @click.command()
@@ -32,8 +33,14 @@ from numfuzz.cli.shares import share_options
 @click.option("--seed", type=int, default=0, show_default=True, help="Campaign seed.")
 @click.option("--corpus", type=click.Path(file_okay=False, path_type=Path), default=None, help="Findings, journal (for resume), stats and logs go here.")
 @click.option("--samples", type=click.IntRange(min=1), default=DEFAULT_SAMPLES, show_default=True, help="Input samples per compiled graph.")
-@click.option("--max-nodes", type=click.IntRange(min=1), default=8, show_default=True)
-@click.option("--max-dim", type=click.IntRange(min=1), default=8, show_default=True)
+@click.option("--max-nodes", type=click.IntRange(min=1), default=GenConfig.max_nodes, show_default=True, help="Most ops a drawn graph grows to.")
+@click.option(
+    "--max-dim",
+    type=click.IntRange(min=1),
+    default=GenConfig.max_dim,
+    show_default=True,
+    help="Largest size of a drawn dim (seams, odd tails and model-sized values go past it).",
+)
 @click.option("--ops", default=None, metavar="OP,OP", help="Draw only these ops (default: all).")
 @click.option(
     "--search",

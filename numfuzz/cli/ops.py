@@ -17,13 +17,15 @@ def weight_shares() -> dict[str, float]:
 
 
 def measured_shares(graphs: int, seed: int) -> dict[str, float]:
-    """Each op's share of the nodes in `graphs` generated graphs, domain guards included."""
+    """Each op's share of the nodes in `graphs` graphs of the campaign of `seed` on `numfuzz fuzz`'s defaults, domain guards included."""
     from numfuzz.address import case_seed
     from numfuzz.program.generator import generate  # draws values with torch: only when asked
+    from numfuzz.program.space import GenConfig
 
+    space = GenConfig.default()
     counts: Counter[str] = Counter()
     for i in range(graphs):
-        graph, _ = generate(case_seed(seed, i))
+        graph, _ = generate(case_seed(seed, i), space)
         counts.update(n.op for n in graph.nodes)
     total = sum(counts.values()) or 1
     return {name: counts[name] / total for name in OPS}
@@ -49,7 +51,13 @@ def ops_table(measured: dict[str, float] | None = None, family: str | None = Non
 
 
 @click.command()
-@click.option("--measure", type=click.IntRange(min=1), default=None, metavar="N", help="Also count each op's share of the nodes of N generated graphs.")
+@click.option(
+    "--measure",
+    type=click.IntRange(min=1),
+    default=None,
+    metavar="N",
+    help="Also count each op's share of the nodes of N graphs drawn as numfuzz fuzz draws them by default.",
+)
 @click.option("--seed", type=int, default=0, show_default=True, help="Campaign seed of the measured graphs.")
 @click.option("--family", default=None, help="List only the ops of this family.")
 def ops(measure: int | None, seed: int, family: str | None) -> None:

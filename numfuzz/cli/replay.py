@@ -33,11 +33,11 @@ def replay(case_path, target_spec, as_json, grad, autocast_dtype, device, import
     """Re-run a case. Exit 1 when it is still a finding, 0 when not (within_rounding included), 2 on bad input, 3 when numfuzz itself fails."""
     case, target, device = prepare_case(case_path, target_spec, device, imports)
     if autocast_dtype:
-        from numfuzz.corpus.make import under_autocast
+        from numfuzz.corpus.make import in_autocast_region
         from numfuzz.program.ir import GraphError
 
         try:
-            case = under_autocast(case, autocast_dtype)
+            case = in_autocast_region(case, autocast_dtype)
         except GraphError as exc:
             fail(f"{case_path}: not runnable under autocast {autocast_dtype}: {exc}")
     if grad:

@@ -1,4 +1,4 @@
-"""`numfuzz fuzz`'s share options, one per row of the campaign's shares table (`numfuzz.campaign.shares`)."""
+"""`numfuzz fuzz`'s share options, one per row of the shares table (`numfuzz.share_table`)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from typing import Callable
 
 import click
 
-from numfuzz.campaign.shares import SHARES
+from numfuzz.share_table import SHARES
 
 
 def share_options(command: Callable) -> Callable:

@@ -41,7 +41,7 @@ from numfuzz.program.values import torch_dtype
 from numfuzz.targets import Target
 
 
-def draw_samples(inputs: Sequence[Any], samples: int, seed: int = 0) -> list[list[Any]]:
+def draw_model_samples(inputs: Sequence[Any], samples: int, seed: int = 0) -> list[list[Any]]:
     """The example inputs, then `samples - 1` drawn like them: floats from a normal of the example's mean and spread,
     integers (token ids) uniform over the example's range, anything else as given."""
     gen = torch.Generator().manual_seed(seed)
@@ -138,7 +138,7 @@ def _no_worse_at(indices: list[int], eager: list[list[torch.Tensor]], got: list[
 Wrap = Callable[[Callable], Callable]  # how the model, or a module of it, is called: under autocast, or as it is
 
 
-def under_autocast(dtype: str | None, device: str) -> Wrap:
+def autocast_wrap(dtype: str | None, device: str) -> Wrap:
     """Calls of a module under `torch.autocast` of `dtype` ("bf16", "fp16"); as they are for None."""
     if dtype is None:
         return lambda fn: fn
@@ -183,8 +183,8 @@ def check_model(
     (forward only), the ops where the compiled model first computes other bits than eager (`numfuzz.model.parting`)."""
     found = as_target(target)
     model = model.eval()
-    rows = draw_samples(inputs, samples, seed)
-    wrap = under_autocast(autocast, device)
+    rows = draw_model_samples(inputs, samples, seed)
+    wrap = autocast_wrap(autocast, device)
     if train:
         return _check_step(found, model, rows, loss, device, wrap)
     judged = _judged(found, wrap(model), rows, None, device)

@@ -1,4 +1,8 @@
-"""Seeded, deterministic random graphs and input recipes. Calls no compiler."""
+"""Seeded, deterministic random graphs and input recipes. Calls no compiler.
+
+Each draw takes its own stream (`numfuzz.address.GRAPH_DRAWS`), so that a new draw, or a chance
+turned on or off, leaves every other draw of a seed as it was.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from numfuzz.address import CaseAddress, GraphStreams
 from numfuzz.program.autocast import draw_region
 from numfuzz.program.blocks import start_from_block, swap_ops
 from numfuzz.program.dtypes import PROGRAM_DTYPES, is_integer
@@ -38,8 +43,9 @@ DTYPE_WEIGHTS = (0.4, 0.25, 0.35)
 
 
 class _Builder:
-    def __init__(self, rng: random.Random, config: GenConfig, widths: str, max_elements: int = SMALL_ELEMENTS):
-        self.rng, self.config, self.widths, self.max_elements = rng, config, widths, max_elements
+    def __init__(self, draw: GraphStreams, config: GenConfig, widths: str, max_elements: int = SMALL_ELEMENTS):
+        self.draw, self.config, self.widths, self.max_elements = draw, config, widths, max_elements
+        self.rng = draw("structure")  # which values an op takes; a block's or a window's content (`blocks`, `zoo`)
         self.inputs: list[TensorSpec] = []
         self.recipes: list[Recipe] = []
         self.specs: list[TensorSpec] = []  # every value: inputs, then nodes
@@ -50,7 +56,7 @@ class _Builder:
 
     # Values are numbered with inputs first; inputs are added lazily, so keep a mapping.
     def new_input(self, shape: tuple[int, ...], dtype: str, domain: str = "any") -> int:
-        kind = self.rng.choices(RECIPE_KINDS, RECIPE_WEIGHTS)[0]
+        kind = self.draw("recipes").choices(RECIPE_KINDS, RECIPE_WEIGHTS)[0]
         return self._append_input(TensorSpec(tuple(shape), dtype), Recipe(kind, domain))
 
     def new_index_input(self, shape: tuple[int, ...], bound: int, dtype: str = INDEX_DTYPE) -> int:
@@ -83,8 +89,9 @@ class _Builder:
         return len(self.specs) - 1
 
     def random_shape(self) -> tuple[int, ...]:
-        rank = self.rng.randint(1, self.config.max_rank)
-        return tuple(self.rng.randint(1, self.config.max_dim) for _ in range(rank))
+        rng = self.draw("shapes")
+        rank = rng.randint(1, self.config.max_rank)
+        return tuple(rng.randint(1, self.config.max_dim) for _ in range(rank))
 
     def pick_value(self) -> int:
         # Favour recent and unused values so graphs grow as chains with side branches.
@@ -93,15 +100,16 @@ class _Builder:
         return self.rng.choices(values, weights)[0]
 
     def partner_dtype(self, dtype: str, same: bool) -> str:
-        if not same and self.rng.random() < self.config.mix_dtypes:
-            return self.rng.choice(PROGRAM_DTYPES)
+        rng = self.draw("mix_dtypes")
+        if not same and rng.random() < self.config.mix_dtypes:
+            return rng.choice(PROGRAM_DTYPES)
         return dtype
 
     def ensure_domain(self, value: int, domain: str) -> int:
         """`value`, or a guard of it, inside `domain`: an input draws its values there, a node's value gets a guard op."""
         if domain == "any":
             return value
-        if domain != "index" and self.config.out_of_domain and self.rng.random() < self.config.out_of_domain:
+        if domain != "index" and self.draw("out_of_domain").random() < self.config.out_of_domain:
             return value
         if self.is_input[value]:
             k = sum(self.is_input[: value + 1]) - 1
@@ -118,7 +126,7 @@ class _Builder:
 
     def broadcast_partner(self, first: int, op: OpSpec) -> int:
         spec = self.specs[first]
-        if self.config.repeat and self.rng.random() < self.config.repeat:  # one value as both operands
+        if self.draw("repeat").random() < self.config.repeat:  # one value as both operands
             return first
         if self.rng.random() < 0.35:
             for cand in self.rng.sample(range(len(self.specs)), len(self.specs)):
@@ -129,23 +137,24 @@ class _Builder:
                         return cand
                     except GraphError:
                         continue
-        shape = list(spec.shape)
-        style = self.rng.random()
-        if style < 0.2 and shape:  # a lower-rank partner, as RoPE's cos/sin
-            shape = shape[self.rng.randint(1, len(shape)) :] if len(shape) > 1 else shape
+        shape, shapes = list(spec.shape), self.draw("shapes")
+        zero_dim = self.config.zero_dim
+        style = shapes.random() * (1.0 - zero_dim)  # scaled, so that each other style keeps its share
+        if self.draw("zero_dim").random() < zero_dim:  # 0-d, which torch's promotion ranks below dimensioned tensors
+            shape = []
+        elif style < 0.2 and shape:  # a lower-rank partner, as RoPE's cos/sin
+            shape = shape[shapes.randint(1, len(shape)) :] if len(shape) > 1 else shape
         elif style < 0.45:
-            shape = [1 if self.rng.random() < 0.5 else d for d in shape]
-        elif style >= 1.0 - self.config.zero_dim:  # 0-d, which torch's promotion ranks below dimensioned tensors
-            shape = []  # (no draw of its own, so that graphs without a 0-d partner are drawn as before)
+            shape = [1 if shapes.random() < 0.5 else d for d in shape]
         return self.new_input(tuple(shape), self.partner_dtype(spec.dtype, op.same_dtype))
 
     def args_for(self, op: OpSpec, first: int) -> tuple[list[int], dict]:
         spec = self.specs[first]
-        rng, shape = self.rng, spec.shape
+        rng, shapes, shape = self.rng, self.draw("shapes"), spec.shape
         fam = op.family
         if not shape and fam not in ("unary", "elementwise"):
             raise GraphError(f"{op.name} needs a dim; got a 0-d value")
-        attrs = op.draw_attrs(rng, [spec]) if op.draw_attrs else {}
+        attrs = op.draw_attrs(self.draw("attrs"), [spec]) if op.draw_attrs else {}
         if fam in ("unary", "reduce", "norm", "window"):
             return [first], attrs
         if fam == "elementwise":
@@ -156,32 +165,31 @@ class _Builder:
             if same and rng.random() < 0.5:
                 return [first, rng.choice(same)], attrs
             other = list(shape)
-            other[dim] = rng.randint(1, self.config.max_dim)
+            other[dim] = shapes.randint(1, self.config.max_dim)
             return [first, self.new_input(tuple(other), self.partner_dtype(spec.dtype, False))], attrs
         if fam == "linear":
-            w = self.new_input((rng.randint(1, self.config.max_dim), shape[-1]), spec.dtype)
+            w = self.new_input((shapes.randint(1, self.config.max_dim), shape[-1]), spec.dtype)
             args = [first, w]
             if rng.random() < 0.3:
                 args.append(self.new_input((self.specs[w].shape[0],), spec.dtype))
             return args, attrs
         if fam == "matmul":
-            return [first, self.new_input((shape[-1], rng.randint(1, self.config.max_dim)), spec.dtype)], attrs
+            return [first, self.new_input((shape[-1], shapes.randint(1, self.config.max_dim)), spec.dtype)], attrs
         if fam == "fresh":
-            shapes = op.operands(rng, spec, attrs)
             args = [first]
-            for i, s in enumerate(shapes, start=1):
+            for i, s in enumerate(op.operands(shapes, spec, attrs), start=1):
                 if i == op.index_arg and op.index_bound is not None:
                     args.append(self.new_index_input(s, op.index_bound(spec, attrs), op.index_dtype))
                 else:
                     args.append(self.new_input(s, spec.dtype, op.domain(i)))
             return args, attrs
         if fam == "expand" and 1 not in shape:  # give it a broadcast dim to expand
-            first = self.add_node(Node.make("unsqueeze", [first], dim=rng.randint(0, len(shape))))
+            first = self.add_node(Node.make("unsqueeze", [first], dim=self.draw("attrs").randint(0, len(shape))))
             shape = self.specs[first].shape
         return [first], self.shape_attrs(fam, shape)
 
     def shape_attrs(self, fam: str, shape: tuple[int, ...]) -> dict:
-        rng, rank = self.rng, len(shape)
+        rng, rank = self.draw("attrs"), len(shape)
         if fam == "reshape":
             n = 1
             for d in shape:
@@ -230,9 +238,10 @@ class _Builder:
 
     def pass_scalars(self, op: OpSpec, attrs: dict, spec: TensorSpec) -> None:
         """With the config's chance, the op's scalar attributes become call-time arguments, each with a second value."""
-        if not (op.scalars and self.config.scalar_args and self.rng.random() < self.config.scalar_args):
+        rng = self.draw("scalar_args")
+        if not (op.scalars and rng.random() < self.config.scalar_args):
             return
-        passed = [(name, scalar(self.rng, legal, spec)) for name, legal in op.scalars if isinstance(attrs.get(name), (int, float))]
+        passed = [(name, scalar(rng, legal, spec)) for name, legal in op.scalars if isinstance(attrs.get(name), (int, float))]
         if passed:
             attrs[PASSED] = tuple(passed)
 
@@ -248,28 +257,26 @@ class _Builder:
 
     def seam_motif(self, dtype: str, shape: tuple[int, ...] | None = None) -> None:
         """A seam-sized input (or one of `shape`), and where the ops allow, a reduction along its rows of a pointwise op it may recompute."""
-        x = self.new_input(seam_shape(self.rng, self.config.max_rank, self.widths) if shape is None else shape, dtype)
+        x = self.new_input(seam_shape(self.draw("seams"), self.config.max_rank, self.widths) if shape is None else shape, dtype)
         allowed = set(self.config.ops)  # in the table's order, whatever order --ops gives
         pointwise = [s for n, s in OPS.items() if s.recomputed and n in allowed]  # `OpSpec.recomputed`, `.consumer`: their weights
         consumers = [s for n, s in OPS.items() if s.consumer and n in allowed]
-        if not pointwise or not consumers or self.rng.random() < 0.2:
+        rng = self.draw("ops")
+        if not pointwise or not consumers or rng.random() < 0.2:
             return
         saved = self.snapshot()
         try:
-            inner = self.grow(self.rng.choices(pointwise, [s.recomputed for s in pointwise])[0], first=x)
-            self.grow(self.rng.choices(consumers, [s.consumer for s in consumers])[0], first=inner, last_dim=True)
+            inner = self.grow(rng.choices(pointwise, [s.recomputed for s in pointwise])[0], first=x)
+            self.grow(rng.choices(consumers, [s.consumer for s in consumers])[0], first=inner, last_dim=True)
         except GraphError:
             self.restore(saved)
 
     def draw_layouts(self) -> None:
         """With the config's chance, each float input of rank >= 1 gets a strided layout that changes how it sits in memory."""
+        rng = self.draw("layouts")
         for k, spec in enumerate(self.inputs):
-            if is_integer(spec.dtype) or not spec.shape:
-                continue
-            chosen = self.rng.random() < self.config.layouts
-            layout = draw_layout(self.rng, spec.shape)  # drawn either way, for the same reason as its draws
-            if chosen:
-                self.inputs[k] = spec.with_layout(layout)
+            if not is_integer(spec.dtype) and spec.shape and rng.random() < self.config.layouts:
+                self.inputs[k] = spec.with_layout(draw_layout(rng, spec.shape))
 
     def snapshot(self) -> tuple:
         return list(self.inputs), list(self.recipes), list(self.specs), list(self.nodes), list(self.is_input), set(self.used)
@@ -279,62 +286,69 @@ class _Builder:
 
 
 def generate(seed: int, config: GenConfig | None = None, widths: str = "cpu") -> tuple[Graph, list[Recipe]]:
-    """A random well-typed graph and its input recipes; the same seed gives the same result.
-
-    `widths`: whose vector widths and block sizes seam sizes straddle, "cpu" or "cuda" (the run's device).
-    """
-    return generate_from(random.Random(seed), config, widths)
+    """A random well-typed graph and its input recipes; the same seed gives the same result. `config`: the program space
+    (default: `numfuzz fuzz`'s, `GenConfig.default()`); `widths`: whose vector widths and block sizes seam sizes straddle, "cpu" or "cuda"."""
+    graph, recipes, _ = generate_with_origin(seed, config, widths)
+    return graph, recipes
 
 
 def generate_from(rng: random.Random, config: GenConfig | None = None, widths: str = "cpu") -> tuple[Graph, list[Recipe]]:
-    """As `generate`, drawing every choice from `rng` (Hypothesis passes its own)."""
-    graph, recipes, _ = generate_drawn(rng, config, widths)
+    """As `generate`, drawing every choice from the one stream `rng` (Hypothesis passes its own)."""
+    graph, recipes, _ = generate_drawn(GraphStreams(single=rng), config, widths)
     return graph, recipes
 
 
 def generate_with_origin(seed: int, config: GenConfig | None = None, widths: str = "cpu") -> tuple[Graph, list[Recipe], dict[str, Any]]:
     """As `generate`, with where the graph started: {"zoo": ...} for a window of a real model's graph, else {}."""
-    return generate_drawn(random.Random(seed), config, widths)
+    return generate_drawn(CaseAddress(seed).graph_streams(), config, widths)
 
 
-def generate_drawn(rng: random.Random, config: GenConfig | None = None, widths: str = "cpu") -> tuple[Graph, list[Recipe], dict[str, Any]]:
-    """The graph, its input recipes and its origin (see `generate_with_origin`), every choice drawn from `rng`."""
+def generate_drawn(draw: GraphStreams, config: GenConfig | None = None, widths: str = "cpu") -> tuple[Graph, list[Recipe], dict[str, Any]]:
+    """The graph, its input recipes and its origin (see `generate_with_origin`), each choice drawn from its stream in `draw`."""
     if widths not in ("cpu", "cuda"):
         raise ValueError(f"seam widths are known for cpu and cuda, not {widths!r}")
-    config = config or GenConfig()
-    large = bool(config.large) and rng.random() < config.large  # drawn only where asked, so other graphs draw as they did
-    block = bool(config.blocks) and rng.random() < config.blocks
-    zoo = bool(config.models) and rng.random() < config.models
-    empty = bool(config.empty) and rng.random() < config.empty
-    fp64 = bool(config.fp64) and not (large or block or zoo or empty) and rng.random() < config.fp64 and bool(float64_space(config).ops)
+    config = config or GenConfig.default()
+    large = draw("large").random() < config.large
+    block = draw("blocks").random() < config.blocks
+    zoo = draw("models").random() < config.models
+    empty = draw("empty").random() < config.empty
+    fp64 = draw("fp64").random() < config.fp64 and not (large or block or zoo or empty) and bool(float64_space(config).ops)
     config = float64_space(config) if fp64 else config
-    odd_tail = bool(config.odd_tail) and rng.random() < config.odd_tail
-    b = _Builder(rng, config, widths, LARGE_ELEMENTS if large or block or zoo else SMALL_ELEMENTS)
-    dtype = "fp64" if fp64 else rng.choices(PROGRAM_DTYPES, DTYPE_WEIGHTS)[0]
-    autocast = bool(config.autocast) and rng.random() < config.autocast
-    if autocast:  # a model in fp32 under a bf16 region: where autocast changes what runs
-        dtype = "fp32"
+    odd_tail = draw("odd_tail").random() < config.odd_tail
+    b = _Builder(draw, config, widths, LARGE_ELEMENTS if large or block or zoo else SMALL_ELEMENTS)
+    dtype = draw("dtype").choices(PROGRAM_DTYPES, DTYPE_WEIGHTS)[0]
+    autocast = draw("autocast").random() < config.autocast
+    dtype = "fp64" if fp64 else "fp32" if autocast else dtype  # under autocast: a model in fp32 under a bf16 region
     origin = start_from_zoo(b, dtype) if zoo else {}
     from_block = bool(origin) or (block and start_from_block(b, dtype))
     if from_block:
         pass  # the block's inputs and nodes are the start
     elif large:  # reductions along a model-sized row, as a norm or a softmax over a hidden size
-        b.seam_motif(dtype, large_shape(rng))
-    elif config.seams and rng.random() < config.seams:
+        b.seam_motif(dtype, large_shape(draw("large")))
+    elif draw("seams").random() < config.seams:
         b.seam_motif(dtype)
     else:
-        shape = odd_tail_shape(rng, config.max_rank) if odd_tail else b.random_shape()
-        b.new_input(_with_empty_dim(rng, shape) if empty else shape, dtype)
+        shape = odd_tail_shape(draw("odd_tail"), config.max_rank) if odd_tail else b.random_shape()
+        b.new_input(_with_empty_dim(draw("empty"), shape) if empty else shape, dtype)
         b.allow_empty = empty
-    target = len(b.nodes) + rng.randint(0, 3) if from_block else rng.randint(config.min_nodes, config.max_nodes)  # a block grows a little
-    ops = [OPS[name] for name in config.ops]
+    _grow_to_size(b, draw, len(b.nodes) + draw("size").randint(0, 3) if from_block else draw("size").randint(config.min_nodes, config.max_nodes))
+    if from_block:
+        b.nodes = swap_ops(draw("swaps"), b.nodes, lambda nodes: _retyped(b, nodes), allowed=set(config.ops))
+    b.draw_layouts()
+    graph = _renumber(b)
+    return (draw_region(draw("autocast"), graph, infer_specs, autocast_policy) if autocast else graph), b.recipes, origin
+
+
+def _grow_to_size(b: _Builder, draw: GraphStreams, target: int) -> None:
+    """Ops drawn from the config's, by weight, grown onto the graph until it has `target` nodes (or the attempts run out)."""
+    ops = [OPS[name] for name in b.config.ops]
     weights = [op.weight for op in ops]
     for _attempt in range(target * 20):
         if len(b.nodes) >= target:
             break
         saved = b.snapshot()
         try:
-            b.grow(rng.choices(ops, weights)[0])
+            b.grow(draw("ops").choices(ops, weights)[0])
         except GraphError:
             b.restore(saved)
         except (ValueError, ZeroDivisionError, IndexError):  # a drawer of sizes or groups finds none in a 0 dim
@@ -343,11 +357,6 @@ def generate_drawn(rng: random.Random, config: GenConfig | None = None, widths: 
             b.restore(saved)
     if not b.nodes:
         b.add_node(Node.make("neg", [0]))
-    if from_block:
-        b.nodes = swap_ops(rng, b.nodes, lambda nodes: _retyped(b, nodes), allowed=set(config.ops))
-    b.draw_layouts()  # last, so that a seed's graph is the same whatever the layouts' chance
-    graph = _renumber(b)
-    return (draw_region(rng, graph, infer_specs, autocast_policy) if autocast else graph), b.recipes, origin
 
 
 def float64_space(config: GenConfig) -> GenConfig:

@@ -1,10 +1,17 @@
-"""The program space a generator draws from: sizes, ops, dtype mixing, seams. Torch-free, so it travels to workers as plain data."""
+"""The program space a generator draws from: sizes, ops, dtype mixing, seams. Torch-free, so it travels to workers as plain data.
+
+`GenConfig()` is the generator's own space: ops, sizes and its own chances (another dtype for a partner, a strided
+input, a 0-d partner) at their defaults, every other share off; `GenConfig.default()` is what `numfuzz fuzz` draws,
+every share at its default. Both take their numbers from the shares table (`numfuzz.share_table`).
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from numfuzz.program.ops import OPS
+from numfuzz.share_table import defaults_of, share_default
 
 
 @dataclass(frozen=True)
@@ -13,7 +20,7 @@ class GenConfig:
     max_nodes: int = 8
     max_rank: int = 4
     max_dim: int = 8
-    mix_dtypes: float = 0.15  # chance that a new input takes another dtype than its partner
+    mix_dtypes: float = share_default("mix_dtypes")  # chance that a new input takes another dtype than its partner
     ops: tuple[str, ...] = field(default_factory=lambda: tuple(OPS))
     # Chance that a graph seeks a seam (numfuzz.program.seams): its first input's last dim straddles
     # a vector width or block size (past max_dim), a reduction may consume a pointwise op it can
@@ -21,10 +28,10 @@ class GenConfig:
     seams: float = 0.0
     # Chance that a float input of rank >= 1 is laid out as a strided view (numfuzz.program.layout):
     # permuted, stepped with NaN in the gaps, or expanded with stride 0. Most inputs stay contiguous.
-    layouts: float = 0.1
-    zero_dim: float = 0.05  # chance that a new broadcast partner of its first argument's shape is 0-d instead
+    layouts: float = share_default("layouts")
+    zero_dim: float = share_default("zero_dim")  # chance that a new broadcast partner of its first argument's shape is 0-d instead
     # Chance that a node's scalar attributes are passed as Python numbers at call time, each with a
-    # second value for a second call (numfuzz.program.scalars); 0: every scalar is a literal, as before.
+    # second value for a second call (numfuzz.program.scalars); 0: every scalar is a literal.
     scalar_args: float = 0.0
     repeat: float = 0.0  # chance that an elementwise op takes its first argument twice (x - x, x * x)
     large: float = 0.0  # chance that a graph starts from a model-sized value (numfuzz.program.model_scale)
@@ -44,12 +51,15 @@ class GenConfig:
     # a vector loop's odd tail, such as 66 or 67, while the case stays small.
     odd_tail: float = 0.0
 
+    @classmethod
+    def default(cls, **settings: Any) -> GenConfig:
+        """The program space `numfuzz fuzz` draws from by default; `settings`: fields of other values (ops, sizes, a share)."""
+        return cls(**{**defaults_of("gen"), **settings})
+
     def __post_init__(self) -> None:
         if not 1 <= self.min_nodes <= self.max_nodes:
             raise ValueError("need 1 <= min_nodes <= max_nodes")
-        if not 0.0 <= self.seams <= 1.0:
-            raise ValueError("seams is a chance, between 0 and 1")
-        for name in ("layouts", "zero_dim", "scalar_args", "repeat", "large", "blocks", "models", "autocast", "out_of_domain", "empty", "fp64", "odd_tail"):
+        for name in defaults_of("gen"):  # every share of the table's that is the generator's
             if not 0.0 <= getattr(self, name) <= 1.0:
                 raise ValueError(f"{name} is a chance, between 0 and 1")
         unknown = set(self.ops) - set(OPS)

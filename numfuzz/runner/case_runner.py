@@ -17,7 +17,7 @@ from typing import Any, Callable, Iterator, TypeVar
 import numpy as np
 import torch
 
-from numfuzz.address import SEARCH
+from numfuzz.address import SEARCH, CaseAddress
 from numfuzz.corpus.case import Case
 from numfuzz.judge.analysis import analyse
 from numfuzz.judge.bounds import Bounds, active_bounds
@@ -123,9 +123,8 @@ def analyse_case(case: Case, target: Target, device: str | None, outcome: Outcom
 
 
 def search_rng(case: Case) -> np.random.Generator:
-    """The input search's draws for `case`: seeded by the case, so a campaign's search is reproducible."""
-    seed = int(case.provenance["seed"]) if str(case.provenance.get("seed", "")).isdigit() else int(case.content_hash()[:15], 16)
-    return np.random.Generator(np.random.PCG64(seed ^ SEARCH))
+    """The input search's draws for `case`: its own stream (a guided child's, not its root's), so a campaign's search is reproducible."""
+    return np.random.Generator(np.random.PCG64(CaseAddress.recorded(case.provenance, case.content_hash()).seed_of(SEARCH)))
 
 
 def with_searched(case: Case, outcome: Outcome) -> Case:

@@ -12,7 +12,7 @@ import functools
 
 import torch
 
-from numfuzz.address import BLOCK_DRAWS, GRADIENTS, SECOND_SIZE, CaseAddress
+from numfuzz.address import COMPILER_OPTIONS, GRADIENTS, SECOND_SHAPE, SIZE_MODE, THREADS, CaseAddress
 from numfuzz.program.ir import Graph
 from numfuzz.program.model_scale import is_large, samples_for
 from numfuzz.program.sizes import draw_second_size
@@ -36,23 +36,23 @@ def draw_run(address: CaseAddress, run: RunSpec, graph: Graph, mix: RunMix | Non
         run = run.with_changes(samples=samples_for(graph, run.samples), search=0.0)
     if mix is None or mix.off:
         return run, None
-    key_rng = address.stream(BLOCK_DRAWS, of_block=True)
     if not run.grad and draws_gradients(address, mix):
         run = run.with_changes(grad=True)
     family = family_of(run.target)
-    pick = key_rng.random()
+    pick = address.stream(SIZE_MODE, of_block=True).random()
     mode = "dynamic" if pick < mix.dynamic else "marked" if pick < mix.dynamic + mix.marked else "static"
     if mode == "static" and pick >= 1.0 - mix.automatic:  # from the top, so that the other shares draw as they did
         mode = "automatic"
     if family is None or mode not in drawn_modes(run.target, family.modes):
         mode = "static"
     options = {}
-    if key_rng.random() < mix.config and family is not None and family.config_space:
-        options = draw_options(available_entries(run.target, family.config_space), key_rng)
-    threads = mix.thread_count if key_rng.random() < mix.thread_share and mix.thread_count > 1 else 0
+    options_rng = address.stream(COMPILER_OPTIONS, of_block=True)
+    if options_rng.random() < mix.config_share and family is not None and family.config_space:
+        options = draw_options(available_entries(run.target, family.config_space), options_rng)
+    threads = mix.thread_count if address.stream(THREADS, of_block=True).random() < mix.thread_share and mix.thread_count > 1 else 0
     graph2, marked = None, ()
     if mode != "static":
-        rng = address.stream(SECOND_SIZE)
+        rng = address.stream(SECOND_SHAPE)
         found = draw_second_size(graph, rng, rng.choice(MARKED_CLASSES) if mode == "marked" else None)
         if found is None and mode == "marked":
             mode = "static"  # nothing can vary: no dim to mark
@@ -64,9 +64,9 @@ def draw_run(address: CaseAddress, run: RunSpec, graph: Graph, mix: RunMix | Non
 
 
 def draws_gradients(address: CaseAddress, mix: RunMix) -> bool:
-    """Whether a case judges its gradients, by `mix.grad`: drawn from its block's stream, so that every case
+    """Whether a case judges its gradients, by `mix.grad_share`: drawn from its block's stream, so that every case
     of a block is alike and its batch holds one kind (forward only, or with gradients); apart from the other draws."""
-    return bool(mix.grad) and address.stream(GRADIENTS, of_block=True).random() < mix.grad
+    return bool(mix.grad_share) and address.stream(GRADIENTS, of_block=True).random() < mix.grad_share
 
 
 @functools.lru_cache(maxsize=32)

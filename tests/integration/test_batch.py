@@ -7,7 +7,7 @@ the planted executors are Thunder's and their compiles are cheap.
 from __future__ import annotations
 
 import pytest
-from helpers import PLANTED_BUGS, PLANTED_CRASHES, plain_config
+from helpers import PLANTED_BUGS, PLANTED_CRASHES, campaign_seed, plain_config, through
 
 from numfuzz.campaign.loop import CampaignConfig, run_campaign
 from numfuzz.program.generator import GenConfig
@@ -17,11 +17,12 @@ pytestmark = pytest.mark.thunder  # the planted bugs are Thunder executors
 
 BUGS = ["thunder:bug_expm1", "thunder:bug_cast"]
 AROUND_BUGS = GenConfig(max_nodes=4, max_dim=4, ops=("expm1", "cast", "add", "mul"))
+SEED = campaign_seed(AROUND_BUGS, 16, lambda graphs: through("expm1", graphs) >= 3 and through("cast", graphs) >= 3)  # both bugs' ops drawn
 
 
 def _config(corpus, targets, batch, graphs, gen, imports, mix=RunMix()) -> CampaignConfig:
     return plain_config(
-        targets=targets, graphs=graphs, seed=2, corpus=corpus, samples=8, gen=gen, workers=1, batch=batch,
+        targets=targets, graphs=graphs, seed=SEED, corpus=corpus, samples=8, gen=gen, workers=1, batch=batch,
         first_case_grace=0.0, imports=imports, minimize=False, progress=False, mix=mix,
     )  # fmt: skip
 

@@ -18,7 +18,7 @@ from typing import Callable
 
 import gated_target
 import pytest
-from helpers import GATED_TARGET, LATER_SHARES_OFF, PLANTED_CRASHES, ROOT, plain_config
+from helpers import GATED_TARGET, PLANTED_CRASHES, ROOT, cli_flags, plain_config
 
 from numfuzz.address import case_seed
 from numfuzz.campaign.loop import run_campaign
@@ -120,7 +120,7 @@ def _fuzz(corpus: Path, graphs: int, seed: int) -> list[str]:
     return [
         sys.executable, "-m", "numfuzz", "fuzz", "--import", GATED_TARGET, "--target", GATED, "--ops", "tanh", "--max-nodes", "3",
         "--max-dim", "4", "--samples", "4", "--graphs", str(graphs), "--seed", str(seed), "--ray", "local", "--workers", "2",
-        "--seams", "0", "--search", "0", "--dynamic-share", "0", "--marked-share", "0", "--config-share", "0", *LATER_SHARES_OFF,
+        "--search", "0", *cli_flags(TANH_ONLY),
         "--no-minimize", "--case-timeout", "3600", "--corpus", str(corpus),
     ]  # fmt: skip
 

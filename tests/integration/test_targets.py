@@ -1,6 +1,6 @@
 import pytest
 import torch
-from helpers import FINDINGS, FIRST_OPS, SEEDS, plain_config
+from helpers import FINDINGS, FIRST_FIFTY_OPS, SEEDS, plain_config
 
 from numfuzz.campaign.loop import run_campaign
 from numfuzz.corpus.store import load_case
@@ -63,7 +63,7 @@ def test_nvfuser_runs_a_seed_case():
 def test_thunder_torch_executor_finds_nothing():
     # thunder with the torch executor calls the same kernels as eager: bit-identical, over the op table's
     # first 50 ops (some of the later ones Thunder decomposes itself, or cannot trace)
-    gen = GenConfig(ops=FIRST_OPS)
+    gen = GenConfig(ops=FIRST_FIFTY_OPS)
     summary = run_campaign(plain_config(targets=[resolve("thunder:torch")], graphs=36, seed=3, samples=4, gen=gen))
     counts = summary.verdicts["thunder:torch"]
     assert sum(counts[v.value] for v in Verdict if v.is_finding) == 0, counts

@@ -7,7 +7,7 @@ PACKAGE = Path(__file__).resolve().parents[2] / "numfuzz"
 
 # earliest first; a module may import from its own stage and earlier ones only
 STAGES = [
-    ("numfuzz.address", "numfuzz.run_spec", "numfuzz.environment", "numfuzz.user_code", "numfuzz.data", "numfuzz.program"),
+    ("numfuzz.address", "numfuzz.share_table", "numfuzz.run_spec", "numfuzz.environment", "numfuzz.user_code", "numfuzz.data", "numfuzz.program"),
     ("numfuzz.targets",),
     ("numfuzz.judge",),
     ("numfuzz.search",),

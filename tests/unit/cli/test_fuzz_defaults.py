@@ -8,7 +8,7 @@ from dataclasses import fields
 import pytest
 
 from numfuzz.campaign.config import CampaignConfig
-from numfuzz.campaign.shares import SHARES
+from numfuzz.share_table import SHARES
 
 # What the command line decides from the machine, or what a user must give
 DECIDED_ELSEWHERE = {"targets", "graphs", "seconds", "corpus", "workers", "device", "progress"}
@@ -42,3 +42,16 @@ def test_every_share_is_an_option_that_reaches_its_field(fuzz_config):
         config = fuzz_config(share.flag, "0.5" if share.default != 0.5 else "0.25")
         owner = {"gen": config.gen, "mix": config.mix, "campaign": config}[share.of]
         assert getattr(owner, share.field) == (0.5 if share.default != 0.5 else 0.25), share.flag
+
+
+def test_the_defaults_of_the_generator_and_the_mix_are_the_tables():
+    from numfuzz.program.space import GenConfig
+    from numfuzz.run_spec import RunMix
+
+    gen, mix = GenConfig.default(), RunMix.default(2)
+    for share in SHARES:
+        held = {"gen": (gen, GenConfig()), "mix": (mix, RunMix()), "campaign": (CampaignConfig(targets=("eager",), graphs=1), None)}[share.of]
+        assert getattr(held[0], share.field) == share.default, share.field
+        if held[1] is not None:  # the generator's own space and the plain mix: its own chances at their defaults, no other
+            assert getattr(held[1], share.field) == (share.default if share.field in ("mix_dtypes", "layouts", "zero_dim") else 0.0), share.field
+    assert CampaignConfig(targets=("eager",), graphs=1).gen == gen  # and a campaign's, on its defaults

@@ -10,7 +10,7 @@ from numfuzz.targets.run_draw import draws_gradients
 
 
 def test_a_grad_share_draws_gradients_for_whole_blocks_with_their_upstream_gradients():
-    mix, run = RunMix(grad=0.5), RunSpec("eager", "cpu", samples=2)
+    mix, run = RunMix(grad_share=0.5), RunSpec("eager", "cpu", samples=2)
     cases = [make_case(CaseAddress(100 + i, i, campaign=7), run, GenConfig(), mix) for i in range(4 * COMPILE_BLOCK)]
     blocks = [{c.run.grad for c in cases[b : b + COMPILE_BLOCK]} for b in range(0, len(cases), COMPILE_BLOCK)]
     assert all(len(kinds) == 1 for kinds in blocks)  # a block is alike: forward-only cases still batch
@@ -22,7 +22,7 @@ def test_a_grad_share_draws_gradients_for_whole_blocks_with_their_upstream_gradi
 
 def test_no_grad_share_draws_no_gradients_and_the_other_draws_stay_as_they_were():
     run = RunSpec("inductor", "cpu", samples=2)
-    without = [make_case(CaseAddress(i, i, campaign=3), run, GenConfig(), RunMix(dynamic=0.3, config=0.3)) for i in range(16)]
-    with_grad = [make_case(CaseAddress(i, i, campaign=3), run, GenConfig(), RunMix(dynamic=0.3, config=0.3, grad=0.5)) for i in range(16)]
+    without = [make_case(CaseAddress(i, i, campaign=3), run, GenConfig(), RunMix(dynamic=0.3, config_share=0.3)) for i in range(16)]
+    with_grad = [make_case(CaseAddress(i, i, campaign=3), run, GenConfig(), RunMix(dynamic=0.3, config_share=0.3, grad_share=0.5)) for i in range(16)]
     assert not any(c.run.grad for c in without)
     assert [c.run.config for c in without] == [c.run.config for c in with_grad]  # the options drawn as before

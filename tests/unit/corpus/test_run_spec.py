@@ -169,7 +169,7 @@ def test_a_campaign_with_the_mix_off_keeps_its_journal_identity_and_one_with_it_
     from numfuzz.run_spec import RunMix
 
     off = plain_config(targets=("inductor",), graphs=1)
-    on = plain_config(targets=("inductor",), graphs=1, mix=RunMix(dynamic=0.2, marked=0.1, config=0.3))
+    on = plain_config(targets=("inductor",), graphs=1, mix=RunMix(dynamic=0.2, marked=0.1, config_share=0.3))
     assert "mix" not in off.identity() and on.identity()["mix"] == {"dynamic": 0.2, "marked": 0.1, "config": 0.3}
     with pytest.raises(RunSpecError, match="add up to more than 1"):
         RunMix(dynamic=0.7, marked=0.5)

@@ -7,6 +7,7 @@ import random
 import pytest
 import torch
 
+from numfuzz.address import CaseAddress
 from numfuzz.program.blocks import TEMPLATES, draw_block
 from numfuzz.program.generator import _Builder, _renumber, generate
 from numfuzz.program.lowering import compile_source, lower
@@ -20,7 +21,7 @@ from numfuzz.program.values import torch_dtype
 def test_each_template_builds_and_runs(name):
     built = 0
     for seed in range(12):
-        b = _Builder(random.Random(seed), GenConfig(), "cpu", LARGE_ELEMENTS)
+        b = _Builder(CaseAddress(seed).graph_streams(), GenConfig(), "cpu", LARGE_ELEMENTS)
         try:
             draw_block(b, random.Random(seed).choice(["bf16", "fp32"]), name)
         except Exception as exc:  # a drawn size that does not fit is a GraphError, nothing else

@@ -2,7 +2,7 @@ from collections import Counter
 
 import numpy as np
 
-from numfuzz.address import case_seed
+from numfuzz.address import CaseAddress, case_seed
 from numfuzz.corpus.make import make_case
 from numfuzz.judge.execute import evaluate
 from numfuzz.program.generator import GenConfig, generate
@@ -38,7 +38,7 @@ def test_sizes_follow_the_config():
 def test_every_op_and_recipe_is_drawn():
     ops, kinds = Counter(), Counter()
     for seed in range(600):
-        graph, recipes = generate(seed)
+        graph, recipes = generate(seed, GenConfig())  # the plain space: every op, no start from a block or a model
         ops.update(n.op for n in graph.nodes)
         kinds.update(r.kind for r in recipes)
     assert set(OPS) <= set(ops), f"never drawn: {set(OPS) - set(ops)}"
@@ -98,3 +98,28 @@ def test_many_graphs_type_check_and_lower():
         infer_specs(graph)
         lower(graph)
         lower(graph, reference=True)
+
+
+# A graph's chances, each with the draw that says whether it is taken: at share 0.3 against 0, the graphs whose
+# stream says "not taken" are drawn as before, choice for choice (each draw has its own stream).
+GRAPH_CHANCES = ("large", "blocks", "models", "empty", "odd_tail", "seams", "autocast")
+
+
+def test_a_chance_turned_on_moves_only_the_graphs_that_take_it():
+    for chance in GRAPH_CHANCES:
+        taken = 0
+        for seed in range(24):
+            plain = generate(seed, GenConfig(fp64=0.0))
+            if CaseAddress(seed).graph_streams()(chance).random() < 0.3:
+                taken += 1
+            else:
+                assert generate(seed, GenConfig(fp64=0.0, **{chance: 0.3})) == plain, (chance, seed)
+        assert taken, chance  # some seed takes it (so that the graphs compared are those that do not)
+
+
+def test_per_input_chances_move_only_their_own_draws():
+    for seed in range(40):
+        plain, recipes = generate(seed, GenConfig(layouts=0.0))
+        strided, strided_recipes = generate(seed, GenConfig(layouts=1.0))
+        assert strided.nodes == plain.nodes and strided_recipes == recipes  # layouts change how inputs sit in memory, nothing else
+        assert [s.shape for s in strided.inputs] == [s.shape for s in plain.inputs]

@@ -115,7 +115,7 @@ def test_an_expanded_input_must_hold_equal_values_along_its_expanded_dim():
 def test_the_generator_draws_layouts_last_and_with_a_modest_chance():
     laid, inputs = 0, 0
     for seed in range(300):
-        graph, recipes = generate(seed)
+        graph, recipes = generate(seed, GenConfig(layouts=0.1))
         plain, _ = generate(seed, GenConfig(layouts=0.0))
         assert [s.with_layout(None) for s in graph.inputs] == list(plain.inputs) and graph.nodes == plain.nodes  # only layouts differ
         inputs += len(graph.inputs)

@@ -1,7 +1,6 @@
 """Odd tails: with `GenConfig.odd_tail`, a graph's first input has one dim of 9 to 67 and its others 1 or 2, so that a
 case stays small; at 0 (the generator's default) graphs draw as before, and the campaign's default share draws some."""
 
-from numfuzz.campaign.shares import default_gen
 from numfuzz.program.generator import generate
 from numfuzz.program.seams import ODD_TAILS
 from numfuzz.program.space import GenConfig
@@ -26,7 +25,7 @@ def test_at_share_zero_graphs_draw_as_before_and_the_default_draws_some():
         assert generate(seed, config) == generate(seed, GenConfig(odd_tail=0.0))
 
     def past_eight(**settings: float) -> int:  # seams, blocks, models and large values have such dims too: off here
-        gen = default_gen(seams=0.0, large=0.0, blocks=0.0, models=0.0, **settings)
+        gen = GenConfig.default(seams=0.0, large=0.0, blocks=0.0, models=0.0, **settings)
         return sum(any(d > 8 for d in generate(seed, gen)[0].inputs[0].shape) for seed in range(400))
 
-    assert default_gen().odd_tail > 0 and past_eight(odd_tail=0.0) == 0 and past_eight() >= 8  # 5% of 400: about 20
+    assert GenConfig.default().odd_tail > 0 and past_eight(odd_tail=0.0) == 0 and past_eight() >= 8  # 5% of 400: about 20

@@ -75,7 +75,7 @@ def test_a_campaign_draws_modes_by_their_shares_and_static_cases_stay_as_they_we
     graph, _ = generate(5, GenConfig(max_nodes=4))
     run = RunSpec("inductor", "cpu", samples=8)
     assert draw_run(CaseAddress(5), run, graph, RunMix())[0] == run
-    runs = [draw_run(CaseAddress(s), run, generate(s, GenConfig(max_nodes=4))[0], RunMix(dynamic=0.3, marked=0.2, config=0.4)) for s in range(300)]
+    runs = [draw_run(CaseAddress(s), run, generate(s, GenConfig(max_nodes=4))[0], RunMix(dynamic=0.3, marked=0.2, config_share=0.4)) for s in range(300)]
     modes = [r.dynamic for r, _ in runs]
     assert 0.2 < modes.count("dynamic") / 300 < 0.4 and 0.1 < modes.count("marked") / 300 < 0.3
     assert 0.3 < sum(bool(r.config) for r, _ in runs) / 300 < 0.5
@@ -85,7 +85,7 @@ def test_a_campaign_draws_modes_by_their_shares_and_static_cases_stay_as_they_we
 
 
 def test_a_campaign_block_shares_its_mode_options_and_threads_and_the_shares_hold_across_blocks():
-    run, mix = RunSpec("inductor", "cpu", samples=8), RunMix(dynamic=0.3, marked=0.1, config=0.4, thread_share=0.3, thread_count=2)
+    run, mix = RunSpec("inductor", "cpu", samples=8), RunMix(dynamic=0.3, marked=0.1, config_share=0.4, thread_share=0.3, thread_count=2)
     drawn = [draw_run(CaseAddress(s, i, campaign=7), run, generate(s, GenConfig(max_nodes=4))[0], mix)[0] for i, s in enumerate(range(400))]
     keys = [(r.config, r.threads) for r in drawn]
     blocks = [set(keys[i : i + COMPILE_BLOCK]) for i in range(0, 400, COMPILE_BLOCK)]
@@ -101,7 +101,7 @@ def test_a_campaign_block_shares_its_mode_options_and_threads_and_the_shares_hol
 
 def test_a_family_that_compiles_static_sizes_only_gets_static_cases():
     graph, _ = generate(1, GenConfig(max_nodes=3))
-    run, second = draw_run(CaseAddress(1), RunSpec("eager", "cpu", samples=4), graph, RunMix(dynamic=1.0, config=1.0))
+    run, second = draw_run(CaseAddress(1), RunSpec("eager", "cpu", samples=4), graph, RunMix(dynamic=1.0, config_share=1.0))
     assert (run.dynamic, run.config, second) == ("static", (), None)
 
 
