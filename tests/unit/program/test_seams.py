@@ -37,18 +37,19 @@ def test_seam_graphs_reduce_a_recomputed_op_along_the_rows():
         graph, _ = generate(seed, config)
         first = graph.nodes[0] if graph.nodes else None
         assert _straddles(max(graph.inputs[0].shape), CPU_WIDTHS)
+        # the motif reduces along the last dim; a graph whose motif failed to type may draw the pair by chance, along any
         if len(graph.nodes) >= 2 and OPS[first.op].recomputed and OPS[graph.nodes[1].op].consumer:
-            motifs += 1
-            assert dict(graph.nodes[1].attrs).get("dim", -1) == -1
+            motifs += dict(graph.nodes[1].attrs).get("dim", -1) == -1
     assert motifs >= 50  # the motif is drawn four times in five, and may fail to type
 
 
 def test_seams_move_only_the_graphs_that_seek_one():
     assert GenConfig().seams == 0.0  # off unless asked for (the CLI asks, with its own default)
     moved = 0
+    everywhere = GenConfig(ops=tuple(n for n, s in OPS.items() if not s.cpu_dtypes))  # ops whose CPU kernel takes every dtype
     for seed in range(60):
         plain, plain_recipes = generate(seed, GenConfig())
-        assert generate(seed, GenConfig(), "cuda") == (plain, plain_recipes)  # the device's widths matter to seams only
+        assert generate(seed, everywhere, "cuda") == generate(seed, everywhere)  # the device's widths matter to seams only
         seeking = CaseAddress(seed).graph_streams()("seams").random() < 0.3
         with_seams = generate(seed, GenConfig(seams=0.3))
         assert (with_seams != (plain, plain_recipes)) == seeking, seed  # a graph that seeks a seam starts from a seam-sized input
