@@ -5,14 +5,16 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from dataclasses import replace
 
 import torch
-from helpers import ROOT
+from helpers import ROOT, campaign_seed, cli_flags
 
 from numfuzz.corpus.case import Case
 from numfuzz.corpus.store import iter_cases, load_case
 from numfuzz.program.ir import Graph, Node, TensorSpec
 from numfuzz.program.scalars import parameters, passed
+from numfuzz.program.space import GenConfig
 from numfuzz.run_spec import RunSpec
 
 PLANTED = ROOT / "examples" / "stale_scalar.py"
@@ -71,7 +73,12 @@ def _batched(corpus) -> int:
 def test_cases_with_passed_scalars_compile_in_batches_and_the_stale_scalar_is_found_as_alone(cli, tmp_path):
     """Every case is called a second time with other scalars (each op takes a passed scalar); a batch calls its members so:
     on eager every second call is clean and judged in its batch; the stale scalar's are not, and each is found alone."""
-    ops = ("--ops", "clamp_scalar,mul_scalar", "--max-nodes", "3", "--samples", "16", "--workers", "1", "--scalar-args-share", "1", "--no-minimize")
+    # cases of one batch key, each with its passed scalars: small values (a large one takes fewer samples, a key of its
+    # own), every case of the program space drawn (no guided child) and none traced (a traced case runs alone)
+    gen = replace(GenConfig(), ops=("clamp_scalar", "mul_scalar"), max_nodes=3, scalar_args=1.0)
+    seed = campaign_seed(gen, 16, lambda graphs: all(sum(s.numel for s in g.inputs) <= 512 for g in graphs))
+    ops = ("--ops", "clamp_scalar,mul_scalar", "--max-nodes", "3", "--samples", "16", "--workers", "1", "--no-minimize", "--seed", str(seed))
+    ops += (*cli_flags(gen), "--trace-share", "0", "--guided-share", "0")
     found = {}
     for batch in ("1", "4"):
         result = cli("fuzz", "--import", PLANTED, "--target", "stale_scalar", "--graphs", 16, *ops, "--batch", batch, "--corpus", tmp_path / batch)
