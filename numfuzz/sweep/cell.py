@@ -64,24 +64,21 @@ def _extract(result: Any, cell: Cell, out: Path) -> str | None:
 def judge_cell(cell: Cell, out: Path, samples: int = 2, seed: int = 0, device: str = "cpu") -> dict[str, Any]:
     """The cell's record; a model that cannot be built, or fails in eager or its capture, is `invalid` with the reason."""
     from numfuzz.judge.execute import one_line
-    from numfuzz.model.check import check_model
+    from numfuzz.model.check import check_model, judge_parts
     from numfuzz.model.spec import load_model
 
     started = time.monotonic()
     train = cell.mode == "train"
     record: dict[str, Any] = {**cell.to_json(), "key": cell.key}
 
-    def judged(modules: bool) -> Any:
-        network, inputs, loss = load_model(cell.model, cell.dtype, seed, device, train, cell.positions or None)
-        return check_model(
-            network, inputs, cell.target, samples=samples, seed=seed, device=device, modules=modules and not train,
-            train=train, loss=loss, autocast=cell.autocast, partings=modules and not train,
-        )  # fmt: skip
-
     try:
-        result = judged(modules=False)
-        if suspect(result) and not train:  # where they part, and the region: only where the whole model gives cause
-            result = judged(modules=True)
+        network, inputs, loss = load_model(cell.model, cell.dtype, seed, device, train, cell.positions or None)
+        result = check_model(
+            network, inputs, cell.target, samples=samples, seed=seed, device=device, modules=False, train=train, loss=loss, autocast=cell.autocast,
+            partings=False, locate=False,
+        )  # fmt: skip
+        if suspect(result) and not train:  # where they part, and the region: only where the whole model gives cause, which is not judged again
+            result = judge_parts(result, network, inputs, cell.target, device, cell.autocast)
     except Exception as exc:  # the model itself fails (its building, eager, its capture), not the target
         return {**record, "verdict": "invalid", "finding": False, "detail": f"the model fails: {one_line(exc)}", "seconds": time.monotonic() - started}
     explained = out / CELLS / f"{cell.file_stem()}.txt"
