@@ -200,12 +200,12 @@ def check_model(
 
 def judge_parts(
     result: ModelResult, model: torch.nn.Module, inputs: Sequence[Any], target: str | Target | Compiler, device: str = "cpu",
-    autocast: str | None = None, partings: bool = True,
+    autocast: str | None = None, partings: bool = True, locate: bool = True,
 ) -> ModelResult:  # fmt: skip
     """`result`, a forward judged by `check_model(..., modules=False, partings=False)`, with its modules judged alone, its
     partings and the op where they part added, as `check_model` with `modules` would give them: the whole model is not
     compiled and judged again (a sweep judges the parts only where the whole gives cause)."""
-    return _add_parts(result, as_target(target), model.eval(), list(inputs), device, under_autocast(autocast, device), True, partings, True, None)
+    return _add_parts(result, as_target(target), model.eval(), list(inputs), device, under_autocast(autocast, device), True, partings, locate, None)
 
 
 def _add_parts(

@@ -81,7 +81,10 @@ def judge_cell(cell: Cell, out: Path, samples: int = 2, seed: int = 0, device: s
             partings=False, locate=False,
         )  # fmt: skip
         if suspect(result) and not train:  # where they part, and the region: only where the whole model gives cause, which is not judged again
-            result = judge_parts(result, network, inputs, cell.target, device, cell.autocast)
+            # a whole model that crashed: which modules crash alone and whether the others are accurate; its partings and
+            # region are about accuracy, and cost a compile of the whole model's ops each
+            accuracy = not result.verdict.is_finding or result.verdict.is_accuracy
+            result = judge_parts(result, network, inputs, cell.target, device, cell.autocast, partings=accuracy, locate=accuracy)
     except Exception as exc:  # the model itself fails (its building, eager, its capture), not the target
         return {**record, "verdict": "invalid", "finding": False, "detail": f"the model fails: {one_line(exc)}", "seconds": time.monotonic() - started}
     explained = out / CELLS / f"{cell.file_stem()}.txt"

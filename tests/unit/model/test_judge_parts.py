@@ -53,3 +53,13 @@ def test_judge_parts_judges_only_the_modules_and_agrees_with_check_model():
     assert result is first and in_two.compiled == whole_at_once.compiled  # the modules' compiles only: the whole model not again
     assert [(m.path, m.verdict) for m in result.modules] == [(m.path, m.verdict) for m in expected.modules]
     assert {m.verdict.value for m in result.modules} >= {"less_accurate"} and result.verdict == expected.verdict
+
+
+def test_judge_parts_without_locate_compiles_the_modules_only():
+    """A sweep's cell whose whole model crashed judges its modules alone, not the region where they part (an accuracy question)."""
+    model, inputs = _model()
+    compiler = Counting()
+    first = check_model(model, inputs, compiler, samples=2, modules=False, partings=False, locate=False)
+    result = judge_parts(first, model, inputs, compiler, partings=False, locate=False)
+    assert result.is_finding and result.localised is None and not result.unlocalised
+    assert compiler.compiled == 1 + len(result.modules)  # the whole model once, each module once, nothing else
