@@ -174,13 +174,15 @@ def check_model(
     loss: Callable[[Any], torch.Tensor] | None = None,
     autocast: str | None = None,
     partings: bool = True,
+    locate: bool = True,
 ) -> ModelResult:
     """The whole compiled model judged against its float64 reference on `samples` input samples, then (with `modules`)
     each submodule alone, in call order; `progress(k, of, path)` is told each module as it starts. With `train`, a training
     step instead: the loss (`loss(output)`, default the mean square of the floating outputs) and every parameter's and float input's
     gradient (`numfuzz.model.train`); its modules are not judged alone. With `autocast` ("bf16", "fp16"), the model runs
     under `torch.autocast` everywhere, and its reference follows autocast's casts as the model's own. With `partings`
-    (forward only), the ops where the compiled model first computes other bits than eager (`numfuzz.model.parting`)."""
+    (forward only), the ops where the compiled model first computes other bits than eager (`numfuzz.model.parting`). With
+    `locate`, for a finding, the op where they part and its line (`numfuzz.model.localise`)."""
     found = as_target(target)
     model = model.eval()
     rows = draw_model_samples(inputs, samples, seed)
@@ -188,21 +190,38 @@ def check_model(
     if train:
         return _check_step(found, model, rows, loss, device, wrap)
     judged = _judged(found, wrap(model), rows, None, device)
-    judged_modules, calls = [], wrap(module_calls)(model, rows[0]) if modules else []
-    for k, call in enumerate(calls):
-        if progress is not None:
-            progress(k, len(calls), call.path)
-        judged_modules.append(_judge_module(found, call, device, wrap))
-    ops = _captured_ops(judged.capture)
     result = ModelResult(
-        found.name, judged.verdict, judged.outputs, judged_modules, judged.capture.graphs, ops, judged.detail, judged.cause,
+        found.name, judged.verdict, judged.outputs, [], judged.capture.graphs, _captured_ops(judged.capture), judged.detail, judged.cause,
         known_issue(found.name, judged, device), rules=judged.rules,
     )  # fmt: skip
     result.coverage = coverage(judged.capture.nodes)
+    return _add_parts(result, found, model, rows[0], device, wrap, modules, partings, locate, progress)
+
+
+def judge_parts(
+    result: ModelResult, model: torch.nn.Module, inputs: Sequence[Any], target: str | Target | Compiler, device: str = "cpu",
+    autocast: str | None = None, partings: bool = True, locate: bool = True,
+) -> ModelResult:  # fmt: skip
+    """`result`, a forward judged by `check_model(..., modules=False, partings=False)`, with its modules judged alone, its
+    partings and the op where they part added, as `check_model` with `modules` would give them: the whole model is not
+    compiled and judged again (a sweep judges the parts only where the whole gives cause)."""
+    return _add_parts(result, as_target(target), model.eval(), list(inputs), device, under_autocast(autocast, device), True, partings, locate, None)
+
+
+def _add_parts(
+    result: ModelResult, found: Target, model: torch.nn.Module, row: list[Any], device: str, wrap: Wrap, modules: bool, partings: bool, locate: bool,
+    progress: Callable[[int, int, str], None] | None,
+) -> ModelResult:  # fmt: skip
+    """Each module alone (with `modules`), the partings (with `partings`) and, for a finding (with `locate`), the op where they part, added to `result`."""
+    calls = wrap(module_calls)(model, row) if modules else []
+    for k, call in enumerate(calls):
+        if progress is not None:
+            progress(k, len(calls), call.path)
+        result.modules.append(_judge_module(found, call, device, wrap))
     if partings:
-        result.partings = _partings(found, wrap(model), rows[0], device)
-    if result.is_finding and (result.parts_at is not None or judged.verdict.is_accuracy):
-        _localise(result, found, model, rows[0], calls, device, wrap)
+        result.partings = _partings(found, wrap(model), row, device)
+    if locate and result.is_finding and (result.parts_at is not None or result.verdict.is_accuracy):
+        _localise(result, found, model, row, calls, device, wrap)
     return result
 
 

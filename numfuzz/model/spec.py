@@ -36,6 +36,14 @@ HF_CONFIGS: dict[str, tuple[str, dict[str, Any]]] = {
     # a mixture of experts: routing by softmax and topk, experts summed by index_add
     "mixtral": ("MixtralConfig", {"hidden_size": 64, "num_attention_heads": 4, "num_key_value_heads": 2, "vocab_size": 128, "num_hidden_layers": 1, "max_position_embeddings": 32, "intermediate_size": 128, "num_local_experts": 4, "num_experts_per_tok": 2}),
     "t5": ("T5Config", {"d_model": 64, "d_kv": 16, "d_ff": 128, "num_heads": 4, "num_layers": 1, "num_decoder_layers": 1, "vocab_size": 128, "decoder_start_token_id": 0}),
+    # q and k RMSNorm per head before RoPE
+    "qwen3": ("Qwen3Config", {"hidden_size": 64, "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 16, "vocab_size": 128, "num_hidden_layers": 1, "max_position_embeddings": 32, "intermediate_size": 128}),
+    # parallel attention and MLP residual, RoPE on a quarter of each head, fused qkv, LayerNorm with bias, gelu
+    "gpt_neox": ("GPTNeoXConfig", {"hidden_size": 64, "num_attention_heads": 4, "vocab_size": 128, "num_hidden_layers": 1, "max_position_embeddings": 32, "intermediate_size": 128}),
+    # learned positions (offset by 2), LayerNorm before, ReLU MLP
+    "opt": ("OPTConfig", {"hidden_size": 64, "num_attention_heads": 4, "vocab_size": 128, "num_hidden_layers": 1, "max_position_embeddings": 32, "ffn_dim": 128, "word_embed_proj_dim": 64}),
+    # Phi-2: partial RoPE, one LayerNorm feeding attention and MLP in parallel, gelu_new
+    "phi": ("PhiConfig", {"hidden_size": 64, "num_attention_heads": 4, "vocab_size": 128, "num_hidden_layers": 1, "max_position_embeddings": 32, "intermediate_size": 128}),
     "vit": ("ViTConfig", {"hidden_size": 64, "num_attention_heads": 4, "num_hidden_layers": 1, "intermediate_size": 128, "image_size": 32, "patch_size": 8, "num_labels": 10}),
 }  # fmt: skip
 HF_POSITIONS = 32

@@ -63,3 +63,18 @@ def test_a_crash_on_the_first_call_is_at_compile_time_and_on_a_later_one_at_run_
 
     judged = run_target(run, [0, 1, 2])
     assert judged.verdict is verdict and judged.detail == "RuntimeError: the kernel fell over"
+
+
+@pytest.mark.parametrize(
+    ("message", "issue"),
+    [
+        ("trying to set .global_var of ProvenanceRecord(\n  i1: INPUT_FN()\n)to object of type dict", "thunder-jit-transformers-output-capture"),
+        ("scaled_dot_product_attention() got an unexpected keyword argument 'enable_gqa'", "thunder-sdpa-enable-gqa"),
+    ],
+)
+def test_thunder_jit_crashes_on_transformers_models_are_known_limitations(message: str, issue: str):
+    from numfuzz.model.verdict import crashed
+
+    error = AssertionError(message) if message.startswith("trying") else TypeError(message)
+    assert known_issue("thunder:torchcompile", crashed(error, first_call=True), "cpu") == issue
+    assert known_issue("thunderfx:torchcompile", crashed(error, first_call=True), "cpu") == ""  # Dynamo's front end compiles these models
