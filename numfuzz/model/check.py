@@ -205,7 +205,7 @@ def judge_parts(
     """`result`, a forward judged by `check_model(..., modules=False, partings=False)`, with its modules judged alone, its
     partings and the op where they part added, as `check_model` with `modules` would give them: the whole model is not
     compiled and judged again (a sweep judges the parts only where the whole gives cause)."""
-    return _add_parts(result, as_target(target), model.eval(), list(inputs), device, under_autocast(autocast, device), True, partings, locate, None)
+    return _add_parts(result, as_target(target), model.eval(), list(inputs), device, autocast_wrap(autocast, device), True, partings, locate, None)
 
 
 def _add_parts(

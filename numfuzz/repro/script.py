@@ -117,7 +117,10 @@ def _rule_source() -> str:
         "\n".join(constants),
         inspect.getsource(dtypes.FloatFormat),
         f"FORMATS = {{{formats}\n}}",
-        *(inspect.getsource(f) for f in (oracle.ulp, oracle.ulp_error, oracle.noise_floor, oracle.worse_than, oracle._worse_where_finite, oracle._max, oracle._mean)),
+        *(
+            inspect.getsource(f)
+            for f in (oracle.ulp, oracle.ulp_error, oracle.noise_floor, oracle.worse_than, oracle._worse_where_finite, oracle._max, oracle._mean)
+        ),
     ]
     return "\n\n".join(p.strip() + "\n" for p in parts)
 
