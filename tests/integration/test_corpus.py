@@ -1,11 +1,12 @@
 """Corpus files: committed seeds replay with their recorded verdicts; bad files fail cleanly."""
 
 import json
+import re
 
 import pytest
 from helpers import FINDINGS, ROOT, SEEDS
 
-from numfuzz.corpus.case import SCHEMA_VERSION, CaseError, recorded_signature
+from numfuzz.corpus.case import CaseError, recorded_signature
 from numfuzz.corpus.make import make_case
 from numfuzz.corpus.regression import reproduces, statement, upstream
 from numfuzz.corpus.store import load_case, save_case
@@ -118,7 +119,7 @@ def test_save_is_named_by_content_and_leaves_no_temporaries(tmp_path):
     [
         (lambda text: text[: len(text) // 2], "not valid JSON"),
         (lambda text: "[1, 2]", "top level"),
-        (lambda text: text.replace(f'"schema": {SCHEMA_VERSION}', '"schema": 99'), "newer than this numfuzz"),
+        (lambda text: re.sub(r'"schema": \d+', '"schema": 99', text), "newer than this numfuzz"),  # whichever schema it was saved in
         (lambda text: text.replace('"op": "neg"', '"op": "frobnicate"'), "unknown op"),
         (lambda text: json.dumps({**json.loads(text), "samples": [["AAAA"] * len(json.loads(text)["samples"][0])]}), "holds"),
     ],
