@@ -12,7 +12,8 @@ from numfuzz.corpus.case import Case, SecondSize
 from numfuzz.environment import provenance as environment_provenance
 from numfuzz.program.autocast import with_region
 from numfuzz.program.fine import is_fine
-from numfuzz.program.generator import GenConfig, draw_samples, generate_with_origin
+from numfuzz.program.generator import GenConfig, generate_with_origin
+from numfuzz.program.samples import draw_samples
 from numfuzz.program.ir import Graph, canonical_json
 from numfuzz.program.mutate import mutate
 from numfuzz.program.ops import infer_specs

@@ -10,22 +10,20 @@ import random
 from dataclasses import replace
 from typing import Any
 
-import numpy as np
-
 from numfuzz.address import CaseAddress, GraphStreams
 from numfuzz.program.autocast import draw_region
 from numfuzz.program.blocks import start_from_block, swap_ops
 from numfuzz.program.dtypes import PROGRAM_DTYPES, is_integer
 from numfuzz.program.fine import fine_ops
 from numfuzz.program.ir import Graph, GraphError, Node, TensorSpec
-from numfuzz.program.layout import conform, draw_layout
+from numfuzz.program.layout import draw_layout
 from numfuzz.program.model_scale import JUDGE_ELEMENTS, LARGE_ELEMENTS, MIN_SAMPLES, SMALL_ELEMENTS, large_shape
 from numfuzz.program.op_spec import INDEX_DTYPE, scalar
 from numfuzz.program.ops import OPS, OpSpec, autocast_policy, infer_node, infer_specs
 from numfuzz.program.scalars import PASSED
-from numfuzz.program.seams import mirror_rows_and_tails, odd_tail_shape, seam_shape
+from numfuzz.program.seams import odd_tail_shape, seam_shape
 from numfuzz.program.space import GenConfig
-from numfuzz.program.values import RECIPE_KINDS, Recipe, draw_values
+from numfuzz.program.values import RECIPE_KINDS, Recipe
 from numfuzz.program.zoo import start_from_zoo
 
 RECIPE_WEIGHTS = (0.4, 0.2, 0.15, 0.1, 0.15)
@@ -386,16 +384,3 @@ def _renumber(b: _Builder) -> Graph:
     node_values = [i for i, inp in enumerate(b.is_input) if not inp]
     outputs = tuple(new_index[v] for v in node_values if v not in b.used)
     return Graph(tuple(b.inputs), nodes, outputs)
-
-
-def draw_samples(graph: Graph, recipes: list[Recipe], seed: int, count: int, mirror_every: int = 0) -> list[list[np.ndarray]]:
-    """`count` float64 samples for every input, before rounding to the inputs' dtypes.
-
-    With `mirror_every` k > 0, every k-th sample repeats values across a seam (`seams.mirror_rows_and_tails`).
-    """
-    rng = np.random.Generator(np.random.PCG64(seed))
-    samples = [[draw_values(r, s, rng) for r, s in zip(recipes, graph.inputs)] for _ in range(count)]
-    if mirror_every:
-        for i in range(mirror_every - 1, count, mirror_every):
-            samples[i] = mirror_rows_and_tails(samples[i], rng)
-    return [[conform(x, s.layout) for x, s in zip(sample, graph.inputs)] for sample in samples]

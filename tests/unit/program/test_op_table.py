@@ -8,11 +8,12 @@ import pytest
 import torch
 
 from numfuzz.corpus.make import make_case
-from numfuzz.program.generator import GenConfig, draw_samples, generate
+from numfuzz.program.generator import GenConfig, generate
 from numfuzz.program.ir import Graph, GraphError, Node, TensorSpec
 from numfuzz.program.lowering import compile_source, lower
 from numfuzz.program.op_spec import DOMAINS
 from numfuzz.program.ops import OPS, infer_specs
+from numfuzz.program.samples import draw_samples
 from numfuzz.program.values import Recipe, draw_values, round_to, torch_dtype
 from numfuzz.run_spec import RunSpec
 

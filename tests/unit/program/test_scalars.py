@@ -11,10 +11,11 @@ import torch
 from numfuzz.corpus.case import Case
 from numfuzz.corpus.size_order import size_key, smaller
 from numfuzz.program.dtypes import FORMATS
-from numfuzz.program.generator import GenConfig, draw_samples, generate
+from numfuzz.program.generator import GenConfig, generate
 from numfuzz.program.ir import Graph, Node, TensorSpec
 from numfuzz.program.lowering import compile_source, lower
 from numfuzz.program.op_spec import scalar
+from numfuzz.program.samples import draw_samples
 from numfuzz.program.scalars import EXACT, INEXACT, as_literals, draw_value, has_second_call, parameters, passed, second_call, values
 from numfuzz.program.values import Recipe, draw_values, line_points
 from numfuzz.reduce.passes.scalars import LiteralScalars

@@ -6,8 +6,9 @@ import numpy as np
 
 from numfuzz.address import CaseAddress
 from numfuzz.judge.position import repeated_block
-from numfuzz.program.generator import GenConfig, draw_samples, generate
+from numfuzz.program.generator import GenConfig, generate
 from numfuzz.program.ops import OPS
+from numfuzz.program.samples import draw_samples
 from numfuzz.program.seams import CPU_WIDTHS, GPU_WIDTHS, mirror, seam_shape, seam_size
 
 
