@@ -124,6 +124,11 @@ def broadcast_shapes(*shapes: tuple[int, ...]) -> tuple[int, ...]:
     return tuple(out)
 
 
+def broadcastable_to(rng: random.Random, shape: tuple[int, ...]) -> tuple[int, ...]:
+    """`shape`, or it with some dims 1: an operand that broadcasts to it (one value along those dims)."""
+    return tuple(1 if rng.random() < 0.3 else d for d in shape)
+
+
 def norm_dim(dim: int, rank: int) -> int:
     if not -rank <= dim < rank:
         raise GraphError(f"dim {dim} out of range for rank {rank}")

@@ -23,12 +23,12 @@ def test_a_planted_index_bug_is_found_minimised_and_reproduced(cli, tmp_path):
     assert result.exit_code == 0 and "0 numfuzz errors" in result.output, result.output
     findings = [load_case(p) for p in iter_cases(corpus / "findings")]
     assert findings and all(INDEX_OPS & {n.op for n in c.graph.nodes} for c in findings)
-    smallest = load_case(min(iter_cases(corpus / "minimized"), key=lambda p: len(load_case(p).graph.nodes)))
+    path = min(iter_cases(corpus / "minimized"), key=lambda p: len(load_case(p).graph.nodes))
+    smallest = load_case(path)
     ops = [n.op for n in smallest.graph.nodes]
     strided = any(spec.layout is not None for spec in smallest.graph.inputs)
     assert ops[-1] in INDEX_OPS and len(ops) <= 2 and (strided or "transpose" in ops), (ops, smallest.graph.inputs)
     out = tmp_path / "repro"
-    path = min(iter_cases(corpus / "minimized"), key=lambda p: len(load_case(p).graph.nodes))
     assert cli("repro", path, "--import", PLANTED, "-o", out).exit_code == 0
     (script,) = out.glob("repro_*.py")
     env = {"PYTHONPATH": f"{ROOT}:{ROOT / 'tests'}", "PATH": "/usr/bin:/bin"}

@@ -9,6 +9,7 @@ from numfuzz.program.ir import TensorSpec
 from numfuzz.program.op_spec import (
     OpSpec,
     broadcast_shapes,
+    broadcastable_to,
     draw_both,
     draw_reduce,
     draw_scalars,
@@ -46,7 +47,7 @@ def _scaled(specs: list[TensorSpec], attrs: dict) -> TensorSpec:
 
 def _exponents(rng: random.Random, spec: TensorSpec, attrs: dict) -> list[tuple[int, ...]]:
     """The exponents' shape: x's, or it with some dims 1 (one exponent along them)."""
-    return [tuple(1 if rng.random() < 0.3 else d for d in spec.shape)]
+    return [broadcastable_to(rng, spec.shape)]
 
 
 LDEXP_EXPONENTS = 8  # exponents in [0, 8): x * 2**e is exact, or past the dtype's range inf in eager as compiled

@@ -12,7 +12,7 @@ from __future__ import annotations
 import random
 
 from numfuzz.program.ir import GraphError, TensorSpec
-from numfuzz.program.op_spec import OpSpec, broadcast_shapes, draw_scalar, draw_scalars, lines_at, need_rank, norm_dim
+from numfuzz.program.op_spec import OpSpec, broadcast_shapes, broadcastable_to, draw_scalar, draw_scalars, lines_at, need_rank, norm_dim
 from numfuzz.program.op_table.unary import draw_clamp
 
 
@@ -49,7 +49,7 @@ def _draw_transpose(rng: random.Random, specs: list[TensorSpec]) -> dict:
 def _transposed_operands(rng: random.Random, spec: TensorSpec, attrs: dict) -> list[tuple[int, ...]]:
     """The view's shape, or it with some dims 1 (broadcast along them)."""
     view = _transposed(spec, attrs)
-    return [tuple(1 if rng.random() < 0.3 else d for d in view)]
+    return [broadcastable_to(rng, view)]
 
 
 def _draw_slice(rng: random.Random, specs: list[TensorSpec]) -> dict:
