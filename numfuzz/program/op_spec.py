@@ -5,6 +5,7 @@ No torch here: how an op becomes torch code lives in `numfuzz.program.lowering`.
 
 from __future__ import annotations
 
+import math
 import random
 from dataclasses import dataclass
 from typing import Any, Callable
@@ -69,9 +70,10 @@ class OpSpec:
     index_arg: int | None = None
     index_bound: IndexBound | None = None
     index_dtype: str = INDEX_DTYPE  # the integer dtype of that input: int64 indices, or int8 (an exponent)
-    # How many terms one output element sums, where the family does not say (a reduction's dim, a linear's last): an op
-    # that adds at indices, any of which may repeat (index_add), the most one element takes, in an order torch leaves
-    # unspecified; a batched matmul, its shared dim. The table's bound grows with it as a reduction's does with its length
+    # How many terms one output element sums (`judge.rounding_error.reduced_length`): the table's bound grows with it
+    # as a reduction's does with its length. Where it is left out, its family's (`FAMILY_TERMS`: one for a pointwise
+    # op, the reduced dim, the last dim); an op of a family without one (fresh, window) states its own. An op that adds
+    # at indices, any of which may repeat (index_add), counts the most one element takes
     terms: Terms | None = None
     # Attributes that may be passed as Python scalars at call time (`program.scalars`), each with what values
     # are legal: a key of `scalars.LEGAL`, or "bound" or "bound_nonneg" (within the first argument's dtype's
@@ -109,8 +111,49 @@ class OpSpec:
     computes_in: str = ""
     swap_group: str = ""  # a block's mutation may put ops of one group in each other's place (one shape rule, another computation)
 
+    def __post_init__(self) -> None:
+        if self.terms is None:
+            if self.family not in FAMILY_TERMS:
+                raise ValueError(f"op {self.name!r} of family {self.family!r}: say how many terms one output element sums (terms=)")
+            object.__setattr__(self, "terms", FAMILY_TERMS[self.family])
+
     def domain(self, arg: int) -> str:
         return self.domains[arg] if arg < len(self.domains) else "any"
+
+
+# --- terms per output element (`OpSpec.terms`) -------------------------------------------
+
+
+def one_term(specs: list[TensorSpec], attrs: dict[str, Any]) -> int:
+    """A pointwise op, a copy or a selection (a max): each output element is one input element's."""
+    return 1
+
+
+def terms_along_dim(specs: list[TensorSpec], attrs: dict[str, Any]) -> int:
+    """A reduction or scan along `dim`: the dim's length."""
+    shape = specs[0].shape
+    return shape[attrs["dim"] % len(shape)] if shape else 1
+
+
+def terms_last_dim(specs: list[TensorSpec], attrs: dict[str, Any]) -> int:
+    """A normalisation over the last dim, or a product that sums it (linear, matmul): its length."""
+    return specs[0].shape[-1] if specs[0].shape else 1
+
+
+LOSS_REDUCTIONS = ("mean", "sum", "batchmean")  # a loss's reductions that sum its terms
+
+
+def terms_of_loss(specs: list[TensorSpec], attrs: dict[str, Any]) -> int:
+    """A loss: with a reduction that sums them, every element of its input; with reduction "none", one."""
+    return math.prod(specs[0].shape) if attrs.get("reduction") in LOSS_REDUCTIONS else 1
+
+
+# What an op of each family sums, where the op does not say; the families not here (fresh, window) have no one answer
+FAMILY_TERMS: dict[str, Terms] = {
+    **dict.fromkeys(("unary", "elementwise", "cat", "reshape", "permute", "transpose", "unsqueeze", "expand", "slice", "chunk"), one_term),
+    "reduce": terms_along_dim,
+    **dict.fromkeys(("norm", "linear", "matmul"), terms_last_dim),
+}
 
 
 def broadcast_shapes(*shapes: tuple[int, ...]) -> tuple[int, ...]:

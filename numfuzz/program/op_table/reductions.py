@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import random
 
 from numfuzz.program.autocast import FP32
@@ -19,7 +20,9 @@ from numfuzz.program.op_spec import (
     draw_var,
     last_dim,
     need_rank,
+    one_term,
     reduce,
+    terms_last_dim,
 )
 
 
@@ -47,6 +50,12 @@ def _group_norm(specs: list[TensorSpec], attrs: dict) -> TensorSpec:
     if specs[0].numel // groups == 1:  # torch refuses to normalise a single value per group and batch
         raise GraphError("group_norm needs more than one value per group")
     return specs[0]
+
+
+def _group_terms(specs: list[TensorSpec], attrs: dict) -> int:
+    """group_norm's terms per output element: its group's statistics sum channels / groups x the spatial dims' elements."""
+    shape = specs[0].shape
+    return shape[1] // attrs["num_groups"] * math.prod(shape[2:])
 
 
 def _affine(specs: list[TensorSpec], attrs: dict) -> TensorSpec:
@@ -148,6 +157,7 @@ SPECS: list[OpSpec] = (
             scalars=EPS,
             same_dtype=True,
             operands=_last_dim_twice,
+            terms=terms_last_dim,
             bound="table",
             call="F.layer_norm({0}, {0}.shape[-1:], {1}, {2}, eps={eps!r})",
             recomputes_input=True,
@@ -241,6 +251,7 @@ SPECS: list[OpSpec] = (
             "norm",
             _group_norm,
             draw_attrs=_draw_group_norm,
+            terms=_group_terms,
             scalars=EPS,
             bound="undocumented",
             call="F.group_norm({0}, {num_groups}, eps={eps!r})",
@@ -257,6 +268,7 @@ SPECS: list[OpSpec] = (
             scalars=EPS,
             same_dtype=True,
             operands=_channels,
+            terms=one_term,  # eval mode: x's element, scaled and shifted by its channel's statistics
             bound="undocumented",
             call="F.batch_norm({0}, {1}, {2}, {3}, {4}, training=False, eps={eps!r})",
         ),
