@@ -96,6 +96,11 @@ class OpSpec:
     # a reduction's arithmetic: "add" (sum, mean: an accumulator a narrow dtype could hold) or "multiply"; either is
     # order-free, so eager given its terms in another order says what any order makes
     combines: str = ""
+    # A mean: its sum divided by the count it reduced (the judge's sequential sum divides too; its parts, split, would need weighing)
+    divides_by_count: bool = False
+    # softmax's form: exp(x - max(x)) along `dim`, one output per input element; where a fused kernel's max is below an
+    # element of its row, x - max(x) > 0 and exp overflows (the judge counts such rows)
+    subtracts_row_max: bool = False
     # Its roles in a seam graph (`numfuzz.program.seams`), as weights (0: none). `recomputed`: a pointwise op whose
     # vectorised and scalar code differ (SLEEF or a polynomial against libm), drawn as the input a fused reduction may
     # compute twice; pow and exp span the whole range, so 1 ULP between the two is huge. `consumer`: a reduction along

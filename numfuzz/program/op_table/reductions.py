@@ -94,7 +94,19 @@ def _channels(rng: random.Random, spec: TensorSpec, attrs: dict) -> list[tuple[i
 
 SPECS: list[OpSpec] = (
     [
-        OpSpec(name, 1, "reduce", reduce, draw_attrs=draw_reduce, bound="table", call=call, combines=combines, consumer=1, swap_group="reduction")
+        OpSpec(
+            name,
+            1,
+            "reduce",
+            reduce,
+            draw_attrs=draw_reduce,
+            bound="table",
+            call=call,
+            combines=combines,
+            divides_by_count=name == "mean",
+            consumer=1,
+            swap_group="reduction",
+        )
         for name, call, combines in (
             ("sum", "torch.sum({0}, dim={dim}, keepdim={keepdim})", "add"),
             ("mean", "torch.mean({0}, dim={dim}, keepdim={keepdim})", "add"),
@@ -125,6 +137,7 @@ SPECS: list[OpSpec] = (
             captured=(f"F.{name}({{0}}, dim={{dim}})",),
             consumer=2,
             recomputes_input=True,
+            subtracts_row_max=True,
             swap_group="softmax",
         )
         for name, call in {"softmax": "torch.softmax({0}, dim={dim})", "log_softmax": "torch.log_softmax({0}, dim={dim})"}.items()
@@ -234,6 +247,7 @@ SPECS: list[OpSpec] = (
             bound=bound,
             call=call,
             combines=combines,
+            divides_by_count=name == "mean",
             computes_in="dtype",
         )
         for name, infer, draw, bound, combines, call in (
