@@ -1,12 +1,15 @@
 """The facts the judge reads from an op's entry hold for its float64 reference: a mean divides its sum by the count
-(`OpSpec.divides_by_count`), softmax's form subtracts its row's max (`OpSpec.subtracts_row_max`)."""
+(`OpSpec.divides_by_count`), softmax's form subtracts its row's max (`OpSpec.subtracts_row_max`); a reduction's
+arithmetic and a swap group are one of their kinds."""
 
 import random
 
+import pytest
 import torch
 
 from numfuzz.program.ir import Graph, Node, TensorSpec
 from numfuzz.program.lowering import compile_source, lower
+from numfuzz.program.op_spec import COMBINES, SWAP_GROUPS, OpSpec, same
 from numfuzz.program.ops import OPS, infer_node
 
 SHAPE = (3, 5, 2)
@@ -48,3 +51,16 @@ def test_an_op_flagged_as_subtracting_its_row_max_is_the_one_unchanged_by_a_shif
         assert unchanged == spec.subtracts_row_max, name
         seen[unchanged] += 1
     assert seen[True] >= 2 and seen[False] >= 3  # softmax and log_softmax; cumsum and its kin
+
+
+@pytest.mark.parametrize(
+    "facts, message",
+    [
+        ({"combines": "sum"}, "op 'mine': combines 'sum' is none of add, multiply"),
+        ({"swap_group": "activations"}, "op 'mine': swap_group 'activations' is none of activation, root, "),
+    ],
+)
+def test_a_reductions_arithmetic_or_swap_group_outside_its_kinds_is_refused_when_the_entry_is_made(facts, message):
+    with pytest.raises(ValueError, match=message):
+        OpSpec("mine", 1, "reduce", same, bound="table", **facts)
+    assert {spec.combines for spec in OPS.values()} == {"", *COMBINES} and {spec.swap_group for spec in OPS.values()} == {"", *SWAP_GROUPS}
