@@ -8,6 +8,7 @@ KnownIssuesError whose message is one line naming the file and the entry.
 from __future__ import annotations
 
 import tomllib
+from difflib import get_close_matches
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from importlib import resources
@@ -18,10 +19,12 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
 from numfuzz.judge.signature import Signature
+from numfuzz.program.ops import OPS
 
 BUILTIN = "known_issues.toml"
 _TEXT = ("id", "title", "status", "torch", "thunder", "device", "fixed_in", "kind")
 _LISTS = ("links", "targets", "not_targets", "causes", "symptoms", "ops", "upstream_ops", "dtypes", "mechanisms", "messages")
+_OP_LISTS = ("ops", "upstream_ops")  # names of the op table's ops: a typo would match nothing, so it is refused
 KINDS = ("bug", "limitation")  # a limitation: a feature the release does not have (an op it cannot compile), no bug
 
 
@@ -110,6 +113,12 @@ def _entry(data: Any, where: str) -> KnownIssue:
         if not isinstance(items, list) or not all(isinstance(x, str) for x in items):
             raise KnownIssuesError(f"{where}: '{key}' must be a list of strings")
         values[key] = tuple(items)
+    for key in _OP_LISTS:
+        for op in values[key]:
+            if op not in OPS:
+                near = get_close_matches(op, OPS, n=1)
+                hint = f" (did you mean {near[0]!r}?)" if near else " (`numfuzz ops` lists them)"
+                raise KnownIssuesError(f"{where} ({values['id']}): '{key}' names {op!r}, which is no op of the table{hint}")
     if values["kind"] and values["kind"] not in KINDS:
         raise KnownIssuesError(f"{where}: 'kind' must be one of {', '.join(KINDS)}, not {values['kind']!r}")
     for key in ("torch", "thunder"):

@@ -14,7 +14,8 @@ this order over one cached view of the culprit (`judge.evidence`); the first tha
 * emulated_rounding     -- with Inductor's emulate_precision_casts on, the program compiled
                            without it is as accurate as eager (one compile; judge.emulated_casts).
 * nonfinite_intermediate-- the culprit op is the first value the target makes inf/nan where
-                           eager's is finite; for softmax, whether that needs x - max(x) > 0.
+                           eager's is finite; for an op that subtracts its row's max (softmax:
+                           `OpSpec.subtracts_row_max`), whether that needs x - max(x) > 0.
 * low_precision         -- a sum or mean that matches accumulating in its own dtype one element
                            at a time; or a bf16/fp16 op whose errors look like one more rounding
                            in that dtype (at most 1.5 ULP, often above half an ULP, eager never).
@@ -198,7 +199,7 @@ def nonfinite_intermediate(ev: Evidence) -> Diagnosis | None:
         ]
     else:
         evidence = [f"`{op_line(ev.graph, c.node)}` is the first value the target makes {made}"]
-    if c.op in ("softmax", "log_softmax"):
+    if lookup(c.op).subtracts_row_max:
         dim = ev.graph.nodes[c.node].attr("dim")
         rows = sum(int((torch.isfinite(x[0]).all(dim=dim) & ~torch.isfinite(y).all(dim=dim)).sum()) for x, y in zip(inputs, values))
         if rows:
@@ -274,7 +275,7 @@ def low_precision(ev: Evidence) -> Diagnosis | None:
             acc = np.take(x64, 0, axis=dim)
             for i in range(1, x64.shape[dim]):
                 acc = round_significand(acc + np.take(x64, i, axis=dim), fmt.mantissa_bits + 1)
-            if node.op == "mean":
+            if lookup(node.op).divides_by_count:
                 acc = round_significand(acc / x64.shape[dim], fmt.mantissa_bits + 1)
             errs.append(ulp_error(got.to(torch.float64).reshape(-1).numpy(), acc.reshape(-1), fmt))
         err = np.concatenate(errs)

@@ -39,7 +39,8 @@ def reorder_evidence(ev: Evidence) -> str | None:
     (inputs, values), (_, eager_values) = ev.side("target"), ev.side("eager")
 
     node = ev.graph.nodes[c.node]
-    split = COMBINE.get(lookup(c.op).combines) if c.op != "mean" else None  # a mean's parts would need weighing
+    spec = lookup(c.op)
+    split = COMBINE.get(spec.combines) if not spec.divides_by_count else None  # a mean's parts would need weighing
 
     def others(args: list[torch.Tensor]) -> Callable[[], list[torch.Tensor]]:
         def run() -> list[torch.Tensor]:

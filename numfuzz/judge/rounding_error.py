@@ -57,22 +57,9 @@ POINTWISE = ("unary", "elementwise")
 
 
 def reduced_length(graph: Graph, k: int) -> int:
-    """How many elements node k combines per output element (for bounds that grow with it)."""
+    """How many elements node k combines per output element (for bounds that grow with it): its op's `OpSpec.terms`."""
     node, specs = graph.nodes[k], infer_specs(graph)
-    shape = specs[node.args[0]].shape
-    if not shape:
-        return 1
-    op = lookup(node.op)
-    family = op.family
-    if op.terms is not None:  # sums at indices: as many terms as its indices may send to one element
-        return op.terms([specs[a] for a in node.args], node.attr_dict)
-    if node.attr("reduction") in ("mean", "sum", "batchmean"):  # a loss summed over its terms
-        return math.prod(shape)
-    if family == "reduce":
-        return shape[node.attr("dim") % len(shape)]
-    if family in ("norm", "linear", "matmul"):
-        return shape[-1]
-    return 1
+    return lookup(node.op).terms([specs[a] for a in node.args], node.attr_dict)
 
 
 def measure(ev: Evidence, bounds: Bounds) -> RoundingRecord | None:

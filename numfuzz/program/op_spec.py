@@ -5,9 +5,10 @@ No torch here: how an op becomes torch code lives in `numfuzz.program.lowering`.
 
 from __future__ import annotations
 
+import math
 import random
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Callable, Literal, get_args
 
 from numfuzz.program.dtypes import FLOAT_DTYPES, FORMATS, promote
 from numfuzz.program.ir import GraphError, TensorSpec
@@ -46,8 +47,18 @@ BOUND_KINDS = {
 }
 
 
+# A reduction's arithmetic (`OpSpec.combines`): "add" (sum, mean: an accumulator a narrow dtype could hold) or
+# "multiply" (prod); either is order-free, so the judge reorders and splits it (`judge.reduction_order`)
+Combines = Literal["", "add", "multiply"]
+COMBINES = tuple(c for c in get_args(Combines) if c)
+# The groups a block's mutation swaps ops within (`OpSpec.swap_group`, `program.blocks`): one shape rule, another computation
+SwapGroup = Literal["", "activation", "root", "arithmetic", "reduction", "softmax", "norm"]
+SWAP_GROUPS = tuple(g for g in get_args(SwapGroup) if g)
+
+
 @dataclass(frozen=True)
 class OpSpec:
+    # --- what it is: its name, its count of arguments, its family and its shape rule (every reader) ---------------
     name: str
     arity: int  # its arguments, and up to `optional` more it may take (a linear's bias)
     # How the generator finds its arguments: unary, elementwise, cat, linear, matmul, reduce,
@@ -56,61 +67,118 @@ class OpSpec:
     # or one of the shape families (reshape, permute, transpose, unsqueeze, expand, slice, chunk).
     family: str
     infer: Infer
+    # --- its arguments: what the type check (`ops.infer_node`) accepts and the generator draws ---------------------
+    optional: int = 0  # arguments it may take past `arity`
     domains: tuple[str, ...] = ()  # per argument, a key of DOMAINS; "any" past the end
-    draw_attrs: DrawAttrs | None = None
-    same_dtype: bool = False  # torch requires every tensor argument in one dtype
-    weight: float = 1.0  # how often the generator picks it, relative to the others
     dtypes: tuple[str, ...] = FLOAT_DTYPES  # the argument dtypes it takes
     cpu_dtypes: tuple[str, ...] = ()  # where eager's CPU kernel takes fewer: those (the generator draws them on CPU)
-    operands: Operands | None = None
+    same_dtype: bool = False  # torch requires every tensor argument in one dtype
     # The argument that is an integer input (i64, domain "index"), drawn in [0, index_bound) and
     # kept there by the minimiser; every other argument is a float. A node's `ignore_index`
     # attribute, where it has one, is a valid value too.
     index_arg: int | None = None
     index_bound: IndexBound | None = None
     index_dtype: str = INDEX_DTYPE  # the integer dtype of that input: int64 indices, or int8 (an exponent)
-    # How many terms one output element sums, where the family does not say (a reduction's dim, a linear's last): an op
-    # that adds at indices, any of which may repeat (index_add), the most one element takes, in an order torch leaves
-    # unspecified; a batched matmul, its shared dim. The table's bound grows with it as a reduction's does with its length
-    terms: Terms | None = None
+
+    # --- how the generator draws it (`program.generator`, `program.seams`, `program.blocks`) -----------------------
+    weight: float = 1.0  # how often the generator picks it, relative to the others
+    draw_attrs: DrawAttrs | None = None
+    operands: Operands | None = None
     # Attributes that may be passed as Python scalars at call time (`program.scalars`), each with what values
     # are legal: a key of `scalars.LEGAL`, or "bound" or "bound_nonneg" (within the first argument's dtype's
     # finite range: past it eager raises, pytorch#195675).
     scalars: tuple[tuple[str, str], ...] = ()
     lines: Lines | None = None  # where it compares its first argument against a scalar: inputs are placed there
-    bound: str = ""  # a key of BOUND_KINDS: where its error bound comes from (the table refuses an op without one)
-    # autocast's policy for it on CPU (`numfuzz.program.autocast`): "lower" (its float arguments cast to the region's
-    # dtype), "fp32" (cast to fp32), or "" (left alone); a test checks these against torch
-    autocast: str = ""
-    # Its call (`numfuzz.program.lowering`), a template over its argument names ({0}, {1}, ..., {args}) and attributes;
-    # and, where torch's float64 kernel is not exact enough or an index must stay an integer, the float64 reference's
-    # call (it may name a helper of `numfuzz.program.exact`). A slice is lowered by code, a cast rounds in the reference.
-    call: str = ""
-    reference: str = ""
-    # Other forms of its call, as a captured graph of a user's model writes them (`x.view(...)` for reshape, `-x` for
-    # neg): with `call`, what `numfuzz.model.mapping` recognises as this op
-    captured: tuple[str, ...] = ()
-    constant: bool = False  # makes a new tensor: its dtype attribute written as torch's, taken in float64 as eager makes it
-    # a reduction's arithmetic: "add" (sum, mean: an accumulator a narrow dtype could hold) or "multiply"; either is
-    # order-free, so eager given its terms in another order says what any order makes
-    combines: str = ""
     # Its roles in a seam graph (`numfuzz.program.seams`), as weights (0: none). `recomputed`: a pointwise op whose
     # vectorised and scalar code differ (SLEEF or a polynomial against libm), drawn as the input a fused reduction may
     # compute twice; pow and exp span the whole range, so 1 ULP between the two is huge. `consumer`: a reduction along
     # the last dim, drawn to take it (softmax and log_softmax subtract the max they reduced).
     recomputed: int = 0
     consumer: int = 0
-    # A reduction whose fused code reads its input in two loops (its statistics, then its elements), computing it in each:
-    # where the two disagree, x - max(x) > 0 or x - mean(x) != 0 (the mechanism "reduction-recompute" of the judge).
-    recomputes_input: bool = False
-    optional: int = 0
+    swap_group: SwapGroup = ""  # a block's mutation may put ops of one group in each other's place (one shape rule, another computation)
+
+    # --- how it is lowered to torch code (`program.lowering`, `program.autocast`) ---------------------------------
+    # Its call, a template over its argument names ({0}, {1}, ..., {args}) and attributes;
+    # and, where torch's float64 kernel is not exact enough or an index must stay an integer, the float64 reference's
+    # call (it may name a helper of `numfuzz.program.exact`). A slice is lowered by code, a cast rounds in the reference.
+    call: str = ""
+    reference: str = ""
+    # autocast's policy for it on CPU (`numfuzz.program.autocast`): "lower" (its float arguments cast to the region's
+    # dtype), "fp32" (cast to fp32), or "" (left alone); a test checks these against torch
+    autocast: str = ""
+    constant: bool = False  # makes a new tensor: its dtype attribute written as torch's, taken in float64 as eager makes it
     # The attribute naming the dtype the op computes in (`torch.sum(x, dtype=...)`): its first argument is cast to it
     # first, so the float64 reference rounds that argument there once, as it does at a cast, and computes on in float64
     computes_in: str = ""
-    swap_group: str = ""  # a block's mutation may put ops of one group in each other's place (one shape rule, another computation)
+
+    # --- what the judge and the bounds read (`judge.bounds`, `judge.rounding_error`, `judge.causes`, ...) ---------
+    bound: str = ""  # a key of BOUND_KINDS: where its error bound comes from (the table refuses an op without one)
+    # How many terms one output element sums (`judge.rounding_error.reduced_length`): the table's bound grows with it
+    # as a reduction's does with its length. Where it is left out, its family's (`FAMILY_TERMS`: one for a pointwise
+    # op, the reduced dim, the last dim); an op of a family without one (fresh, window) states its own. An op that adds
+    # at indices, any of which may repeat (index_add), counts the most one element takes
+    terms: Terms | None = None
+    # a reduction's arithmetic (COMBINES): eager given its terms in another order says what any order makes
+    combines: Combines = ""
+    # A mean: its sum divided by the count it reduced (the judge's sequential sum divides too; its parts, split, would need weighing)
+    divides_by_count: bool = False
+    # softmax's form: exp(x - max(x)) along `dim`, one output per input element; where a fused kernel's max is below an
+    # element of its row, x - max(x) > 0 and exp overflows (the judge counts such rows)
+    subtracts_row_max: bool = False
+    # A reduction whose fused code reads its input in two loops (its statistics, then its elements), computing it in each:
+    # where the two disagree, x - max(x) > 0 or x - mean(x) != 0 (the mechanism "reduction-recompute" of the judge).
+    recomputes_input: bool = False
+
+    # --- how a captured model's graph writes it (`model.mapping`, with `call`) ------------------------------------
+    # Other forms of its call (`x.view(...)` for reshape, `-x` for neg): what the mapping recognises as this op
+    captured: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        for name, allowed in (("combines", COMBINES), ("swap_group", SWAP_GROUPS)):
+            if getattr(self, name) not in ("", *allowed):
+                raise ValueError(f"op {self.name!r}: {name} {getattr(self, name)!r} is none of {', '.join(allowed)}")
+        if self.terms is None:
+            if self.family not in FAMILY_TERMS:
+                raise ValueError(f"op {self.name!r} of family {self.family!r}: say how many terms one output element sums (terms=)")
+            object.__setattr__(self, "terms", FAMILY_TERMS[self.family])
 
     def domain(self, arg: int) -> str:
         return self.domains[arg] if arg < len(self.domains) else "any"
+
+
+# --- terms per output element (`OpSpec.terms`) -------------------------------------------
+
+
+def one_term(specs: list[TensorSpec], attrs: dict[str, Any]) -> int:
+    """A pointwise op, a copy or a selection (a max): each output element is one input element's."""
+    return 1
+
+
+def terms_along_dim(specs: list[TensorSpec], attrs: dict[str, Any]) -> int:
+    """A reduction or scan along `dim`: the dim's length."""
+    shape = specs[0].shape
+    return shape[attrs["dim"] % len(shape)] if shape else 1
+
+
+def terms_last_dim(specs: list[TensorSpec], attrs: dict[str, Any]) -> int:
+    """A normalisation over the last dim, or a product that sums it (linear, matmul): its length."""
+    return specs[0].shape[-1] if specs[0].shape else 1
+
+
+LOSS_REDUCTIONS = ("mean", "sum", "batchmean")  # a loss's reductions that sum its terms
+
+
+def terms_of_loss(specs: list[TensorSpec], attrs: dict[str, Any]) -> int:
+    """A loss: with a reduction that sums them, every element of its input; with reduction "none", one."""
+    return math.prod(specs[0].shape) if attrs.get("reduction") in LOSS_REDUCTIONS else 1
+
+
+# What an op of each family sums, where the op does not say; the families not here (fresh, window) have no one answer
+FAMILY_TERMS: dict[str, Terms] = {
+    **dict.fromkeys(("unary", "elementwise", "cat", "reshape", "permute", "transpose", "unsqueeze", "expand", "slice", "chunk"), one_term),
+    "reduce": terms_along_dim,
+    **dict.fromkeys(("norm", "linear", "matmul"), terms_last_dim),
+}
 
 
 def broadcast_shapes(*shapes: tuple[int, ...]) -> tuple[int, ...]:

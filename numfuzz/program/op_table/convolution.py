@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import random
 
 from numfuzz.program.autocast import LOWER
@@ -54,6 +55,11 @@ def _conv_operands(rng: random.Random, spec: TensorSpec, attrs: dict) -> list[tu
     return [(groups * rng.randint(1, MAX_OUT_PER_GROUP), channels // groups, kernel, kernel)]
 
 
+def _kernel_terms(specs: list[TensorSpec], attrs: dict) -> int:
+    """A convolution's terms per output element: its weight's in_channels / groups x kh x kw products (the bias not counted)."""
+    return math.prod(specs[1].shape[1:])
+
+
 SPECS: list[OpSpec] = [
     OpSpec(
         "conv2d",
@@ -63,6 +69,7 @@ SPECS: list[OpSpec] = [
         same_dtype=True,
         draw_attrs=_draw_conv,
         operands=_conv_operands,
+        terms=_kernel_terms,
         optional=1,
         weight=0.5,
         bound="undocumented",

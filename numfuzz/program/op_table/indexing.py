@@ -10,7 +10,7 @@ from __future__ import annotations
 import random
 
 from numfuzz.program.ir import GraphError, TensorSpec
-from numfuzz.program.op_spec import OpSpec, draw_dim, need_rank, norm_dim
+from numfuzz.program.op_spec import OpSpec, draw_dim, need_rank, norm_dim, one_term
 
 FRESH_DIM = 8  # the largest new dim an index input gets
 
@@ -65,13 +65,13 @@ def _rows(spec: TensorSpec, attrs: dict) -> int:
 SPECS: list[OpSpec] = [
     # copies: exact
     OpSpec("gather", 2, "fresh", _gather, domains=("any", "index"), draw_attrs=draw_dim, operands=gather_operands, index_arg=1, index_bound=along,
-           bound="correctly_rounded", call="torch.gather({0}, {dim}, {1})", reference="torch.gather({0}, {dim}, {1}.long())"),
+           terms=one_term, bound="correctly_rounded", call="torch.gather({0}, {dim}, {1})", reference="torch.gather({0}, {dim}, {1}.long())"),
     OpSpec(
         "index_select", 2, "fresh", _index_select, domains=("any", "index"), draw_attrs=draw_dim, operands=_index_select_operands,
-        index_arg=1, index_bound=along, weight=0.5, bound="correctly_rounded", call="torch.index_select({0}, {dim}, {1})", reference="torch.index_select({0}, {dim}, {1}.long())"
+        index_arg=1, index_bound=along, terms=one_term, weight=0.5, bound="correctly_rounded", call="torch.index_select({0}, {dim}, {1})", reference="torch.index_select({0}, {dim}, {1}.long())"
     ),
     # the weight is the drawn value (its rows are the vocabulary), the indices a new input; more
     # weight, as it fits only a 2-d value (as addmm does)
     OpSpec("embedding", 2, "fresh", _embedding, domains=("any", "index"), operands=_embedding_operands, index_arg=1, index_bound=_rows, weight=1.5,
-           bound="correctly_rounded", call="F.embedding({1}, {0})", reference="F.embedding({1}.long(), {0})"),
+           terms=one_term, bound="correctly_rounded", call="F.embedding({1}, {0})", reference="F.embedding({1}.long(), {0})"),
 ]  # fmt: skip

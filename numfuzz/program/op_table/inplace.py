@@ -12,7 +12,7 @@ from __future__ import annotations
 import random
 
 from numfuzz.program.ir import GraphError, TensorSpec
-from numfuzz.program.op_spec import OpSpec, broadcast_shapes, broadcastable_to, draw_scalar, draw_scalars, lines_at, need_rank, norm_dim
+from numfuzz.program.op_spec import OpSpec, broadcast_shapes, broadcastable_to, draw_scalar, draw_scalars, lines_at, need_rank, norm_dim, one_term
 from numfuzz.program.op_table.unary import draw_clamp
 
 
@@ -147,6 +147,7 @@ SPECS: list[OpSpec] = [
         _written_transposed,
         draw_attrs=_draw_transpose,
         operands=_transposed_operands,
+        terms=one_term,
         weight=0.3,
         bound="correctly_rounded",
         call="(lambda t: (t.transpose({dim0}, {dim1}).mul_({1}), t)[1])({0}.clone())",
@@ -159,6 +160,7 @@ SPECS: list[OpSpec] = [
         _written_slice,
         draw_attrs=_draw_slice,
         operands=_slice_operands,
+        terms=one_term,
         weight=0.5,
         bound="correctly_rounded",
         call="(lambda t: (t.narrow({dim}, {start}, {length}).copy_({1}), t)[1])({0}.clone())",

@@ -8,7 +8,7 @@ import random
 from numfuzz.program.autocast import ATTR as AUTOCAST_ATTR
 from numfuzz.program.autocast import LOWER
 from numfuzz.program.ir import GraphError, TensorSpec
-from numfuzz.program.op_spec import OpSpec, broadcast_shapes, draw_choice, need_rank
+from numfuzz.program.op_spec import OpSpec, broadcast_shapes, draw_choice, need_rank, terms_last_dim
 
 FRESH_DIM = 8  # the largest new dim a fresh operand gets
 
@@ -146,6 +146,18 @@ def _einsum(specs: list[TensorSpec], attrs: dict) -> TensorSpec:
     return TensorSpec(tuple(sizes[c] for c in out), specs[0].dtype)
 
 
+def _contracted(specs: list[TensorSpec], attrs: dict) -> int:
+    """An einsum's terms per output element: the product of the sizes of the indices it sums over (none: one)."""
+    terms, out = _letters(attrs["equation"])
+    sizes = {letter: d for term, spec in zip(terms, specs) for letter, d in zip(term, spec.shape)}
+    return math.prod(d for letter, d in sizes.items() if letter not in out)
+
+
+def _keys(specs: list[TensorSpec], attrs: dict) -> int:
+    """Attention's terms per output element: its weighted sum over the keys (as many as the softmax's row)."""
+    return specs[1].shape[-2]
+
+
 def _einsum_operands(rng: random.Random, spec: TensorSpec, attrs: dict) -> list[tuple[int, ...]]:
     terms, _ = _letters(attrs["equation"])
     sizes = dict(zip(terms[0], spec.shape))
@@ -212,14 +224,16 @@ SPECS: list[OpSpec] = [
         _matmul_batched,
         same_dtype=True,
         operands=_batched_operands,
-        terms=lambda specs, attrs: specs[0].shape[-1],
+        terms=terms_last_dim,
         weight=0.5,
         bound="table",
         autocast=LOWER,
         call="torch.matmul({0}, {1})",
         captured=("{0} @ {1}",),
     ),
-    OpSpec("bmm", 2, "fresh", _bmm, same_dtype=True, operands=_bmm_operands, bound="undocumented", autocast=LOWER, call="torch.bmm({0}, {1})"),
+    OpSpec(
+        "bmm", 2, "fresh", _bmm, same_dtype=True, operands=_bmm_operands, terms=terms_last_dim, bound="undocumented", autocast=LOWER, call="torch.bmm({0}, {1})"
+    ),
     OpSpec(
         "baddbmm",
         3,
@@ -228,6 +242,7 @@ SPECS: list[OpSpec] = [
         same_dtype=True,
         draw_attrs=_draw_scales,
         operands=_baddbmm_operands,
+        terms=terms_last_dim,  # the products of the shared dim; as a linear's bias, the addend is not counted
         bound="undocumented",
         autocast=LOWER,
         call="torch.baddbmm({2}, {0}, {1}, beta={beta!r}, alpha={alpha!r})",
@@ -240,6 +255,7 @@ SPECS: list[OpSpec] = [
         same_dtype=True,
         draw_attrs=_draw_scales,
         operands=_addmm_operands,
+        terms=terms_last_dim,
         bound="undocumented",
         autocast=LOWER,
         call="torch.addmm({2}, {0}, {1}, beta={beta!r}, alpha={alpha!r})",
@@ -252,6 +268,7 @@ SPECS: list[OpSpec] = [
         same_dtype=True,
         draw_attrs=_draw_equation,
         operands=_einsum_operands,
+        terms=_contracted,
         bound="undocumented",
         autocast=LOWER,
         call="torch.einsum({equation!r}, {0}, {1})",
@@ -264,6 +281,7 @@ SPECS: list[OpSpec] = [
         same_dtype=True,
         draw_attrs=draw_choice("is_causal", [False, True]),
         operands=_attention_operands,
+        terms=_keys,
         bound="undocumented",
         autocast=LOWER,
         call="F.scaled_dot_product_attention({0}, {1}, {2}, is_causal={is_causal})",
@@ -278,6 +296,7 @@ SPECS: list[OpSpec] = [
         same_dtype=True,
         draw_attrs=_draw_scale,
         operands=_masked_attention_operands,
+        terms=_keys,
         bound="undocumented",
         autocast=LOWER,
         call="F.scaled_dot_product_attention({0}, {1}, {2}, attn_mask={3}, scale={scale!r})",
@@ -293,6 +312,7 @@ SPECS: list[OpSpec] = [
         same_dtype=True,
         draw_attrs=_draw_scale,
         operands=_masked_attention_operands,
+        terms=_keys,
         index_arg=3,
         index_bound=_keep_or_drop,
         bound="undocumented",

@@ -6,7 +6,7 @@ import random
 
 from numfuzz.program.autocast import FP32
 from numfuzz.program.ir import GraphError, TensorSpec
-from numfuzz.program.op_spec import OpSpec, draw_both, draw_choice, draw_float
+from numfuzz.program.op_spec import OpSpec, draw_both, draw_choice, draw_float, terms_of_loss
 
 REDUCTIONS = ["mean", "sum", "none"]
 
@@ -51,7 +51,7 @@ def _targets_spec(name: str, call: str, extra=None, reference: str = "") -> OpSp
     """A loss over integer class targets; ignore_index -100 (torch's default) ignores none, 0 or 1 the targets of that class."""
     draw = draw_both(draw_choice("reduction", REDUCTIONS), draw_choice("ignore_index", [-100, -100, 0, 1]), *([extra] if extra else []))
     return OpSpec(name, 2, "fresh", _class_targets, domains=("any", "index"), draw_attrs=draw, weight=0.5, operands=_class_operands,
-                  index_arg=1, index_bound=_classes, bound="undocumented", autocast=FP32, call=call, reference=reference)  # fmt: skip
+                  index_arg=1, index_bound=_classes, terms=terms_of_loss, bound="undocumented", autocast=FP32, call=call, reference=reference)  # fmt: skip
 
 
 def _kl_div(specs: list[TensorSpec], attrs: dict) -> TensorSpec:
@@ -90,6 +90,7 @@ def _spec(
         same_dtype=True,
         weight=0.5,
         operands=_like_input(count),
+        terms=terms_of_loss,
         scalars=scalars,
         bound="table",
         autocast=FP32,  # every loss here is on CPU autocast's fp32 list

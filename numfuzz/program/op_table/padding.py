@@ -9,7 +9,7 @@ from __future__ import annotations
 import random
 
 from numfuzz.program.ir import GraphError, TensorSpec
-from numfuzz.program.op_spec import OpSpec, scalar
+from numfuzz.program.op_spec import OpSpec, one_term, scalar
 
 MODES = ("constant", "reflect", "replicate", "circular")
 MAX_PAD = 3
@@ -79,6 +79,7 @@ SPECS: list[OpSpec] = [
         _pad,
         draw_attrs=_draw_pad,
         scalars=(("value", "bound"),),
+        terms=one_term,
         bound="correctly_rounded",
         call="F.pad({0}, {pad!r}, mode={mode!r}, value={value!r})",
     ),

@@ -13,7 +13,7 @@ import random
 from typing import Any
 
 from numfuzz.program.ir import GraphError, TensorSpec
-from numfuzz.program.op_spec import OpSpec, need_rank
+from numfuzz.program.op_spec import OpSpec, need_rank, one_term
 
 MODES = ("nearest", "bilinear", "bicubic")
 MODES_3D = ("nearest", "trilinear")  # of (N, C, D, H, W): a video's or a volume's upsampling
@@ -153,6 +153,34 @@ def _draw_adaptive_1d(rng: random.Random, specs: list[TensorSpec]) -> dict:
     return {"output_size": rng.randint(1, max(1, specs[0].shape[-1]))}
 
 
+def _window_terms(specs: list[TensorSpec], attrs: dict) -> int:
+    """An average pool's terms per output element: its kernel's area."""
+    return _along(attrs, "kernel_size", 0) * _along(attrs, "kernel_size", 1)
+
+
+def _adaptive_window(size: int, out: int) -> int:
+    """The longest of adaptive pooling's windows along a dim (torch's start floor(i * size / out), end ceil((i + 1) * size / out))."""
+    return max(-(-(i + 1) * size // out) - i * size // out for i in range(out))
+
+
+def _adaptive_terms(specs: list[TensorSpec], attrs: dict) -> int:
+    out = _adaptive(specs, attrs).shape[-2:]
+    return _adaptive_window(specs[0].shape[-2], out[0]) * _adaptive_window(specs[0].shape[-1], out[1])
+
+
+def _adaptive_1d_terms(specs: list[TensorSpec], attrs: dict) -> int:
+    return _adaptive_window(specs[0].shape[-1], attrs["output_size"])
+
+
+# The input elements one output element of interpolation weighs, per spatial axis: nearest copies one; linear modes
+# weigh the two neighbours, bicubic four
+TAPS = {"nearest": 1, "bilinear": 2, "trilinear": 2, "bicubic": 4}
+
+
+def _interpolation_terms(specs: list[TensorSpec], attrs: dict) -> int:
+    return TAPS[attrs["mode"]] ** (len(specs[0].shape) - 2)
+
+
 SPECS: list[OpSpec] = [
     # a selection: the max of the window (padding never wins), so exact
     OpSpec(
@@ -161,6 +189,7 @@ SPECS: list[OpSpec] = [
         "window",
         _pool,
         draw_attrs=_draw_pool,
+        terms=one_term,
         weight=0.5,
         bound="correctly_rounded",
         call="F.max_pool2d({0}, {kernel_size}, {stride}, {padding}, ceil_mode={ceil_mode})",
@@ -171,6 +200,7 @@ SPECS: list[OpSpec] = [
         "window",
         _avg_pool,
         draw_attrs=_draw_avg_pool,
+        terms=_window_terms,
         weight=0.5,
         bound="undocumented",
         call="F.avg_pool2d({0}, {kernel_size}, {stride}, {padding}, ceil_mode={ceil_mode}, count_include_pad={count_include_pad})",
@@ -181,6 +211,7 @@ SPECS: list[OpSpec] = [
         "window",
         _adaptive,
         draw_attrs=_draw_adaptive,
+        terms=_adaptive_terms,
         weight=0.5,
         bound="undocumented",
         call="F.adaptive_avg_pool2d({0}, {output_size!r})",
@@ -191,6 +222,7 @@ SPECS: list[OpSpec] = [
         "window",
         _interpolate,
         draw_attrs=_draw_interpolate,
+        terms=_interpolation_terms,
         weight=0.5,
         bound="undocumented",
         call="F.interpolate({0}, size={size!r}, scale_factor={scale_factor!r}, mode={mode!r}, align_corners={align_corners!r})",
@@ -201,6 +233,7 @@ SPECS: list[OpSpec] = [
         "window",
         _adaptive_1d,
         draw_attrs=_draw_adaptive_1d,
+        terms=_adaptive_1d_terms,
         weight=0.5,
         bound="undocumented",
         call="F.adaptive_avg_pool1d({0}, {output_size})",
@@ -213,6 +246,7 @@ SPECS: list[OpSpec] = [
         "window",
         _pool,
         draw_attrs=_draw_pool,
+        terms=one_term,
         weight=0.5,
         bound="correctly_rounded",
         call="(lambda x, r: x.flatten(-2).gather(-1, r[1].flatten(-2)).view_as(r[0]))"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import random
 
 from numfuzz.program.autocast import FP32
@@ -19,7 +20,9 @@ from numfuzz.program.op_spec import (
     draw_var,
     last_dim,
     need_rank,
+    one_term,
     reduce,
+    terms_last_dim,
 )
 
 
@@ -47,6 +50,12 @@ def _group_norm(specs: list[TensorSpec], attrs: dict) -> TensorSpec:
     if specs[0].numel // groups == 1:  # torch refuses to normalise a single value per group and batch
         raise GraphError("group_norm needs more than one value per group")
     return specs[0]
+
+
+def _group_terms(specs: list[TensorSpec], attrs: dict) -> int:
+    """group_norm's terms per output element: its group's statistics sum channels / groups x the spatial dims' elements."""
+    shape = specs[0].shape
+    return shape[1] // attrs["num_groups"] * math.prod(shape[2:])
 
 
 def _affine(specs: list[TensorSpec], attrs: dict) -> TensorSpec:
@@ -85,7 +94,19 @@ def _channels(rng: random.Random, spec: TensorSpec, attrs: dict) -> list[tuple[i
 
 SPECS: list[OpSpec] = (
     [
-        OpSpec(name, 1, "reduce", reduce, draw_attrs=draw_reduce, bound="table", call=call, combines=combines, consumer=1, swap_group="reduction")
+        OpSpec(
+            name,
+            1,
+            "reduce",
+            reduce,
+            draw_attrs=draw_reduce,
+            bound="table",
+            call=call,
+            combines=combines,
+            divides_by_count=name == "mean",
+            consumer=1,
+            swap_group="reduction",
+        )
         for name, call, combines in (
             ("sum", "torch.sum({0}, dim={dim}, keepdim={keepdim})", "add"),
             ("mean", "torch.mean({0}, dim={dim}, keepdim={keepdim})", "add"),
@@ -116,6 +137,7 @@ SPECS: list[OpSpec] = (
             captured=(f"F.{name}({{0}}, dim={{dim}})",),
             consumer=2,
             recomputes_input=True,
+            subtracts_row_max=True,
             swap_group="softmax",
         )
         for name, call in {"softmax": "torch.softmax({0}, dim={dim})", "log_softmax": "torch.log_softmax({0}, dim={dim})"}.items()
@@ -148,6 +170,7 @@ SPECS: list[OpSpec] = (
             scalars=EPS,
             same_dtype=True,
             operands=_last_dim_twice,
+            terms=terms_last_dim,
             bound="table",
             call="F.layer_norm({0}, {0}.shape[-1:], {1}, {2}, eps={eps!r})",
             recomputes_input=True,
@@ -224,6 +247,7 @@ SPECS: list[OpSpec] = (
             bound=bound,
             call=call,
             combines=combines,
+            divides_by_count=name == "mean",
             computes_in="dtype",
         )
         for name, infer, draw, bound, combines, call in (
@@ -241,6 +265,7 @@ SPECS: list[OpSpec] = (
             "norm",
             _group_norm,
             draw_attrs=_draw_group_norm,
+            terms=_group_terms,
             scalars=EPS,
             bound="undocumented",
             call="F.group_norm({0}, {num_groups}, eps={eps!r})",
@@ -257,6 +282,7 @@ SPECS: list[OpSpec] = (
             scalars=EPS,
             same_dtype=True,
             operands=_channels,
+            terms=one_term,  # eval mode: x's element, scaled and shifted by its channel's statistics
             bound="undocumented",
             call="F.batch_norm({0}, {1}, {2}, {3}, {4}, training=False, eps={eps!r})",
         ),

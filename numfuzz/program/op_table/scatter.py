@@ -15,7 +15,7 @@ import random
 from typing import Callable
 
 from numfuzz.program.ir import GraphError, TensorSpec
-from numfuzz.program.op_spec import Operands, OpSpec, draw_dim, need_rank, norm_dim
+from numfuzz.program.op_spec import Operands, OpSpec, draw_dim, need_rank, norm_dim, one_term
 from numfuzz.program.op_table.indexing import FRESH_DIM, along, gather_operands
 
 ALPHAS = (1, 1, -1, 0.5, 3)  # index_add's scale of its source: mostly none
@@ -149,11 +149,11 @@ def _scatter_add_terms(specs: list[TensorSpec], attrs: dict) -> int:
 SPECS: list[OpSpec] = [
     # copies: exact, forward and backward
     OpSpec("diagonal_scatter", 2, "fresh", _diagonal_scatter, draw_attrs=_draw_diagonal, operands=_written(_diagonal_shape), same_dtype=True, weight=0.5,
-           bound="correctly_rounded", call="torch.diagonal_scatter({0}, {1}, {offset}, {dim1}, {dim2})"),
+           terms=one_term, bound="correctly_rounded", call="torch.diagonal_scatter({0}, {1}, {offset}, {dim1}, {dim2})"),
     OpSpec("select_scatter", 2, "fresh", _select_scatter, draw_attrs=_draw_select, operands=_written(_select_shape), same_dtype=True, weight=0.5,
-           bound="correctly_rounded", call="torch.select_scatter({0}, {1}, {dim}, {index})"),
+           terms=one_term, bound="correctly_rounded", call="torch.select_scatter({0}, {1}, {dim}, {index})"),
     OpSpec("slice_scatter", 2, "fresh", _slice_scatter, draw_attrs=_draw_slice, operands=_written(_slice_shape), same_dtype=True, weight=0.5,
-           bound="correctly_rounded", call="torch.slice_scatter({0}, {1}, {dim}, {start}, {stop}, {step})"),
+           terms=one_term, bound="correctly_rounded", call="torch.slice_scatter({0}, {1}, {dim}, {start}, {stop}, {step})"),
     # sums at indices: a repeated index adds its terms in an unspecified order (the table's bound grows with `terms`)
     OpSpec("index_add", 3, "fresh", _index_add, domains=("any", "index"), draw_attrs=_draw_index_add, operands=_index_add_operands, same_dtype=True,
            index_arg=1, index_bound=along, terms=_index_add_terms, weight=0.5, bound="table",

@@ -6,7 +6,7 @@ import random
 
 from numfuzz.program.dtypes import PROGRAM_DTYPES, promote
 from numfuzz.program.ir import GraphError, TensorSpec
-from numfuzz.program.op_spec import OpSpec, draw_dim, norm_dim
+from numfuzz.program.op_spec import OpSpec, draw_dim, norm_dim, one_term
 
 
 def _cast(specs: list[TensorSpec], attrs: dict) -> TensorSpec:
@@ -119,5 +119,5 @@ SPECS: list[OpSpec] = [
     OpSpec("slice", 1, "slice", _slice, weight=0.5, bound="table"),
     OpSpec("chunk", 1, "chunk", _chunk, weight=0.5, bound="table", call="torch.chunk({0}, {chunks}, dim={dim})[{index}]"),
     # copies of the value along each dim (tiling a KV head, a mask over a batch): exact
-    OpSpec("repeat", 1, "window", _repeat, draw_attrs=_draw_repeats, weight=0.3, bound="correctly_rounded", call="{0}.repeat({repeats!r})"),
+    OpSpec("repeat", 1, "window", _repeat, draw_attrs=_draw_repeats, terms=one_term, weight=0.3, bound="correctly_rounded", call="{0}.repeat({repeats!r})"),
 ]
