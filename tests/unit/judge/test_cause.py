@@ -3,12 +3,31 @@
 from __future__ import annotations
 
 from numfuzz.corpus.known import load_known
-from numfuzz.judge.cause import CAUSES, EMULATED_ROUNDING, LOW_PRECISION, STALE_SCALAR, Kept, kept_whatever_the_bound, root_title
-from numfuzz.judge.causes import CAUSE_TESTS
+from numfuzz.judge import cause as cause_module
+from numfuzz.judge.cause import CAUSES, EMULATED_ROUNDING, LOW_PRECISION, STALE_SCALAR, Cause, Kept, kept_whatever_the_bound, root_title
+from numfuzz.judge.cause_tests import CAUSE_TESTS, Stage, steps_at
+from numfuzz.judge.causes import unexplained
 
 
-def test_every_tested_cause_is_a_cause_with_words_of_its_own():
-    assert all(CAUSES[one.cause.name] is one.cause for one in CAUSE_TESTS)
+def test_every_cause_has_exactly_one_entry_in_cause_tests():
+    constants = [value for value in vars(cause_module).values() if isinstance(value, Cause)]
+    tested = [one.cause for one in CAUSE_TESTS]
+    assert sorted(c.name for c in constants) == sorted(c.name for c in tested) == sorted(CAUSES)
+    assert len(set(c.name for c in tested)) == len(tested)
+    assert all(CAUSES[c.name] is c for c in tested)
+
+
+def test_cause_tests_read_in_the_order_the_stages_run():
+    order = list(Stage)
+    for one in CAUSE_TESTS:  # a cause's steps: at most one per stage, in stage order
+        stages = [order.index(step.stage) for step in one.steps]
+        assert one.steps and stages == sorted(set(stages)), one.cause.name
+    firsts = [order.index(one.steps[0].stage) for one in CAUSE_TESTS]
+    assert firsts == sorted(firsts)
+    assert steps_at(Stage.AFTER_LOCATING)[-1].test is unexplained  # the test that always holds comes last
+
+
+def test_every_tested_cause_has_words_of_its_own():
     phrases = [c.phrase for c in CAUSES.values()]
     assert all(phrases) and len(set(phrases)) == len(phrases)
 
