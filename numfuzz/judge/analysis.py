@@ -63,7 +63,7 @@ def analyse(
 
 def _locate(ev: Evidence) -> None:
     """Set the culprit: by the probe of the flagged output's cone, by cutting the fused program where exposing values
-    changed it, or the flagged output's own op. Left None where the probe shows no op worse (the cause `amplified`)."""
+    changed it, or the flagged output's own op. Left None where the probe shows no op worse (the cause `ill_conditioned`)."""
     graph, outcome, output = ev.graph, ev.outcome, ev.output
     if len(cone(graph, graph.outputs[output])) == 1:
         ev.culprit = single_op_culprit(graph, outcome, output, "single op")

@@ -12,7 +12,7 @@ runs the stages in the order of `Stage`, and within a stage the steps in the ord
 * position         -- position_parting: where the same values at two positions first part (`judge.position_analysis`).
 * gradient         -- backward: the op whose backward a gradient finding starts at (`judge.gradient_analysis`).
 * before locating  -- cast_dropped on the flagged output (float64 only): exposing values could undo the elision it sees.
-* locating         -- amplified: the probe shows no op worse where the difference starts.
+* locating         -- ill_conditioned: the probe shows no op worse where the difference starts (the verdict `amplified`).
 * after locating   -- at the culprit, in order: cast_dropped at a located cast, strided_input,
                       emulated_rounding, nonfinite_intermediate, low_precision, cancellation,
                       kernel_accuracy (`judge.causes` says each one's claim); unexplained when none holds.
@@ -29,11 +29,11 @@ from typing import Callable, Union
 
 from numfuzz.judge.bounds import Bounds
 from numfuzz.judge.cause import (
-    AMPLIFIED,
     BACKWARD,
     CANCELLATION,
     CAST_DROPPED,
     EMULATED_ROUNDING,
+    ILL_CONDITIONED,
     KERNEL_ACCURACY,
     LOW_PRECISION,
     NONFINITE_INTERMEDIATE,
@@ -46,11 +46,11 @@ from numfuzz.judge.cause import (
 )
 from numfuzz.judge.causes import (
     Diagnosis,
-    amplified,
     cancellation,
     cast_dropped,
     cast_dropped_at_cut,
     emulated_rounding,
+    ill_conditioned,
     kernel_accuracy,
     low_precision,
     nonfinite_intermediate,
@@ -122,7 +122,7 @@ CAUSE_TESTS = (
             Step(Stage.AFTER_LOCATING, "none", cast_dropped_at_cut, needs_culprit=True),
         ),
     ),
-    _one(AMPLIFIED, Stage.LOCATING, "none: the probe that locates", amplified),
+    _one(ILL_CONDITIONED, Stage.LOCATING, "none: the probe that locates", ill_conditioned),
     _one(STRIDED_INPUT, Stage.AFTER_LOCATING, "one compile, where an input is strided", strided_input),
     _one(EMULATED_ROUNDING, Stage.AFTER_LOCATING, "one compile, where the target turns the option on", emulated_rounding, needs_culprit=True),
     _one(NONFINITE_INTERMEDIATE, Stage.AFTER_LOCATING, "none", nonfinite_intermediate, needs_culprit=True, reads_values=True),

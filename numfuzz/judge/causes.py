@@ -10,7 +10,8 @@ has its entry; what each one claims:
                            Tested on the flagged output before the culprit is located: exposing
                            values (the probe) could undo the elision it sees; and after, where
                            cutting locates the culprit at a narrowing cast.
-* amplified             -- (at locating) the probe shows no op worse where the difference starts.
+* ill_conditioned       -- (at locating) the probe shows no op worse where the difference starts:
+                           an op downstream amplifies it; the verdict is `amplified`.
 * strided_input         -- with every input contiguous (the same values) the target is no finding
                            (one compile; named at the culprit where one is located).
 * emulated_rounding     -- with Inductor's emulate_precision_casts on, the program compiled
@@ -37,10 +38,10 @@ import torch
 
 from numfuzz.judge.bounds import FP32_MANTISSA
 from numfuzz.judge.cause import (
-    AMPLIFIED,
     CANCELLATION,
     CAST_DROPPED,
     EMULATED_ROUNDING,
+    ILL_CONDITIONED,
     KERNEL_ACCURACY,
     LOW_PRECISION,
     NONFINITE_INTERMEDIATE,
@@ -332,11 +333,11 @@ def kernel_accuracy(ev: Evidence) -> Diagnosis | None:
     return Diagnosis(KERNEL_ACCURACY.name, [why], c.node, c.op, c.dtype)
 
 
-def amplified(ev: Evidence) -> Diagnosis | None:
+def ill_conditioned(ev: Evidence) -> Diagnosis | None:
     """The probe reproduced the finding and shows no op worse both locally and globally (`localize.locate_culprit`)."""
     if ev.probe is None or ev.culprit is not None:
         return None
-    return Diagnosis(AMPLIFIED.name, [AMPLIFIED.phrase])
+    return Diagnosis(ILL_CONDITIONED.name, [ILL_CONDITIONED.phrase])
 
 
 def unexplained(ev: Evidence) -> Diagnosis:

@@ -38,7 +38,7 @@ import math
 import re
 from dataclasses import dataclass, replace
 
-from numfuzz.judge.cause import BACKWARD, root_title
+from numfuzz.judge.cause import BACKWARD, current_name, root_title
 from numfuzz.judge.crash import crash_fingerprint, metadata_fingerprints, metadata_kind
 from numfuzz.judge.execute import AT_TEXT, Outcome, flagged_output
 from numfuzz.judge.facts import Analysis
@@ -102,6 +102,7 @@ class Signature:
     def from_json(data: dict) -> Signature:
         ops = tuple(str(o) for o in data.get("ops", []))
         extra = {k: str(data.get(k, "")) for k in ("cause", "mode", "at", "fingerprint")}
+        extra["cause"] = current_name(extra["cause"])  # a cause renamed since the case was stored
         return Signature(str(data["target"]), str(data["symptom"]), ops, str(data.get("dtype", "")), **extra)
 
 
