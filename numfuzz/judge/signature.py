@@ -38,7 +38,7 @@ import math
 import re
 from dataclasses import dataclass, replace
 
-from numfuzz.judge.cause import BACKWARD, current_name, root_title
+from numfuzz.judge.cause import BACKWARD, NONFINITE_INTERMEDIATE, UNEXPLAINED, current_name, root_title
 from numfuzz.judge.crash import crash_fingerprint, metadata_fingerprints, metadata_kind
 from numfuzz.judge.execute import AT_TEXT, Outcome, flagged_output
 from numfuzz.judge.facts import Analysis
@@ -214,7 +214,7 @@ MECHANISMS = (
         "reduction-recompute",
         "reduction and its recomputed input disagree",
         tuple(name for name, spec in OPS.items() if spec.recomputes_input),
-        ("nonfinite_intermediate", "unexplained"),
+        (NONFINITE_INTERMEDIATE.name, UNEXPLAINED.name),
     ),
 )
 _UNCERTAIN_LOCATION = ("cutting", "fallback")  # where exposing values changed what the compiler fused
