@@ -1,5 +1,5 @@
 """Judging one case, in stages: oracle (`verdicts`, `oracle`: ULP errors and the oracle's rule), execute
-(`compiled`, `execute`: runs judged by the oracle), localise (`localize`, `gradient_analysis`), explain
+(`compiled`, `execute`: runs judged by the oracle), locate (`localize`, `gradient_analysis`), explain
 (`evidence`, `causes`), measure (`rounding_error`, `gradient_rounding`, the probes), rules (`rules`: the
 final verdict), record (`signature`, `table`). The records every stage fills or reads come first:
 `cause` (each cause), `bounds` and `rounding_record` (the documented bounds, and the typed rounding-error

@@ -1,7 +1,7 @@
 """The analysis of a finding: where the difference starts, why, and every fact the verdict rules read.
 
 Run on every less_accurate, nonfinite or position_dependent outcome (in a campaign's worker, on
-replay, on the minimised case). Its stages: localise (`judge.localize`: the probe that exposes
+replay, on the minimised case). Its stages: locate (`judge.localize`: the probe that exposes
 the cone's values, skipped when the flagged output's cone is one op or a dropped cast explains
 the case), explain (`judge.cause_tests`: every cause's test, at its stage and in its order), measure (the rounding error at
 the culprit, `judge.rounding_error`; for a non-finite value the rest-of-program and reorder

@@ -82,7 +82,7 @@ def reuses_first_scalars(program: CompiledProgram, view: CompiledProgram, graph:
 
 def stale_scalar(ev: Evidence, bounds: Bounds) -> Analysis | None:
     """The cause of a second call whose compiled result is eager's with the first call's scalars (`reuses_first_scalars`):
-    filed at the op whose scalar argument was reused; nothing is localised (a fresh compile would take the new value).
+    filed at the op whose scalar argument was reused; nothing is located (a fresh compile would take the new value).
     None for any other outcome."""
     graph, outcome = ev.graph, ev.outcome
     stale = (outcome.second_size or {}).get("stale_scalars")
