@@ -1,6 +1,6 @@
 """The cause classes: each one's name, when it is a finding whatever the bound, its group title and its words.
 
-A cause is said once, here: the cause tests (`judge.causes`) diagnose one, the rules
+A cause is said once, here: its entry in `judge.cause_tests` says how it is tested (every cause has one), the rules
 (`judge.rules`) read whether it is kept, the signature and group key name a cause that is one
 root cause whatever its op, and the issue text says its phrase. Stored cases hold the name.
 """

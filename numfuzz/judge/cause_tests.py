@@ -82,8 +82,9 @@ class Stage(Enum):
         return self in (Stage.SECOND_CALL, Stage.POSITION, Stage.GRADIENT)
 
 
-FactsTest = Callable[[Evidence, Bounds], Union[Analysis, None]]
-ValueTest = Callable[[Evidence], Union[Diagnosis, None]]
+FactsTest = Callable[[Evidence, Bounds], Union[Analysis, None]]  # second call, position, gradient
+ValueTest = Callable[[Evidence], Union[Diagnosis, None]]  # before locating, locating, after locating
+OracleCheck = Callable[..., list[str]]  # the oracle's: what differs, which `judge.execute` asks with the outputs
 
 
 @dataclass(frozen=True)
@@ -92,7 +93,7 @@ class Step:
 
     stage: Stage
     cost: str
-    test: FactsTest | ValueTest | Callable[..., object]  # at the oracle stage, the check `judge.execute` runs
+    test: FactsTest | ValueTest | OracleCheck
     needs_culprit: bool = False
     # reads the values at the culprit (its inputs, as the probe or cutting saw them): not for a fallback culprit
     reads_values: bool = False
