@@ -8,7 +8,7 @@ runs the stages in the order of `Stage`, and within a stage the steps in the ord
 * oracle           -- output_metadata: the metadata check judges the outputs (`judge.execute`); its
                       verdict is a finding of its own, which no analysis follows.
 * second call      -- stale_scalar: the second call of a dynamic compile was nearer eager with the
-                      first call's scalar (`judge.second_size`); nothing is located.
+                      first call's scalar (`judge.stale_scalar`); nothing is located.
 * position         -- position_parting: where the same values at two positions first part (`judge.position_analysis`).
 * gradient         -- backward: the op whose backward a gradient finding starts at (`judge.gradient_analysis`).
 * before locating  -- cast_dropped on the flagged output (float64 only): exposing values could undo the elision it sees.
@@ -62,7 +62,7 @@ from numfuzz.judge.facts import Analysis
 from numfuzz.judge.gradient_analysis import backward
 from numfuzz.judge.metadata import metadata_differences
 from numfuzz.judge.position_analysis import position_parting
-from numfuzz.judge.second_size import stale_scalar
+from numfuzz.judge.stale_scalar import stale_scalar
 
 
 class Stage(Enum):

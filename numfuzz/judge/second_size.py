@@ -12,16 +12,11 @@ from __future__ import annotations
 
 import torch
 
-from numfuzz.judge.bounds import Bounds
-from numfuzz.judge.cause import STALE_SCALAR
 from numfuzz.judge.compiled import CompiledProgram
-from numfuzz.judge.evidence import Evidence
 from numfuzz.judge.execute import OWN_MARK, SECOND_CALL, SECOND_SIZE, Outcome, judge
-from numfuzz.judge.facts import Analysis
 from numfuzz.judge.verdicts import Verdict
 from numfuzz.program.ir import Graph
-from numfuzz.program.ops import infer_specs
-from numfuzz.program.scalars import param_name, parameters, passed, second_call
+from numfuzz.program.scalars import parameters, second_call
 
 
 def judge_second_size(program: CompiledProgram, graph: Graph, samples: list[list[torch.Tensor]], upstream: list[list[torch.Tensor]] | None = None) -> Outcome:
@@ -78,22 +73,6 @@ def reuses_first_scalars(program: CompiledProgram, view: CompiledProgram, graph:
                 if not bool(((g - e1).abs() < (g - e2).abs())[apart].all()):
                     return False
     return parted
-
-
-def stale_scalar(ev: Evidence, bounds: Bounds) -> Analysis | None:
-    """The cause of a second call whose compiled result is eager's with the first call's scalars (`reuses_first_scalars`):
-    filed at the op whose scalar argument was reused; nothing is located (a fresh compile would take the new value).
-    None for any other outcome."""
-    graph, outcome = ev.graph, ev.outcome
-    stale = (outcome.second_size or {}).get("stale_scalars")
-    if not stale or not outcome.oracle.is_accuracy:
-        return None
-    names = {param_name(j, name): j for j, node in enumerate(graph.nodes) for name, _ in passed(node)}
-    node = names.get(stale[0], 0)
-    changed = {name: (first, second) for name, first, second in outcome.second_size.get("scalars", [])}
-    said = ", ".join(f"{name} = {changed[name][1]!r} (first call: {changed[name][0]!r})" for name in stale if name in changed)
-    why = f"the second call passes {said}; wherever the compiled result parts from eager's, it is nearer eager with the first call's value: that value was kept"
-    return Analysis(ev.output, STALE_SCALAR.name, [why], graph.nodes[node].op, infer_specs(graph)[len(graph.inputs) + node].dtype)
 
 
 def second_size_note(outcome: Outcome) -> dict:
