@@ -5,7 +5,7 @@
              `numfuzz.judge.analysis` locates it (a dropped cast names the cast). For other
              symptoms it is unknown `()` until minimisation, which names the ops left.
 * dtype   -- the dtype of that op's value ("" when not located).
-* cause   -- for accuracy findings, the cause class whose test held (`numfuzz.judge.causes`).
+* cause   -- for accuracy findings, the cause class whose test held (`numfuzz.judge.cause_tests`).
 * mode    -- how the case compiled, where not static with the default options: `dynamic`,
              `marked` and the drawn compiler options (`RunSpec.compile_label`); an accuracy finding
              that needs them is filed apart from one that does not (the minimiser drops what is not
