@@ -40,7 +40,8 @@ class RunSpec:
     grad: bool = False  # also judge the gradients of every input, for upstream gradients stored with the case
     dynamic: str = "static"  # one of DYNAMIC_MODES
     marked: tuple[tuple[int, int], ...] = ()  # (input, dim) pairs marked dynamic; only with dynamic="marked"
-    config: tuple[tuple[str, OptionValue], ...] = ()  # compiler options drawn for the case, by name (numfuzz/data/compiler_configs.toml)
+    # compiler options drawn for the case, by name (numfuzz/data/compiler_configs.toml); stored under "config", as cases always were
+    compiler_options: tuple[tuple[str, OptionValue], ...] = ()
     # torch's intra-op threads while the case compiles and runs (0: the worker's own, cores / workers). Inductor's
     # CPU code is generated for this count (parallel loops and per-thread partial reductions), so it is part of the case.
     threads: int = 0
@@ -74,23 +75,23 @@ class RunSpec:
             raise RunSpecError("marked dims go with dynamic='marked', and it needs at least one")
         object.__setattr__(self, "marked", marked)
         try:
-            config = dict(self.config.items() if isinstance(self.config, dict) else self.config)
+            options = dict(self.compiler_options.items() if isinstance(self.compiler_options, dict) else self.compiler_options)
         except (TypeError, ValueError):
-            raise RunSpecError(f"config maps option names to values, not {self.config!r}") from None
-        for key, value in config.items():
+            raise RunSpecError(f"config maps option names to values, not {self.compiler_options!r}") from None
+        for key, value in options.items():
             if not isinstance(key, str) or not key or not isinstance(value, (bool, int, float, str)):
                 raise RunSpecError(f"config maps option names to a bool, number or string, not {key!r}: {value!r}")
-        object.__setattr__(self, "config", tuple(sorted(config.items())))
+        object.__setattr__(self, "compiler_options", tuple(sorted(options.items())))
 
     @property
     def options(self) -> dict[str, OptionValue]:
         """The drawn compiler options, as a dict."""
-        return dict(self.config)
+        return dict(self.compiler_options)
 
     @property
     def default_compile(self) -> bool:
         """Static sizes, no drawn options and one thread or the worker's: how every case compiled before these fields existed."""
-        return self.dynamic == "static" and not self.config and self.threads <= 1
+        return self.dynamic == "static" and not self.compiler_options and self.threads <= 1
 
     def compile_label(self, dims: bool = False) -> str:
         """How the case compiles, in a few words ("" for static sizes and the default options): signatures show it.
@@ -98,7 +99,7 @@ class RunSpec:
         `dims`: name the marked dims too (`marked x0.1`), as a case's own description does."""
         marks = " " + ",".join(f"x{i}.{d}" for i, d in self.marked) if dims else ""
         parts = [] if self.dynamic == "static" else [self.dynamic + (marks if self.dynamic == "marked" else "")]
-        parts += [f"{k}={_option_text(v)}" for k, v in self.config]
+        parts += [f"{k}={_option_text(v)}" for k, v in self.compiler_options]
         parts += [f"threads={self.threads}"] if self.threads > 1 else []
         return " ".join(parts)
 
@@ -127,14 +128,14 @@ class RunSpec:
             data["dynamic"] = self.dynamic
         if self.marked:
             data["marked"] = [list(pair) for pair in self.marked]
-        if self.config:
-            data["config"] = dict(self.config)
+        if self.compiler_options:
+            data["config"] = dict(self.compiler_options)
         if self.threads:
             data["threads"] = self.threads
         return data
 
     def to_json(self) -> dict[str, Any]:
-        data = {k: v for k, v in asdict(self).items() if k not in ("dynamic", "marked", "config", "threads")}
+        data = {k: v for k, v in asdict(self).items() if k not in ("dynamic", "marked", "compiler_options", "threads")}
         data["imports"] = list(self.imports)
         return {**data, **self._modes_json()}  # the new fields only where not default: older files stay as they were
 
@@ -142,7 +143,7 @@ class RunSpec:
     def from_json(data: Any) -> RunSpec:
         if not isinstance(data, dict):
             raise RunSpecError("the run specification is not an object")
-        unknown = set(data) - set(RunSpec.__dataclass_fields__)
+        unknown = set(data) - (set(RunSpec.__dataclass_fields__) - {"compiler_options"} | {"config"})  # stored as "config"
         if unknown:
             raise RunSpecError(f"the run specification has unknown fields: {', '.join(sorted(unknown))}; a newer numfuzz wrote it")
         if "target" not in data:
@@ -153,7 +154,10 @@ class RunSpec:
         if not isinstance(config, dict):
             raise RunSpecError("config is an object of option names and values")
         try:
-            return RunSpec(**{**data, "imports": tuple(data.get("imports", ())), "marked": tuple(tuple(p) for p in marked), "config": tuple(config.items())})
+            fields = {k: v for k, v in data.items() if k != "config"}
+            return RunSpec(
+                **{**fields, "imports": tuple(data.get("imports", ())), "marked": tuple(tuple(p) for p in marked), "compiler_options": tuple(config.items())}
+            )
         except TypeError as exc:
             raise RunSpecError(f"malformed run specification: {exc}") from None
 
@@ -168,7 +172,7 @@ class RunMix:
 
     Each share is a chance per case: `dynamic` for dynamic=True, `marked` for dims marked dynamic,
     `automatic` for torch.compile's default (dynamic=None), `config_share` for options drawn from the
-    target's configuration space (independent of the sizes; `RunSpec.config` holds the options drawn). All zero: every case static with the
+    target's configuration space (independent of the sizes; `RunSpec.compiler_options` holds the options drawn). All zero: every case static with the
     default options, as before the mix existed.
     """
 

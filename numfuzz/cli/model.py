@@ -112,13 +112,13 @@ def model(
 
 
 def _save_region(result: Any, corpus_dir: Path, target_spec: str, spec: str) -> Path | None:
-    """The localised region, where it is a finding, saved as a case under DIR/findings."""
+    """The checked region, where it is a finding, saved as a case under DIR/findings."""
     from numfuzz.corpus.store import save_case
 
-    localised = result.localised
-    if localised is None or not localised.result.is_finding:
+    checked = result.region_check
+    if checked is None or not checked.result.is_finding:
         return None
-    return save_case(localised.case(target_spec, spec), corpus_dir / "findings")
+    return save_case(checked.case(target_spec, spec), corpus_dir / "findings")
 
 
 def _as_json(result: Any) -> dict:
@@ -141,20 +141,20 @@ def _as_json(result: Any) -> dict:
         ],
         "parts_at": result.parts_at.path if result.parts_at is not None else None,
         "coverage": result.coverage.to_json() if result.coverage is not None else None,
-        "localised": _localised_json(result.localised),
+        "localised": _region_check_json(result.region_check),  # the key `--json` has said since it began
         "partings": result.partings if isinstance(result.partings, str) else [asdict(p) for p in result.partings or []],
     }
 
 
-def _localised_json(localised: Any) -> dict | None:
-    if localised is None:
+def _region_check_json(checked: Any) -> dict | None:
+    if checked is None:
         return None
-    culprit, facts = localised.result.culprit, localised.result.analysis
+    culprit, facts = checked.result.culprit, checked.result.analysis
     return {
-        "module": localised.path,
-        "ops": len(localised.region.graph.nodes),
-        "verdict": localised.result.verdict.value,
+        "module": checked.path,
+        "ops": len(checked.region.graph.nodes),
+        "verdict": checked.result.verdict.value,
         "op": culprit.op if culprit is not None else None,
-        "line": localised.line,
+        "line": checked.line,
         "cause": facts.cause if facts is not None else None,
     }

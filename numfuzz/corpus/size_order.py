@@ -111,7 +111,7 @@ def size_key(case: Case) -> SizeKey:
         len(np.unique(values.view(np.int64))),
         int(value_cost(values).sum()),
         int(value_cost(np.array(scalar_attributes(g), dtype=np.float64)).sum()),
-        len(case.run.config) + (case.run.threads > 1),
+        len(case.run.compiler_options) + (case.run.threads > 1),
         DYNAMIC_ORDER[case.run.dynamic],
         len(case.run.marked),
         sum(math.prod(shape) for shape in case.second.shapes) * len(case.second.samples) if case.second is not None else 0,

@@ -1,6 +1,6 @@
 """The cause classes: each one's name, when it is a finding whatever the bound, its group title and its words.
 
-A cause is said once, here: the cause tests (`judge.causes`) diagnose one, the rules
+A cause is said once, here: its entry in `judge.cause_tests` says how it is tested (every cause has one), the rules
 (`judge.rules`) read whether it is kept, the signature and group key name a cause that is one
 root cause whatever its op, and the issue text says its phrase. Stored cases hold the name.
 """
@@ -50,7 +50,8 @@ KERNEL_ACCURACY = Cause("kernel_accuracy", "kernel accuracy: a few ULP, no patte
 UNEXPLAINED = Cause("unexplained", "unexplained: no cause test holds")
 STALE_SCALAR = Cause("stale_scalar", "a Python scalar argument's first value is reused when the compiled program is called with another", Kept.ALWAYS)
 BACKWARD = Cause("backward", "the op's backward: its gradient is less accurate than eager's")  # a gradient finding, whatever the forward
-AMPLIFIED = Cause("amplified", "no op loses accuracy: an op downstream amplifies a difference that is as accurate as eager's or more")
+# its outcome is the verdict `amplified` (judge.rules); the cause is the mechanism
+ILL_CONDITIONED = Cause("ill_conditioned", "no op loses accuracy: an op downstream amplifies a difference that is as accurate as eager's or more")
 # the metadata oracle's (judge.metadata): a verdict of its own, grouped by the op and the kind of difference its detail names
 OUTPUT_METADATA = Cause(
     "output_metadata",
@@ -72,16 +73,25 @@ CAUSES = {
         UNEXPLAINED,
         STALE_SCALAR,
         BACKWARD,
-        AMPLIFIED,
+        ILL_CONDITIONED,
         POSITION_PARTING,
         OUTPUT_METADATA,
     )
 }
 
 
+# names stored cases may hold for a cause renamed since (version 1's `position_rounding` is read by `facts._upgrade`)
+FORMER_NAMES = {"amplified": ILL_CONDITIONED.name}
+
+
+def current_name(name: str) -> str:
+    """A stored cause name as this version names that cause."""
+    return FORMER_NAMES.get(name, name)
+
+
 def cause_named(name: str) -> Cause | None:
     """The cause a stored name means; None for a name this version does not know (an old case's)."""
-    return CAUSES.get(name)
+    return CAUSES.get(current_name(name))
 
 
 def root_title(name: str) -> str:

@@ -1,7 +1,8 @@
 """Why a finding happens: cause classes, each a claim tested on the case, with its evidence.
 
-Each cause's test is a `CauseTest`: the cause (`judge.cause`), what its test costs, and the test. They run in
-this order over one cached view of the culprit (`judge.evidence`); the first that holds is the cause:
+The tests of the causes a value finding is diagnosed with, over one cached view of the culprit
+(`judge.evidence`). Their order, cost and stage are said in `judge.cause_tests`, where every cause
+has its entry; what each one claims:
 
 * cast_dropped          -- the target agrees with the program with an explicit narrowing cast (or a constant's
                            rounding to its bf16/fp16 dtype)
@@ -9,6 +10,8 @@ this order over one cached view of the culprit (`judge.evidence`); the first tha
                            Tested on the flagged output before the culprit is located: exposing
                            values (the probe) could undo the elision it sees; and after, where
                            cutting locates the culprit at a narrowing cast.
+* ill_conditioned       -- (at locating) the probe shows no op worse where the difference starts:
+                           an op downstream amplifies it; the verdict is `amplified`.
 * strided_input         -- with every input contiguous (the same values) the target is no finding
                            (one compile; named at the culprit where one is located).
 * emulated_rounding     -- with Inductor's emulate_precision_casts on, the program compiled
@@ -29,7 +32,7 @@ this order over one cached view of the culprit (`judge.evidence`); the first tha
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable, Iterator
+from typing import Iterator
 
 import numpy as np
 import torch
@@ -39,12 +42,12 @@ from numfuzz.judge.cause import (
     CANCELLATION,
     CAST_DROPPED,
     EMULATED_ROUNDING,
+    ILL_CONDITIONED,
     KERNEL_ACCURACY,
     LOW_PRECISION,
     NONFINITE_INTERMEDIATE,
     STRIDED_INPUT,
     UNEXPLAINED,
-    Cause,
 )
 from numfuzz.judge.chunks import Flat
 from numfuzz.judge.emulated_casts import without_option_evidence
@@ -331,6 +334,13 @@ def kernel_accuracy(ev: Evidence) -> Diagnosis | None:
     return Diagnosis(KERNEL_ACCURACY.name, [why], c.node, c.op, c.dtype)
 
 
+def ill_conditioned(ev: Evidence) -> Diagnosis | None:
+    """The probe reproduced the finding and shows no op worse both locally and globally (`localize.locate_culprit`)."""
+    if ev.probe is None or ev.culprit is not None:
+        return None
+    return Diagnosis(ILL_CONDITIONED.name, [ILL_CONDITIONED.phrase])
+
+
 def unexplained(ev: Evidence) -> Diagnosis:
     c = ev.culprit
     if c is None:
@@ -340,43 +350,6 @@ def unexplained(ev: Evidence) -> Diagnosis:
     local = culprit_local_errors(ev)
     why = f"`{c.op}` in {c.dtype}: {local.target_max_ulp:.3g} ULP against eager's {local.eager_max_ulp:.3g}; no cause test holds"
     return Diagnosis(UNEXPLAINED.name, [why], c.node, c.op, c.dtype)
-
-
-@dataclass(frozen=True)
-class CauseTest:
-    """How one cause is tested: what the test costs, whether it needs the culprit located, and the test."""
-
-    cause: Cause
-    cost: str
-    needs_culprit: bool
-    test: Callable[[Evidence], Diagnosis | None]
-    # reads the values at the culprit (its inputs, as the probe or cutting saw them): not for a fallback culprit
-    reads_values: bool = False
-
-
-# The documented order (the module docstring, the README): the first whose test holds is the cause.
-# "stale_scalar" is decided before any of them, from the second call (`analysis._stale_facts`).
-CAUSE_TESTS = (
-    # before locating the output-level test runs (`cast_dropped`, float64 only; `judge.analysis`); after it, this one
-    CauseTest(CAST_DROPPED, "none", True, cast_dropped_at_cut),
-    CauseTest(STRIDED_INPUT, "one compile, where an input is strided", False, strided_input),
-    CauseTest(EMULATED_ROUNDING, "one compile, where the target turns the option on", True, emulated_rounding),
-    CauseTest(NONFINITE_INTERMEDIATE, "none", True, nonfinite_intermediate, reads_values=True),
-    CauseTest(LOW_PRECISION, "float64 only", True, low_precision, reads_values=True),
-    CauseTest(CANCELLATION, "one or two compiles (the sweeps)", True, cancellation, reads_values=True),
-    CauseTest(KERNEL_ACCURACY, "none", True, kernel_accuracy, reads_values=True),
-)
-
-
-def diagnose(ev: Evidence, skip: tuple[str, ...] = ()) -> Diagnosis:
-    """The first cause whose test holds, in the order of CAUSE_TESTS; `unexplained` when none does. `skip`: causes already tested."""
-    for one in CAUSE_TESTS:
-        if one.cause.name in skip or (one.needs_culprit and ev.culprit is None) or (one.reads_values and not ev.inputs_seen()):
-            continue
-        found = one.test(ev)
-        if found is not None:
-            return found
-    return unexplained(ev)
 
 
 def culprit_local_errors(ev: Evidence) -> OutputErrors:

@@ -3,12 +3,12 @@
 An `Analysis` is stored in a case as `result.analysis` (JSON, with `version`). It says where the
 difference starts (the culprit), why (the cause and its evidence), and each measurement a rule
 reads: the rounding-error record at the culprit (`judge.rounding_error`, re-judged against any
-bounds file), whether the difference is only amplified, the rest-of-program and reorder probes of
+bounds file), whether the difference is only amplified (the cause `ill_conditioned`), the rest-of-program and reorder probes of
 a non-finite result, and the partings of a position-dependent one. Facts never depend on the
 bounds: the rules apply them, so a case judged live and one loaded from disk get one verdict.
 
 Version 1 (numfuzz before the rules) stored a plain dict: `backward_error` for the record, the
-cause `amplified`, the evidence keys `nonfinite_rest` and `reordered`, and a `position_rounding`
+cause `amplified` (now `ill_conditioned`, `cause.FORMER_NAMES`), the evidence keys `nonfinite_rest` and `reordered`, and a `position_rounding`
 cause whose partings were only words. `Analysis.from_json` reads both.
 """
 
@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from numfuzz.judge.cause import AMPLIFIED, POSITION_PARTING
+from numfuzz.judge.cause import ILL_CONDITIONED, POSITION_PARTING, current_name
 from numfuzz.judge.rounding_record import RoundingRecord
 
 VERSION = 2
@@ -107,9 +107,9 @@ class Analysis:
     fused_backward_bits: float | None = None
 
     @property
-    def amplified(self) -> bool:
+    def ill_conditioned(self) -> bool:
         """The target parts from eager only where it is as accurate or more: an op downstream amplifies that."""
-        return self.cause == AMPLIFIED.name
+        return self.cause == ILL_CONDITIONED.name
 
     def to_json(self) -> dict:
         data: dict[str, Any] = {
@@ -138,7 +138,7 @@ class Analysis:
         try:
             culprit = data.get("culprit")
             record = data.get("rounding_error", data.get("backward_error"))  # version 1: `backward_error`
-            cause = str(data.get("cause", "")) or (AMPLIFIED.name if data.get("amplified") else "")
+            cause = current_name(str(data.get("cause", ""))) or (ILL_CONDITIONED.name if data.get("amplified") else "")
             evidence = [str(line) for line in data.get("evidence", [])]
             partings = data.get("partings")
             found = Analysis(

@@ -19,6 +19,7 @@ import torch
 from numfuzz.judge.bounds import Bounds
 from numfuzz.judge.cause import BACKWARD
 from numfuzz.judge.compiled import laid_out
+from numfuzz.judge.evidence import Evidence
 from numfuzz.judge.execute import Outcome, evaluate
 from numfuzz.judge.facts import Analysis, Culprit
 from numfuzz.judge.gradient_rounding import measure_gradient
@@ -134,3 +135,11 @@ def analyse_gradient(
     if cut is None and outcome.oracle is Verdict.LESS_ACCURATE:  # no op's backward alone is worse: how much the whole one loses
         facts.fused_backward_bits = next((gradient_bits_lost(o) for o in outcome.outputs if o.index == flagged), None)
     return facts
+
+
+def backward(ev: Evidence, bounds: Bounds) -> Analysis | None:
+    """The facts of an accuracy finding in an input's gradient (judged after the outputs); None for any other outcome."""
+    outcome, graph = ev.outcome, ev.graph
+    if not outcome.oracle.is_accuracy or outcome.runs is None or ev.upstream is None or ev.output < len(graph.outputs):
+        return None
+    return analyse_gradient(graph, ev.samples, ev.upstream, ev.target, ev.device, outcome, ev.output, bounds)

@@ -16,10 +16,14 @@ from __future__ import annotations
 import numpy as np
 import torch
 
+from numfuzz.judge.bounds import Bounds
+from numfuzz.judge.cause import POSITION_PARTING
+from numfuzz.judge.evidence import Evidence
 from numfuzz.judge.execute import Outcome, Runs
-from numfuzz.judge.facts import Culprit, Parting
+from numfuzz.judge.facts import Analysis, Culprit, Parting
 from numfuzz.judge.localize import Probe, local_errors, run_probe
 from numfuzz.judge.position import ends_along, position_dependence, repeated_block, same_values
+from numfuzz.judge.verdicts import Verdict
 from numfuzz.program.ir import Graph
 from numfuzz.program.ops import infer_specs
 from numfuzz.targets import Target
@@ -78,3 +82,16 @@ def position_partings(
         partings.append(Parting(op, dtype, backend, float(local.target_max_ulp), float(local.eager_max_ulp)))
         culprit = culprit or Culprit(k, op, dtype, outcome.verdict.value, "probe")
     return (culprit, output, partings) if culprit is not None else None
+
+
+def position_parting(ev: Evidence, bounds: Bounds) -> Analysis | None:
+    """The facts of a position-dependent result (without gradients): where its positions part. None for any other outcome."""
+    outcome = ev.outcome
+    if outcome.oracle is not Verdict.POSITION_DEPENDENT or ev.upstream is not None or outcome.runs is None:
+        return None
+    found = position_partings(ev.graph, ev.samples, ev.target, ev.device, outcome)
+    if found is None:
+        return None
+    culprit, output, partings = found
+    evidence = [p.sentence() for p in partings]
+    return Analysis(output, cause=POSITION_PARTING.name, evidence=evidence, op=culprit.op, dtype=culprit.dtype, culprit=culprit, partings=partings)

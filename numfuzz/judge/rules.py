@@ -9,7 +9,7 @@ again under a tighter or looser `--bounds` file gets what a live run under that 
 
 The rules, in order (each class below states its rule in its docstring):
 
-1. amplified                -- the difference is worse nowhere it starts: amplified downstream.
+1. amplified                -- the difference is worse nowhere it starts (the cause `ill_conditioned`): amplified downstream.
 2. reordered_reduction      -- a non-finite sum or product that eager makes too in another order.
 3. kept_cause               -- a dropped cast, an emulated rounding, a non-finite intermediate, or a
                                narrow accumulator: a finding whatever the bound.
@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from numfuzz.judge.bounds import FP32_MANTISSA, Allowance, Bounds
-from numfuzz.judge.cause import AMPLIFIED, kept_whatever_the_bound
+from numfuzz.judge.cause import ILL_CONDITIONED, kept_whatever_the_bound
 from numfuzz.judge.execute import Outcome
 from numfuzz.judge.facts import RULES_VERSION, Analysis
 from numfuzz.judge.rounding_error_text import describe
@@ -77,10 +77,10 @@ class Amplified(Rule):
     """The probe shows no op where the target is worse than eager both locally and globally: the target parts from
     eager only where it is as accurate or more, and an ill-conditioned op downstream amplifies that."""
 
-    name, judges, gives, reads = AMPLIFIED.name, ACCURACY, Verdict.AMPLIFIED, ("amplified",)
+    name, judges, gives, reads = Verdict.AMPLIFIED.value, ACCURACY, Verdict.AMPLIFIED, ("ill_conditioned",)  # named for the verdict it gives
 
     def holds(self, facts: Analysis, bounds: Bounds) -> str | None:
-        return AMPLIFIED.phrase if facts.amplified else None
+        return ILL_CONDITIONED.phrase if facts.ill_conditioned else None
 
 
 class ReorderedReduction(Rule):

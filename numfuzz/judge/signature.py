@@ -5,7 +5,7 @@
              `numfuzz.judge.analysis` locates it (a dropped cast names the cast). For other
              symptoms it is unknown `()` until minimisation, which names the ops left.
 * dtype   -- the dtype of that op's value ("" when not located).
-* cause   -- for accuracy findings, the cause class whose test held (`numfuzz.judge.causes`).
+* cause   -- for accuracy findings, the cause class whose test held (`numfuzz.judge.cause_tests`).
 * mode    -- how the case compiled, where not static with the default options: `dynamic`,
              `marked` and the drawn compiler options (`RunSpec.compile_label`); an accuracy finding
              that needs them is filed apart from one that does not (the minimiser drops what is not
@@ -38,7 +38,7 @@ import math
 import re
 from dataclasses import dataclass, replace
 
-from numfuzz.judge.cause import BACKWARD, root_title
+from numfuzz.judge.cause import BACKWARD, NONFINITE_INTERMEDIATE, UNEXPLAINED, current_name, root_title
 from numfuzz.judge.crash import crash_fingerprint, metadata_fingerprints, metadata_kind
 from numfuzz.judge.execute import AT_TEXT, Outcome, flagged_output
 from numfuzz.judge.facts import Analysis
@@ -102,6 +102,7 @@ class Signature:
     def from_json(data: dict) -> Signature:
         ops = tuple(str(o) for o in data.get("ops", []))
         extra = {k: str(data.get(k, "")) for k in ("cause", "mode", "at", "fingerprint")}
+        extra["cause"] = current_name(extra["cause"])  # a cause renamed since the case was stored
         return Signature(str(data["target"]), str(data["symptom"]), ops, str(data.get("dtype", "")), **extra)
 
 
@@ -213,7 +214,7 @@ MECHANISMS = (
         "reduction-recompute",
         "reduction and its recomputed input disagree",
         tuple(name for name, spec in OPS.items() if spec.recomputes_input),
-        ("nonfinite_intermediate", "unexplained"),
+        (NONFINITE_INTERMEDIATE.name, UNEXPLAINED.name),
     ),
 )
 _UNCERTAIN_LOCATION = ("cutting", "fallback")  # where exposing values changed what the compiler fused

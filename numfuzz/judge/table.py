@@ -38,7 +38,7 @@ def outcome_table(outcome: Outcome, outputs: int | None = None, bounds: Bounds |
     if outcome.rule:
         lines.append(f"rule: {outcome.rule} (the oracle said {outcome.oracle.value})")
     facts = outcome.analysis
-    if facts is not None and facts.cause and not facts.amplified:
+    if facts is not None and facts.cause and not facts.ill_conditioned:
         c = facts.culprit
         where = f"t{c.node} = {c.op} ({c.dtype})" if c is not None else f"{facts.op} ({facts.dtype})"
         lines.append(f"starts at: {where}")

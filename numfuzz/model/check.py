@@ -30,11 +30,11 @@ from numfuzz.judge.oracle import OutputErrors, compare_output
 from numfuzz.judge.verdicts import Verdict
 from numfuzz.model.capture import ModuleCall, module_calls
 from numfuzz.model.coverage import call_name, coverage
-from numfuzz.model.localise import localise
 from numfuzz.model.mapping import DTYPE_NAMES
 from numfuzz.model.parting import Parting, find_partings
 from numfuzz.model.reference import float64_program
 from numfuzz.model.region import extract_region
+from numfuzz.model.region_check import check_region
 from numfuzz.model.result import ModelResult, ModuleVerdict
 from numfuzz.model.verdict import Judged, crashed, judge_outputs_by_rules, known_issue, output_oracle, run_target
 from numfuzz.program.values import torch_dtype
@@ -182,7 +182,7 @@ def check_model(
     gradient (`numfuzz.model.train`); its modules are not judged alone. With `autocast` ("bf16", "fp16"), the model runs
     under `torch.autocast` everywhere, and its reference follows autocast's casts as the model's own. With `partings`
     (forward only), the ops where the compiled model first computes other bits than eager (`numfuzz.model.parting`). With
-    `locate`, for a finding, the op where they part and its line (`numfuzz.model.localise`)."""
+    `locate`, for a finding, the op where they part and its line (`numfuzz.model.region_check`)."""
     found = as_target(target)
     model = model.eval()
     rows = draw_model_samples(inputs, samples, seed)
@@ -221,18 +221,18 @@ def _add_parts(
     if partings:
         result.partings = _partings(found, wrap(model), row, device)
     if locate and result.is_finding and (result.parts_at is not None or result.verdict.is_accuracy):
-        _localise(result, found, model, row, calls, device, wrap)
+        _check_region(result, found, model, row, calls, device, wrap)
     return result
 
 
-def _localise(result: ModelResult, target: Target, model: torch.nn.Module, row: list[Any], calls: list[ModuleCall], device: str, wrap: Wrap) -> None:
+def _check_region(result: ModelResult, target: Target, model: torch.nn.Module, row: list[Any], calls: list[ModuleCall], device: str, wrap: Wrap) -> None:
     """Inside the module where they part (the whole model where no module alone is worse): the op and its line."""
     where = result.parts_at
     call = next(c for c in calls if c.path == where.path) if where is not None else ModuleCall("", model, tuple(row))
     try:
-        result.localised = localise(target, wrap(call.module), tuple(call.args), call.kwargs, call.path, device)
+        result.region_check = check_region(target, wrap(call.module), tuple(call.args), call.kwargs, call.path, device)
     except Exception as exc:  # numfuzz's own failure to extract the region: the verdict above stands, said in one line
-        result.unlocalised = one_line(exc)
+        result.unextracted = one_line(exc)
 
 
 def _partings(target: Target, fn: Callable, row: list[Any], device: str) -> list[Parting] | str:

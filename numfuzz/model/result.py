@@ -51,8 +51,8 @@ class ModelResult:
     labels: list[str] = field(default_factory=list)  # what each judged output is: "output 0", or "loss" and each parameter's gradient
     rules: dict[int, Any] = field(default_factory=dict)  # output index -> the rule (`judge.rules.Judgement`) that gave its verdict, where one did
     coverage: Any = None  # numfuzz.model.coverage.Coverage: how many of the captured calls map onto the op table
-    localised: Any = None  # numfuzz.model.localise.Localised: inside the module where they part, the op and its line
-    unlocalised: str = ""  # why the region could not be extracted, where it could not
+    region_check: Any = None  # numfuzz.model.region_check.RegionCheck: inside the module where they part, the op and its line
+    unextracted: str = ""  # why the region could not be extracted, where it could not
     partings: Any = None  # numfuzz.model.parting: the ops where the target first computes other bits than eager, or why not
 
     @property
@@ -124,8 +124,8 @@ def explain(result: ModelResult) -> str:
             lines.append("\nno module alone is worse than eager: the difference comes from fusing across modules")
     if result.partings is not None:
         lines += ["", describe_partings(result.partings, result.target)]
-    if result.localised is not None:
-        lines += ["", result.localised.describe()]
-    elif result.unlocalised:
-        lines += ["", f"the region inside could not be extracted: {result.unlocalised}"]
+    if result.region_check is not None:
+        lines += ["", result.region_check.describe()]
+    elif result.unextracted:
+        lines += ["", f"the region inside could not be extracted: {result.unextracted}"]
     return "\n".join(lines)

@@ -44,7 +44,7 @@ def compiler_behind(target: Any) -> str:
 
 def _through(case: Case, spec: str) -> Case:
     """The case compiled by `spec` instead: the front end's own options do not apply to the compiler behind it."""
-    return case.with_run(case.run.with_changes(target=spec, config=()))
+    return case.with_run(case.run.with_changes(target=spec, compiler_options=()))
 
 
 def _load_imports(case: Case) -> str:

@@ -187,7 +187,7 @@ def _cause_lines(outcome: Outcome, bounds: Bounds) -> list[str]:
     facts = outcome.analysis
     if outcome.verdict is Verdict.METADATA:
         return ["", f"**What differs:** {outcome.detail}. **Likely cause:** {OUTPUT_METADATA.phrase}."]
-    if facts is None or not facts.cause or facts.amplified:
+    if facts is None or not facts.cause or facts.ill_conditioned:
         return []
     c = facts.culprit
     where = f"`{c.op}` ({c.dtype}, node t{c.node})" if c is not None else f"`{facts.op}` ({facts.dtype})"

@@ -58,7 +58,7 @@ def batch_key(case: Case) -> tuple:
     in two members got one symbol, so one member's second size failed a guard another set and the batch recompiled
     where alone it would not (a planted second-size bug went unseen in such batches)."""
     run = case.run
-    return (run.dynamic, run.config, run.threads, run.grad, case.has_second_call)
+    return (run.dynamic, run.compiler_options, run.threads, run.grad, case.has_second_call)
 
 
 def _symbolic_batch(cases: list[Case], members: list[CompiledProgram]) -> tuple[RunSpec, contextlib.AbstractContextManager]:

@@ -45,7 +45,7 @@ def suspect(result: Any) -> bool:
 
 def _where(result: Any) -> dict[str, Any]:
     parts = result.parts_at
-    placed = result.localised
+    placed = result.region_check
     culprit = placed.result.culprit if placed is not None else None
     return {
         "module": parts.path if parts is not None else (placed.path if placed is not None else None),
@@ -55,10 +55,10 @@ def _where(result: Any) -> dict[str, Any]:
 
 
 def _extract(result: Any, cell: Cell, out: Path) -> str | None:
-    """The localised region, where it is a finding, saved under OUT/findings (as `numfuzz model --corpus` saves it)."""
+    """The checked region, where it is a finding, saved under OUT/findings (as `numfuzz model --corpus` saves it)."""
     from numfuzz.corpus.store import save_case
 
-    placed = result.localised
+    placed = result.region_check
     if placed is None or not placed.result.is_finding:
         return None
     return str(save_case(placed.case(cell.target, cell.model), out / FINDINGS).relative_to(out))
@@ -100,7 +100,7 @@ def judge_cell(cell: Cell, out: Path, samples: int = 2, seed: int = 0, device: s
         bits_lost=_worst_bits(result),
         explain=str(explained.relative_to(out)),
         case=_extract(result, cell, out) if result.is_finding else None,
-        unextracted="a training step's region is not extracted" if result.is_finding and train else (result.unlocalised or None),
+        unextracted="a training step's region is not extracted" if result.is_finding and train else (result.unextracted or None),
         seconds=round(time.monotonic() - started, 2),
         **_where(result),
     )

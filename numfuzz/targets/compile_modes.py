@@ -18,7 +18,7 @@ from numfuzz.targets.protocol import Target, TargetError
 
 def configured(target: Target, run: RunSpec) -> Target:
     """`target` compiling as `run` asks; a TargetError (one line) when it cannot."""
-    if run.dynamic == "static" and not run.config:  # threads are torch's, set around the case: no target needs to know
+    if run.dynamic == "static" and not run.compiler_options:  # threads are torch's, set around the case: no target needs to know
         return target
     method = getattr(target, "configured", None)
     if not callable(method):

@@ -59,7 +59,7 @@ def draw_run(address: CaseAddress, run: RunSpec, graph: Graph, mix: RunMix | Non
         elif found is not None:
             graph2, dims = found
             marked = tuple(dims) if mode == "marked" else ()
-    run = run.with_changes(dynamic=mode, marked=marked, config=tuple(options.items()), threads=threads)
+    run = run.with_changes(dynamic=mode, marked=marked, compiler_options=tuple(options.items()), threads=threads)
     return run, None if run.grad else graph2
 
 
@@ -83,7 +83,7 @@ def available_entries(spec: str, section: str) -> tuple[ConfigEntry, ...]:
     kept = []
     for entry in entries_for(section, torch.__version__):
         try:
-            ok = configured(target, RunSpec(spec, config=entry.options)).available()[0]
+            ok = configured(target, RunSpec(spec, compiler_options=entry.options)).available()[0]
             defaults = getattr(target, "defaults", None)
             if ok and callable(defaults):
                 ok = defaults(list(entry.as_dict)) != entry.as_dict

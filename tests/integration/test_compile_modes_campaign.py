@@ -74,8 +74,8 @@ def test_a_bug_only_at_a_second_size_is_its_own_finding_and_its_repro_fails_ther
 def test_a_bug_only_under_one_option_keeps_that_option_alone(cli, monkeypatch, tmp_path):
     corpus = tmp_path / "corpus"
     findings, minimized = _campaign(cli, monkeypatch, corpus, "option_bug", 16, "--dynamic-share", "0", "--marked-share", "0", "--config-share", "1")
-    assert findings and all(f.run.options.get("aggressive_fusion") is True and len(f.run.config) >= 2 for f in findings)
-    assert minimized and all(m.run.config == (("aggressive_fusion", True),) for m in minimized)
+    assert findings and all(f.run.options.get("aggressive_fusion") is True and len(f.run.compiler_options) >= 2 for f in findings)
+    assert minimized and all(m.run.compiler_options == (("aggressive_fusion", True),) for m in minimized)
     assert minimized[0].extra["signature"]["mode"] == "aggressive_fusion=1"
     text = _repro_fails(cli, minimized[0], corpus, tmp_path)
     assert "option_backend({'aggressive_fusion': True})" in text

@@ -18,9 +18,9 @@ from numfuzz.reduce.shrinker import Candidates
 
 
 def with_options(case: Case, keep: list[int]) -> Case | None:
-    """The case with only the options at these positions of its run's config."""
-    config = tuple(case.run.config[k] for k in keep if k < len(case.run.config))
-    return _with(case, case.run.with_changes(config=config), case.second)
+    """The case with only the compiler options at these positions of its run's."""
+    options = tuple(case.run.compiler_options[k] for k in keep if k < len(case.run.compiler_options))
+    return _with(case, case.run.with_changes(compiler_options=options), case.second)
 
 
 def static(case: Case) -> Case:
@@ -111,12 +111,12 @@ class CompileMode:
             candidate = smaller(_with(current, current.run.with_changes(threads=1), current.second), current)
             if candidate is not None and (yield candidate):
                 current = candidate
-        if current.run.config:
+        if current.run.compiler_options:
             candidate = smaller(with_options(current, []), current)
             if candidate is not None and (yield candidate):
                 current = candidate
             else:
-                current = yield from ddmin(current, lambda c: len(c.run.config), with_options)
+                current = yield from ddmin(current, lambda c: len(c.run.compiler_options), with_options)
         if current.run.dynamic == "static":
             return
         candidate = smaller(static(current), current)

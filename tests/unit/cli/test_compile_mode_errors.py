@@ -14,7 +14,7 @@ GRAPH = Graph((TensorSpec((4,), "fp32"),), (Node.make("exp", [0]),), (1,))
 @pytest.mark.parametrize(
     "run, why",
     [
-        (RunSpec("inductor", "cpu", samples=1, config={"no_such_option": True}), "has no option 'no_such_option'"),
+        (RunSpec("inductor", "cpu", samples=1, compiler_options={"no_such_option": True}), "has no option 'no_such_option'"),
         (RunSpec("thunder:torch", "cpu", samples=1, dynamic="marked", marked=((0, 0),)), "cannot compile dynamic='marked'"),
         (RunSpec("eager", "cpu", samples=1, dynamic="dynamic"), "static sizes with its own options only"),
     ],

@@ -25,4 +25,4 @@ def test_no_grad_share_draws_no_gradients_and_the_other_draws_stay_as_they_were(
     without = [make_case(CaseAddress(i, i, campaign=3), run, GenConfig(), RunMix(dynamic=0.3, config_share=0.3)) for i in range(16)]
     with_grad = [make_case(CaseAddress(i, i, campaign=3), run, GenConfig(), RunMix(dynamic=0.3, config_share=0.3, grad_share=0.5)) for i in range(16)]
     assert not any(c.run.grad for c in without)
-    assert [c.run.config for c in without] == [c.run.config for c in with_grad]  # the options drawn as before
+    assert [c.run.compiler_options for c in without] == [c.run.compiler_options for c in with_grad]  # the options drawn as before

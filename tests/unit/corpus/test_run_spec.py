@@ -131,16 +131,19 @@ def test_the_new_fields_default_to_static_sizes_and_the_default_options_and_leav
     data = json.loads(json.dumps(case.to_json()))
     assert set(data["run"]) == {"target", "device", "samples", "search", "imports", "grad"}  # nothing new at the defaults
     loaded = Case.from_json(data)
-    assert (loaded.run.dynamic, loaded.run.marked, loaded.run.config, loaded.second) == ("static", (), (), None)
+    assert (loaded.run.dynamic, loaded.run.marked, loaded.run.compiler_options, loaded.second) == ("static", (), (), None)
     assert loaded.run.default_compile and loaded.run.compile_label() == "" and loaded.run.hashed() == {}
     assert loaded.content_hash() == case.content_hash() and loaded.to_json() == data
 
 
 def test_symbolic_sizes_and_options_are_stored_and_hashed():
     static = RunSpec("inductor", "cpu", samples=1)
-    marked = static.with_changes(dynamic="marked", marked=((0, 0),), config={"cpp.simdlen": 256})
-    assert marked.config == (("cpp.simdlen", 256),) and marked.compile_label(dims=True) == "marked x0.0 cpp.simdlen=256"
+    marked = static.with_changes(dynamic="marked", marked=((0, 0),), compiler_options={"cpp.simdlen": 256})
+    assert marked.compiler_options == (("cpp.simdlen", 256),) and marked.compile_label(dims=True) == "marked x0.0 cpp.simdlen=256"
     assert RunSpec.from_json(json.loads(json.dumps(marked.to_json()))) == marked
+    assert marked.to_json()["config"] == {"cpp.simdlen": 256}  # stored under the key cases have always had
+    with pytest.raises(RunSpecError, match="unknown fields: compiler_options"):
+        RunSpec.from_json({"target": "inductor", "compiler_options": {"cpp.simdlen": 256}})
     hashes = {Case.from_tensors(GRAPH, [[torch.ones(4)]], run).content_hash() for run in (static, marked, static.with_changes(dynamic="dynamic"))}
     assert len(hashes) == 3  # each compiles another program
 

@@ -78,7 +78,7 @@ def test_a_rounding_only_the_option_makes_is_its_own_kept_cause():
 
 
 def test_the_option_drawn_from_the_configuration_space_is_taken_out_too():
-    run = RunSpec("emulating:max_autotune=1", config={"emulate_precision_casts": True})
+    run = RunSpec("emulating:max_autotune=1", compiler_options={"emulate_precision_casts": True})
     outcome = run_case(Case.from_tensors(ROUND, [[X]], run), resolve(run.target), "cpu")
     assert outcome.verdict is Verdict.NONFINITE and outcome.analysis.cause == "emulated_rounding"
     plain = target_without_option(configured(resolve(run.target), run))

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from numfuzz.judge.bounds import load_bounds
+from numfuzz.judge.cause import ILL_CONDITIONED, cause_named, current_name
 from numfuzz.judge.execute import Outcome
 from numfuzz.judge.facts import VERSION, Analysis, Culprit, Parting
 from numfuzz.judge.rules import verdict_of
@@ -24,7 +25,23 @@ def test_every_committed_case_loads_and_its_verdict_under_the_shipped_bounds_is_
     outcome = Outcome.from_json(result)
     assert verdict_of(outcome, load_bounds([])) is Verdict(result["verdict"])
     if "analysis" in result:
-        assert isinstance(outcome.analysis, Analysis) and outcome.analysis.cause == result["analysis"]["cause"]
+        assert isinstance(outcome.analysis, Analysis) and outcome.analysis.cause == current_name(result["analysis"]["cause"])
+
+
+def test_a_case_stored_under_a_former_cause_name_reads_as_the_cause_it_names_now():
+    stored = {
+        "verdict": "amplified",
+        "oracle_verdict": "nonfinite",
+        "rule": "amplified",
+        "outputs": [],
+        "analysis": {"version": 2, "output": 0, "cause": "amplified"},
+    }
+    outcome = Outcome.from_json(stored)
+    assert outcome.analysis.cause == ILL_CONDITIONED.name and outcome.analysis.ill_conditioned
+    assert cause_named("amplified") is ILL_CONDITIONED
+    assert verdict_of(outcome, load_bounds([])) is Verdict.AMPLIFIED
+    old = [p for p in COMMITTED if json.loads(p.read_text())["result"].get("analysis", {}).get("cause") == "amplified"]
+    assert old and all(Outcome.from_json(json.loads(p.read_text())["result"]).analysis.ill_conditioned for p in old)
 
 
 def test_a_version_one_analysis_reads_as_facts():

@@ -23,7 +23,7 @@ def test_an_old_signature_reads_and_groups_as_before():
 def test_the_compile_mode_and_the_second_size_are_their_own_groups():
     outcome = Outcome(Verdict.LESS_ACCURATE, analysis=Analysis(0, "cancellation", op="expm1", dtype="fp32"))
     plain = signature_of("inductor", outcome, RunSpec("inductor"))
-    options = signature_of("inductor", outcome, RunSpec("inductor", dynamic="dynamic", config={"max_autotune": True}))
+    options = signature_of("inductor", outcome, RunSpec("inductor", dynamic="dynamic", compiler_options={"max_autotune": True}))
     outcome.at = "second_size"
     second = signature_of("inductor", outcome, RunSpec("inductor", dynamic="dynamic"))
     assert len({plain.group_key(), options.group_key(), second.group_key()}) == 3

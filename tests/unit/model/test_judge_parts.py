@@ -61,5 +61,5 @@ def test_judge_parts_without_locate_compiles_the_modules_only():
     compiler = Counting()
     first = check_model(model, inputs, compiler, samples=2, modules=False, partings=False, locate=False)
     result = judge_parts(first, model, inputs, compiler, partings=False, locate=False)
-    assert result.is_finding and result.localised is None and not result.unlocalised
+    assert result.is_finding and result.region_check is None and not result.unextracted
     assert compiler.compiled == 1 + len(result.modules)  # the whole model once, each module once, nothing else

@@ -29,9 +29,9 @@ def _case(run: RunSpec, second: bool = True) -> Case:
 
 
 def test_options_shrink_to_the_one_the_finding_needs():
-    run = RunSpec("synthetic", config={"a": 1, "b": True, "c": "x", "d": 2.5})
+    run = RunSpec("synthetic", compiler_options={"a": 1, "b": True, "c": "x", "d": 2.5})
     result = shrink(_case(run, second=False), lambda c: Check(c.run.options.get("c") == "x"), SCHEDULE)
-    assert result.case.run.config == (("c", "x"),)
+    assert result.case.run.compiler_options == (("c", "x"),)
 
 
 def test_sizes_go_static_unless_the_finding_needs_them_symbolic():

@@ -21,7 +21,7 @@ def test_a_static_default_case_compiles_exactly_as_before():
 
 def test_inductor_compiles_symbolic_sizes_marked_dims_and_drawn_options_over_its_own():
     target = resolve("inductor:emulate_precision_casts=1")
-    dynamic = configured(target, RunSpec(target.name, dynamic="dynamic", config={"cpp.simdlen": 256}))
+    dynamic = configured(target, RunSpec(target.name, dynamic="dynamic", compiler_options={"cpp.simdlen": 256}))
     assert dynamic.repro_source()[1] == "torch.compile(fn, backend=\"inductor\", dynamic=True, options={'emulate_precision_casts': True, 'cpp.simdlen': 256})"
     marked = configured(target, RunSpec(target.name, dynamic="marked", marked=((0, 1),)))
     assert marked.repro_source()[1].startswith('mark_dims(torch.compile(fn, backend="inductor", dynamic=False') and marked.repro_source()[1].endswith(
@@ -31,7 +31,7 @@ def test_inductor_compiles_symbolic_sizes_marked_dims_and_drawn_options_over_its
 
 
 def test_an_option_this_torch_lacks_makes_the_configured_target_unavailable_with_the_reason():
-    ok, why = configured(resolve("inductor"), RunSpec("inductor", config={"no_such_option": True})).available()
+    ok, why = configured(resolve("inductor"), RunSpec("inductor", compiler_options={"no_such_option": True})).available()
     assert not ok and "has no option 'no_such_option'" in why
 
 
@@ -43,13 +43,13 @@ def test_a_size_mode_a_family_does_not_compile_is_one_line():
 
 
 def test_thunder_jit_takes_symbolic_values_and_thunderfx_dynamic_true():
-    jit = configured(resolve("thunder:torch"), RunSpec("thunder:torch", dynamic="dynamic", config={"transforms": "constant_folding"}))
+    jit = configured(resolve("thunder:torch"), RunSpec("thunder:torch", dynamic="dynamic", compiler_options={"transforms": "constant_folding"}))
     assert jit._mode_kwargs() == {"cache": "symbolic values"} and jit.transforms == ("constant_folding",)
     assert "cache='symbolic values'" in jit.repro_source()[1] and "thunder.transforms.ConstantFolding()" in jit.repro_source()[1]
     fx = configured(resolve("thunderfx"), RunSpec("thunderfx", dynamic="dynamic"))
     assert fx._mode_kwargs() == {"dynamic": True}
     with pytest.raises(TargetError, match="no transform 'nope'"):
-        configured(resolve("thunder:torch"), RunSpec("thunder:torch", config={"transforms": "nope"}))
+        configured(resolve("thunder:torch"), RunSpec("thunder:torch", compiler_options={"transforms": "nope"}))
 
 
 def test_the_shipped_space_parses_and_draws_one_or_two_entries():
@@ -78,7 +78,7 @@ def test_a_campaign_draws_modes_by_their_shares_and_static_cases_stay_as_they_we
     runs = [draw_run(CaseAddress(s), run, generate(s, GenConfig(max_nodes=4))[0], RunMix(dynamic=0.3, marked=0.2, config_share=0.4)) for s in range(300)]
     modes = [r.dynamic for r, _ in runs]
     assert 0.2 < modes.count("dynamic") / 300 < 0.4 and 0.1 < modes.count("marked") / 300 < 0.3
-    assert 0.3 < sum(bool(r.config) for r, _ in runs) / 300 < 0.5
+    assert 0.3 < sum(bool(r.compiler_options) for r, _ in runs) / 300 < 0.5
     assert all(second is None for r, second in runs if r.dynamic == "static") and all(r.marked for r, _ in runs if r.dynamic == "marked")
     names = {k for e in available_entries("inductor", "inductor") for k, _ in e.options}
     assert all(set(r.options) <= names for r, _ in runs)
@@ -87,7 +87,7 @@ def test_a_campaign_draws_modes_by_their_shares_and_static_cases_stay_as_they_we
 def test_a_campaign_block_shares_its_mode_options_and_threads_and_the_shares_hold_across_blocks():
     run, mix = RunSpec("inductor", "cpu", samples=8), RunMix(dynamic=0.3, marked=0.1, config_share=0.4, thread_share=0.3, thread_count=2)
     drawn = [draw_run(CaseAddress(s, i, campaign=7), run, generate(s, GenConfig(max_nodes=4))[0], mix)[0] for i, s in enumerate(range(400))]
-    keys = [(r.config, r.threads) for r in drawn]
+    keys = [(r.compiler_options, r.threads) for r in drawn]
     blocks = [set(keys[i : i + COMPILE_BLOCK]) for i in range(0, 400, COMPILE_BLOCK)]
     assert all(len(block) == 1 for block in blocks)  # every case of a block: one batch key
     assert 0.2 < sum(bool(c) for c, _ in keys) / 400 < 0.6 and 0.1 < sum(t == 2 for _, t in keys) / 400 < 0.5
@@ -102,7 +102,7 @@ def test_a_campaign_block_shares_its_mode_options_and_threads_and_the_shares_hol
 def test_a_family_that_compiles_static_sizes_only_gets_static_cases():
     graph, _ = generate(1, GenConfig(max_nodes=3))
     run, second = draw_run(CaseAddress(1), RunSpec("eager", "cpu", samples=4), graph, RunMix(dynamic=1.0, config_share=1.0))
-    assert (run.dynamic, run.config, second) == ("static", (), None)
+    assert (run.dynamic, run.compiler_options, second) == ("static", (), None)
 
 
 def test_an_entry_for_other_torch_versions_or_of_only_defaults_is_not_drawn():

@@ -21,7 +21,7 @@ from numfuzz.targets import Target
 
 
 @dataclass
-class Localised:
+class RegionCheck:
     """Where, inside a module, the target parts from eager: the module's mapped calls judged as a numfuzz program."""
 
     path: str  # the module ("" for the whole model)
@@ -57,9 +57,9 @@ class Localised:
         return case
 
 
-def localise(target: Target, fn: Callable, args: tuple, kwargs: dict[str, Any], path: str, device: str) -> Localised | None:
+def check_region(target: Target, fn: Callable, args: tuple, kwargs: dict[str, Any], path: str, device: str) -> RegionCheck | None:
     """The mapped region of `fn(*args, **kwargs)` judged on `target`; None where none of its calls maps."""
     region = extract_region(fn, args, kwargs)
     if region is None:
         return None
-    return Localised(path, region, check(region.graph, target, samples=region.samples, device=device))
+    return RegionCheck(path, region, check(region.graph, target, samples=region.samples, device=device))
