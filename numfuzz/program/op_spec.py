@@ -15,7 +15,7 @@ from numfuzz.program.scalars import draw_value
 
 Infer = Callable[[list[TensorSpec], dict[str, Any]], TensorSpec]
 DrawAttrs = Callable[[random.Random, list[TensorSpec]], dict[str, Any]]
-# The shapes of the fresh inputs an op of family "fresh" takes after its first argument.
+# The shapes of the new inputs an op of family "fresh" takes after its first argument.
 Operands = Callable[[random.Random, TensorSpec, dict[str, Any]], list[tuple[int, ...]]]
 # An index argument's values lie in [0, bound): the bound, from the op's first argument and attributes.
 IndexBound = Callable[[TensorSpec, dict[str, Any]], int]
@@ -50,10 +50,10 @@ BOUND_KINDS = {
 class OpSpec:
     name: str
     arity: int  # its arguments, and up to `optional` more it may take (a linear's bias)
-    # How the generator finds its arguments: unary, elementwise, cat, linear, matmul, reduce,
-    # norm, window (pooling and interpolation: one argument, not pointwise), fresh (the first argument is drawn, the
-    # others are new inputs shaped by `operands`),
-    # or one of the shape families (reshape, permute, transpose, unsqueeze, expand, slice, chunk).
+    # How the generator finds its arguments: the name of a family registered in `numfuzz.program.families` (unary,
+    # elementwise, reduce, norm, window, fresh: the first argument is drawn, the others are new inputs shaped by
+    # `operands`) or beside its ops in their table module (the shape families, linear, matmul); the table refuses
+    # any other name at import
     family: str
     infer: Infer
     domains: tuple[str, ...] = ()  # per argument, a key of DOMAINS; "any" past the end
