@@ -80,8 +80,11 @@ class OpSpec:
     lines: Lines | None = None  # where it compares its first argument against a scalar: inputs are placed there
     bound: str = ""  # a key of BOUND_KINDS: where its error bound comes from (the table refuses an op without one)
     # autocast's policy for it on CPU (`numfuzz.program.autocast`): "lower" (its float arguments cast to the region's
-    # dtype), "fp32" (cast to fp32), or "" (left alone); a test checks these against torch
+    # dtype), "fp32" (cast to fp32), or "" (left alone); a test checks these against torch. `autocast_by_attrs`, where the
+    # policy depends on a node's attributes (pad: reflect and replicate are on the fp32 list, constant and circular on
+    # none): the policy for its attributes (`autocast_for`); `autocast` is then the op's policy where no node says more
     autocast: str = ""
+    autocast_by_attrs: Callable[[dict[str, Any]], str] | None = None
     # Its call (`numfuzz.program.lowering`), a template over its argument names ({0}, {1}, ..., {args}) and attributes;
     # and, where torch's float64 kernel is not exact enough or an index must stay an integer, the float64 reference's
     # call (it may name a helper of `numfuzz.program.exact`). A slice is lowered by code, a cast rounds in the reference.
@@ -111,6 +114,10 @@ class OpSpec:
 
     def domain(self, arg: int) -> str:
         return self.domains[arg] if arg < len(self.domains) else "any"
+
+    def autocast_for(self, attrs: dict[str, Any]) -> str:
+        """The autocast policy of a node of this op with these attributes."""
+        return self.autocast_by_attrs(attrs) if self.autocast_by_attrs is not None else self.autocast
 
 
 def broadcast_shapes(*shapes: tuple[int, ...]) -> tuple[int, ...]:

@@ -45,9 +45,9 @@ def _gathered() -> dict[str, OpSpec]:
 OPS: dict[str, OpSpec] = _gathered()
 
 
-def autocast_policy(name: str) -> str:
-    """The op's autocast policy (`numfuzz.program.autocast`): "lower", "fp32" or ""."""
-    return lookup(name).autocast
+def autocast_policy(node: Node) -> str:
+    """The node's autocast policy (`numfuzz.program.autocast`): "lower", "fp32" or "", its op's for its attributes."""
+    return lookup(node.op).autocast_for(node.attr_dict)
 
 
 def autocast_ops(policy: str) -> frozenset[str]:
@@ -66,7 +66,7 @@ def infer_node(node: Node, specs: list[TensorSpec]) -> TensorSpec:
     op = lookup(node.op)
     if not op.arity <= len(node.args) <= op.arity + op.optional:
         raise GraphError(f"{node.op} takes {op.arity} arguments, got {len(node.args)}")
-    args = autocast_args(node, [specs[a] for a in node.args], op.autocast)  # as the op sees them inside an autocast region
+    args = autocast_args(node, [specs[a] for a in node.args], op.autocast_for(node.attr_dict))  # as the op sees them inside an autocast region
     if op.index_arg is not None and args[op.index_arg].dtype != op.index_dtype:
         raise GraphError(f"{node.op} takes {op.index_dtype} indices as argument {op.index_arg}, got {args[op.index_arg].dtype}")
     floats = [s for i, s in enumerate(args) if i != op.index_arg]
