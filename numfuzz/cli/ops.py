@@ -7,7 +7,7 @@ from collections import Counter
 import click
 
 from numfuzz.program.dtypes import FLOAT_DTYPES
-from numfuzz.program.ops import OPS
+from numfuzz.program.ops import FAMILIES, OPS
 
 
 def weight_shares() -> dict[str, float]:
@@ -59,7 +59,7 @@ def ops_table(measured: dict[str, float] | None = None, family: str | None = Non
     help="Also count each op's share of the nodes of N graphs drawn as numfuzz fuzz draws them by default.",
 )
 @click.option("--seed", type=int, default=0, show_default=True, help="Campaign seed of the measured graphs.")
-@click.option("--family", default=None, help="List only the ops of this family.")
+@click.option("--family", type=click.Choice(sorted(FAMILIES)), default=None, help="List only the ops of this family.")
 def ops(measure: int | None, seed: int, family: str | None) -> None:
     """List every op the generator draws, with its family, arity, input domains, dtypes and share of draws."""
     click.echo(ops_table(measured_shares(measure, seed) if measure else None, family))

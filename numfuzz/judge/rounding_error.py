@@ -48,12 +48,12 @@ from numfuzz.judge.oracle import ulp
 from numfuzz.judge.rounding_record import RoundingRecord
 from numfuzz.judge.rounding_side import WORST, Element, Side, key_nan_low, nan_low
 from numfuzz.program.dtypes import check_dtype, is_integer
+from numfuzz.program.families import family_of
 from numfuzz.program.ir import Graph, Node
 from numfuzz.program.lowering import compile_source, lower
 from numfuzz.program.ops import infer_specs, lookup
 
 METHOD = "first order; derivatives by float64 autograd of the op's float64 reference; the value's final rounding (half an output ULP) allowed"
-POINTWISE = ("unary", "elementwise")
 
 
 def reduced_length(graph: Graph, k: int) -> int:
@@ -70,7 +70,7 @@ def measure(ev: Evidence, bounds: Bounds) -> RoundingRecord | None:
     if c is None or not ev.inputs_seen():
         return None  # the culprit's inputs were never seen (no probe)
     alone, out = ev.alone(), ev.alone_output()
-    pointwise = ev.suffix is None and lookup(c.op).family in POINTWISE
+    pointwise = ev.suffix is None and family_of(lookup(c.op)).pointwise
     n = reduced_length(ev.graph, c.node)
     allowance = bounds.allowance(c.op, c.dtype, ev.device, n)
     fn = ev.reference_fn()

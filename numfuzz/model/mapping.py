@@ -275,7 +275,7 @@ def _checked(mapped: Mapped, node: torch.fx.Node) -> Mapped | None:
         return None
     if "shape" in mapped.attrs:  # view(-1, n), expand(1, -1): the sizes as they came out
         mapped.attrs["shape"] = out.shape
-    policy = OPS[mapped.op].autocast
+    policy = OPS[mapped.op].autocast_for(mapped.attrs)
     # under autocast (its region is not in the node: `region` marks it), an op of its lists comes out in another dtype
     for region in (None, out.dtype if policy == LOWER else "bf16" if policy == FP32 else None):
         attrs = {**mapped.attrs, AUTOCAST: region} if region else mapped.attrs

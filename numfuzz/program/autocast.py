@@ -9,7 +9,8 @@ follows those casts as it follows explicit ones: it rounds a low-precision op's 
 region's dtype (`program.lowering`). A region is an attribute of each node, so cones, cut
 programs and the minimiser keep it; the minimiser drops it node by node (`reduce.passes.autocast`).
 
-Each op's policy is its `OpSpec.autocast`, CPU autocast's (measured on torch 2.9.1; a test checks them against the installed torch);
+Each op's policy is its `OpSpec.autocast` (where a node's attributes decide it, as pad's mode does, `OpSpec.autocast_for`),
+CPU autocast's (measured on torch 2.9.1; a test checks them against the installed torch);
 a region's dtypes are checked against eager's at run time, so a torch whose lists moved makes
 the case invalid instead of judging it against the wrong reference. No torch here.
 """
@@ -90,14 +91,14 @@ def region_label(graph: Graph) -> str:
     return f"autocast={'+'.join(dtypes)}" if dtypes else ""
 
 
-def draw_region(rng: random.Random, graph: Graph, check: Callable[[Graph], object], policy: Callable[[str], str], fp16_share: float = 0.25) -> Graph:
+def draw_region(rng: random.Random, graph: Graph, check: Callable[[Graph], object], policy: Callable[[Node], str], fp16_share: float = 0.25) -> Graph:
     """`graph` with an autocast region: the whole program half the time, else a span of its nodes around an op
     autocast casts (a graph with none gets no region). bf16 mostly; fp16 (which CPU autocast takes too) a `fp16_share` of regions.
-    `check` type-checks a graph and `policy` gives an op's autocast policy (the op table's `infer_specs` and specs, which
+    `check` type-checks a graph and `policy` gives a node's autocast policy (the op table's `infer_specs` and specs, which
     use this module: passed in, not imported)."""
     n = len(graph.nodes)
     dtype = "fp16" if rng.random() < fp16_share else "bf16"
-    cast = [j for j, node in enumerate(graph.nodes) if policy(node.op)]
+    cast = [j for j, node in enumerate(graph.nodes) if policy(node)]
     if not cast:  # a region where autocast casts nothing runs as without one
         return graph
     if rng.random() < 0.5:

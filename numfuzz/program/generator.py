@@ -14,6 +14,7 @@ from numfuzz.address import CaseAddress, GraphStreams
 from numfuzz.program.autocast import draw_region
 from numfuzz.program.blocks import start_from_block, swap_ops
 from numfuzz.program.dtypes import PROGRAM_DTYPES, is_integer
+from numfuzz.program.families import family_of
 from numfuzz.program.fine import fine_ops
 from numfuzz.program.ir import Graph, GraphError, Node, TensorSpec
 from numfuzz.program.layout import draw_layout
@@ -122,99 +123,13 @@ class _Builder:
             value = self.add_node(Node.make(op, [value], **attrs))
         return value
 
-    def broadcast_partner(self, first: int, op: OpSpec) -> int:
-        spec = self.specs[first]
-        if self.draw("repeat").random() < self.config.repeat:  # one value as both operands
-            return first
-        if self.rng.random() < 0.35:
-            for cand in self.rng.sample(range(len(self.specs)), len(self.specs)):
-                other = self.specs[cand]
-                if cand != first and not is_integer(other.dtype) and (not op.same_dtype or other.dtype == spec.dtype):
-                    try:
-                        infer_node(Node.make("add", [first, cand]), self.specs)
-                        return cand
-                    except GraphError:
-                        continue
-        shape, shapes = list(spec.shape), self.draw("shapes")
-        zero_dim = self.config.zero_dim
-        style = shapes.random() * (1.0 - zero_dim)  # scaled, so that each other style keeps its share
-        if self.draw("zero_dim").random() < zero_dim:  # 0-d, which torch's promotion ranks below dimensioned tensors
-            shape = []
-        elif style < 0.2 and shape:  # a lower-rank partner, as RoPE's cos/sin
-            shape = shape[shapes.randint(1, len(shape)) :] if len(shape) > 1 else shape
-        elif style < 0.45:
-            shape = [1 if shapes.random() < 0.5 else d for d in shape]
-        return self.new_input(tuple(shape), self.partner_dtype(spec.dtype, op.same_dtype))
-
     def args_for(self, op: OpSpec, first: int) -> tuple[list[int], dict]:
-        spec = self.specs[first]
-        rng, shapes, shape = self.rng, self.draw("shapes"), spec.shape
-        fam = op.family
-        if not shape and fam not in ("unary", "elementwise"):
+        """The op's arguments and attributes, drawn by its family (`numfuzz.program.families`)."""
+        family = family_of(op)
+        if not self.specs[first].shape and not family.pointwise:
             raise GraphError(f"{op.name} needs a dim; got a 0-d value")
-        attrs = op.draw_attrs(self.draw("attrs"), [spec]) if op.draw_attrs else {}
-        if fam in ("unary", "reduce", "norm", "window"):
-            return [first], attrs
-        if fam == "elementwise":
-            return [first] + [self.broadcast_partner(first, op) for _ in range(op.arity - 1)], attrs
-        if fam == "cat":
-            dim = attrs["dim"] % len(shape)
-            same = [i for i in self.floats() if self.specs[i].shape == shape and i != first]
-            if same and rng.random() < 0.5:
-                return [first, rng.choice(same)], attrs
-            other = list(shape)
-            other[dim] = shapes.randint(1, self.config.max_dim)
-            return [first, self.new_input(tuple(other), self.partner_dtype(spec.dtype, False))], attrs
-        if fam == "linear":
-            w = self.new_input((shapes.randint(1, self.config.max_dim), shape[-1]), spec.dtype)
-            args = [first, w]
-            if rng.random() < 0.3:
-                args.append(self.new_input((self.specs[w].shape[0],), spec.dtype))
-            return args, attrs
-        if fam == "matmul":
-            return [first, self.new_input((shape[-1], shapes.randint(1, self.config.max_dim)), spec.dtype)], attrs
-        if fam == "fresh":
-            args = [first]
-            for i, s in enumerate(op.operands(shapes, spec, attrs), start=1):
-                if i == op.index_arg and op.index_bound is not None:
-                    args.append(self.new_index_input(s, op.index_bound(spec, attrs), op.index_dtype))
-                else:
-                    args.append(self.new_input(s, spec.dtype, op.domain(i)))
-            return args, attrs
-        if fam == "expand" and 1 not in shape:  # give it a broadcast dim to expand
-            first = self.add_node(Node.make("unsqueeze", [first], dim=self.draw("attrs").randint(0, len(shape))))
-            shape = self.specs[first].shape
-        return [first], self.shape_attrs(fam, shape)
-
-    def shape_attrs(self, fam: str, shape: tuple[int, ...]) -> dict:
-        rng, rank = self.draw("attrs"), len(shape)
-        if fam == "reshape":
-            n = 1
-            for d in shape:
-                n *= d
-            divisors = [d for d in range(1, n + 1) if n % d == 0]
-            a = rng.choice(divisors)
-            return {"shape": rng.choice([(n,), (a, n // a), (1, a, n // a)])}
-        if fam == "permute":
-            perm = list(range(rank))
-            rng.shuffle(perm)
-            return {"perm": tuple(perm)}
-        if fam == "transpose":
-            return {"dim0": rng.randrange(rank), "dim1": rng.randrange(rank) - rank}
-        if fam == "unsqueeze":
-            return {"dim": rng.randint(0, rank)}
-        if fam == "expand":
-            return {"shape": tuple(rng.randint(2, max(2, self.config.max_dim)) if d == 1 else d for d in shape)}
-        if fam == "slice":
-            dim = rng.randrange(rank)
-            start = rng.randrange(shape[dim])
-            return {"dim": dim, "start": start, "stop": rng.randint(start + 1, shape[dim]), "step": rng.choice([1, 1, 2])}
-        if fam == "chunk":
-            dim = rng.randrange(rank)
-            chunks = rng.randint(2, 3)
-            size = -(-shape[dim] // chunks)
-            return {"dim": dim, "chunks": chunks, "index": rng.randrange(-(-shape[dim] // size))}
-        raise GraphError(f"unknown op family {fam!r}")
+        attrs = op.draw_attrs(self.draw("attrs"), [self.specs[first]]) if op.draw_attrs else {}
+        return family.draw(self, op, first, attrs)
 
     def grow(self, op: OpSpec, first: int | None = None, last_dim: bool = False) -> int:
         first = self.pick_value() if first is None else first

@@ -164,7 +164,7 @@ def lower(
 def _autocast_rounded(node: Node, args: list[str], specs: list | None, grad: bool) -> list[str]:
     """The reference's arguments of a node in an autocast region: rounded where autocast casts them down, as an explicit cast is."""
     args = list(args)
-    for i, dtype, own in rounded_args(node, specs or [], lookup(node.op).autocast):
+    for i, dtype, own in rounded_args(node, specs or [], lookup(node.op).autocast_for(node.attr_dict)):
         target = TORCH_DTYPES[dtype]
         args[i] = f"rounded_cast({args[i]}, {target}, {TORCH_DTYPES[own]})" if grad else f"round_to({args[i]}, {target}).to(torch.float64)"
     return args

@@ -16,7 +16,7 @@ from numfuzz.program.scalars import draw_value
 
 Infer = Callable[[list[TensorSpec], dict[str, Any]], TensorSpec]
 DrawAttrs = Callable[[random.Random, list[TensorSpec]], dict[str, Any]]
-# The shapes of the fresh inputs an op of family "fresh" takes after its first argument.
+# The shapes of the new inputs an op of family "fresh" takes after its first argument.
 Operands = Callable[[random.Random, TensorSpec, dict[str, Any]], list[tuple[int, ...]]]
 # An index argument's values lie in [0, bound): the bound, from the op's first argument and attributes.
 IndexBound = Callable[[TensorSpec, dict[str, Any]], int]
@@ -61,10 +61,10 @@ class OpSpec:
     # --- what it is: its name, its count of arguments, its family and its shape rule (every reader) ---------------
     name: str
     arity: int  # its arguments, and up to `optional` more it may take (a linear's bias)
-    # How the generator finds its arguments: unary, elementwise, cat, linear, matmul, reduce,
-    # norm, window (pooling and interpolation: one argument, not pointwise), fresh (the first argument is drawn, the
-    # others are new inputs shaped by `operands`),
-    # or one of the shape families (reshape, permute, transpose, unsqueeze, expand, slice, chunk).
+    # How the generator finds its arguments: the name of a family registered in `numfuzz.program.families` (unary,
+    # elementwise, reduce, norm, window, fresh: the first argument is drawn, the others are new inputs shaped by
+    # `operands`) or beside its ops in their table module (the shape families, linear, matmul); the table refuses
+    # any other name at import
     family: str
     infer: Infer
     # --- its arguments: what the type check (`ops.infer_node`) accepts and the generator draws ---------------------
@@ -104,8 +104,11 @@ class OpSpec:
     call: str = ""
     reference: str = ""
     # autocast's policy for it on CPU (`numfuzz.program.autocast`): "lower" (its float arguments cast to the region's
-    # dtype), "fp32" (cast to fp32), or "" (left alone); a test checks these against torch
+    # dtype), "fp32" (cast to fp32), or "" (left alone); a test checks these against torch. `autocast_by_attrs`, where the
+    # policy depends on a node's attributes (pad: reflect and replicate are on the fp32 list, constant and circular on
+    # none): the policy for its attributes (`autocast_for`); `autocast` is then the op's policy where no node says more
     autocast: str = ""
+    autocast_by_attrs: Callable[[dict[str, Any]], str] | None = None
     constant: bool = False  # makes a new tensor: its dtype attribute written as torch's, taken in float64 as eager makes it
     # The attribute naming the dtype the op computes in (`torch.sum(x, dtype=...)`): its first argument is cast to it
     # first, so the float64 reference rounds that argument there once, as it does at a cast, and computes on in float64
@@ -144,6 +147,10 @@ class OpSpec:
 
     def domain(self, arg: int) -> str:
         return self.domains[arg] if arg < len(self.domains) else "any"
+
+    def autocast_for(self, attrs: dict[str, Any]) -> str:
+        """The autocast policy of a node of this op with these attributes."""
+        return self.autocast_by_attrs(attrs) if self.autocast_by_attrs is not None else self.autocast
 
 
 # --- terms per output element (`OpSpec.terms`) -------------------------------------------

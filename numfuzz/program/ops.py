@@ -1,50 +1,53 @@
 """The op table: one entry per op, as data. Arity, family, input domains, attributes, dtypes and shape rules.
 
-The entries live in `numfuzz.program.op_table`, one module per family of ops; this module
-gathers them and type-checks nodes. No torch here: how an op becomes torch code lives in
+The entries live in `numfuzz.program.op_table`, one module per kind of op (each module found, none listed);
+this module gathers them and type-checks nodes. No torch here: how an op becomes torch code lives in
 `numfuzz.program.lowering`.
 """
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
+
+from numfuzz.program import op_table
 from numfuzz.program.autocast import POLICIES, autocast_args
 from numfuzz.program.dtypes import is_integer
+from numfuzz.program.families import FAMILIES, family_of
 from numfuzz.program.ir import Graph, GraphError, Node, TensorSpec
 from numfuzz.program.op_spec import BOUND_KINDS, DOMAINS, OpSpec, broadcast_shapes
-from numfuzz.program.op_table import (
-    binary,
-    constants,
-    convolution,
-    grids,
-    indexing,
-    inplace,
-    linalg,
-    losses,
-    padding,
-    pooling,
-    reductions,
-    scatter,
-    shaping,
-    unary,
-)
 
-__all__ = ["DOMAINS", "OPS", "OpSpec", "broadcast_shapes", "index_ranges", "infer_node", "infer_specs", "lookup"]
-
-OPS: dict[str, OpSpec] = {}
-for _module in (unary, binary, shaping, reductions, linalg, losses, indexing, constants, convolution, inplace, scatter, pooling, padding, grids):
-    for _spec in _module.SPECS:
-        if _spec.name in OPS:
-            raise ValueError(f"op {_spec.name!r} is in the table twice")
-        if _spec.autocast not in POLICIES:
-            raise ValueError(f"op {_spec.name!r}: autocast policy {_spec.autocast!r} is none of {POLICIES}")
-        if _spec.bound not in BOUND_KINDS:
-            raise ValueError(f"op {_spec.name!r} says nothing of its error bound: give it one of {', '.join(BOUND_KINDS)}")
-        OPS[_spec.name] = _spec
+__all__ = ["DOMAINS", "FAMILIES", "OPS", "OpSpec", "broadcast_shapes", "index_ranges", "infer_node", "infer_specs", "lookup"]
 
 
-def autocast_policy(name: str) -> str:
-    """The op's autocast policy (`numfuzz.program.autocast`): "lower", "fp32" or ""."""
-    return lookup(name).autocast
+def _table_modules() -> list:
+    """Every module of `numfuzz.program.op_table`, by name: a new table file needs no edit elsewhere."""
+    names = sorted(info.name for info in pkgutil.iter_modules(op_table.__path__) if not info.name.startswith("_"))
+    return [importlib.import_module(f"{op_table.__name__}.{name}") for name in names]
+
+
+def _gathered() -> dict[str, OpSpec]:
+    """The table, each entry checked: one per name, a registered family, a known autocast policy and error bound."""
+    ops: dict[str, OpSpec] = {}
+    for module in _table_modules():
+        for spec in module.SPECS:
+            if spec.name in ops:
+                raise ValueError(f"op {spec.name!r} is in the table twice")
+            family_of(spec)  # an unknown family is an error here, at import, not at the first draw
+            if spec.autocast not in POLICIES:
+                raise ValueError(f"op {spec.name!r}: autocast policy {spec.autocast!r} is none of {POLICIES}")
+            if spec.bound not in BOUND_KINDS:
+                raise ValueError(f"op {spec.name!r} says nothing of its error bound: give it one of {', '.join(BOUND_KINDS)}")
+            ops[spec.name] = spec
+    return ops
+
+
+OPS: dict[str, OpSpec] = _gathered()
+
+
+def autocast_policy(node: Node) -> str:
+    """The node's autocast policy (`numfuzz.program.autocast`): "lower", "fp32" or "", its op's for its attributes."""
+    return lookup(node.op).autocast_for(node.attr_dict)
 
 
 def autocast_ops(policy: str) -> frozenset[str]:
@@ -63,7 +66,7 @@ def infer_node(node: Node, specs: list[TensorSpec]) -> TensorSpec:
     op = lookup(node.op)
     if not op.arity <= len(node.args) <= op.arity + op.optional:
         raise GraphError(f"{node.op} takes {op.arity} arguments, got {len(node.args)}")
-    args = autocast_args(node, [specs[a] for a in node.args], op.autocast)  # as the op sees them inside an autocast region
+    args = autocast_args(node, [specs[a] for a in node.args], op.autocast_for(node.attr_dict))  # as the op sees them inside an autocast region
     if op.index_arg is not None and args[op.index_arg].dtype != op.index_dtype:
         raise GraphError(f"{node.op} takes {op.index_dtype} indices as argument {op.index_arg}, got {args[op.index_arg].dtype}")
     floats = [s for i, s in enumerate(args) if i != op.index_arg]

@@ -42,9 +42,9 @@ def test_the_simplest_choices_are_the_first_ones():
     assert list(values.normal(0.0, 3.0, 2)) == [0.0, 0.0] and values.uniform(-1.0, 1.0) == 0.0
 
 
-def test_the_simplest_program_is_the_first_op_on_one_element():
+def test_the_simplest_program_is_one_op_on_one_element():
     graph = find(graphs(), lambda g: True, settings=QUIET)
-    assert [n.op for n in graph.nodes] == [next(iter(OPS))] and graph.inputs == (TensorSpec((1,), PROGRAM_DTYPES[0]),)
+    assert len(graph.nodes) == 1 and graph.nodes[0].op in OPS and graph.inputs == (TensorSpec((1,), PROGRAM_DTYPES[0]),)
     program = find(programs(), lambda p: True, settings=QUIET)
     assert len(program.graph.nodes) == 1 and [s.shape for s in program.graph.inputs] == [(1,)]
 

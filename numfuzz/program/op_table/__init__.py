@@ -1,1 +1,1 @@
-"""The op table's entries, one module per family of ops; `numfuzz.program.ops` gathers them."""
+"""The op table's entries, one module per kind of op; `numfuzz.program.ops` finds every module here and gathers its SPECS."""

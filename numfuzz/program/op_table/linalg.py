@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import math
 import random
+from typing import Any
 
 from numfuzz.program.autocast import ATTR as AUTOCAST_ATTR
 from numfuzz.program.autocast import LOWER
+from numfuzz.program.families import Builder, register
 from numfuzz.program.ir import GraphError, TensorSpec
 from numfuzz.program.op_spec import OpSpec, broadcast_shapes, draw_choice, need_rank, terms_last_dim
 
@@ -27,6 +29,26 @@ def _matmul(specs: list[TensorSpec], attrs: dict) -> TensorSpec:
     if len(a) < 1 or len(b) != 2 or a[-1] != b[0]:
         raise GraphError(f"matmul shapes {a} and {b} disagree")
     return TensorSpec(a[:-1] + (b[1],), specs[0].dtype)
+
+
+def _draw_linear(b: Builder, op: OpSpec, first: int, attrs: dict[str, Any]) -> tuple[list[int], dict[str, Any]]:
+    """A new weight (out_features, the first's last dim) in its dtype, and sometimes a bias."""
+    spec, shapes = b.specs[first], b.draw("shapes")
+    w = b.new_input((shapes.randint(1, b.config.max_dim), spec.shape[-1]), spec.dtype)
+    args = [first, w]
+    if b.rng.random() < 0.3:
+        args.append(b.new_input((b.specs[w].shape[0],), spec.dtype))
+    return args, attrs
+
+
+def _draw_matmul(b: Builder, op: OpSpec, first: int, attrs: dict[str, Any]) -> tuple[list[int], dict[str, Any]]:
+    """A new matrix (the first's last dim, a new dim) in its dtype."""
+    spec = b.specs[first]
+    return [first, b.new_input((spec.shape[-1], b.draw("shapes").randint(1, b.config.max_dim)), spec.dtype)], attrs
+
+
+register("linear", _draw_linear)
+register("matmul", _draw_matmul)
 
 
 def _matmul_batched(specs: list[TensorSpec], attrs: dict) -> TensorSpec:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import random
 
+from numfuzz.program.autocast import FP32
 from numfuzz.program.ir import GraphError, TensorSpec
 from numfuzz.program.op_spec import OpSpec, one_term, scalar
 
@@ -71,6 +72,12 @@ def _draw_pad(rng: random.Random, specs: list[TensorSpec]) -> dict:
     return {"pad": tuple(pad), "mode": mode, "value": value}
 
 
+def _autocast(attrs: dict) -> str:
+    """CPU autocast's fp32 list has reflection_pad and replication_pad (an fp16 or bf16 value comes out fp32), not
+    constant_pad_nd or the circular pad."""
+    return FP32 if attrs.get("mode") in ("reflect", "replicate") else ""
+
+
 SPECS: list[OpSpec] = [
     OpSpec(
         "pad",
@@ -81,6 +88,7 @@ SPECS: list[OpSpec] = [
         scalars=(("value", "bound"),),
         terms=one_term,
         bound="correctly_rounded",
+        autocast_by_attrs=_autocast,
         call="F.pad({0}, {pad!r}, mode={mode!r}, value={value!r})",
     ),
 ]

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import random
+from typing import Any
 
 from numfuzz.program.dtypes import PROGRAM_DTYPES, promote
-from numfuzz.program.ir import GraphError, TensorSpec
+from numfuzz.program.families import Builder, register
+from numfuzz.program.ir import GraphError, Node, TensorSpec
 from numfuzz.program.op_spec import OpSpec, draw_dim, norm_dim, one_term
+
+Drawn = tuple[list[int], dict[str, Any]]
 
 
 def _cast(specs: list[TensorSpec], attrs: dict) -> TensorSpec:
@@ -106,6 +110,79 @@ def _draw_repeats(rng: random.Random, specs: list[TensorSpec]) -> dict:
     for dim in rng.sample(range(len(repeats)), min(2, len(repeats))):
         repeats[dim] = rng.choice([1, 2, 3])
     return {"repeats": tuple([rng.choice([2, 3])] if rng.random() < 0.3 else []) + tuple(repeats)}  # a leading new dim too
+
+
+# --- the families: each draws its op's arguments and the attributes a shape rule needs ------------------------------
+
+
+def _draw_cat(b: Builder, op: OpSpec, first: int, attrs: dict[str, Any]) -> Drawn:
+    """A value of the first's shape, or a new input that differs from it along the dim only."""
+    shape = b.specs[first].shape
+    dim = attrs["dim"] % len(shape)
+    same = [i for i in b.floats() if b.specs[i].shape == shape and i != first]
+    if same and b.rng.random() < 0.5:
+        return [first, b.rng.choice(same)], attrs
+    other = list(shape)
+    other[dim] = b.draw("shapes").randint(1, b.config.max_dim)
+    return [first, b.new_input(tuple(other), b.partner_dtype(b.specs[first].dtype, False))], attrs
+
+
+def _draw_reshape(b: Builder, op: OpSpec, first: int, attrs: dict[str, Any]) -> Drawn:
+    rng, n = b.draw("attrs"), b.specs[first].numel
+    divisors = [d for d in range(1, n + 1) if n % d == 0]
+    a = rng.choice(divisors)
+    return [first], {"shape": rng.choice([(n,), (a, n // a), (1, a, n // a)])}
+
+
+def _draw_permute(b: Builder, op: OpSpec, first: int, attrs: dict[str, Any]) -> Drawn:
+    perm = list(range(len(b.specs[first].shape)))
+    b.draw("attrs").shuffle(perm)
+    return [first], {"perm": tuple(perm)}
+
+
+def _draw_transpose(b: Builder, op: OpSpec, first: int, attrs: dict[str, Any]) -> Drawn:
+    rng, rank = b.draw("attrs"), len(b.specs[first].shape)
+    return [first], {"dim0": rng.randrange(rank), "dim1": rng.randrange(rank) - rank}
+
+
+def _draw_unsqueeze(b: Builder, op: OpSpec, first: int, attrs: dict[str, Any]) -> Drawn:
+    return [first], {"dim": b.draw("attrs").randint(0, len(b.specs[first].shape))}
+
+
+def _draw_expand(b: Builder, op: OpSpec, first: int, attrs: dict[str, Any]) -> Drawn:
+    """Each size-1 dim expanded; a value with none first gets one (an unsqueeze)."""
+    rng = b.draw("attrs")
+    if 1 not in b.specs[first].shape:
+        first = b.add_node(Node.make("unsqueeze", [first], dim=rng.randint(0, len(b.specs[first].shape))))
+    return [first], {"shape": tuple(rng.randint(2, max(2, b.config.max_dim)) if d == 1 else d for d in b.specs[first].shape)}
+
+
+def _draw_slice(b: Builder, op: OpSpec, first: int, attrs: dict[str, Any]) -> Drawn:
+    rng, shape = b.draw("attrs"), b.specs[first].shape
+    dim = rng.randrange(len(shape))
+    start = rng.randrange(shape[dim])
+    return [first], {"dim": dim, "start": start, "stop": rng.randint(start + 1, shape[dim]), "step": rng.choice([1, 1, 2])}
+
+
+def _draw_chunk(b: Builder, op: OpSpec, first: int, attrs: dict[str, Any]) -> Drawn:
+    rng, shape = b.draw("attrs"), b.specs[first].shape
+    dim = rng.randrange(len(shape))
+    chunks = rng.randint(2, 3)
+    size = -(-shape[dim] // chunks)
+    return [first], {"dim": dim, "chunks": chunks, "index": rng.randrange(-(-shape[dim] // size))}
+
+
+for _name, _draw in [
+    ("cat", _draw_cat),
+    ("reshape", _draw_reshape),
+    ("permute", _draw_permute),
+    ("transpose", _draw_transpose),
+    ("unsqueeze", _draw_unsqueeze),
+    ("expand", _draw_expand),
+    ("slice", _draw_slice),
+    ("chunk", _draw_chunk),
+]:
+    register(_name, _draw)
 
 
 SPECS: list[OpSpec] = [

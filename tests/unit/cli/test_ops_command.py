@@ -28,6 +28,11 @@ def test_measure_counts_drawn_nodes(cli):
     assert "drawn:" in result.output
 
 
+def test_an_unknown_family_is_refused_with_the_known_ones(cli):
+    result = cli("ops", "--family", "no_such_family")
+    assert result.exit_code != 0 and "no_such_family" in result.output and "fresh" in result.output
+
+
 def test_the_listing_needs_no_torch():
     code = "import sys; from numfuzz.cli.ops import ops_table; ops_table(); assert 'torch' not in sys.modules"
     subprocess.run([sys.executable, "-c", code], check=True)

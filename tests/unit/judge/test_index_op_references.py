@@ -11,6 +11,9 @@ import torch
 from numfuzz.program.ir import Graph, Node, TensorSpec
 from numfuzz.program.lowering import compile_source, lower
 
+# the ops whose float64 reference values this file checks (`test_reference_values` finds every file's)
+VALUES_TESTED = ("nll_loss", "cross_entropy_index", "gather", "index_select", "embedding")
+
 mpmath.mp.prec = 100
 TOLERANCE = 1e-3  # fp32 ULPs, as in test_reference_values
 

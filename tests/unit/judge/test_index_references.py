@@ -12,6 +12,9 @@ from numfuzz.program.ir import Graph, Node, TensorSpec
 from numfuzz.program.layout import Layout
 from numfuzz.program.lowering import compile_source, lower
 
+# the ops whose float64 reference values this file checks (`test_reference_values` finds every file's)
+VALUES_TESTED = ("argmax", "argmin", "max_dim", "max_pool2d_indices", "sin_inplace", "tan_inplace", "ldexp", "affine_grid")
+
 ROWS = [f32([0.5, -2.0, 3.25, 3.25]), f32([-1.0, -1.5, -7.0, 0.125]), f32([9.0, 1.0, 2.0, -9.5])]
 
 

@@ -10,6 +10,9 @@ from test_reference_values import ANY, assert_exact, f32
 from numfuzz.program.ir import Graph, Node, TensorSpec
 from numfuzz.program.lowering import compile_source, lower
 
+# the ops whose float64 reference values this file checks (`test_reference_values` finds every file's)
+VALUES_TESTED = ("sub_inplace", "div_inplace", "mul_scalar_inplace", "lerp_inplace", "addcmul_inplace", "addcdiv_inplace", "clamp_inplace", "mul_inplace_view")
+
 X = [ANY[:4], ANY[4:8], ANY[7:]]  # (3, 4)
 Y = [f32([0.3, -1.7, 2.5, 1e-3])]  # (1, 4): broadcast along the rows
 W = [f32([0.25]), f32([0.75]), f32([-0.5])]  # (3, 1)

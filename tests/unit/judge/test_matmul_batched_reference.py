@@ -8,6 +8,9 @@ import numpy as np
 import pytest
 from test_reference_values import assert_exact, f32, reference
 
+# the ops whose float64 reference values this file checks (`test_reference_values` finds every file's)
+VALUES_TESTED = ("matmul_batched",)
+
 
 def _operand(rng: random.Random, shape: tuple) -> np.ndarray:
     return np.array(f32([rng.uniform(-4, 4) for _ in range(int(np.prod(shape)))]), dtype=float).reshape(shape)

@@ -7,6 +7,9 @@ import torch
 from numfuzz.program.ir import Graph, Node, TensorSpec
 from numfuzz.program.lowering import compile_source, lower
 
+# the ops whose float64 reference values this file checks (`test_reference_values` finds every file's)
+VALUES_TESTED = ("pad",)
+
 ROW = [1.5, -2.25, 3.0]  # one row; padded (2, 1) along it
 
 

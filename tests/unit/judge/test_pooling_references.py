@@ -7,6 +7,9 @@ import mpmath
 import pytest
 from test_reference_values import assert_exact, f32, reference
 
+# the ops whose float64 reference values this file checks (`test_reference_values` finds every file's)
+VALUES_TESTED = ("max_pool2d", "avg_pool2d", "adaptive_avg_pool2d", "interpolate")
+
 # (1, 2, 3, 4): two channels of 3 x 4, values of one sign per window so that no mean cancels
 IMAGE = [[f32([0.5, 1.25, 3.0, 0.1]), f32([2.0, 0.1, 0.7, 1.5]), f32([1.0, 0.3, 2.0, 4.0])], [f32([-0.25, -0.5, -7.0, -3.0])] * 3]
 H, W = 3, 4

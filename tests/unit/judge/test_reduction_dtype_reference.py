@@ -10,6 +10,9 @@ from numfuzz.program.ir import Graph, Node, TensorSpec
 from numfuzz.program.lowering import compile_source, lower
 from numfuzz.program.ops import infer_specs
 
+# the ops whose float64 reference values this file checks (`test_reference_values` finds every file's)
+VALUES_TESTED = ("sum_dtype", "mean_dtype", "prod_dtype", "cumsum_dtype")
+
 A, B = 1 + 2**-10, 1 + 3 * 2**-9  # in bf16 (7 fraction bits): 1 (a tenth of an ULP away) and 1 + 2^-7 (three quarters of one)
 
 

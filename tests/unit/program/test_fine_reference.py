@@ -15,6 +15,9 @@ from numfuzz.program.ops import OPS
 from numfuzz.program.space import GenConfig
 from numfuzz.targets import resolve
 
+# the ops whose float64 reference values this file checks (`test_reference_values` finds every file's)
+VALUES_TESTED = ("adaptive_avg_pool1d",)
+
 
 def _exact(fn, x: float) -> float:
     with mpmath.workprec(400):

@@ -59,3 +59,14 @@ def test_drawn_pads_run_in_eager_with_the_rules_shape():
         modes[attrs["mode"]] += 1
         assert (attrs["value"] is None) == (attrs["mode"] != "constant")
     assert set(modes) == set(MODES) and min(modes.values()) > 40, modes
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_the_dtype_in_an_autocast_region_is_torchs(mode):
+    """CPU autocast casts reflect's and replicate's input to fp32 (its fp32 list), constant's and circular's not at all."""
+    for dtype, region in itertools.product(["bf16", "fp16", "fp32"], ["bf16", "fp16"]):
+        x = torch.rand(2, 3, 4).to({"bf16": torch.bfloat16, "fp16": torch.float16, "fp32": torch.float32}[dtype])
+        with torch.autocast("cpu", dtype={"bf16": torch.bfloat16, "fp16": torch.float16}[region]):
+            got = F.pad(x, (1, 2), mode=mode).dtype
+        rule = infer_node(Node.make("pad", [0], pad=(1, 2), mode=mode, value=None, autocast=region), [TensorSpec((2, 3, 4), dtype)]).dtype
+        assert {"bf16": torch.bfloat16, "fp16": torch.float16, "fp32": torch.float32}[rule] == got, (dtype, region)
