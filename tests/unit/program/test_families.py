@@ -11,7 +11,7 @@ from numfuzz.program import ops as ops_module
 from numfuzz.program.families import FAMILIES, alone, family_of, register
 from numfuzz.program.generator import GenConfig, _Builder, generate
 from numfuzz.program.ir import GraphError
-from numfuzz.program.op_spec import OpSpec, elementwise, same
+from numfuzz.program.op_spec import OpSpec, elementwise, one_term, same
 from numfuzz.program.ops import OPS
 
 
@@ -29,7 +29,7 @@ def test_every_op_names_a_registered_family():
 
 
 def test_an_unknown_family_is_refused_when_the_table_is_gathered(monkeypatch):
-    probe = OpSpec("probe", 1, "no_such_family", same, bound="correctly_rounded", call="{0}")
+    probe = OpSpec("probe", 1, "no_such_family", same, terms=one_term, bound="correctly_rounded", call="{0}")
     monkeypatch.setattr(ops_module, "_table_modules", lambda: [SimpleNamespace(SPECS=[probe])])
     with pytest.raises(ValueError, match="'probe': family 'no_such_family' is none of"):
         ops_module._gathered()
@@ -57,6 +57,6 @@ def test_the_generator_draws_an_op_by_its_registered_family_alone(monkeypatch):
         return [first, first], attrs
 
     monkeypatch.setitem(FAMILIES, "self_pair", SimpleNamespace(name="self_pair", draw=both_the_first, pointwise=False))
-    monkeypatch.setitem(OPS, "probe_pair", OpSpec("probe_pair", 2, "self_pair", elementwise, bound="table", call="torch.add({0}, {1})"))
+    monkeypatch.setitem(OPS, "probe_pair", OpSpec("probe_pair", 2, "self_pair", elementwise, terms=one_term, bound="table", call="torch.add({0}, {1})"))
     drawn = [n for seed in range(10) for n in generate(seed, GenConfig(ops=("probe_pair",)))[0].nodes if n.op == "probe_pair"]
     assert drawn and all(n.args[0] == n.args[1] for n in drawn)
