@@ -6,7 +6,6 @@ import numpy as np
 from hypothesis import find, given, settings
 from hypothesis import strategies as st
 
-from numfuzz.program.dtypes import PROGRAM_DTYPES
 from numfuzz.program.ir import Graph, Node, TensorSpec
 from numfuzz.program.ops import OPS
 from numfuzz.program.values import Recipe
@@ -44,7 +43,7 @@ def test_the_simplest_choices_are_the_first_ones():
 
 def test_the_simplest_program_is_one_op_on_one_element():
     graph = find(graphs(), lambda g: True, settings=QUIET)
-    assert len(graph.nodes) == 1 and graph.nodes[0].op in OPS and graph.inputs == (TensorSpec((1,), PROGRAM_DTYPES[0]),)
+    assert len(graph.nodes) == 1 and graph.nodes[0].op in OPS and [s.shape for s in graph.inputs] == [(1,)], graph  # its dtype: where shrinking stops
     program = find(programs(), lambda p: True, settings=QUIET)
     assert len(program.graph.nodes) == 1 and [s.shape for s in program.graph.inputs] == [(1,)]
 
