@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import random
 from dataclasses import dataclass
-from typing import Any, Iterator, Literal
+from typing import Any, Callable, Iterator, Literal
 
 # A campaign's cases come in blocks of this many consecutive indices that share their drawn size mode,
 # compiler options, thread count and gradients, so that a batch (Inductor's 8, `runner.batch`) compiles them together.
@@ -92,12 +92,13 @@ class CaseAddress:
         return cls(_digest(f"numfuzz-content:{content}"))
 
     @classmethod
-    def recorded(cls, provenance: dict[str, Any], content: str) -> CaseAddress:
+    def recorded(cls, provenance: dict[str, Any], content: str | Callable[[], str]) -> CaseAddress:
         """A stored case's address: its provenance's seed and lineage, or where it has none (a case made by hand,
-        minimised or edited), its content's (`of_content`)."""
+        minimised or edited), its content's (`of_content`; `content` may be a function giving it, called only then:
+        a case's hash reads all its samples)."""
         seed = provenance.get("seed")
         if not str(seed).isdigit():
-            return cls.of_content(content)
+            return cls.of_content(content if isinstance(content, str) else content())
         lineage = provenance.get("lineage") or {}
         return cls(int(seed), lineage=tuple(int(s) for s in lineage.get("seeds", ())))
 

@@ -16,6 +16,9 @@ from numfuzz.share_table import defaults_of
 # Input samples per compiled graph, and the input search's share of them: the measurements
 # behind both numbers are in numfuzz.campaign.defaults.
 DEFAULT_SAMPLES = 64
+# Samples of a case whose gradients a campaign's mix drew (`--grad-share`): each costs eager's, the float64 reference's
+# and the compiled forward and backward; `--grad` campaigns keep `--samples`. Measured in numfuzz.campaign.defaults.
+GRAD_SAMPLES = 16
 DEFAULT_SEARCH = 0.125
 MAX_SEARCH = 16.0
 DEVICE_KINDS = ("cpu", "cuda")

@@ -47,7 +47,7 @@ SHARES = (
     # Windows of real models' graphs (numfuzz.program.zoo) and cases that judge their gradients: chosen in
     # docs/benchmarks.md ("Real models' graphs and gradients by default") from side-by-side runs.
     Share("--models-share", "models", "gen", 0.1, "Chance that a graph starts from a window of a real model's captured graph (numfuzz/data/zoo: transformers architectures and others, forward and forward with its loss), then grown and swapped as a block is."),
-    Share("--grad-share", "grad_share", "mix", 0.1, "Chance that a case judges its gradients too, as --grad does for every case (drawn per block of cases, so that a batch holds one kind: forward-only or with gradients, compile in batches)."),
+    Share("--grad-share", "grad_share", "mix", 0.1, "Chance that a case judges its gradients too, as --grad does for every case, on 16 samples at most (drawn per block of cases, so that a batch holds one kind: forward-only or with gradients, compile in batches)."),
     Share("--scalar-args-share", "scalar_args", "gen", 0.25, "Chance that a node's scalars (a clamp bound, a scale) are Python numbers passed at call time, and called again with second values."),
     Share("--repeat-share", "repeat", "gen", 0.05, "Chance that an elementwise op takes one value as two operands (x - x, x * x)."),
     Share("--config-share", "config_share", "mix", 0.1, "Chance that a case compiles with options drawn from the target's configuration space (numfuzz/data/compiler_configs.toml)."),

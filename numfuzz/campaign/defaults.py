@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import os
 
-from numfuzz.run_spec import DEFAULT_SAMPLES, DEFAULT_SEARCH  # noqa: F401  (their measurements are here)
+from numfuzz.run_spec import DEFAULT_SAMPLES, DEFAULT_SEARCH, GRAD_SAMPLES  # noqa: F401  (their measurements are here)
 from numfuzz.workers.defaults import (  # noqa: F401  (the worker side's numbers, shown by the CLI too)
     DEFAULT_CASE_TIMEOUT_S,
     FIRST_CASE_GRACE_S,
@@ -24,6 +24,11 @@ from numfuzz.workers.defaults import (  # noqa: F401  (the worker side's numbers
 # more (eager, float64 reference, compiled rerun, oracle): 64 samples add 3% to a case, 256 add
 # 12%. Of 200 graphs around the five planted bugs, 1/4/16/64/256 samples found 29/38/45/47/46.
 # 64 is the knee; 256 would also make every stored case four times larger.
+# Samples of a case whose gradients the mix draws (GRAD_SAMPLES), measured with `scripts/sample_sweep --graphs 40
+# --counts 4 8 16 64 --kinds gradients` (2 shared cores, torch 2.9.1): of 40 graphs around the planted backward bug
+# (examples/planted_backward.py), 4/8/16/64 samples found 2/3/3/2, at 0.75/0.71/0.76/1.06 s a case on a target that
+# compiles in a fraction of a second; each sample costs eager's, the float64 reference's and the compiled forward and
+# backward (about 6 ms there, more on a batch of model-sized windows). 16 finds what 64 does.
 # The shares a campaign draws with, and what each costs, are one table: numfuzz.share_table. The input search's share of
 # the samples (DEFAULT_SEARCH) was measured with the seams there.
 DEFAULT_MINIMIZE_TIMEOUT_S = 900.0  # the minimiser's compile budget, at a few seconds a compile

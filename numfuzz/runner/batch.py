@@ -213,7 +213,7 @@ def _second_call(batch: _Batch, members: list[CompiledProgram], cases: list[Case
     for m, baseline in enumerate(baselines):
         if not isinstance(baseline, Outcome):
             inputs = None if batch.grad else samples[m][0]
-            outcome = judge_runs(views[m], cases[m].second_tensors(), *baseline, results[m][:-1], results[m][-1], inputs)
+            outcome = judge_runs(views[m], samples[m], *baseline, results[m][:-1], results[m][-1], inputs)
             judged[m] = noted_second_call(outcome, members[m].graph, graphs[m], recompiled)
     return judged
 
@@ -245,7 +245,8 @@ def _evaluate_group(cases: list[Case], target: Target, device: str, search: floa
     clean: dict[int, Outcome] = {}
     for m, member in enumerate(members):
         inputs = None if grad else samples[m][0]
-        outcome = judge_runs(member, member_cases[m].tensors(), *baselines[m], results[m][:-1], results[m][-1], inputs)
+        # the samples eager and the batch ran on (the case's own values, not decoded again): the position check reads them
+        outcome = judge_runs(member, samples[m], *baselines[m], results[m][:-1], results[m][-1], inputs)
         if outcome.verdict.is_clean:
             outcome.compile_s, outcome.run_s = compile_s / len(members), run_s / len(members)
             clean[m] = outcome

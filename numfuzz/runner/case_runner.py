@@ -124,7 +124,7 @@ def analyse_case(case: Case, target: Target, device: str | None, outcome: Outcom
 
 def search_rng(case: Case) -> np.random.Generator:
     """The input search's draws for `case`: its own stream (a guided child's, not its root's), so a campaign's search is reproducible."""
-    return np.random.Generator(np.random.PCG64(CaseAddress.recorded(case.provenance, case.content_hash()).seed_of(SEARCH)))
+    return np.random.Generator(np.random.PCG64(CaseAddress.recorded(case.provenance, case.content_hash).seed_of(SEARCH)))
 
 
 def with_searched(case: Case, outcome: Outcome) -> Case:

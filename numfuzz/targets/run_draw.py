@@ -16,7 +16,7 @@ from numfuzz.address import COMPILER_OPTIONS, GRADIENTS, SECOND_SHAPE, SIZE_MODE
 from numfuzz.program.ir import Graph
 from numfuzz.program.model_scale import is_large, samples_for
 from numfuzz.program.sizes import draw_second_size
-from numfuzz.run_spec import RunMix, RunSpec
+from numfuzz.run_spec import GRAD_SAMPLES, RunMix, RunSpec
 from numfuzz.targets.compile_modes import configured
 from numfuzz.targets.config_space import ConfigEntry, draw_options, entries_for
 from numfuzz.targets.registry import family_of, resolve
@@ -27,7 +27,8 @@ MARKED_CLASSES = (1, 1, 2)  # size classes a marked case marks: one, sometimes t
 def draw_run(address: CaseAddress, run: RunSpec, graph: Graph, mix: RunMix | None) -> tuple[RunSpec, Graph | None]:
     """The case's run, and its program at its second size (None: it has none).
 
-    A large graph takes fewer samples and no search (`program.model_scale`). With a `mix`, the size
+    A large graph takes fewer samples and no search (`program.model_scale`), and a case whose gradients the mix
+    draws at most `GRAD_SAMPLES` (a `--grad` run's cases keep its count). With a `mix`, the size
     mode (static, dynamic, marked dims), options and threads are drawn by its shares: a mode the
     target's family does not compile, or a marked case with no dim that can vary, is static;
     options come from the family's section of the configuration space, as far as this torch has
@@ -37,7 +38,7 @@ def draw_run(address: CaseAddress, run: RunSpec, graph: Graph, mix: RunMix | Non
     if mix is None or mix.off:
         return run, None
     if not run.grad and draws_gradients(address, mix):
-        run = run.with_changes(grad=True)
+        run = run.with_changes(grad=True, samples=min(run.samples, GRAD_SAMPLES))
     family = family_of(run.target)
     pick = address.stream(SIZE_MODE, of_block=True).random()
     mode = "dynamic" if pick < mix.dynamic else "marked" if pick < mix.dynamic + mix.marked else "static"

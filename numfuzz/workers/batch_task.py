@@ -46,8 +46,9 @@ def run_batch(worker: Any, msg: BatchRequest) -> BatchReply:
     recycle = False
     for k, item in enumerate(items):
         if k not in outcomes:
-            with_found = searched.get(made.index(k)) if k in made else None  # the case with what its search found
-            reply = worker.run_case(CaseRequest(target, item), made=with_found)
+            # the case as made for the batch (not drawn again), or with what its search found
+            again = searched.get(made.index(k), cases[k]) if k in made else None
+            reply = worker.run_case(CaseRequest(target, item), made=again)
             recycle = recycle or reply.recycle
             replies.append(dataclasses.replace(reply, recycle=False))  # the batch's reply says it, once
             continue

@@ -113,7 +113,7 @@ class WorkerTasks:
         return info
 
     def run_case(self, msg: CaseRequest, made: Case | None = None) -> CaseResult | ErrorReply:
-        """A generated case, judged alone; `made`: the case already made (with what a batch's search added)."""
+        """A generated case, judged alone; `made`: the case already made (by its batch, with what the batch's search added)."""
         from numfuzz.corpus.make import make_case
         from numfuzz.judge.execute import Outcome
         from numfuzz.judge.verdicts import Verdict

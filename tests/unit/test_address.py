@@ -40,3 +40,14 @@ def test_a_stored_case_is_addressed_by_its_own_seed_a_child_by_its_last_mutation
     assert child.seed_of(address.SEARCH) != root.seed_of(address.SEARCH)  # a guided child searches apart from its root
     by_content = CaseAddress.recorded({}, "abc")
     assert by_content == CaseAddress.of_content("abc") != CaseAddress.recorded({}, "abd")
+
+
+def test_a_stored_cases_content_is_read_only_when_it_has_no_seed_of_its_own():
+    asked = []
+
+    def content() -> str:
+        asked.append(True)
+        return "abc"
+
+    assert CaseAddress.recorded({"seed": 12}, content) == CaseAddress(12) and not asked  # a campaign's case: its hash is never taken
+    assert CaseAddress.recorded({}, content) == CaseAddress.of_content("abc") and asked

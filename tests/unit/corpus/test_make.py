@@ -26,3 +26,15 @@ def test_no_grad_share_draws_no_gradients_and_the_other_draws_stay_as_they_were(
     with_grad = [make_case(CaseAddress(i, i, campaign=3), run, GenConfig(), RunMix(dynamic=0.3, config_share=0.3, grad_share=0.5)) for i in range(16)]
     assert not any(c.run.grad for c in without)
     assert [c.run.compiler_options for c in without] == [c.run.compiler_options for c in with_grad]  # the options drawn as before
+
+
+def test_cases_whose_gradients_the_mix_draws_take_fewer_samples_and_a_grad_campaign_keeps_its_own():
+    from numfuzz.run_spec import GRAD_SAMPLES
+
+    run, mix = RunSpec("eager", "cpu", samples=GRAD_SAMPLES + 8), RunMix(grad_share=0.5)
+    cases = [make_case(CaseAddress(200 + i, i, campaign=7), run, GenConfig(), mix) for i in range(4 * COMPILE_BLOCK)]
+    drawn = {c.run.grad: c for c in cases}
+    assert len(drawn[True].samples) == len(drawn[True].grads) == drawn[True].run.samples == GRAD_SAMPLES
+    assert len(drawn[False].samples) == GRAD_SAMPLES + 8  # forward only: --samples
+    every = make_case(CaseAddress(200, 0, campaign=7), run.with_changes(grad=True), GenConfig(), mix)
+    assert len(every.samples) == GRAD_SAMPLES + 8  # --grad: every case's gradients, at --samples
