@@ -10,20 +10,26 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, Protocol
+from typing import Any, Callable, Protocol
 
 from numfuzz.program.dtypes import is_integer
 from numfuzz.program.ir import GraphError, Node, TensorSpec
 from numfuzz.program.op_spec import INDEX_DTYPE, OpSpec, broadcast_shapes
 
-if TYPE_CHECKING:
-    from numfuzz.program.space import GenConfig
+
+class DrawLimits(Protocol):
+    """What a family's function reads of the space drawn from (`numfuzz.program.space.GenConfig` has it): named here, so
+    that the families do not import the space, which imports the table, which imports the families."""
+
+    max_dim: int  # the largest size of a drawn dim
+    repeat: float  # the chance that one value is both operands
+    zero_dim: float  # the chance that a broadcast partner is 0-d
 
 
 class Builder(Protocol):
     """What a family's function may ask of the graph being drawn (`generator._Builder`)."""
 
-    config: GenConfig
+    config: DrawLimits
     rng: random.Random  # the "structure" stream: which values an op takes
     specs: list[TensorSpec]  # every value so far: inputs, then nodes
 
