@@ -67,6 +67,8 @@ CANCELLATION_REL = 0.1  # the target's relative error reaches at least this ...
 SMALL_RESULT = 2.0**-8  # ... where the result is this much smaller than the sweep's largest
 EAGER_SMALL_REL = 0.01  # points where eager is worse than this say nothing about the target
 KERNEL_FEW_ULP = 8.0
+ONE_MORE_ROUNDING_ULP = 1.5  # an intermediate rounded once more in the culprit's dtype: at most this far from float64 ...
+SUBNORMAL_TAIL = 0.05  # ... but for this share of elements, whose intermediate fell below the dtype's normal range
 
 
 @dataclass
@@ -266,7 +268,10 @@ def low_precision(ev: Evidence) -> Diagnosis | None:
         return None
     local = culprit_local_errors(ev)
     local_max, eager_max = local.target_max_ulp, local.eager_max_ulp
-    above_half = float(np.mean(_target_local_ulp(ev) > 0.5)) if local.elements else 0.0
+    ulps = _target_local_ulp(ev) if local.elements else np.zeros(0)
+    past = int(np.sum(ulps > ONE_MORE_ROUNDING_ULP))
+    # the share that one more rounding puts past half an ULP, counted within its reach (not the subnormal tail's)
+    above_half = float(np.mean((ulps > 0.5) & (ulps <= ONE_MORE_ROUNDING_ULP))) if ulps.size else 0.0
     fmt = check_dtype(c.dtype)
     node = ev.graph.nodes[c.node]
     if lookup(node.op).combines == "add" and ev.suffix is None:  # an accumulator: was it held in the narrow dtype?
@@ -292,11 +297,14 @@ def low_precision(ev: Evidence) -> Diagnosis | None:
                 c.op,
                 c.dtype,
             )
-    if fmt.mantissa_bits < 23 and 0.5 < local_max <= 1.5 and eager_max <= 0.5 + 1e-9 and above_half >= 0.05:
+    # an intermediate rounded to a subnormal (silu's gate of a large negative input in fp16) loses relative precision: a
+    # few elements may be further off than one rounding's ULP and a half, but not the ones that show the rounding
+    if fmt.mantissa_bits < 23 and 0.5 < local_max and past <= SUBNORMAL_TAIL * ulps.size and eager_max <= 0.5 + 1e-9 and above_half >= 0.05:
+        tail = "" if not past else f" ({past} of {ulps.size} elements past {ONE_MORE_ROUNDING_ULP:g} ULP, as a subnormal intermediate gives)"
         return Diagnosis(
             LOW_PRECISION.name,
             [
-                f"`{node.op}` in {c.dtype}: the target is up to {local_max:.3g} ULP off with {100 * above_half:.0f}% of elements above half an ULP, eager never above {eager_max:.3g}: one more rounding in {c.dtype}"
+                f"`{node.op}` in {c.dtype}: the target is up to {local_max:.3g} ULP off with {100 * above_half:.0f}% of elements above half an ULP{tail}, eager never above {eager_max:.3g}: one more rounding in {c.dtype}"
             ],
             c.node,
             c.op,

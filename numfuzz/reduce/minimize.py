@@ -23,15 +23,16 @@ from numfuzz.corpus.size_order import SIZE_FIELDS, size_key
 from numfuzz.corpus.store import save_case, write_atomic
 from numfuzz.judge.analysis import facts_without_compiling
 from numfuzz.judge.bounds import Bounds, active_bounds
-from numfuzz.judge.cause import CAST_DROPPED
-from numfuzz.judge.causes import cast_dropped
+from numfuzz.judge.cause import CAST_DROPPED, LOW_PRECISION
+from numfuzz.judge.causes import cast_dropped, low_precision
 from numfuzz.judge.evidence import Evidence
 from numfuzz.judge.execute import Outcome
-from numfuzz.judge.localize import flagged_index
+from numfuzz.judge.localize import flagged_index, single_op_culprit
 from numfuzz.judge.metadata import keeps_output_strides
 from numfuzz.judge.rules import final_verdict
 from numfuzz.judge.signature import Signature, mode_label, renamed, same_finding, signature_of
 from numfuzz.judge.verdicts import ACCURACY_SYMPTOMS
+from numfuzz.program.graph_edit import cone
 from numfuzz.program.ir import Graph
 from numfuzz.program.model_scale import is_large
 from numfuzz.program.ops import infer_specs
@@ -217,7 +218,7 @@ class Minimizer:
         rows = candidate.tensors()
         keep = (
             same_finding(self.signature, candidate.graph, got)
-            and self.still_dropped(candidate.graph, rows, got)
+            and self.keeps_its_cause(candidate.graph, rows, got)
             and self.still_a_finding(candidate.graph, rows, got)
         )
         self.judged += 1
@@ -232,12 +233,18 @@ class Minimizer:
         specs = infer_specs(graph)
         return all(specs[o].numel >= self.floor for o in graph.outputs)
 
-    def still_dropped(self, graph: Graph, rows: list, got: Outcome) -> bool:
-        """A dropped cast stays a dropped cast (its test runs in float64 only, no compile)."""
-        if self.signature.cause != CAST_DROPPED.name or got.runs is None:
-            return True
-        output = flagged_index(got)
-        return output is not None and cast_dropped(Evidence(graph, rows, self.target, self.device, got, output)) is not None
+    def keeps_its_cause(self, graph: Graph, rows: list, got: Outcome) -> bool:
+        """A cause that float64 alone tests stays the finding's: a dropped cast stays dropped, and once the flagged output is
+        one op, one more rounding stays that (values shrunk to the one element whose intermediate a subnormal spoils would
+        look like a kernel's few ULP)."""
+        output = flagged_index(got) if got.runs is not None else None
+        if self.signature.cause == CAST_DROPPED.name and got.runs is not None:
+            return output is not None and cast_dropped(Evidence(graph, rows, self.target, self.device, got, output)) is not None
+        if self.signature.cause == LOW_PRECISION.name and output is not None and len(cone(graph, graph.outputs[output])) == 1:
+            ev = Evidence(graph, rows, self.target, self.device, got, output)
+            ev.culprit = single_op_culprit(graph, got, output, "single op")
+            return low_precision(ev) is not None
+        return True
 
     def still_a_finding(self, graph: Graph, rows: list, got: Outcome) -> bool:
         """The verdict function on the facts float64 alone measures (a second size's candidate: its oracle verdict)."""
