@@ -9,12 +9,12 @@ here; one owned by a single table module (the shape families, a linear's weight)
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Callable, Protocol
 
 from numfuzz.program.dtypes import is_integer
 from numfuzz.program.ir import GraphError, Node, TensorSpec
-from numfuzz.program.op_spec import INDEX_DTYPE, OpSpec, broadcast_shapes
+from numfuzz.program.op_spec import INDEX_DTYPE, OpSpec, Terms, broadcast_shapes, one_term, terms_along_dim, terms_last_dim
 
 
 class DrawLimits(Protocol):
@@ -52,16 +52,19 @@ class Family:
     # Each output element from the same position of its (broadcast) arguments: it takes a 0-d value, and the judge
     # measures its rounding error at every element (`numfuzz.judge.rounding_error`). Any other family needs a dim.
     pointwise: bool = False
+    # How many terms one output element of its ops sums (`OpSpec.terms`), where the op does not say: None where the
+    # family has no one answer (fresh operands, windows), so that each of its ops states its own
+    terms: Terms | None = None
 
 
 FAMILIES: dict[str, Family] = {}
 
 
-def register(name: str, draw: DrawArgs, pointwise: bool = False) -> Family:
+def register(name: str, draw: DrawArgs, pointwise: bool = False, terms: Terms | None = None) -> Family:
     """Registers a family under `name` (once: a second registration of a name is an error)."""
     if name in FAMILIES:
         raise ValueError(f"op family {name!r} is registered twice")
-    FAMILIES[name] = Family(name, draw, pointwise)
+    FAMILIES[name] = Family(name, draw, pointwise, terms)
     return FAMILIES[name]
 
 
@@ -71,6 +74,16 @@ def family_of(op: OpSpec) -> Family:
         return FAMILIES[op.family]
     except KeyError:
         raise ValueError(f"op {op.name!r}: family {op.family!r} is none of {', '.join(sorted(FAMILIES))}") from None
+
+
+def with_terms(op: OpSpec) -> OpSpec:
+    """The op as the table holds it: its terms its own, else its family's (an error where neither says)."""
+    family = family_of(op)
+    if op.terms is not None:
+        return op
+    if family.terms is None:
+        raise ValueError(f"op {op.name!r} of family {op.family!r}: say how many terms one output element sums (terms=)")
+    return replace(op, terms=family.terms)
 
 
 def alone(b: Builder, op: OpSpec, first: int, attrs: dict[str, Any]) -> tuple[list[int], dict[str, Any]]:
@@ -121,9 +134,9 @@ def with_operands(b: Builder, op: OpSpec, first: int, attrs: dict[str, Any]) -> 
     return args, attrs
 
 
-register("unary", alone, pointwise=True)
-register("elementwise", with_partners, pointwise=True)
-register("reduce", alone)
-register("norm", alone)
+register("unary", alone, pointwise=True, terms=one_term)
+register("elementwise", with_partners, pointwise=True, terms=one_term)
+register("reduce", alone, terms=terms_along_dim)
+register("norm", alone, terms=terms_last_dim)
 register("window", alone)  # pooling, interpolation, padding, repeat: one argument, not pointwise
 register("fresh", with_operands)

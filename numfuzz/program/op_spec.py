@@ -117,9 +117,9 @@ class OpSpec:
     # --- what the judge and the bounds read (`judge.bounds`, `judge.rounding_error`, `judge.causes`, ...) ---------
     bound: str = ""  # a key of BOUND_KINDS: where its error bound comes from (the table refuses an op without one)
     # How many terms one output element sums (`judge.rounding_error.reduced_length`): the table's bound grows with it
-    # as a reduction's does with its length. Where it is left out, its family's (`FAMILY_TERMS`: one for a pointwise
-    # op, the reduced dim, the last dim); an op of a family without one (fresh, window) states its own. An op that adds
-    # at indices, any of which may repeat (index_add), counts the most one element takes
+    # as a reduction's does with its length. Where it is left out, the table fills in its family's (`Family.terms`: one
+    # for a pointwise op, the reduced dim, the last dim); an op of a family without one (fresh, window) states its own.
+    # An op that adds at indices, any of which may repeat (index_add), counts the most one element takes
     terms: Terms | None = None
     # a reduction's arithmetic (COMBINES): eager given its terms in another order says what any order makes
     combines: Combines = ""
@@ -140,10 +140,6 @@ class OpSpec:
         for name, allowed in (("combines", COMBINES), ("swap_group", SWAP_GROUPS)):
             if getattr(self, name) not in ("", *allowed):
                 raise ValueError(f"op {self.name!r}: {name} {getattr(self, name)!r} is none of {', '.join(allowed)}")
-        if self.terms is None:
-            if self.family not in FAMILY_TERMS:
-                raise ValueError(f"op {self.name!r} of family {self.family!r}: say how many terms one output element sums (terms=)")
-            object.__setattr__(self, "terms", FAMILY_TERMS[self.family])
 
     def domain(self, arg: int) -> str:
         return self.domains[arg] if arg < len(self.domains) else "any"
@@ -178,14 +174,6 @@ LOSS_REDUCTIONS = ("mean", "sum", "batchmean")  # a loss's reductions that sum i
 def terms_of_loss(specs: list[TensorSpec], attrs: dict[str, Any]) -> int:
     """A loss: with a reduction that sums them, every element of its input; with reduction "none", one."""
     return math.prod(specs[0].shape) if attrs.get("reduction") in LOSS_REDUCTIONS else 1
-
-
-# What an op of each family sums, where the op does not say; the families not here (fresh, window) have no one answer
-FAMILY_TERMS: dict[str, Terms] = {
-    **dict.fromkeys(("unary", "elementwise", "cat", "reshape", "permute", "transpose", "unsqueeze", "expand", "slice", "chunk"), one_term),
-    "reduce": terms_along_dim,
-    **dict.fromkeys(("norm", "linear", "matmul"), terms_last_dim),
-}
 
 
 def broadcast_shapes(*shapes: tuple[int, ...]) -> tuple[int, ...]:

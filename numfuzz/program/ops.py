@@ -13,7 +13,7 @@ import pkgutil
 from numfuzz.program import op_table
 from numfuzz.program.autocast import POLICIES, autocast_args
 from numfuzz.program.dtypes import is_integer
-from numfuzz.program.families import FAMILIES, family_of
+from numfuzz.program.families import FAMILIES, with_terms
 from numfuzz.program.ir import Graph, GraphError, Node, TensorSpec
 from numfuzz.program.op_spec import BOUND_KINDS, DOMAINS, OpSpec, broadcast_shapes
 
@@ -33,7 +33,7 @@ def _gathered() -> dict[str, OpSpec]:
         for spec in module.SPECS:
             if spec.name in ops:
                 raise ValueError(f"op {spec.name!r} is in the table twice")
-            family_of(spec)  # an unknown family is an error here, at import, not at the first draw
+            spec = with_terms(spec)  # an unknown family is an error here, at import, not at the first draw
             if spec.autocast not in POLICIES:
                 raise ValueError(f"op {spec.name!r}: autocast policy {spec.autocast!r} is none of {POLICIES}")
             if spec.bound not in BOUND_KINDS:

@@ -47,8 +47,8 @@ def _draw_matmul(b: Builder, op: OpSpec, first: int, attrs: dict[str, Any]) -> t
     return [first, b.new_input((spec.shape[-1], b.draw("shapes").randint(1, b.config.max_dim)), spec.dtype)], attrs
 
 
-register("linear", _draw_linear)
-register("matmul", _draw_matmul)
+register("linear", _draw_linear, terms=terms_last_dim)  # the products it sums: the last dim
+register("matmul", _draw_matmul, terms=terms_last_dim)
 
 
 def _matmul_batched(specs: list[TensorSpec], attrs: dict) -> TensorSpec:

@@ -182,7 +182,7 @@ for _name, _draw in [
     ("slice", _draw_slice),
     ("chunk", _draw_chunk),
 ]:
-    register(_name, _draw)
+    register(_name, _draw, terms=one_term)  # a copy or a selection: one input element each
 
 
 SPECS: list[OpSpec] = [

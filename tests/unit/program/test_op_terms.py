@@ -6,6 +6,7 @@ import torch
 
 from numfuzz.judge.rounding_error import reduced_length
 from numfuzz.program.generator import GenConfig, generate
+from numfuzz.program.families import with_terms
 from numfuzz.program.ir import Graph, Node, TensorSpec
 from numfuzz.program.lowering import compile_source, lower
 from numfuzz.program.op_spec import OpSpec, same
@@ -78,5 +79,6 @@ def test_the_terms_are_what_one_output_element_depends_on(case):
 
 def test_an_op_of_a_family_without_one_answer_must_state_its_terms():
     with pytest.raises(ValueError, match="'mine' of family 'fresh'.*terms="):
-        OpSpec("mine", 1, "fresh", same, bound="undocumented")
-    assert OpSpec("mine", 1, "unary", same, bound="undocumented").terms([TensorSpec((5,), "fp32")], {}) == 1
+        with_terms(OpSpec("mine", 1, "fresh", same, bound="undocumented"))
+    assert with_terms(OpSpec("mine", 1, "unary", same, bound="undocumented")).terms([TensorSpec((5,), "fp32")], {}) == 1
+    assert all(spec.terms is not None for spec in OPS.values())  # the table holds every op with its terms
