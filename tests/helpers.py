@@ -66,6 +66,26 @@ def planted_bug_shows(executor: str, graph: Graph) -> bool:
     return any(n.op == executor.removeprefix("bug_") for n in graph.nodes)
 
 
+def until_shown(config: CampaignConfig, target: str, holds: Callable[[Graph], bool], symptom: str, within: int = 3000, seeds: int = 1) -> tuple[int, int]:
+    """A campaign seed and how many graphs it draws up to its first case on `target` whose graph `holds` and which, judged
+    alone, shows `symptom`: the first of `seeds` seeds from `config.seed` that has one within `within` graphs. A campaign
+    of that seed and that many graphs must find it, whichever stream drew it."""
+    from numfuzz.address import CaseAddress
+    from numfuzz.corpus.make import make_case
+    from numfuzz.program.generator import generate
+    from numfuzz.runner.case_runner import run_case
+    from numfuzz.targets import resolve
+
+    run, compiled = config.run_for(target), resolve(target)
+    for seed in range(config.seed, config.seed + seeds):
+        for index in range(within):
+            address = CaseAddress.fresh(seed, index)
+            if holds(generate(address.seed, config.gen, widths=run.device_kind)[0]):  # the graph alone first: samples cost
+                if run_case(make_case(address, run, config.gen, config.mix), compiled, config.device).verdict.value == symptom:
+                    return seed, index + 1
+    raise AssertionError(f"no {symptom} case on {target} in the first {within} graphs of {seeds} campaign seeds")
+
+
 def campaign_graphs(seed: int, gen: GenConfig, graphs: int) -> list[Graph]:
     """The first `graphs` graphs a campaign of `seed` draws from `gen` (not guided)."""
     from numfuzz.address import CaseAddress
