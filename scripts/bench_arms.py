@@ -95,3 +95,26 @@ def measured(arm: Arm) -> dict:
 def write_json(path: Path, data: dict) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(data, indent=1) + "\n")
+
+
+def run_programs(command: str, seconds: float, work: Path, first_seed: int = 0) -> dict:
+    """Another fuzzer's arm: `command` (a shell line with `{seed}` in it, one program a run, as TorchFuzz's `fuzzer.py
+    --seed N`) run with seed after seed on one core until `seconds` pass, with a fresh Inductor cache. Programs per
+    minute count the runs that ended within the time, whatever their exit (a program that found a bug is a program)."""
+    import shlex
+    import time
+
+    cache = work / "inductor-programs"
+    cache.mkdir(parents=True, exist_ok=True)
+    env = {**os.environ, "TORCHINDUCTOR_CACHE_DIR": str(cache)}
+    deadline, done, failed, seed = time.monotonic() + seconds, 0, 0, first_seed
+    started = time.monotonic()
+    with (work / "log-programs.txt").open("w") as log:
+        while (left := deadline - time.monotonic()) > 0:
+            try:
+                ran = subprocess.run(shlex.split(command.format(seed=seed)), stdout=log, stderr=subprocess.STDOUT, env=env, timeout=left)
+            except subprocess.TimeoutExpired:
+                break  # the run the time cut short is not counted
+            done, failed, seed = done + 1, failed + (ran.returncode != 0), seed + 1
+    elapsed = time.monotonic() - started
+    return {"arm": "programs", "command": command, "programs": done, "nonzero_exits": failed, "seconds": round(elapsed, 1), "programs_per_min": round(60 * done / elapsed, 2)}
