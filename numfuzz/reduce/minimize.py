@@ -194,7 +194,10 @@ class Minimizer:
         self.tell("shrink", outcome.verdict.value, True)
         shrunk = shrink(work, self.predicate, schedule, max_cost=budget, enough=one_op if outcome.verdict.kills_process else None)
         final, walked_back = shrunk.case, 0
-        if self.kept and signature.symptom in ACCURACY_SYMPTOMS and self.runner is None:  # the final case's own culprit and cause
+        # asked to stop by the campaign: the smallest case goes back at once, unanalysed (the next run goes on from it);
+        # analysing a model-sized case can outlast the grace the campaign gives, and then nothing comes back
+        cancelled = self.stop is not None and self.stop()
+        if self.kept and signature.symptom in ACCURACY_SYMPTOMS and self.runner is None and not cancelled:  # its own culprit and cause
             found = _latest_finding(self.kept, self.analysed)
             walked_back = len(self.kept) - 1 - found[0] if found is not None else len(self.kept)
             final = self.kept[found[0]] if found is not None else work

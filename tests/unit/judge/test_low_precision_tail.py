@@ -8,40 +8,15 @@ values, keeps the elements that show the rounding rather than the one the subnor
 
 from __future__ import annotations
 
+import gate_rounded_target  # noqa: F401  (registers the `gate_rounded` target)
 import torch
-import torch.nn.functional as F
-from torch.overrides import TorchFunctionMode
 
 from numfuzz.corpus.case import Case
 from numfuzz.program.ir import Graph, Node, TensorSpec
 from numfuzz.reduce.minimize import minimize_case
 from numfuzz.runner.case_runner import run_case
-from numfuzz.targets import register, resolve
-from numfuzz.targets.eager import Eager
+from numfuzz.targets import resolve
 
-
-class _GateRounded(TorchFunctionMode):
-    def __torch_function__(self, func, types, args=(), kwargs=None):
-        kwargs = kwargs or {}
-        if func is F.silu:
-            (a,) = args
-            gate = torch.sigmoid(a.float()).to(a.dtype)
-            return (a.float() * gate.float()).to(a.dtype)
-        return func(*args, **kwargs)
-
-
-class GateRounded(Eager):
-    name = "gate_rounded"
-
-    def prepare(self, fn, device):
-        def run(*args):
-            with _GateRounded():
-                return fn(*args)
-
-        return run
-
-
-register("gate_rounded", lambda arg: GateRounded(), "silu with its gate rounded to the input dtype (tests only)")
 GRAPH = Graph((TensorSpec((64,), "fp16"),), (Node.make("silu", [0]),), (1,))
 
 
