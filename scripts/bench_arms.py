@@ -117,4 +117,11 @@ def run_programs(command: str, seconds: float, work: Path, first_seed: int = 0) 
                 break  # the run the time cut short is not counted
             done, failed, seed = done + 1, failed + (ran.returncode != 0), seed + 1
     elapsed = time.monotonic() - started
-    return {"arm": "programs", "command": command, "programs": done, "nonzero_exits": failed, "seconds": round(elapsed, 1), "programs_per_min": round(60 * done / elapsed, 2)}
+    return {
+        "arm": "programs",
+        "command": command,
+        "programs": done,
+        "nonzero_exits": failed,
+        "seconds": round(elapsed, 1),
+        "programs_per_min": round(60 * done / elapsed, 2),
+    }
