@@ -5,8 +5,8 @@ import pytest
 import torch
 
 from numfuzz.judge.rounding_error import reduced_length
-from numfuzz.program.generator import GenConfig, generate
 from numfuzz.program.families import with_terms
+from numfuzz.program.generator import GenConfig, generate
 from numfuzz.program.ir import Graph, Node, TensorSpec
 from numfuzz.program.lowering import compile_source, lower
 from numfuzz.program.op_spec import OpSpec, same
