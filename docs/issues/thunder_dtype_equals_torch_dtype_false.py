@@ -9,6 +9,10 @@ and w.dtype=thunder.dtypes.bfloat16 to be the same!`). Code whose two branches b
 values silently, as below. Measured on Thunder 0.2.6 (torch 2.9.1) and Thunder main (0.2.7.dev0,
 1e22aac; torch 2.11.0).
 
+Upstream: lightning-thunder#2306 (open, "Support tracing through input-dtype asserts") is the same mechanism,
+`assert x.dtype in (torch.float32, torch.bfloat16)` failing under thunder.jit; its repro fails on both versions above.
+This script is for a comment there: the comparison also takes a branch silently, with wrong values and T5's failure.
+
 Exits 1 while the bug is present.
 """
 
