@@ -114,11 +114,18 @@ def facts_without_compiling(
     oracle alone does not show. Where the flagged output is one op its inputs are the case's, so
     its rounding error costs float64 autograd only; `cause` is the finding's, which the candidate keeps.
     """
-    if outcome.oracle is not Verdict.LESS_ACCURATE or outcome.runs is None:
+    ev = single_op_evidence(graph, samples, target, device, outcome) if outcome.oracle is Verdict.LESS_ACCURATE else None
+    if ev is None:
         return None
-    output = flagged_index(outcome)
+    return Analysis(ev.output, cause, op=ev.culprit.op, dtype=ev.culprit.dtype, culprit=ev.culprit, rounding_error=measure(ev, bounds))
+
+
+def single_op_evidence(graph: Graph, samples: list[list[torch.Tensor]], target: Target, device: str, outcome: Outcome) -> Evidence | None:
+    """The evidence of an outcome whose flagged output (a value, not a gradient) is one op, that op its culprit: what
+    float64 alone can test, no probe needed. None where there are no runs, no flagged value or a longer cone."""
+    output = flagged_index(outcome) if outcome.runs is not None else None
     if output is None or output >= len(graph.outputs) or len(cone(graph, graph.outputs[output])) != 1:
         return None
     ev = Evidence(graph, samples, target, device, outcome, output)
     ev.culprit = single_op_culprit(graph, outcome, output, "single op")
-    return Analysis(output, cause, op=ev.culprit.op, dtype=ev.culprit.dtype, culprit=ev.culprit, rounding_error=measure(ev, bounds))
+    return ev

@@ -21,18 +21,17 @@ from typing import Callable, Iterable
 from numfuzz.corpus.case import Case
 from numfuzz.corpus.size_order import SIZE_FIELDS, size_key
 from numfuzz.corpus.store import save_case, write_atomic
-from numfuzz.judge.analysis import facts_without_compiling
+from numfuzz.judge.analysis import facts_without_compiling, single_op_evidence
 from numfuzz.judge.bounds import Bounds, active_bounds
 from numfuzz.judge.cause import CAST_DROPPED, LOW_PRECISION
 from numfuzz.judge.causes import cast_dropped, low_precision
 from numfuzz.judge.evidence import Evidence
 from numfuzz.judge.execute import Outcome
-from numfuzz.judge.localize import flagged_index, single_op_culprit
+from numfuzz.judge.localize import flagged_index
 from numfuzz.judge.metadata import keeps_output_strides
 from numfuzz.judge.rules import final_verdict
 from numfuzz.judge.signature import Signature, mode_label, renamed, same_finding, signature_of
 from numfuzz.judge.verdicts import ACCURACY_SYMPTOMS
-from numfuzz.program.graph_edit import cone
 from numfuzz.program.ir import Graph
 from numfuzz.program.model_scale import is_large
 from numfuzz.program.ops import infer_specs
@@ -240,13 +239,12 @@ class Minimizer:
         """A cause that float64 alone tests stays the finding's: a dropped cast stays dropped, and once the flagged output is
         one op, one more rounding stays that (values shrunk to the one element whose intermediate a subnormal spoils would
         look like a kernel's few ULP)."""
-        output = flagged_index(got) if got.runs is not None else None
         if self.signature.cause == CAST_DROPPED.name and got.runs is not None:
+            output = flagged_index(got)
             return output is not None and cast_dropped(Evidence(graph, rows, self.target, self.device, got, output)) is not None
-        if self.signature.cause == LOW_PRECISION.name and output is not None and len(cone(graph, graph.outputs[output])) == 1:
-            ev = Evidence(graph, rows, self.target, self.device, got, output)
-            ev.culprit = single_op_culprit(graph, got, output, "single op")
-            return low_precision(ev) is not None
+        if self.signature.cause == LOW_PRECISION.name:
+            ev = single_op_evidence(graph, rows, self.target, self.device, got)
+            return ev is None or low_precision(ev) is not None
         return True
 
     def still_a_finding(self, graph: Graph, rows: list, got: Outcome) -> bool:
