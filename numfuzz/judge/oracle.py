@@ -80,7 +80,7 @@ class OutputErrors:
     target_nonfinite: int  # non-finite target where eager is finite
     worst_element: int  # flat index (over samples) of the largest target-minus-eager error
     verdict: str = Verdict.EQUAL.value
-    # Max errors in ULPs at the output's scale (`scaled_ulp`), so that a reference of exactly 0
+    # Max errors in ULPs at the output's scale (`_in_ulps`), so that a reference of exactly 0
     # does not make a tiny error look like 2**100 ULP. None in cases recorded before they existed.
     eager_max_scaled: float | None = None
     target_max_scaled: float | None = None
@@ -128,15 +128,6 @@ def _worse_where_finite(a: np.ndarray, b: np.ndarray, floor: float) -> bool:
     return z >= MIN_Z and tail and shift and a_max > floor
 
 
-def scaled_ulp(reference: np.ndarray, fmt: FloatFormat, largest: float | None = None) -> np.ndarray:
-    """ULPs at each reference value, floored at the output's scale: 2**-(precision) times its largest |reference|
-    (`largest`, where the reference is a slice of the output)."""
-    if largest is None:
-        largest = float(np.abs(reference).max()) if reference.size else 0.0
-    floor = math.ldexp(largest, -(fmt.mantissa_bits + 1))
-    return ulp(np.maximum(np.abs(reference), floor), fmt)
-
-
 Values = Flat | np.ndarray | list
 
 
@@ -151,44 +142,61 @@ def compare_output(index: int, dtype: str, reference: Values, eager: Values, tar
     fmt = check_dtype(dtype)
     ref, e, t = as_flat(reference), as_flat(eager), as_flat(target)
     e_ref = ref if eager_reference is None else as_flat(eager_reference)
+    slices = list(ranges(ref.size))
+    read = _Slices(ref, e_ref, fmt, hold=len(slices) == 1)  # one slice (every ordinary case): read once, not per pass
     largest = {"t": 0.0, "e": 0.0}  # the output's scale: the largest |reference| kept, each side's
-    for a, b in ranges(ref.size):
-        r = ref.slice(a, b)
-        er = r if eager_reference is None else e_ref.slice(a, b)
-        keep = _kept(r, er, fmt)
+    for a, b in slices:
+        r, er, keep = read(a, b)
         if keep.any():
-            largest["t"], largest["e"] = max(largest["t"], float(np.abs(r[keep]).max())), max(largest["e"], float(np.abs(er[keep]).max()))
+            largest["t"] = max(largest["t"], float(np.abs(r[keep]).max()))
+            largest["e"] = largest["t"] if er is r else max(largest["e"], float(np.abs(er[keep]).max()))
     tally = _Tally(ref.size)
-    for a, b in ranges(ref.size):
-        r = ref.slice(a, b)
-        tally.add(a, _chunk_errors(r, r if eager_reference is None else e_ref.slice(a, b), e.slice(a, b), t.slice(a, b), fmt, largest))
+    for a, b in slices:
+        tally.add(a, _chunk_errors(*read(a, b), e.slice(a, b), t.slice(a, b), fmt, largest))
     return tally.errors(index, dtype, noise_floor(fmt))
+
+
+class _Slices:
+    """Each side's reference over a slice, with the elements compared there; held for the second pass when `hold`."""
+
+    def __init__(self, ref: Flat, e_ref: Flat, fmt: FloatFormat, hold: bool):
+        self.ref, self.e_ref, self.fmt, self.held = ref, e_ref, fmt, {} if hold else None
+
+    def __call__(self, a: int, b: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        if self.held is not None and (a, b) in self.held:
+            return self.held[(a, b)]
+        r = self.ref.slice(a, b)
+        er = r if self.e_ref is self.ref else self.e_ref.slice(a, b)
+        got = (r, er, _kept(r, er, self.fmt))
+        if self.held is not None:
+            self.held[(a, b)] = got
+        return got
 
 
 def _kept(reference: np.ndarray, e_reference: np.ndarray, fmt: FloatFormat) -> np.ndarray:
     """Elements compared: each reference finite and within the dtype's range."""
-    return np.isfinite(reference) & (np.abs(reference) <= fmt.max_value) & np.isfinite(e_reference) & (np.abs(e_reference) <= fmt.max_value)
+    with np.errstate(invalid="ignore"):
+        keep = np.abs(reference) <= fmt.max_value  # False at nan; inf is past every range
+        return keep if e_reference is reference else keep & (np.abs(e_reference) <= fmt.max_value)
 
 
-def _chunk_errors(reference: np.ndarray, e_reference: np.ndarray, eager: np.ndarray, target: np.ndarray, fmt: FloatFormat, largest: dict) -> dict:
-    """One slice's errors, over its compared elements."""
-    keep = _kept(reference, e_reference, fmt)
-    ref, e_ref, e, t = reference[keep], e_reference[keep], eager[keep], target[keep]
-    # An exact 0 has no ULP of its own (its spacing is the smallest subnormal): two nonzero values
-    # there are 1e35 "ULP" apart whichever is nearer. Errors at a 0 are taken at the output's scale.
-    e_unit, t_unit = scaled_ulp(e_ref, fmt, largest["e"]), scaled_ulp(ref, fmt, largest["t"])
-    e_err = np.where(e_ref == 0, ulp_error(e, e_ref, fmt, e_unit), ulp_error(e, e_ref, fmt))
-    t_err = np.where(ref == 0, ulp_error(t, ref, fmt, t_unit), ulp_error(t, ref, fmt))
-    both = np.isfinite(e_err) & np.isfinite(t_err)
+def _chunk_errors(
+    reference: np.ndarray, e_reference: np.ndarray, keep: np.ndarray, eager: np.ndarray, target: np.ndarray, fmt: FloatFormat, largest: dict
+) -> dict:
+    """One slice's errors, over its compared elements (`keep`)."""
+    every = bool(keep.all())  # the usual slice: no copies
+    ref, e, t = (reference, eager, target) if every else (reference[keep], eager[keep], target[keep])
+    e_ref = ref if e_reference is reference else e_reference if every else e_reference[keep]
     smallest_normal = math.ldexp(1.0, fmt.min_exponent)  # relative errors are taken against at least this
     with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
         e_abs, t_abs = np.abs(e - e_ref), np.abs(t - ref)
+        e_err, e_scaled = _in_ulps(e_abs, e, e_ref, fmt, largest["e"])
+        t_err, t_scaled = _in_ulps(t_abs, t, ref, fmt, largest["t"])
+        both = np.isfinite(e_err) & np.isfinite(t_err)
         e_rel, t_rel = e_abs / np.maximum(np.abs(e_ref), smallest_normal), t_abs / np.maximum(np.abs(ref), smallest_normal)
-        e_scaled = np.where(np.isfinite(e), e_abs / e_unit, np.inf)
-        t_scaled = np.where(np.isfinite(t), t_abs / t_unit, np.inf)
         diff = np.where(both, t_err - e_err, -np.inf)
     return {
-        "kept": np.flatnonzero(keep),
+        "kept": np.arange(keep.size) if every else np.flatnonzero(keep),
         "nonfinite": int((np.isfinite(e) & ~np.isfinite(t)).sum()),
         "maxima": {
             "eager_max_ulp": e_err,
@@ -206,6 +214,18 @@ def _chunk_errors(reference: np.ndarray, e_reference: np.ndarray, eager: np.ndar
         "e_nonfinite_alone": bool((~np.isfinite(e_err) & np.isfinite(t_err)).any()),
         "diff": diff,
     }
+
+
+def _in_ulps(dev: np.ndarray, value: np.ndarray, reference: np.ndarray, fmt: FloatFormat, largest: float) -> tuple[np.ndarray, np.ndarray]:
+    """`dev` (|value - reference|) in ULPs of each reference, and in ULPs at the output's scale: the spacing at
+    max(|reference|, 2**-(precision) times the output's `largest` |reference|); inf where the value is not finite. An exact 0 has no ULP of its own (its spacing is the smallest subnormal): two nonzero values
+    there are 1e35 "ULP" apart whichever is nearer, so errors at a 0 are taken at the output's scale."""
+    own = ulp(reference, fmt)
+    # the spacing is non-decreasing in |x|: at max(|x|, floor) it is the larger of the two spacings
+    scaled = np.maximum(own, ulp(np.array([math.ldexp(largest, -(fmt.mantissa_bits + 1))]), fmt)[0])
+    finite = np.isfinite(value)
+    err = np.where(finite, dev / np.where(reference == 0, scaled, own), np.inf)
+    return err, np.where(finite, dev / scaled, np.inf)
 
 
 class _Tally:
@@ -266,7 +286,9 @@ def _max_of(so_far: float | None, x: np.ndarray) -> float | None:
     """`_max` over the slices so far and `x`: inf once any element is not finite; None while no element was seen."""
     if x.size == 0:
         return so_far
-    here = _max(x)
+    here = float(x.max())  # nan where one is nan; two reductions, no copy of the finite elements (`_max`)
+    if not math.isfinite(here) or float(x.min()) == -math.inf:
+        here = math.inf
     return here if so_far is None else max(so_far, here)
 
 
@@ -284,7 +306,7 @@ def combine(outputs: list[OutputErrors]) -> Verdict:
 def bits_lost(errors: OutputErrors, at_scale: bool = True) -> float:
     """Severity of a finding: log2 of how many times the target's max error exceeds eager's.
 
-    Errors are taken at the output's scale (`scaled_ulp`) where recorded (`at_scale`), else in ULPs
+    Errors are taken at the output's scale (`_in_ulps`) where recorded (`at_scale`), else in ULPs
     of each element's own value, as the verdict rule compares them; both floored at half an ULP,
     and the result is capped at the dtype's precision: past that every bit is lost.
     """
