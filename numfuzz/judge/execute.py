@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numpy as np
 import torch
@@ -180,6 +181,30 @@ def judge(
     position check (`judge.position`) on the same runs. The first sample runs twice (determinism)
     unless `rerun` is off: samples judged a slice at a time check it on their first slice only.
     """
+    ran = run_sides(program, samples, upstream, rerun)
+    if isinstance(ran, Outcome):
+        return ran
+    inputs = None if program.grad else ran.first  # with gradients, each side runs on copies of its own
+    outcome = judge_runs(program, samples, ran.runs.eager, ran.runs.reference, ran.runs.target, ran.again, inputs)
+    outcome.compile_s, outcome.run_s = program.compile_s, program.run_s
+    outcome.trace = program.trace() if want_trace else None
+    return outcome
+
+
+class Sides(NamedTuple):
+    """`run_sides`' runs, the target's second run on the first sample (None unless asked) and that sample's inputs
+    as both sides were called with them (the aliasing check needs those very tensors)."""
+
+    runs: Runs
+    again: tuple | None
+    first: list[torch.Tensor]
+
+
+def run_sides(
+    program: CompiledProgram, samples: list[list[torch.Tensor]], upstream: list[list[torch.Tensor]] | None = None, rerun: bool = True
+) -> Sides | Outcome:
+    """Eager, the float64 reference and the target on every sample; or the outcome that ends the judgement first:
+    eager refusing the case, the target raising."""
     on_device = [program.on_device(sample) for sample in samples]
     grads_on = [program.on_device(row) for row in upstream] if program.grad and upstream is not None else None
     if program.grad and (grads_on is None or len(grads_on) != len(samples)):
@@ -202,11 +227,7 @@ def judge(
                 return Outcome(Verdict.INVALID, own, compile_s=program.compile_s, run_s=program.run_s)
             verdict = crash_verdict(exc, Verdict.CRASH_COMPILE if i == 0 else Verdict.CRASH_RUN)
             return Outcome(verdict, one_line(exc), compile_s=program.compile_s, run_s=program.run_s)
-    inputs = None if program.grad else on_device[0]  # with gradients, each side runs on copies of its own
-    outcome = judge_runs(program, samples, eager_runs, ref_runs, target_runs[: len(samples)], target_runs[-1] if rerun else None, inputs)
-    outcome.compile_s, outcome.run_s = program.compile_s, program.run_s
-    outcome.trace = program.trace() if want_trace else None
-    return outcome
+    return Sides(Runs(eager_runs, ref_runs, target_runs[: len(samples)]), target_runs[-1] if rerun else None, on_device[0])
 
 
 def evaluate(
@@ -255,11 +276,9 @@ def judge_runs(
     `inputs`: the tensors of the first sample that eager and the target were both called with, for the
     aliasing check (None where they were not the same tensors). The metadata check (`judge.metadata`)
     looks only at a case whose values are clean: a value finding is analysed and located, and takes precedence."""
-    for eager, got in zip(eager_runs, target_runs):
-        if len(got) != len(eager) or any(not isinstance(g, torch.Tensor) or g.dtype != e.dtype or g.shape != e.shape for g, e in zip(got, eager)):
-            return Outcome(Verdict.MISMATCH, mismatch_text(program.graph, eager, got))
-    if again is not None and not _same_bits(target_runs[0], again):
-        return Outcome(Verdict.NONDETERMINISTIC, "two runs on the first sample differ")
+    unequal = unlike_runs(program.graph, eager_runs, target_runs, again)
+    if unequal is not None:
+        return unequal
     runs = Runs(eager_runs, ref_runs, target_runs)
     outputs = judge_outputs(runs, program.judged_dtypes)
     verdict = combine(outputs)
@@ -276,6 +295,17 @@ def judge_runs(
         if differs:
             verdict, detail = Verdict.METADATA, "; ".join(differs)
     return Outcome(verdict, detail, outputs, runs=runs)
+
+
+def unlike_runs(graph: Graph, eager_runs: list[tuple], target_runs: list[tuple], again: tuple | None) -> Outcome | None:
+    """The outcome when the target's runs cannot be set against eager's: other dtypes or shapes, or two runs on the
+    first sample (`again`, where given) that differ; else None."""
+    for eager, got in zip(eager_runs, target_runs):
+        if len(got) != len(eager) or any(not isinstance(g, torch.Tensor) or g.dtype != e.dtype or g.shape != e.shape for g, e in zip(got, eager)):
+            return Outcome(Verdict.MISMATCH, mismatch_text(graph, eager, got))
+    if again is not None and not _same_bits(target_runs[0], again):
+        return Outcome(Verdict.NONDETERMINISTIC, "two runs on the first sample differ")
+    return None
 
 
 def mismatch_text(graph: Graph, eager: tuple, got: tuple) -> str:

@@ -3,7 +3,7 @@
 Herbie draws error against input; this is that picture's data, a point at a time. Every point
 is the same sample with every input multiplied by one factor and rounded to its dtype (points
 that overflow an input are skipped). The target compiles once for the whole sweep, and the
-points are judged a few at a time (as many as `chunks.CHUNK_ELEMENTS` values hold, at least one):
+points are run a few at a time (as many as `chunks.CHUNK_ELEMENTS` values hold, at least one):
 a point of a model-sized program is the whole program again.
 """
 
@@ -17,7 +17,7 @@ import torch
 
 from numfuzz.judge.chunks import chunk_elements
 from numfuzz.judge.compiled import CompiledProgram
-from numfuzz.judge.execute import judge
+from numfuzz.judge.execute import Outcome, run_sides, unlike_runs
 from numfuzz.program.ir import Graph, GraphError
 from numfuzz.program.model_scale import JUDGE_ELEMENTS, value_elements
 from numfuzz.program.values import round_to
@@ -61,12 +61,13 @@ def sweep(
     at_once = max(1, chunk_elements() // value_elements(graph))
     for first in range(0, len(scaled), at_once):
         some = scaled[first : first + at_once]
-        outcome = judge(program, [point for _, point in some], rerun=first == 0)
-        if outcome.runs is None:
-            raise SweepFailed(f"the target gave {outcome.verdict.value}" + (f": {outcome.detail}" if outcome.detail else ""))
+        ran = run_sides(program, [point for _, point in some], rerun=first == 0)  # the runs only: no verdict is wanted
+        failed = ran if isinstance(ran, Outcome) else unlike_runs(graph, ran.runs.eager, ran.runs.target, ran.again)
+        if failed is not None:
+            raise SweepFailed(f"the target gave {failed.verdict.value}" + (f": {failed.detail}" if failed.detail else ""))
         for i, (factor, _) in enumerate(some):
-            yield _point(factor, *(getattr(outcome.runs, who)[i][output] for who in ("reference", "eager", "target")))
-        del outcome  # before the next points are judged
+            yield _point(factor, *(getattr(ran.runs, who)[i][output] for who in ("reference", "eager", "target")))
+        del ran  # before the next points are run
 
 
 def _scaled(sample: list[torch.Tensor], graph: Graph, e: int) -> list[torch.Tensor] | None:
