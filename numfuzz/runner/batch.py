@@ -37,7 +37,7 @@ from numfuzz.judge.execute import Outcome, eager_and_reference, judge_runs
 from numfuzz.judge.second_size import noted_second_call, second_size_note
 from numfuzz.program.graph_edit import side_by_side
 from numfuzz.program.ir import Graph
-from numfuzz.program.model_scale import JUDGE_ELEMENTS, case_elements
+from numfuzz.program.model_scale import JUDGE_ELEMENTS, case_elements, value_elements
 from numfuzz.run_spec import RunSpec
 from numfuzz.runner.case_runner import intra_op_threads, search_rng, with_searched
 from numfuzz.search.phase import with_found
@@ -48,12 +48,19 @@ from numfuzz.targets.compile_modes import configured
 Sample = list[torch.Tensor]
 
 
+# Element-runs a batch may repeat of one member (its values' elements times the rounds past its own samples) before the
+# member goes to another batch. Here a compile more cost about what 2**27 element-runs did (7-8 ns each, Inductor on one
+# CPU core; docs/benchmarks.md, "A batch's repeated rounds").
+REPEAT_ELEMENTS = 2**27
+
+
 def batch_key(case: Case) -> tuple:
     """What the members of one batch share: one compile (size mode, drawn options, threads), whether gradients are judged,
     and whether a second call is (a batch calls every member a second time or none).
 
     Members may hold different numbers of samples (a large case or a window takes fewer): the batch runs as many
-    rounds as its largest member, and a member with fewer is fed its own samples again, their results dropped.
+    rounds as its largest member, and a member with fewer is fed its own samples again, their results dropped
+    (`_by_rounds` keeps that repeated work small).
     Symbolic sizes (dynamic, marked) batch with Dynamo's duck sizing off (`_symbolic_batch`): with it, equal sizes
     in two members got one symbol, so one member's second size failed a guard another set and the batch recompiled
     where alone it would not (a planted second-size bug went unseen in such batches)."""
@@ -166,7 +173,7 @@ def evaluate_batch(cases: list[Case], target: Target, device: str, search: float
     groups: dict[tuple, list[int]] = {}
     for k, case in enumerate(cases):
         groups.setdefault(batch_key(case), []).append(k)
-    for members in (part for group in groups.values() for part in _within_memory(group, cases)):
+    for members in (piece for group in groups.values() for part in _by_rounds(group, cases) for piece in _within_memory(part, cases)):
         if len(members) < 2:
             continue
         with intra_op_threads(cases[members[0]].run.threads):
@@ -175,6 +182,25 @@ def evaluate_batch(cases: list[Case], target: Target, device: str, search: float
             outcomes[k] = judged[m]
         alone.update({members[m]: case for m, case in found.items()})
     return outcomes, alone
+
+
+def _by_rounds(members: list[int], cases: list[Case]) -> list[list[int]]:
+    """The members cut so that no batch repeats much of a member's work: a batch runs as many rounds as its member with
+    the most samples, and one with fewer is computed again, its results dropped, on every round past its own count.
+    Taken by sample count from the most down, the members of one count join the batch before them unless the repeats
+    of one would pass `REPEAT_ELEMENTS`; else they start the next (a large case's few samples, a window's). A part of
+    one member runs alone."""
+    counts: dict[int, list[int]] = {}
+    for k in members:
+        counts.setdefault(len(cases[k].samples), []).append(k)
+    parts: list[tuple[int, list[int]]] = []  # (the part's rounds, its members)
+    for count in sorted(counts, reverse=True):
+        same = counts[count]
+        if parts and all((parts[-1][0] - count) * value_elements(cases[k].graph) <= REPEAT_ELEMENTS for k in same):
+            parts[-1][1].extend(same)
+        else:
+            parts.append((count, list(same)))
+    return [sorted(part) for _, part in parts]
 
 
 def _within_memory(members: list[int], cases: list[Case]) -> list[list[int]]:
