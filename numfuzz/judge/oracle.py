@@ -218,8 +218,9 @@ def _chunk_errors(
 
 def _in_ulps(dev: np.ndarray, value: np.ndarray, reference: np.ndarray, fmt: FloatFormat, largest: float) -> tuple[np.ndarray, np.ndarray]:
     """`dev` (|value - reference|) in ULPs of each reference, and in ULPs at the output's scale: the spacing at
-    max(|reference|, 2**-(precision) times the output's `largest` |reference|); inf where the value is not finite. An exact 0 has no ULP of its own (its spacing is the smallest subnormal): two nonzero values
-    there are 1e35 "ULP" apart whichever is nearer, so errors at a 0 are taken at the output's scale."""
+    max(|reference|, 2**-(precision) times the output's `largest` |reference|); inf where the value is not finite.
+    An exact 0 has no ULP of its own (its spacing is the smallest subnormal): two nonzero values there are 1e35 "ULP"
+    apart whichever is nearer, so errors at a 0 are taken at the output's scale."""
     own = ulp(reference, fmt)
     # the spacing is non-decreasing in |x|: at max(|x|, floor) it is the larger of the two spacings
     scaled = np.maximum(own, ulp(np.array([math.ldexp(largest, -(fmt.mantissa_bits + 1))]), fmt)[0])

@@ -50,7 +50,7 @@ Sample = list[torch.Tensor]
 
 # Element-runs a batch may repeat of one member (its values' elements times the rounds past its own samples) before the
 # member goes to another batch. Here a compile more cost about what 2**27 element-runs did (7-8 ns each, Inductor on one
-# CPU core; docs/benchmarks.md, "A batch's repeated rounds").
+# CPU core; docs/benchmarks.md, "numfuzz's own work at 13%").
 REPEAT_ELEMENTS = 2**27
 
 
