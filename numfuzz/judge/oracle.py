@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass
+from typing import Iterable
 
 import numpy as np
 
@@ -143,34 +144,27 @@ def compare_output(index: int, dtype: str, reference: Values, eager: Values, tar
     ref, e, t = as_flat(reference), as_flat(eager), as_flat(target)
     e_ref = ref if eager_reference is None else as_flat(eager_reference)
     slices = list(ranges(ref.size))
-    read = _Slices(ref, e_ref, fmt, hold=len(slices) == 1)  # one slice (every ordinary case): read once, not per pass
+    held = [_reference_slice(ref, e_ref, fmt, *slices[0])] if len(slices) == 1 else None  # every ordinary case: read once
+
+    def references() -> Iterable[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+        return held or (_reference_slice(ref, e_ref, fmt, a, b) for a, b in slices)
+
     largest = {"t": 0.0, "e": 0.0}  # the output's scale: the largest |reference| kept, each side's
-    for a, b in slices:
-        r, er, keep = read(a, b)
+    for r, er, keep in references():
         if keep.any():
             largest["t"] = max(largest["t"], float(np.abs(r[keep]).max()))
             largest["e"] = largest["t"] if er is r else max(largest["e"], float(np.abs(er[keep]).max()))
     tally = _Tally(ref.size)
-    for a, b in slices:
-        tally.add(a, _chunk_errors(*read(a, b), e.slice(a, b), t.slice(a, b), fmt, largest))
+    for (a, b), (r, er, keep) in zip(slices, references()):
+        tally.add(a, _chunk_errors(r, er, keep, e.slice(a, b), t.slice(a, b), fmt, largest))
     return tally.errors(index, dtype, noise_floor(fmt))
 
 
-class _Slices:
-    """Each side's reference over a slice, with the elements compared there; held for the second pass when `hold`."""
-
-    def __init__(self, ref: Flat, e_ref: Flat, fmt: FloatFormat, hold: bool):
-        self.ref, self.e_ref, self.fmt, self.held = ref, e_ref, fmt, {} if hold else None
-
-    def __call__(self, a: int, b: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        if self.held is not None and (a, b) in self.held:
-            return self.held[(a, b)]
-        r = self.ref.slice(a, b)
-        er = r if self.e_ref is self.ref else self.e_ref.slice(a, b)
-        got = (r, er, _kept(r, er, self.fmt))
-        if self.held is not None:
-            self.held[(a, b)] = got
-        return got
+def _reference_slice(ref: Flat, e_ref: Flat, fmt: FloatFormat, a: int, b: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each side's reference over elements a..b, and the elements compared there."""
+    r = ref.slice(a, b)
+    er = r if e_ref is ref else e_ref.slice(a, b)
+    return r, er, _kept(r, er, fmt)
 
 
 def _kept(reference: np.ndarray, e_reference: np.ndarray, fmt: FloatFormat) -> np.ndarray:
