@@ -18,6 +18,7 @@ import time
 import traceback
 from typing import Any
 
+from numfuzz.workers.compile_env import set_compile_environment
 from numfuzz.workers.messages import BatchRequest, Cancel, CaseRequest, EvaluateRequest, Failed, MinimizeRequest, Ready, Stop
 from numfuzz.workers.process_metrics import rss_bytes
 from numfuzz.workers.settings import WorkerSettings
@@ -76,14 +77,9 @@ def serve(conn: Any, settings: WorkerSettings) -> None:
     _redirect_output(settings.log_path)
     faulthandler.enable()  # a segfault leaves a Python traceback in the worker log
     _die_with_parent()
-    # N workers share the cores; a compile pool per worker would oversubscribe them and hide
-    # compile time in processes this worker cannot account for.
-    os.environ.setdefault("TORCHINDUCTOR_COMPILE_THREADS", "1")
-    # Generated graphs do not repeat, so Inductor's on-disk FX graph and AOT autograd caches never
-    # hit; they only grow (0.15 MB a graph, three quarters of its cache's growth in a measured
-    # hour-long campaign) and a campaign of days would fill the disk. Compiles are no slower.
-    os.environ.setdefault("TORCHINDUCTOR_FX_GRAPH_CACHE", "0")
-    os.environ.setdefault("TORCHINDUCTOR_AUTOGRAD_CACHE", "0")
+    linker = set_compile_environment()
+    if linker:
+        sys.stderr.write(f"numfuzz worker: C++ builds link with {linker}\n")  # into the worker log
     # torch.fx's progress bars would give tqdm a multiprocessing lock, a named semaphore that a
     # worker leaving by os._exit (or by a crash) could not unlink; a thread lock does here.
     from tqdm import tqdm

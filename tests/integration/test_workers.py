@@ -6,6 +6,8 @@ generator draws only tanh), so each case costs a fraction of a second; worker re
 
 from __future__ import annotations
 
+import os
+import shutil
 import time
 from pathlib import Path
 
@@ -165,5 +167,8 @@ def test_a_ready_worker_reports_its_targets_batch_sizes(tmp_path):
         targets = ready[0].targets
         assert targets["inductor"].batch_default == resolve("inductor").batch_default > 1 and targets["eager"].batch_default == 1
         assert set(targets["inductor"].min_elements) == set(PROGRAM_DTYPES)
+        # its C++ builds link with gold where the machine has one that links (`workers.compile_env`)
+        said = pool.workers[0].log_path.read_text()
+        assert ("C++ builds link with" in said) == (shutil.which("ld.gold") is not None and "COMPILER_PATH" not in os.environ)
     finally:
         pool.close()
