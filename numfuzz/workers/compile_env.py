@@ -1,5 +1,5 @@
 """The environment a worker compiles in: one compile thread, no on-disk graph caches, and a faster linker where the
-machine has one. Set before torch is imported; `serve` and the scripts that time a worker's work call it.
+machine has one. Set before Inductor reads its configuration; `serve` and the scripts that time a worker's work call it.
 
 The linker. Inductor builds every fused CPU kernel as a shared library of its own, linked against libtorch, and a
 case builds one to twenty. GNU ld (bfd) took 0.1-0.35 s a link here, gold 0.08-0.13 s: 6% of a campaign's time
@@ -59,7 +59,10 @@ def _linker_folder(linker: str) -> Path | None:
     target = os.path.realpath(linker)
     folder = Path(tempfile.gettempdir()) / f"numfuzz-linker-{os.getuid()}-{hashlib.sha256(target.encode()).hexdigest()[:12]}"
     try:
-        folder.mkdir(exist_ok=True)
+        folder.mkdir(mode=0o700, exist_ok=True)
+        held = folder.stat()
+        if held.st_uid != os.getuid() or held.st_mode & 0o022:  # only a folder no one else can change
+            return None
         if os.path.realpath(folder / "ld") != target:
             staged = folder / f"ld.{os.getpid()}"
             staged.unlink(missing_ok=True)
