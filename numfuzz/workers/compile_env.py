@@ -37,17 +37,17 @@ def set_compile_environment() -> str | None:
     return use_fast_linker()
 
 
-def use_fast_linker(compiler: str | None = None) -> str | None:
+def use_fast_linker() -> str | None:
     """Point this process's C++ builds at the first working fast linker; its path, or None (nothing changed)."""
     if "COMPILER_PATH" in os.environ:
         return None
-    compiler = compiler or os.environ.get("CXX") or "g++"
+    compiler = os.environ.get("CXX") or "g++"  # Inductor's own choice on Linux
     for name in FAST_LINKERS:
         linker = shutil.which(name)
         if linker is None:
             continue
         folder = _linker_folder(linker)
-        if folder is not None and links_with(compiler, folder, name):
+        if folder is not None and _links_with(compiler, folder, name):
             os.environ["COMPILER_PATH"] = str(folder)
             return linker
     return None
@@ -73,7 +73,7 @@ def _linker_folder(linker: str) -> Path | None:
     return folder
 
 
-def links_with(compiler: str, folder: Path, name: str) -> bool:
+def _links_with(compiler: str, folder: Path, name: str) -> bool:
     """Whether `compiler`, with `folder` on its COMPILER_PATH, links a small shared library, and with that linker."""
     env = {**os.environ, "COMPILER_PATH": str(folder)}
     with tempfile.TemporaryDirectory(prefix="numfuzz-link-") as scratch:

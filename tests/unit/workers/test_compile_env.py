@@ -34,7 +34,8 @@ def linker_version(env: dict[str, str], tmp_path: Path) -> str:
 
 @needs_gold
 def test_builds_link_with_gold_where_it_links(clean_env, tmp_path):
-    assert "gold" not in linker_version(dict(os.environ), tmp_path)
+    if "gold" in linker_version(dict(os.environ), tmp_path):
+        pytest.skip("this machine's own ld is gold already")
     assert use_fast_linker() == shutil.which("ld.gold")
     assert "gold" in linker_version(dict(os.environ), tmp_path)
 
