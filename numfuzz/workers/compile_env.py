@@ -19,7 +19,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-FAST_LINKERS = ("ld.gold",)  # in order of preference; each resolves symbols as GNU ld does
+FAST_LINKER = "ld.gold"  # resolves symbols as GNU ld does; its --version names it "GNU gold"
 CHECK_TIMEOUT_S = 30.0
 
 
@@ -38,19 +38,16 @@ def set_compile_environment() -> str | None:
 
 
 def use_fast_linker() -> str | None:
-    """Point this process's C++ builds at the first working fast linker; its path, or None (nothing changed)."""
-    if "COMPILER_PATH" in os.environ:
+    """Point this process's C++ builds at gold where it links; its path, or None (nothing changed)."""
+    linker = shutil.which(FAST_LINKER)
+    if "COMPILER_PATH" in os.environ or linker is None:
         return None
     compiler = os.environ.get("CXX") or "g++"  # Inductor's own choice on Linux
-    for name in FAST_LINKERS:
-        linker = shutil.which(name)
-        if linker is None:
-            continue
-        folder = _linker_folder(linker)
-        if folder is not None and _links_with(compiler, folder, name):
-            os.environ["COMPILER_PATH"] = str(folder)
-            return linker
-    return None
+    folder = _linker_folder(linker)
+    if folder is None or not _links_with(compiler, folder):
+        return None
+    os.environ["COMPILER_PATH"] = str(folder)
+    return linker
 
 
 def _linker_folder(linker: str) -> Path | None:
@@ -73,21 +70,15 @@ def _linker_folder(linker: str) -> Path | None:
     return folder
 
 
-def _links_with(compiler: str, folder: Path, name: str) -> bool:
-    """Whether `compiler`, with `folder` on its COMPILER_PATH, links a small shared library, and with that linker."""
+def _links_with(compiler: str, folder: Path) -> bool:
+    """Whether `compiler`, with `folder` on its COMPILER_PATH, links a small shared library, and with gold."""
     env = {**os.environ, "COMPILER_PATH": str(folder)}
     with tempfile.TemporaryDirectory(prefix="numfuzz-link-") as scratch:
         source, library = Path(scratch) / "probe.cpp", Path(scratch) / "probe.so"
         source.write_text('extern "C" int probe(int x) { return x + 1; }\n')
-        command = [compiler, "-shared", "-fPIC", str(source), "-o", str(library)]
+        command = [compiler, "-shared", "-fPIC", str(source), "-o", str(library), "-Wl,-v"]  # -v: links, and says which ld
         try:
-            built = subprocess.run(command, env=env, capture_output=True, timeout=CHECK_TIMEOUT_S)
-            told = subprocess.run([*command, "-Wl,--version"], env=env, capture_output=True, text=True, timeout=CHECK_TIMEOUT_S)
+            built = subprocess.run(command, env=env, capture_output=True, text=True, timeout=CHECK_TIMEOUT_S)
         except (OSError, subprocess.SubprocessError):
             return False
-        return built.returncode == 0 and library.exists() and _names(told.stdout, name)
-
-
-def _names(version: str, name: str) -> bool:
-    """Whether a linker's --version text is the one named: `ld.gold` prints "GNU gold"."""
-    return name.removeprefix("ld.") in version.lower()
+        return built.returncode == 0 and library.exists() and "GNU gold" in built.stdout
