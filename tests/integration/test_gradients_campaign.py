@@ -6,12 +6,12 @@ import json
 import subprocess
 import sys
 
-from helpers import ROOT, campaign_graphs
+from helpers import ROOT, cli_campaign, until_shown
 
+from numfuzz.address import COMPILE_BLOCK
 from numfuzz.corpus.store import iter_cases, load_case
 from numfuzz.program.ir import Graph
 from numfuzz.program.ops import infer_specs
-from numfuzz.program.space import GenConfig
 
 PLANTED_BACKWARD = ROOT / "examples" / "planted_backward.py"
 
@@ -61,24 +61,17 @@ def _tanh_wider_than_bf16(graph: Graph) -> bool:
     return any(n.op == "tanh" and specs[len(graph.inputs) + j].dtype in ("fp32", "fp16") for j, n in enumerate(graph.nodes))
 
 
-def test_a_default_campaign_without_grad_finds_and_minimises_a_planted_backward_bug(cli, tmp_path):
+def test_a_default_campaign_without_grad_finds_and_minimises_a_planted_backward_bug(cli, monkeypatch, tmp_path):
     """--grad-share: a campaign on its defaults judges some blocks' gradients, and finds a backward-only bug there."""
-    from numfuzz.address import CaseAddress
-    from numfuzz.run_spec import RunMix
-    from numfuzz.targets.run_draw import draws_gradients
-
-    # its first block draws them, and holds tanh in fp32 or fp16 in three graphs (in bf16 the bug's rounding changes nothing;
-    # a tanh whose inputs saturate it may not show it either)
-    gen = GenConfig.default(ops=("tanh", "add", "mul", "exp", "sin"), max_nodes=4, fp64=0.0)
-
-    def shows(seed: int) -> bool:
-        return sum(_tanh_wider_than_bf16(g) for g in campaign_graphs(seed, gen, 8)) >= 3
-
-    seed = next(s for s in range(300) if draws_gradients(CaseAddress.fresh(s, 0), RunMix.default(1)) and shows(s))
     corpus = tmp_path / "corpus"
-    args = ["fuzz", "--import", PLANTED_BACKWARD, "--target", "backward_bug", "--graphs", "8", "--seed", seed, "--ops", "tanh,add,mul,exp,sin"]
-    # the defaults but float64 programs, which judge no gradients: every case of the block judges them
-    result = cli(*args, "--max-nodes", "4", "--workers", "1", "--fp64-share", "0", "--corpus", corpus)
+    args = ("--import", PLANTED_BACKWARD, "--target", "backward_bug", "--ops", "tanh,add,mul,exp,sin", "--max-nodes", "4", "--workers", "1")
+    # the defaults but float64 programs, which judge no gradients: every case of a block that draws them judges them
+    args += ("--fp64-share", "0", "--corpus", corpus)
+    # a seed whose first block (8 cases) holds a case that, judged alone, shows the bug: its block draws gradients (the
+    # forward is right), and its tanh is wider than bf16 (in bf16 the bug's rounding changes nothing) and not saturated
+    config = cli_campaign(cli, monkeypatch, *args, "--graphs", 1)
+    seed, _ = until_shown(config, "backward_bug", _tanh_wider_than_bf16, "less_accurate", within=COMPILE_BLOCK, seeds=300)
+    result = cli("fuzz", *args, "--graphs", COMPILE_BLOCK, "--seed", seed)
     assert result.exit_code == 0, result.output
     findings = [load_case(p) for p in iter_cases(corpus / "findings")]
     assert findings and all(f.run.grad for f in findings) and {f.result["analysis"]["cause"] for f in findings} == {"backward"}
