@@ -219,16 +219,18 @@ def test_the_workers_judge_by_the_bounds_the_configuration_hands_them(tmp_path):
     """A compiled hardtanh two ULPs off is a finding by the shipped bounds (hardtanh is exact) and, in fp32, rounding by a
     user's file that allows it four; the file reaches the workers in their settings, not through the environment. (In
     bf16 and fp16 the planted two ULPs are of that dtype, beyond four fp32 ULPs: findings either way.)"""
-    from helpers import ROOT, plain_config
+    from helpers import ROOT, campaign_seed, plain_config
 
     from numfuzz.campaign.loop import run_campaign
+    from numfuzz.program.ops import infer_specs
     from numfuzz.program.space import GenConfig
 
     loose = tmp_path / "loose.toml"
     loose.write_text('[[bound]]\nops = ["hardtanh"]\nulp = 4.0\nsource = "a user\'s looser bound (test)"\n')
     gen = GenConfig(max_nodes=1, ops=("hardtanh",))
+    seed = campaign_seed(gen, 6, lambda graphs: any(infer_specs(g)[-1].dtype == "fp32" for g in graphs))  # one in fp32 at least
     imports = (str(ROOT / "tests" / "hardtanh_up_target.py"),)
-    common = dict(targets=("hardtanh_up",), graphs=6, samples=8, gen=gen, imports=imports, workers=1, progress=False, minimize=False)
+    common = dict(targets=("hardtanh_up",), graphs=6, seed=seed, samples=8, gen=gen, imports=imports, workers=1, progress=False, minimize=False)
     strict = run_campaign(plain_config(corpus=tmp_path / "strict", **common))
     relaxed = run_campaign(plain_config(corpus=tmp_path / "loose", bound_files=(str(loose),), **common))
     assert strict.stats.verdicts["hardtanh_up"]["within_rounding"] == 0 and len(strict.findings) == 6
