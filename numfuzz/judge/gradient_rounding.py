@@ -26,7 +26,7 @@ from numfuzz.judge.execute import Outcome
 from numfuzz.judge.rounding_error import METHOD, measure_side, worst_positions
 from numfuzz.judge.rounding_record import RoundingRecord
 from numfuzz.judge.verdicts import Verdict
-from numfuzz.program.dtypes import check_dtype
+from numfuzz.program.dtypes import check_dtype, is_integer
 from numfuzz.program.ir import Graph
 from numfuzz.program.lowering import compile_source, lower
 from numfuzz.program.ops import infer_specs
@@ -39,9 +39,11 @@ def vjp_reference(alone: Graph) -> Callable:
 
     def vjp(*args: torch.Tensor) -> tuple[torch.Tensor, ...]:
         with torch.enable_grad():  # also where the move is checked, under no_grad
-            xs = [x if x.requires_grad else x.detach().requires_grad_(True) for x in args[:n]]
-            grads = torch.autograd.grad(fn(*xs)[0], xs, args[n], create_graph=True, allow_unused=True)
-        return tuple(torch.zeros_like(x) if d is None else d for x, d in zip(xs, grads))
+            xs = [x if x.requires_grad or not x.is_floating_point() else x.detach().requires_grad_(True) for x in args[:n]]
+            floats = [x for x in xs if x.requires_grad]  # an integer or bool input (an index, a mask) has no gradient
+            found = iter(torch.autograd.grad(fn(*xs)[0], floats, args[n], create_graph=True, allow_unused=True) if floats else ())
+            grads = [next(found) if x.requires_grad else None for x in xs]
+        return tuple(torch.zeros_like(x, dtype=torch.float64) if d is None else d for x, d in zip(xs, grads))
 
     return vjp
 
@@ -82,7 +84,8 @@ def _measure_one(alone: Graph, rows, upstream, local: Outcome, bounds: Bounds, d
     n = max(max(s.shape, default=1) for s in alone.inputs)  # the longest sum a backward can form (bounds that grow with it)
     allowance = bounds.backward_allowance(op, dtype, device, n)
     vjp = vjp_reference(alone)
-    in_fmts = [check_dtype(s.dtype) for s in alone.inputs] + [check_dtype(out_dtype)]
+    # an integer or bool input (an index, a mask) is never moved: any format will do for it, as in the forward's measure
+    in_fmts = [check_dtype("fp64" if is_integer(s.dtype) else s.dtype) for s in alone.inputs] + [check_dtype(out_dtype)]
     out_fmt = check_dtype(dtype)
     inputs = [[*row, grads[0]] for row, grads in zip(rows, upstream)]
     got = [[run[n_out + i] for run in getattr(local.runs, who)] for who in ("target", "eager")]

@@ -157,6 +157,28 @@ def _forward(got: np.ndarray, exact: np.ndarray, fmt, unit: np.ndarray | None = 
     return np.where(np.isfinite(got), err, np.inf)
 
 
+def as_float64(x: torch.Tensor) -> torch.Tensor:
+    """An input as the float64 reference takes it, on the CPU: a float in float64, an integer or bool as it is."""
+    return x.detach().to("cpu", torch.float64) if x.is_floating_point() else x.detach().to("cpu")
+
+
+def leaf(x: torch.Tensor) -> torch.Tensor:
+    """A float input as a leaf autograd differentiates by; an integer or bool input has no derivative and stays as it is."""
+    return x.requires_grad_(True) if x.is_floating_point() else x
+
+
+def partials_of(y: torch.Tensor, xs: list[torch.Tensor]) -> list[torch.Tensor | None]:
+    """dy/dx for each input that is a leaf (`leaf`); None for the others and where y does not depend on it."""
+    floats = [x for x in xs if x.requires_grad]
+    found = iter(torch.autograd.grad(y, floats, allow_unused=True) if floats else ())
+    return [next(found) if x.requires_grad else None for x in xs]
+
+
+def _moved(x: torch.Tensor, delta: np.ndarray) -> torch.Tensor:
+    """An input moved by `delta` (its shape, flat); an integer input is never moved."""
+    return x.detach() + torch.from_numpy(delta).reshape(x.shape) if x.is_floating_point() else x.detach()
+
+
 def measure_side(fn, out: int, inputs, values, in_fmts, out_fmt, positions: list[tuple[int, int]] | None, skip: np.ndarray | None = None) -> Side:
     side = Side()
     if positions is None:  # pointwise: every sample at once, each input expanded to the output's shape
@@ -164,17 +186,17 @@ def measure_side(fn, out: int, inputs, values, in_fmts, out_fmt, positions: list
         return side
     for s, (args, value) in enumerate(zip(inputs, values)):
         got = value.detach().to("cpu", torch.float64).reshape(-1).numpy()
-        x64 = [a.detach().to("cpu", torch.float64) for a in args]
+        x64 = [as_float64(a) for a in args]
         for _, j in [p for p in positions if p[0] == s]:
-            xs = [x.clone().requires_grad_(True) for x in x64]
+            xs = [leaf(x.clone()) for x in x64]
             y = fn(*xs)[out].reshape(-1)
-            grads = torch.autograd.grad(y[j], xs, allow_unused=True)
+            grads = partials_of(y[j], xs)
             flat = [x.detach().reshape(-1).numpy() for x in xs]
             partials = [np.zeros(x.numel()) if g is None else g.reshape(-1).numpy() for g, x in zip(grads, xs)]
 
             def moved(deltas, xs=xs, j=j):
                 with torch.no_grad():
-                    return fn(*[x.detach() + torch.from_numpy(d).reshape(x.shape) for x, d in zip(xs, deltas)])[out].reshape(-1)[j : j + 1].numpy()
+                    return fn(*[_moved(x, d) for x, d in zip(xs, deltas)])[out].reshape(-1)[j : j + 1].numpy()
 
             _add_one(side, s, j, float(got[j]), float(y[j].detach()), flat, partials, in_fmts, out_fmt, moved)
     return side
@@ -189,9 +211,9 @@ def _pointwise(side: Side, fn, out: int, inputs, values, in_fmts, out_fmt, skip:
 
         def slab(x: torch.Tensor, rows: slice = rows) -> torch.Tensor:
             x = x.detach().expand(shape)
-            return (x if rows == slice(None) else x[rows]).to("cpu", torch.float64)
+            return as_float64(x if rows == slice(None) else x[rows])
 
-        xs = [torch.stack([slab(args[i]) for args in inputs[first:last]]).requires_grad_(True) for i in range(len(inputs[0]))]
+        xs = [leaf(torch.stack([slab(args[i]) for args in inputs[first:last]])) for i in range(len(inputs[0]))]
         got = torch.cat([slab(v).reshape(-1) for v in values[first:last]]).numpy()
         _measure_slab(side, fn, out, xs, got, numel, offset, in_fmts, out_fmt, None if skip is None else skip[offset : offset + got.size])
 
@@ -213,13 +235,13 @@ def _slabs(samples: int, shape: tuple[int, ...]) -> Iterator[tuple[int, int, sli
 
 def _measure_slab(side: Side, fn, out: int, xs: list[torch.Tensor], got: np.ndarray, numel: int, offset: int, in_fmts, out_fmt, skip) -> None:
     y = fn(*xs)[out]
-    grads = torch.autograd.grad(y.sum(), xs, allow_unused=True)
+    grads = partials_of(y.sum(), xs)
     flat = [x.detach().reshape(-1).numpy() for x in xs]
     partials = [np.zeros(len(got)) if g is None else g.reshape(-1).numpy() for g in grads]
 
     def moved(deltas):
         with torch.no_grad():
-            return fn(*[x.detach() + torch.from_numpy(d).reshape(x.shape) for x, d in zip(xs, deltas)])[out].reshape(-1).numpy()
+            return fn(*[_moved(x, d) for x, d in zip(xs, deltas)])[out].reshape(-1).numpy()
 
     def at(arrays):
         with torch.no_grad():

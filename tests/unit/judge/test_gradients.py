@@ -285,3 +285,57 @@ def test_the_words_of_a_backward_record_name_the_other_gradient_that_keeps_it_a_
         words = describe(record, bounds)
         assert (judged.verdict is Verdict.LESS_ACCURATE) is finding
         assert ("the gradient of its input 1" in words) is finding, words
+
+
+class _SloppyAttention(torch.autograd.Function):
+    """Attention whose query's gradient is rounded to bf16; the key's and value's as eager's."""
+
+    @staticmethod
+    def forward(ctx, q, k, v, mask, scale):
+        with torch.enable_grad():
+            leaves = [x.detach().requires_grad_(True) for x in (q, k, v)]
+            out = torch.nn.functional.scaled_dot_product_attention(*leaves, attn_mask=mask, scale=scale)
+        ctx.save_for_backward(*leaves, out)
+        return out.detach()
+
+    @staticmethod
+    def backward(ctx, grad):
+        *leaves, out = ctx.saved_tensors
+        dq, dk, dv = torch.autograd.grad(out, leaves, grad)
+        return dq.to(torch.bfloat16).to(dq.dtype), dk, dv, None, None
+
+
+class _SwapAttention(TorchFunctionMode):
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        if func is torch.nn.functional.scaled_dot_product_attention:
+            return _SloppyAttention.apply(*args, kwargs.get("attn_mask"), kwargs.get("scale"))
+        return func(*args, **kwargs)
+
+
+class SloppyAttentionBackward(SloppyTanhBackward):
+    name = "sloppy-attention-backward"
+
+    def prepare(self, fn, device):
+        def run(*args):
+            with _SwapAttention():
+                return fn(*args)
+
+        return run
+
+
+def test_a_gradient_finding_at_an_op_with_an_integer_mask_is_measured_not_an_error():
+    """A real model's window: attention with a boolean mask held as an i64 input. Measuring the culprit's backward takes
+    the mask as it is (no gradient, never moved), where it once raised `unknown dtype 'i64'`."""
+    q, k, v, mask = (TensorSpec((1, 2, 4, 8), "fp32"),) * 3 + (TensorSpec((4, 4), "i64"),)
+    graph = Graph((q, k, v, mask), (Node.make("sdpa_bool_masked", [0, 1, 2, 3], scale=None),), (4,))
+    gen = torch.Generator().manual_seed(0)
+    values = [torch.randn(1, 2, 4, 8, generator=gen) for _ in range(3)] + [torch.tril(torch.ones(4, 4, dtype=torch.int64))]
+    upstream = [[torch.randn(1, 2, 4, 8, generator=gen)]]
+    case = Case.from_tensors(graph, [values], RunSpec("sloppy", "cpu", samples=1, grad=True), upstream)
+    outcome = run_case(case, SloppyAttentionBackward())
+    assert outcome.verdict is Verdict.LESS_ACCURATE and outcome.analysis.gradient_of == 0, outcome.detail
+    assert outcome.analysis.op == "sdpa_bool_masked" and outcome.analysis.cause == "backward"
+    record = outcome.analysis.rounding_error  # float64 attention has no double backward on the CPU: it says so
+    assert record is not None and record.backward and record.gradient_of == 0
+    assert not record.error or "not measured" in record.error
