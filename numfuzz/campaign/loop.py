@@ -181,7 +181,7 @@ class Campaign:
             self.minimizer.requeue()
         deadline = time.monotonic() + config.seconds if config.seconds is not None else float("inf")
         pool = None
-        nothing_left = config.graphs is not None and self.journal.graphs_done >= config.graphs and not self.minimizer.queue
+        nothing_left = config.graphs is not None and self.journal.graphs_done >= config.graphs and not self.minimizer.waiting
         try:
             if nothing_left:
                 return self.summary  # a finished campaign starts no worker
@@ -204,7 +204,7 @@ class Campaign:
                         if minimizer.running == 0:
                             break
                         minimizer.cancel(pool, "time is up" if not issue else "the --minimize-tail budget is spent")
-                    elif self.exhausted and not minimizer.queue and minimizer.running == 0:
+                    elif self.exhausted and not minimizer.waiting and minimizer.running == 0:
                         break
                 minimizer.cancel(pool, "its budget is spent", due_only=True)
                 for event in pool.poll(POLL_S):

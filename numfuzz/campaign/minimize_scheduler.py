@@ -1,8 +1,10 @@
 """A campaign's minimisations: which findings wait, when each starts, how far it got, when it must stop.
 
-While cases run, one finding is minimised at a time. After the last case of a `--graphs`
-campaign (the tail), the idle workers minimise the waiting findings in parallel for at most
-`--minimize-tail` seconds. A minimisation that must stop (the tail is spent, `--time` is up,
+While cases run, one finding is minimised at a time. New findings come first: a finding that a
+known issue or the target's own refusal explains (`Decision.explained`) is recorded and grouped at
+once, and minimised only when no new finding waits and no case is left to run: in a `--time`
+campaign, that is never. After the last case of a `--graphs` campaign (the tail), the idle workers
+minimise the waiting findings in parallel, new ones first, for at most `--minimize-tail` seconds. A minimisation that must stop (the tail is spent, `--time` is up,
 Ctrl-C or SIGTERM) is asked for its smallest case so far: that case is saved in `minimized/` and
 the journal keeps the finding queued, so the next run goes on from it.
 """
@@ -47,7 +49,8 @@ class MinimizeScheduler:
         self.stats = journal.stats
         self.dedupe = dedupe
         self.save = save
-        self.queue: deque[Task] = deque()
+        self.queue: deque[Task] = deque()  # new findings
+        self.later: deque[Task] = deque()  # findings a known issue or a refusal explains: after every new one, in the tail
         self.running = 0  # minimisations handed out and not yet answered
         self.board = MinimizeBoard()
         self.cancelled: set[str] = set()  # findings whose minimisation was asked to stop
@@ -61,10 +64,12 @@ class MinimizeScheduler:
         """A finding just saved: queued for the minimiser unless it is a duplicate, known or minor."""
         if not self.config.minimize or not Verdict(finding.outcome["verdict"]).is_finding:
             return
-        key = self.dedupe.decide(finding.case, finding.outcome, finding.path.stem)
-        if key is None:
+        decision = self.dedupe.decide(finding.case, finding.outcome, finding.path.stem)
+        if decision is None:
             return
-        entry = {"finding": finding.path.stem, "key": key, "target": finding.case.target, "index": finding.index}
+        entry = {"finding": finding.path.stem, "key": decision.key, "target": finding.case.target, "index": finding.index}
+        if decision.explained:
+            entry["explained"] = True
         self.journal.minimize_queue.append(entry)
         self._enqueue(entry, finding.case)
 
@@ -83,7 +88,12 @@ class MinimizeScheduler:
 
     def _enqueue(self, entry: dict[str, Any], case: Case) -> None:
         timeout = self.config.minimize_timeout
-        self.queue.append(Task("minimize", entry["index"], entry["target"], timeout, case.to_json(), entry["finding"], entry["key"]))
+        task = Task("minimize", entry["index"], entry["target"], timeout, case.to_json(), entry["finding"], entry["key"])
+        (self.later if entry.get("explained") else self.queue).append(task)
+
+    @property
+    def waiting(self) -> int:
+        return len(self.queue) + len(self.later)
 
     def observe(self, target: str, wall: float, fresh: bool) -> None:
         """A case of `target` ran alone in `wall` s: candidates of its findings get limits from such times."""
@@ -96,9 +106,14 @@ class MinimizeScheduler:
         return self.tail_deadline is not None and time.monotonic() >= self.tail_deadline
 
     def next_task(self, cases_left: bool) -> Task | None:
-        """A minimisation to start now, if any: one at a time while `cases_left`, else one per idle worker."""
-        if self.queue and not self.tail_over and (self.running == 0 or not cases_left):
+        """A minimisation to start now, if any: a new finding's, one at a time while `cases_left`, else one per idle
+        worker; an explained finding's only once no case is left and no new finding waits."""
+        if self.tail_over:
+            return None
+        if self.queue and (self.running == 0 or not cases_left):
             return self._start(self.queue.popleft())
+        if self.later and not cases_left:
+            return self._start(self.later.popleft())
         return None
 
     def _start(self, task: Task) -> Task:
@@ -123,11 +138,11 @@ class MinimizeScheduler:
         self.tail_deadline = time.monotonic() + self.config.minimize_tail
         for finding in self.board.running:
             self.board.shorten(finding, self.tail_deadline)
-        if not (self.running or self.queue):
+        if not (self.running or self.waiting):
             return False
         logger.info(
             "all cases done; minimising {} findings ({} running) for at most {:.0f} s (--minimize-tail)",
-            self.running + len(self.queue),
+            self.running + self.waiting,
             self.running,
             self.config.minimize_tail,
         )
@@ -227,7 +242,7 @@ class MinimizeScheduler:
 
     def header(self) -> dict[str, Any]:
         """Its lines in the fuzzer_stats file."""
-        header: dict[str, Any] = {"minimizing": self.running, "minimize_waiting": len(self.queue)}
+        header: dict[str, Any] = {"minimizing": self.running, "minimize_waiting": self.waiting}
         if self.tail_deadline is not None:
             header["minimize_tail_left"] = round(max(self.tail_deadline - time.monotonic(), 0.0), 1)
         return header

@@ -33,16 +33,21 @@ def child_arguments(bounds_files: Sequence[Path], imports: Sequence[str], device
 
 
 def is_new(group) -> bool:
-    """Listed as new before confirmation: a finding no known issue claims."""
-    return group.known is None and not group.benign and group.smallest is not None
+    """Listed as new before confirmation: a finding no known issue claims, and no refusal."""
+    return group.new and group.smallest is not None
+
+
+def is_asked(group) -> bool:
+    """Asked of the newest interpreters: a new group (does it still fail?) or a refusal (does it still refuse?)."""
+    return (group.new or group.unsupported) and group.smallest is not None
 
 
 def confirm_new(groups: Sequence, interpreters: Sequence, root: Path | None, extra: Sequence[str], quiet: bool = False) -> dict:
-    """title -> Confirmation for each new group (none without interpreters); what failed, on stderr."""
+    """title -> Confirmation for each new group and each refusal (none without interpreters); what failed, on stderr."""
     from numfuzz.corpus.case import CaseError
     from numfuzz.newest.confirmation import asked_about, confirm
 
-    new = [g for g in groups if is_new(g)]
+    new = [g for g in groups if is_asked(g)]
     if not interpreters or not new:
         return {}
     started = time.monotonic()
@@ -58,12 +63,12 @@ def confirm_new(groups: Sequence, interpreters: Sequence, root: Path | None, ext
         click.echo(f"numfuzz: {problem}", err=True)
     if not quiet:
         where = ", ".join(i.label for i in interpreters)
-        click.echo(f"confirmed {len(new)} new group{'s' * (len(new) != 1)} on {where} in {time.monotonic() - started:.0f} s", err=True)
+        click.echo(f"confirmed {len(new)} new or unsupported group{'s' * (len(new) != 1)} on {where} in {time.monotonic() - started:.0f} s", err=True)
     return found
 
 
 def counts_text(groups: Sequence, confirmations: dict) -> str:
-    """`2 new, 1 fixed upstream, 1 unconfirmed, 14 known, 3 benign`: what a listing's last line counts."""
+    """`2 new, 1 fixed upstream, 1 unconfirmed, 14 known, 4 unsupported, 3 benign`: what a listing's last line counts."""
     from numfuzz.newest.confirmation import State
 
     states = [confirmations[g.title].state if g.title in confirmations else None for g in groups if is_new(g)]
@@ -72,6 +77,7 @@ def counts_text(groups: Sequence, confirmations: dict) -> str:
     parts += [f"{n} fixed upstream" for n in [states.count(State.FIXED)] if n]
     parts += [f"{n} unconfirmed" for n in [states.count(State.NOT_RUN)] if n]
     parts.append(f"{sum(1 for g in groups if g.known is not None and not g.benign)} known")
+    parts += [f"{n} unsupported" for n in [sum(1 for g in groups if g.unsupported)] if n]
     parts += [f"{n} benign" for n in [sum(1 for g in groups if g.benign)] if n]
     return ", ".join(parts)
 
@@ -88,7 +94,7 @@ def confirm_campaign(config, interpreters: Sequence) -> None:
         confirmations = confirm_new(shown, interpreters, config.corpus, child_arguments(config.bound_files, config.imports, config.device))
     for group in shown:
         if group.title in confirmations:
-            click.echo(f"newest: {confirmations[group.title].text():<60}  {group.title}")
+            click.echo(f"newest: {confirmations[group.title].text(refusal=group.unsupported):<60}  {group.title}")
     click.echo(f"groups: {counts_text(shown, confirmations)} (numfuzz corpus {config.corpus} lists them)")
 
 

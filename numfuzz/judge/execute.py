@@ -19,6 +19,7 @@ from numfuzz.judge.facts import RULES_VERSION, Analysis
 from numfuzz.judge.metadata import keeps_output_strides, metadata_differences
 from numfuzz.judge.oracle import OutputErrors, bits_lost, combine, compare_output
 from numfuzz.judge.position import position_dependence
+from numfuzz.judge.refusal import own_code, refusal_of
 from numfuzz.judge.verdicts import Verdict
 from numfuzz.program.ir import Graph, GraphError
 from numfuzz.program.values import dtype_name, torch_dtype
@@ -162,6 +163,15 @@ def crash_verdict(exc: BaseException, verdict: Verdict) -> Verdict:
     return verdict
 
 
+def raised(exc: BaseException, verdict: Verdict, target: object, prefix: str = "") -> Outcome:
+    """What a target raising `exc` is: its own refusal (`judge.refusal`: unsupported, with where it was raised), running
+    out of memory, or a crash of `verdict` (`prefix` before its message: "prepare raised ")."""
+    refusal = refusal_of(exc, own_code(target))
+    if refusal is not None:
+        return Outcome(Verdict.UNSUPPORTED, refusal.detail())
+    return Outcome(crash_verdict(exc, verdict), f"{prefix}{one_line(exc)}")
+
+
 def _same_bits(a: tuple, b: tuple) -> bool:
     return all(torch.equal(torch.nan_to_num(x, nan=0.0), torch.nan_to_num(y, nan=0.0)) and
                bool((x.isnan() == y.isnan()).all()) for x, y in zip(a, b))  # fmt: skip
@@ -217,7 +227,7 @@ def run_sides(
     try:
         program.prepare()
     except Exception as exc:
-        return Outcome(crash_verdict(exc, Verdict.CRASH_COMPILE), f"prepare raised {one_line(exc)}")
+        return raised(exc, Verdict.CRASH_COMPILE, program.target, "prepare raised ")
     for i, sample in enumerate(on_device + on_device[: 1 if rerun else 0]):  # the first sample twice: determinism
         try:
             target_runs.append(program.run(sample) if grads_on is None else program.run_grads(sample, grads_on[i % len(samples)]))
@@ -225,8 +235,9 @@ def run_sides(
             own = own_error(exc)
             if own is not None:  # no compiler finding: the case is invalid, with the reason
                 return Outcome(Verdict.INVALID, own, compile_s=program.compile_s, run_s=program.run_s)
-            verdict = crash_verdict(exc, Verdict.CRASH_COMPILE if i == 0 else Verdict.CRASH_RUN)
-            return Outcome(verdict, one_line(exc), compile_s=program.compile_s, run_s=program.run_s)
+            outcome = raised(exc, Verdict.CRASH_COMPILE if i == 0 else Verdict.CRASH_RUN, program.target)
+            outcome.compile_s, outcome.run_s = program.compile_s, program.run_s
+            return outcome
     return Sides(Runs(eager_runs, ref_runs, target_runs[: len(samples)]), target_runs[-1] if rerun else None, on_device[0])
 
 

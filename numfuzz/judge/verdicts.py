@@ -12,6 +12,9 @@ class Verdict(str, Enum):
     POSITION_DEPENDENT = "position_dependent"  # the same values at two positions give different results (judge.position)
     CRASH_COMPILE = "crash_compile"  # raised while compiling (the first call)
     CRASH_RUN = "crash_run"  # raised on a later call
+    # the target says, in its own code, that it does not support an op, an argument or a mode (judge.refusal): recorded and
+    # grouped per op and argument as a coverage list, never a new bug
+    UNSUPPORTED = "unsupported"
     MISMATCH = "mismatch"  # output shape, dtype or count differs from eager
     METADATA = "metadata"  # an output's strides, aliasing or viewability differ from eager's (judge.metadata)
     NONDETERMINISTIC = "nondeterministic"  # two runs on the same inputs differ
@@ -35,6 +38,11 @@ class Verdict(str, Enum):
     @property
     def is_finding(self) -> bool:
         return self not in (Verdict.EQUAL, Verdict.MORE_ACCURATE, Verdict.AMPLIFIED, Verdict.WITHIN_ROUNDING, Verdict.EAGER_UNSTABLE, Verdict.INVALID)
+
+    @property
+    def is_refusal(self) -> bool:
+        """The target's own refusal: a finding the corpus lists apart, as unsupported, and minimises to one op only."""
+        return self is Verdict.UNSUPPORTED
 
     @property
     def is_accuracy(self) -> bool:

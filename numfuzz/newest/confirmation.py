@@ -75,17 +75,19 @@ class Confirmation:
                 return state
         return State.NOT_RUN
 
-    def text(self) -> str:
-        """The listing's words: `fixed in torch 2.15.0 (through inductor)`, `reproduces on torch 2.15.0, thunder 0.2.7.dev0 (torch 2.11.0)`."""
+    def text(self, refusal: bool = False) -> str:
+        """The listing's words: `fixed in torch 2.15.0 (through inductor)`, `reproduces on torch 2.15.0, thunder 0.2.7.dev0 (torch 2.11.0)`;
+        of a refusal (`refusal`): `supported in ...`, `still refuses on ...`."""
         by = {s: [a for a in self.answers if a.state is s] for s in State}
+        fixed, reproduces = ("supported in ", "still refuses on ") if refusal else ("fixed in ", "reproduces on ")
         if self.state is State.NOT_RUN:
             return "unconfirmed: " + "; ".join(f"{a.interpreter.label}: {a.note}" for a in self.answers)
         if self.state is State.FIXED:
             still = ", ".join(a.where for a in by[State.REPRODUCES])
-            return "fixed in " + ", ".join(a.where for a in by[State.FIXED]) + (f"; still on {still}" if still else "")
+            return fixed + ", ".join(a.where for a in by[State.FIXED]) + (f"; still on {still}" if still else "")
         if self.state is State.CHANGED:
             return "changed: " + "; ".join(f"on {a.where} {a.note}" for a in by[State.CHANGED])
-        return "reproduces on " + ", ".join(a.where for a in by[State.REPRODUCES])
+        return reproduces + ", ".join(a.where for a in by[State.REPRODUCES])
 
 
 @dataclass(frozen=True)

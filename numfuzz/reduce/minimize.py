@@ -5,7 +5,8 @@ Costs, in compiles: one to confirm the finding here and at most two to analyse i
 op and cause), one per candidate the predicate judges (rejected candidates are remembered, not
 re-run), and one to three to analyse the minimised case, whose culprit and cause are stored.
 A finding that kills its process (segfault, abort, timeout, oom) pays a worker's death for each
-candidate that still shows it, so its minimisation stops once the program is down to one op.
+candidate that still shows it, so its minimisation stops once the program is down to one op. A
+refusal (`unsupported`) needs no more than its op: only the graph passes run, down to one op.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ from numfuzz.judge.verdicts import ACCURACY_SYMPTOMS
 from numfuzz.program.ir import Graph
 from numfuzz.program.model_scale import is_large
 from numfuzz.program.ops import infer_specs
-from numfuzz.reduce.schedule import SCHEDULE
+from numfuzz.reduce.schedule import SCHEDULE, TO_ONE_OP
 from numfuzz.reduce.shrinker import Check, Exhausted, ShrinkPass, Step, shrink
 from numfuzz.run_spec import RunSpec
 from numfuzz.runner.case_runner import analyse_case, judge_case
@@ -191,7 +192,10 @@ class Minimizer:
         self.floor = _vector_floor(target, case, outcome, self.device)
         budget = max(self.max_compiles - target.compiles - FINAL_ANALYSIS_COMPILES, 0)  # room left to analyse the result
         self.tell("shrink", outcome.verdict.value, True)
-        shrunk = shrink(work, self.predicate, schedule, max_cost=budget, enough=one_op if outcome.verdict.kills_process else None)
+        if outcome.verdict.is_refusal:  # a refusal's op and argument are all its coverage row needs: one op, nothing else shrunk
+            schedule = [p for p in schedule if p.name in TO_ONE_OP]
+        ends_at_one_op = outcome.verdict.kills_process or outcome.verdict.is_refusal
+        shrunk = shrink(work, self.predicate, schedule, max_cost=budget, enough=one_op if ends_at_one_op else None)
         final, walked_back = shrunk.case, 0
         # asked to stop by the campaign: the smallest case goes back at once, unanalysed (the next run goes on from it);
         # analysing a model-sized case can outlast the grace the campaign gives, and then nothing comes back

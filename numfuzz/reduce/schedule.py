@@ -54,6 +54,10 @@ SCHEDULE_NAMES: tuple[str, ...] = (
 )
 
 
+# the passes that take a program down to its one op: all a refusal's coverage row needs (`Verdict.is_refusal`)
+TO_ONE_OP: tuple[str, ...] = ("drop-outputs", "cut-nodes", "bypass-nodes")
+
+
 def build_schedule(names: tuple[str, ...] = SCHEDULE_NAMES) -> tuple[ShrinkPass, ...]:
     """Pass objects for `names`; an unknown name is a ValueError that lists the known ones."""
     unknown = [n for n in names if n not in PASSES]

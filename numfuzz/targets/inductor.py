@@ -37,6 +37,7 @@ class Inductor:
     # 16 generated graphs took 34.6 s one compile each and 10.0 s as two compiles of 8.
     batch_default = 8
     modes = DYNAMIC_MODES
+    own_code = ("torch._inductor",)  # an explicit refusal raised in Inductor's code is `unsupported` (`judge.refusal`)
 
     def __init__(self, arg: str | None):
         self.options = parse_options(arg or "")

@@ -16,6 +16,8 @@ class Target(Protocol):
     # Optional: `compiler_behind`, the target spec of the compiler that generates this target's code ("inductor" for a
     # front end that hands its fusions to Inductor); a confirmation on a newer torch runs a case through it where the
     # front end cannot run (numfuzz.newest.replay_here).
+    # Optional: `own_code`, the packages whose code is the target's own: an error raised there that says it does not
+    # support an op or argument is the verdict `unsupported`, not a crash (numfuzz.judge.refusal).
 
     def available(self) -> tuple[bool, str]:
         """Whether it can run here, and why not."""

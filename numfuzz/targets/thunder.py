@@ -44,6 +44,9 @@ def _installed(distribution: str) -> str:
 class Thunder:
     """`thunder.jit` with an executor list and options: thunder:nvfuser,torch:nv_enable_linear=1"""
 
+    # Its own code: an explicit refusal raised here is `unsupported`, not a crash (`judge.refusal`). Thunder's checks
+    # raise from thunder.core.baseutils, its interpreter's from thunder.core.interpreter.
+    own_code = ("thunder",)
     # Compiling several graphs together gains nothing here (thunder:torchcompile: 0.97x the seconds
     # per graph at 8 graphs a compile, torch 2.9.1 CPU), and a batch costs re-runs: one at a time.
     batch_default = 1
