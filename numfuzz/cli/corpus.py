@@ -1,4 +1,4 @@
-"""`numfuzz corpus`: findings grouped by root cause, new ones first, known upstream issues marked."""
+"""`numfuzz corpus`: findings grouped by root cause, new ones first, known upstream issues marked, refusals listed apart."""
 
 from __future__ import annotations
 
@@ -24,6 +24,8 @@ def _status(group, confirmation=None) -> str:
     if group.known is not None:
         kind = "known limitation" if group.known.kind == "limitation" else "known"
         return f"{kind}: {group.known.id}" + (f", fixed in {group.known.fixed_in}" if group.known.fixed_in else "")
+    if group.unsupported:
+        return "unsupported" + (", supported on the newest" if confirmation is not None and confirmation.state is State.FIXED else "")
     if _stale(group):
         return "stale: replay to judge"
     new = "new" if group.minimized else "new, not minimised"
@@ -71,6 +73,7 @@ def group_rows(groups: list, bounds, confirmations: dict | None = None) -> list[
                 "fixed_in": g.known.fixed_in,
                 "kind": g.known.kind,
             },
+            "unsupported": g.unsupported,
             "within_rounding": g.benign and g.verdicts == {"within_rounding"},
             "benign": sorted(g.verdicts) if g.benign else [],
             "minimized": g.minimized,
@@ -81,7 +84,7 @@ def group_rows(groups: list, bounds, confirmations: dict | None = None) -> list[
             if g.title not in confirmations
             else {
                 "state": confirmations[g.title].state.value,
-                "text": confirmations[g.title].text(),
+                "text": confirmations[g.title].text(refusal=g.unsupported),
                 "answers": [{"on": a.where, "state": a.state.value, "note": a.note} for a in confirmations[g.title].answers],
             },
         }
@@ -111,6 +114,11 @@ def group_rows(groups: list, bounds, confirmations: dict | None = None) -> list[
     type=click.Path(path_type=Path),
     help="With --replay: replay under this interpreter (a venv with another torch and numfuzz installed) and say per group: still on torch X, or fixed by X.",
 )
+@click.option(
+    "--no-measure",
+    is_flag=True,
+    help="Do not run again the findings an older numfuzz judged before listing them (they may list as stale, or by older rules).",
+)
 @newest_option
 @no_confirm_option
 @known_option
@@ -123,6 +131,7 @@ def corpus(
     show_all: bool,
     replay_them: bool,
     python: Path | None,
+    no_measure: bool,
     newest: tuple[Path, ...],
     no_confirm: bool,
     known_files: tuple[Path, ...],
@@ -138,9 +147,14 @@ def corpus(
     device is skipped. Exit 0 when each is as its file states (unstated: still a finding), 1 when any
     is not, 2 on bad input (a case that does not load, a malformed `reproduces` or `upstream` field).
 
+    A finding of a group that would be listed as new, judged by an older numfuzz's rules, is run again here
+    first and its case file keeps today's outcome (--no-measure skips it). A target's own refusals are listed
+    after the known, with a coverage table of what each target says it does not support.
+
     With newest interpreters configured (--newest, or $NUMFUZZ_NEWEST), each new group's smallest case is
     replayed there first: a group that does not reproduce is listed as fixed upstream, not as new; one that
-    reproduces says where. Answers are kept in DIRECTORY/newest.json.
+    reproduces says where. Refusals are asked too: where the newest still refuse. Answers are kept in
+    DIRECTORY/newest.json.
     """
     if not directory.is_dir():
         fail(f"{directory}: no such folder")
@@ -155,7 +169,11 @@ def corpus(
     from numfuzz.judge.rounding_error_text import describe
     from numfuzz.judge.verdicts import severity_text
 
+    for spec in imports:
+        import_user_code(spec)
     groups, problems = group_corpus(directory, known, bounds)
+    if not (replay_them or no_measure) and _measured_again(groups, imports, device, quiet=as_json):
+        groups, problems = group_corpus(directory, known, bounds)
     if replay_them and problems:  # a check that skipped a case it cannot read would pass without it
         fail(f"{problems[0]}" + (f" (and {len(problems) - 1} more cases that do not load)" if len(problems) > 1 else ""))
     for problem in problems:
@@ -166,8 +184,6 @@ def corpus(
     if replay_them:
         with bounds_in_environment(bounds_files):  # the cases are judged again by the same bounds
             return _replay(directory, shown, imports, device, as_json)
-    for spec in imports:
-        import_user_code(spec)
     confirmations = confirm_new([g for g in shown if not _stale(g)], interpreters, directory, child_arguments(bounds_files, imports, device), quiet=as_json)
     if as_json:
         click.echo(json.dumps(group_rows(shown, bounds, confirmations), indent=1))
@@ -182,16 +198,49 @@ def corpus(
     click.echo(f"{'count':>5}  {'severity':>10}  {'group (target | op | dtype | cause)':<{width}}  {'status':<{status_width}}  smallest case")
     for g in shown:
         click.echo(f"{g.count:>5}  {severity_text(g.severity):>10}  {g.title:<{width}}  {_status(g, confirmations.get(g.title)):<{status_width}}  {g.smallest}")
-        if g.note and g.known is None:
+        if g.note and g.new:
             click.echo(f"{'':>19}not minimised: {g.note}")
         if g.title in confirmations:
-            click.echo(f"{'':>19}newest: {confirmations[g.title].text()}")
+            click.echo(f"{'':>19}newest: {confirmations[g.title].text(refusal=g.unsupported)}")
         if g.analysis is not None and g.analysis.rounding_error is not None:
             click.echo(f"{'':>19}{describe(g.analysis.rounding_error, bounds)}")
     stale = sum(1 for g in shown if _stale(g))  # listed, not counted as new
     counts = counts_text([g for g in shown if not _stale(g)], confirmations) + (f", {stale} stale" if stale else "")
     findings = sum(g.count for g in shown)
     click.echo(f"{findings} finding{'s' * (findings != 1)} in {len(shown)} group{'s' * (len(shown) != 1)}: {counts}{note}")
+    _refusal_table(shown, confirmations)
+
+
+def _refusal_table(groups: list, confirmations: dict) -> None:
+    """The refusals as a coverage list: target, op, argument, message, and the versions where it still refuses."""
+    from numfuzz.corpus.refusals import refusal_rows
+    from numfuzz.newest.confirmation import State
+
+    newest = {title: ([a.where for a in c.answers if a.state is State.REPRODUCES], [a.where for a in c.answers if a.state is State.FIXED])
+              for title, c in confirmations.items()}  # fmt: skip
+    rows = refusal_rows(groups, newest)
+    if not rows:
+        return
+    click.echo(f"\nunsupported: what the targets say they do not support ({len(rows)}), a coverage list")
+    header = ("target", "op", "argument", "refuses on", "message")
+    cells = [(r.target, r.op, r.argument or "-", "; ".join(r.refuses_on) + "".join(f"; supported on {s}" for s in r.supported_on), r.message) for r in rows]
+    widths = [max(len(str(c[i])) for c in [header, *cells]) for i in range(len(header) - 1)]
+    for row in [header, *cells]:
+        click.echo("  ".join(f"{str(c):<{w}}" for c, w in zip(row, widths)) + f"  {row[-1]}")
+
+
+def _measured_again(groups: list, imports: tuple[str, ...], device: str | None, quiet: bool) -> bool:
+    """The findings of groups that would list as new or stale, judged by older rules, run again here (`runner.measure_again`)."""
+    from numfuzz.environment import default_device
+    from numfuzz.runner.measure_again import measure_again
+
+    paths = [path for g in groups if g.new or _stale(g) for path in g.members.values()]
+    done = measure_again(paths, _runner(imports, device or default_device()))
+    for line in done.skipped:
+        click.echo(f"numfuzz: not measured again: {line}", err=True)
+    if done.measured and not quiet:
+        click.echo(f"measured again {len(done.measured)} finding(s) an older numfuzz judged, in {done.seconds:.0f} s", err=True)
+    return bool(done.measured)
 
 
 def _elsewhere(python: Path, directory: Path, shown: list, show_all: bool, known_files, bounds_files, imports, device, as_json: bool) -> None:
@@ -252,8 +301,6 @@ def _replay(directory: Path, groups: list, imports: tuple[str, ...], device: str
         check_statements(case_paths(directory))
     except CaseError as exc:
         fail(str(exc))
-    for spec in imports:
-        import_user_code(spec)
     device = device or default_device()
     here = provenance(device)
     click.echo(f"replaying on torch {here['torch']}, thunder {here['thunder']}, python {here['python']}, {device} ({here['isa']})", err=as_json)

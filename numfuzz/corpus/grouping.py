@@ -5,7 +5,8 @@ matches, the mechanism it shows, else its signature's fold (target, cause, op). 
 new first, then known ones; within each, by severity. Each version's verdict is the verdict
 function's (`numfuzz.judge.rules.final_verdict`) on its stored oracle verdict and facts, under the
 bounds in force: a group whose every finding is benign (`within_rounding`, `eager_unstable`) is
-kept but not listed unless asked for (`listed(..., everything=True)`). Groups are computed from the stored data only, so old
+kept but not listed unless asked for (`listed(..., everything=True)`); a target's own refusals (`unsupported`) are
+listed after the known, never as new. Groups are computed from the stored data only, so old
 case files group too, and by today's rules: each case's outcome and signature are derived again from
 what it stores (`corpus.rejudge`), and a finding a rule newer than its record cannot judge is stale.
 """
@@ -27,7 +28,9 @@ from numfuzz.judge.bounds import Bounds, active_bounds
 from numfuzz.judge.execute import Outcome
 from numfuzz.judge.facts import Analysis
 from numfuzz.judge.rules import undecided
-from numfuzz.judge.signature import Mechanism, Signature, severity
+from numfuzz.judge.mechanism import Mechanism
+from numfuzz.judge.signature import Signature, severity
+from numfuzz.judge.verdicts import Verdict
 from numfuzz.program.ir import GraphError
 
 
@@ -55,6 +58,21 @@ class Group:
     @property
     def count(self) -> int:
         return len(self.findings)
+
+    @property
+    def unsupported(self) -> bool:
+        """The target's own refusal of an op or argument that no known issue claims (`judge.refusal`): listed after the known."""
+        return self.known is None and self.signature.symptom == Verdict.UNSUPPORTED.value
+
+    @property
+    def new(self) -> bool:
+        """A finding that no known issue claims, no rule calls benign, and that is no refusal: what is listed as new."""
+        return self.known is None and not self.benign and not self.unsupported
+
+    @property
+    def rank(self) -> int:
+        """Where it is listed: new groups first, then the known, then refusals."""
+        return 2 if self.unsupported else 1 if self.known is not None else 0
 
     @property
     def title(self) -> str:
@@ -141,7 +159,7 @@ def group_corpus(directory: Path, known: Sequence[KnownIssue] | None = None, bou
     for group in groups.values():
         if not group.minimized and group.smallest is not None:
             group.note = notes.get(group.smallest.stem, "queued or not yet run: run the campaign again to finish it")
-    order = sorted(groups.values(), key=lambda g: (g.known is not None, -(g.severity if g.severity is not None else -1.0), -g.count, g.title))
+    order = sorted(groups.values(), key=lambda g: (g.rank, -(g.severity if g.severity is not None else -1.0), -g.count, g.title))
     return order, problems
 
 
@@ -149,7 +167,7 @@ Versions = list[tuple[tuple, Path, Case, Outcome]]  # one finding's versions, sm
 
 
 def _key_of(case: Case, signature: Signature, facts: Analysis | None, known: Sequence[KnownIssue]) -> GroupKey:
-    return GroupKey.of(signature, case.graph, facts, known, case.provenance)
+    return GroupKey.of(signature, case.graph, facts, known, case.provenance, case.run)
 
 
 def _keyed(versions: dict[str, Versions], known: Sequence[KnownIssue]) -> list[tuple[str, Versions, Signature, GroupKey]]:

@@ -172,3 +172,29 @@ def _reformulated(plugin: str):
 
     load_user_code(plugin)
     return resolve("reformulated")
+
+
+def test_a_finding_an_older_numfuzz_judged_is_measured_again_before_it_is_listed(cli, tmp_path):
+    """An fp16 `acosh(sinc(x) + 1)` stored as a non-finite finding by a numfuzz before the domain-edge and
+    ill-conditioning rules: listed, it runs again here, today's outcome is stored (the old one kept beside it), and it
+    is no longer new. With --no-measure the stored judgement stands."""
+    import torch
+
+    from numfuzz.judge.execute import Outcome
+    from numfuzz.program.ir import TensorSpec
+
+    graph = Graph((TensorSpec((64,), "fp16"),), (Node.make("sinc", [0]), Node.make("add_scalar", [1], value=1.0), Node.make("acosh", [2])), (3,))
+    old = Outcome(Verdict.NONFINITE, "").to_json()
+    old.pop("rules_version")  # as numfuzz stored it before it recorded its rules' version
+    from numfuzz.corpus.case import Case
+
+    case = Case.from_tensors(graph, [[torch.arange(1, 65, dtype=torch.float16)]], RunSpec("inductor", "cpu", samples=1), result=old)
+    path = save_case(case, tmp_path / "findings")
+    assert "1 new" in cli("corpus", tmp_path, "--no-measure", "--no-confirm").output.splitlines()[-1]
+    assert "measured_again" not in load_case(path).extra
+    result = cli("corpus", tmp_path, "--no-confirm")
+    assert result.exit_code == 0, result.output
+    stored = load_case(path)
+    assert stored.extra["measured_again"]["rules_version"] == 0 and stored.extra["measured_again"]["result"] == old
+    assert not parse_verdict(stored.result["verdict"]).is_finding, stored.result
+    assert "no findings" in result.output or "0 new" in result.output.splitlines()[-1], result.output

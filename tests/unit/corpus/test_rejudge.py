@@ -65,7 +65,8 @@ def _rows(folder, everything: bool = False) -> list[tuple]:
 
 
 def _listing(cli, folder) -> list[str]:
-    result = cli("corpus", folder)
+    """The listing from the stored data alone (`--no-measure`: no finding runs again)."""
+    result = cli("corpus", folder, "--no-measure")
     assert result.exit_code == 0, result.output
     return [" ".join(line.replace(str(folder), "DIR").split()) for line in result.output.splitlines()]
 
