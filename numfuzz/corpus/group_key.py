@@ -1,8 +1,7 @@
 """The root cause a finding is filed under, and the group's name: one type for the corpus listing, the report and a campaign's dedupe.
 
 A finding's key is, first that applies: the known upstream issue it matches (one group per issue
-and target, whatever its causes, dtypes and ops); the mechanism it shows
-(`numfuzz.judge.signature.MECHANISMS`); else its signature's own fold (`Signature.group_key`:
+and target, whatever its causes, dtypes and ops); the mechanism it shows (`numfuzz.judge.mechanism`); else its signature's own fold (`Signature.group_key`:
 target and cause, with the op unless the cause is one root cause whatever the op).
 """
 
@@ -15,10 +14,12 @@ from typing import Any, Iterable, Sequence
 from numfuzz.corpus.known import KnownIssue, match_known
 from numfuzz.judge.facts import Analysis
 from numfuzz.judge.cause import root_title
-from numfuzz.judge.signature import Mechanism, Signature, mechanism_of
+from numfuzz.judge.mechanism import Mechanism, mechanism_of
+from numfuzz.judge.signature import Signature
 from numfuzz.judge.verdicts import Verdict
 from numfuzz.program.graph_edit import cone
 from numfuzz.program.ir import Graph
+from numfuzz.run_spec import RunSpec
 
 
 TITLE_MESSAGE = 90  # characters of a crash's message in its group's title
@@ -32,13 +33,16 @@ class GroupKey:
     mechanism: Mechanism | None = None
 
     @staticmethod
-    def of(signature: Signature, graph: Graph | None, facts: Analysis | None, known: Sequence[KnownIssue], provenance: dict[str, Any]) -> GroupKey:
-        """The key of a finding: its signature, its program (None: not at hand), its facts, and the known issues to match."""
-        mechanism = mechanism_of(signature, graph, facts) if graph is not None else None
+    def of(
+        signature: Signature, graph: Graph | None, facts: Analysis | None, known: Sequence[KnownIssue], provenance: dict[str, Any], run: RunSpec | None = None
+    ) -> GroupKey:
+        """The key of a finding: its signature, its program (None: not at hand), its facts, the known issues to match,
+        and how its case ran (None: not at hand)."""
+        mechanism = mechanism_of(signature, graph, facts, run) if graph is not None else None
         issue = match_known(known, signature, provenance, mechanism.name if mechanism is not None else "", culprit_cone_ops(graph, facts))
         if issue is not None:
             return GroupKey(("known", issue.id, signature.target), signature, issue, mechanism)
-        if mechanism is not None:
+        if mechanism is not None and mechanism.groups:
             return GroupKey(("mechanism", mechanism.name, signature.target), signature, None, mechanism)
         return GroupKey(signature.group_key(), signature)
 
@@ -64,7 +68,9 @@ class GroupKey:
             message = signature.fingerprint if len(signature.fingerprint) <= TITLE_MESSAGE else signature.fingerprint[: TITLE_MESSAGE - 3] + "..."
             if signature.symptom in (Verdict.MISMATCH.value, Verdict.METADATA.value):  # its message names each op and what differs
                 return f"{signature.where} | {signature.symptom} | {message}"
-            return f"{signature.where} | {signature.symptom} | {ops} | {message}"
+            # a refusal is the target's whatever mode or options it was drawn in: named by the target alone
+            where = signature.target if signature.symptom == Verdict.UNSUPPORTED.value else signature.where
+            return f"{where} | {signature.symptom} | {ops} | {message}"
         return signature.text()
 
 

@@ -47,7 +47,7 @@ class KnownIssue:
     # earlier op's forward inherits that op's error, where the finding names the culprit's backward
     upstream_ops: tuple[str, ...] = ()
     dtypes: tuple[str, ...] = ()
-    mechanisms: tuple[str, ...] = ()  # a mechanism group's name (numfuzz.judge.signature.MECHANISMS), whatever its culprit op
+    mechanisms: tuple[str, ...] = ()  # a mechanism's name (numfuzz.judge.mechanism), whatever its culprit op or message
     torch: str = ""
     thunder: str = ""
     device: str = ""

@@ -6,8 +6,9 @@ stored it where today's code can derive it again from the stored data:
 
 * the verdict is today's rules' (`judge.rules.final_verdict`) on the stored oracle verdict and facts;
 * a fact a rule reads that an older numfuzz did not record but that the stored data gives is
-  measured again here (the bits an unlocated gradient loses, from the stored output errors; whether a
-  culprit's narrow inputs are the program's own values, from the program);
+  measured again here (the bits an unlocated gradient loses and a gradient's largest absolute errors,
+  from the stored output errors; whether a culprit's narrow inputs are the program's own values, from
+  the program);
 * a mismatch's words are today's (`judge.execute.mismatch_words`), from the types and shapes the
   old words listed;
 * the signature is today's `signature_of` on that outcome, named by the ops a minimised case keeps,
@@ -30,6 +31,7 @@ from numfuzz.judge.bounds import Bounds
 from numfuzz.judge.evidence import inputs_made_narrow
 from numfuzz.judge.execute import Described, Outcome, mismatch_words, short_dtype
 from numfuzz.judge.facts import RULES_VERSION
+from numfuzz.judge.gradient_analysis import gradient_max_abs
 from numfuzz.judge.oracle import bits_lost
 from numfuzz.judge.rules import FUSED_BACKWARD_LOCATED, final_verdict
 from numfuzz.judge.signature import Signature, mode_label, signature_of
@@ -114,6 +116,8 @@ def _measure_again(graph: Graph, outcome: Outcome) -> None:
     unlocated_gradient = facts.gradient_of is not None and culprit is not None and culprit.located.startswith(FUSED_BACKWARD_LOCATED)
     if unlocated_gradient and facts.fused_backward_bits is None and outcome.oracle is Verdict.LESS_ACCURATE:
         facts.fused_backward_bits = next((bits_lost(o) for o in outcome.outputs if o.index == facts.output), None)
+    if facts.gradient_of is not None and facts.gradient_max_abs is None:
+        facts.gradient_max_abs = gradient_max_abs(outcome.outputs, facts.output)
     record = facts.rounding_error
     value_record = record is not None and not record.backward and not record.suffix and not record.error and not record.unrounded_inputs
     if value_record and culprit is not None and 0 <= culprit.node < len(graph.nodes) and inputs_made_narrow(graph, culprit.node):

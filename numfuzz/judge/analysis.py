@@ -20,12 +20,15 @@ from numfuzz.judge.bounds import Bounds
 from numfuzz.judge.cause import kept_whatever_the_bound
 from numfuzz.judge.cause_tests import Stage, decided_facts, diagnose, first_holding
 from numfuzz.judge.causes import Diagnosis
+from numfuzz.judge.domain_edge import domain_edge_evidence
 from numfuzz.judge.evidence import Evidence
 from numfuzz.judge.execute import Outcome
 from numfuzz.judge.facts import Analysis
 from numfuzz.judge.localize import Probe, flagged_index, locate_by_cutting, locate_culprit, probe_reproduces, run_probe, single_op_culprit
 from numfuzz.judge.nonfinite_rest import nonfinite_rest_evidence
+from numfuzz.judge.overflow_boundary import overflow_boundary_evidence
 from numfuzz.judge.reduction_order import reorder_evidence
+from numfuzz.judge.refusing_op import refusing_op
 from numfuzz.judge.rounding_error import measure
 from numfuzz.judge.rounding_record import RoundingRecord
 from numfuzz.judge.rules import apply_rules
@@ -48,8 +51,12 @@ def analyse(
 
     The stages run in the order of `cause_tests.Stage`: a stale scalar of the second call, a position
     finding, a finding in an input's gradient (with gradients, `upstream`: each sample's upstream
-    gradients) each decide the facts; a value finding is located and diagnosed. Other outcomes pass through.
+    gradients) each decide the facts; a value finding is located and diagnosed. A refusal gets the op
+    that draws it (`judge.refusing_op`). Other outcomes pass through.
     """
+    if outcome.oracle is Verdict.UNSUPPORTED:  # a refusal: only which op draws it (one compile per node tried)
+        outcome.analysis = refusing_op(graph, samples, target, device, outcome)
+        return outcome
     output = flagged_index(outcome)
     ev = Evidence(graph, samples, target, device, outcome, 0 if output is None else output, upstream=upstream)
     facts = decided_facts(ev, bounds)
@@ -96,6 +103,8 @@ def _value_facts(ev: Evidence, bounds: Bounds) -> Analysis:
         if facts.rounding_error is not None and not kept_whatever_the_bound(diagnosis.cause, narrow=False):
             facts.nonfinite_rest = nonfinite_rest_evidence(ev)
         facts.reordered = reorder_evidence(ev)
+        facts.overflows_too = overflow_boundary_evidence(ev)
+        facts.domain_edge = domain_edge_evidence(ev)
     return facts
 
 

@@ -13,7 +13,8 @@ runs the stages in the order of `Stage`, and within a stage the steps in the ord
 * gradient         -- backward: the op whose backward a gradient finding starts at (`judge.gradient_analysis`).
 * before locating  -- cast_dropped on the flagged output (float64 only): exposing values could undo the elision it sees.
 * locating         -- ill_conditioned: the probe shows no op worse where the difference starts (the verdict `amplified`).
-* after locating   -- at the culprit, in order: cast_dropped at a located cast, strided_input,
+* after locating   -- at the culprit, in order: cast_dropped at a located cast, cast_dropped upstream of the
+                      culprit (its probed value against the program up to it with a cast as a no-op), strided_input,
                       emulated_rounding, nonfinite_intermediate, low_precision, cancellation,
                       kernel_accuracy (`judge.causes` says each one's claim); unexplained when none holds.
 
@@ -48,7 +49,7 @@ from numfuzz.judge.causes import (
     Diagnosis,
     cancellation,
     cast_dropped,
-    cast_dropped_at_cut,
+    cast_dropped_located,
     emulated_rounding,
     ill_conditioned,
     kernel_accuracy,
@@ -120,7 +121,12 @@ CAUSE_TESTS = (
         CAST_DROPPED,
         (
             Step(Stage.BEFORE_LOCATING, "float64 only: the program with each narrowing cast taken as a no-op", cast_dropped),
-            Step(Stage.AFTER_LOCATING, "none", cast_dropped_at_cut, needs_culprit=True),
+            Step(
+                Stage.AFTER_LOCATING,
+                "float64 only: where cutting located a narrowing cast, none; else the program up to the culprit with each narrowing cast taken as a no-op",
+                cast_dropped_located,
+                needs_culprit=True,
+            ),
         ),
     ),
     _one(ILL_CONDITIONED, Stage.LOCATING, "none: the probe that locates", ill_conditioned),

@@ -57,7 +57,7 @@ from numfuzz.judge.oracle import OutputErrors, compare_output, noise_floor, ulp_
 from numfuzz.judge.sweep import SweepFailed, SweepPoint, sweep
 from numfuzz.program.autocast import region, rounded_args
 from numfuzz.program.dtypes import check_dtype
-from numfuzz.program.graph_edit import cone
+from numfuzz.program.graph_edit import cone, with_outputs
 from numfuzz.program.ir import Graph, Node
 from numfuzz.program.lowering import compile_source, lower
 from numfuzz.program.ops import infer_specs, lookup
@@ -128,17 +128,62 @@ def _reference_without(graph: Graph, samples: list[list[torch.Tensor]], casts: f
 
 
 def cast_dropped(ev: Evidence) -> Diagnosis | None:
-    casts = narrowing_casts(ev.graph, ev.graph.outputs[ev.output])
+    """Before locating: the flagged output agrees with the program with a narrowing cast taken as a no-op."""
     runs = ev.outcome.runs
-    if not casts or runs is None:
+    if runs is None:
         return None
-    fmt = check_dtype(infer_specs(ev.graph)[ev.graph.outputs[ev.output]].dtype)
-    ref, eager, got = runs.flat("reference", ev.output), runs.flat("eager", ev.output), runs.flat("target", ev.output)
+    value = ev.graph.outputs[ev.output]
+    seen = Seen(runs.flat("reference", ev.output), runs.flat("eager", ev.output), runs.flat("target", ev.output))
+    return _dropped_at(ev.graph, ev.samples, value, ev.output, seen)
+
+
+def cast_dropped_located(ev: Evidence) -> Diagnosis | None:
+    """After locating: the culprit is a narrowing cast that cutting located, or a cast upstream of it was dropped."""
+    return cast_dropped_at_cut(ev) or cast_dropped_upstream(ev)
+
+
+def cast_dropped_upstream(ev: Evidence) -> Diagnosis | None:
+    """After locating: the culprit's value, as the probe saw it, agrees with the program up to the culprit with a narrowing
+    cast upstream taken as a no-op. Judged at the culprit, near the cast, so that what follows (a tan near its pole, an
+    exp, a division) cannot hide the dropped cast by amplifying the rest of its rounding, as it can at the output."""
+    c = ev.culprit
+    if c is None or ev.suffix is not None or ev.probe is None:
+        return None
+    value = len(ev.graph.inputs) + c.node
+    _, target = ev.side("target")
+    _, eager = ev.side("eager")
+    prefix = with_outputs(ev.graph, [value])
+    reference = _reference_without(prefix, ev.samples, frozenset(), 0)
+    seen = Seen(reference, np.concatenate([_flat(v) for v in eager]), np.concatenate([_flat(v) for v in target]))
+    return _dropped_at(prefix, ev.samples, value, 0, seen)
+
+
+@dataclass(frozen=True)
+class Seen:
+    """A value's reference, eager's and the target's, flat over the samples."""
+
+    reference: np.ndarray
+    eager: np.ndarray
+    target: np.ndarray
+
+
+def _flat(x: torch.Tensor) -> np.ndarray:
+    return x.detach().to("cpu", torch.float64).reshape(-1).numpy()
+
+
+def _dropped_at(graph: Graph, samples: list[list[torch.Tensor]], value: int, output: int, seen: Seen) -> Diagnosis | None:
+    """A cast in `value`'s cone the target did not round at: against the program (output `output` of `graph` is `value`)
+    with that cast taken as a no-op, the target is as accurate as eager is against the program as written."""
+    casts = narrowing_casts(graph, value)
+    if not casts:
+        return None
+    fmt = check_dtype(infer_specs(graph)[value].dtype)
+    ref, eager, got = seen.reference, seen.eager, seen.target
     keep = np.isfinite(ref) & (np.abs(ref) <= fmt.max_value)
     e_err, t_err = ulp_error(eager[keep], ref[keep], fmt), ulp_error(got[keep], ref[keep], fmt)
     as_written = float(np.max(t_err, initial=0.0))
     for subset in [frozenset([k]) for k in casts] + ([frozenset(casts)] if len(casts) > 1 else []):
-        without = _reference_without(ev.graph, ev.samples, subset, ev.output)[keep]
+        without = _reference_without(graph, samples, subset, output)[keep]
         t_without = ulp_error(got[keep], without, fmt)
         # where the program without the cast overflows the output's format, storing it there gives the infinity the target gave
         stored_inf = (np.abs(without) > fmt.max_value) & np.isinf(got[keep]) & (np.sign(got[keep]) == np.sign(without))
@@ -149,16 +194,17 @@ def cast_dropped(ev: Evidence) -> Diagnosis | None:
         as_eager = explained <= OUTPUT_ROUNDING or not worse_than(t_without, e_err, noise_floor(fmt))
         if as_eager and explained <= as_written / 2:
             k = min(subset)
-            dropped = ", ".join(f"`{op_line(ev.graph, j)}`" + _what_rounds(ev.graph.nodes[j]) for j in sorted(subset))
+            dropped = ", ".join(f"`{op_line(graph, j)}`" + _what_rounds(graph.nodes[j]) for j in sorted(subset))
+            at = f" at `{op_line(graph, value - len(graph.inputs))}`" if value >= len(graph.inputs) else ""
             return Diagnosis(
                 CAST_DROPPED.name,
                 [
-                    f"with {dropped} taken as a no-op the target's max error is {explained:.3g} ULP; "
+                    f"with {dropped} taken as a no-op the target's max error{at} is {explained:.3g} ULP; "
                     f"against the program as written it is {as_written:.3g} ULP (eager: {float(np.max(e_err, initial=0.0)):.3g})"
                 ],
                 k,
                 "cast",
-                ev.graph.nodes[k].attr("dtype") or region(ev.graph.nodes[k]),
+                graph.nodes[k].attr("dtype") or region(graph.nodes[k]),
             )
     return None
 

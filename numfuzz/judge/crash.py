@@ -6,6 +6,8 @@ exception's class and the words and names of its message. Taken out: a Thunder t
 (`# t9: "cpu f32[81]"`), quoted and bracketed shapes, addresses, paths with line numbers,
 numbered temporaries (`t12`, `buf3`, `tmp7`, `x0`, `primals_2`) and other numbers.
 
+A C++ compile error keeps its first diagnostic, the names it quotes taken out.
+
 A metadata finding (`numfuzz.judge.metadata`) has one fingerprint per difference it lists: the op
 and what differs, without the output's place or the strides' values and rank (`exp: strides (#)
 where eager gives (#)`), so a transposed output of `exp` is one finding at any size and rank.
@@ -17,9 +19,11 @@ from __future__ import annotations
 import re
 
 MAX_LENGTH = 160
+# A C++ compile error's first diagnostic (`execute.one_line` adds it where Inductor compiled in-process, as workers do)
+# says what is wrong; the names it quotes are the kernel's own (`at_BFloat16_tmp_acc0_vec`): the kind is kept, not them.
+CPP_ERROR = "C++ compile error:"
+_QUOTED = re.compile(r"[\u2018'`][^\u2019'`]*[\u2019'`]")
 _RULES = (
-    # a C++ compile error's diagnostic is in its detail when Inductor compiled in-process, not from its worker pool: not keyed on
-    (re.compile(r"(C\+\+ compile error):.*$"), r"\1"),
     (re.compile(r"\s+#\s.*$"), ""),  # a trace line's trailing comment: shapes and devices of the temporaries
     (re.compile(r"0x[0-9a-fA-F]+"), "0x#"),
     (re.compile(r"(/[\w.+-]+)+\.py(:\d+)?"), "FILE"),
@@ -54,6 +58,9 @@ def metadata_kind(fingerprint: str) -> str:
 def crash_fingerprint(detail: str) -> str:
     """The normalised first line of a crash's detail (`prepare raised` dropped); "" where there is none."""
     line = detail.removeprefix("prepare raised ").strip().splitlines()[0] if detail.strip() else ""
+    if CPP_ERROR in line:
+        head, _, diagnostic = line.partition(CPP_ERROR)
+        line = head + CPP_ERROR + _QUOTED.sub("'#'", diagnostic)
     for pattern, replacement in _RULES:
         line = pattern.sub(replacement, line)
     return line.strip()[:MAX_LENGTH]

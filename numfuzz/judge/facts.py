@@ -27,7 +27,8 @@ VERSION = 2
 # judged it (`Outcome.rules_version`; 0: written before numfuzz said); where it is older than a rule's `since`, an absent
 # fact may be one that was not measured then, and the rule says what it lacks (`judge.rules.undecided`). A rule that
 # comes to read a new fact, or one measured anew, raises it and sets its own `since` to it.
-RULES_VERSION = 1
+# 2: a gradient's largest absolute errors, an overflow eager makes too, a domain's edge, the condition at the culprit
+RULES_VERSION = 2
 
 
 @dataclass(frozen=True)
@@ -105,6 +106,12 @@ class Analysis:
     partings: list[Parting] | None = None  # a position-dependent outcome: where its positions part
     # a gradient finding where no op's backward alone is less accurate on the target: the bits its gradient loses
     fused_backward_bits: float | None = None
+    # a gradient finding: the largest absolute error of the flagged gradient, the target's and eager's
+    gradient_max_abs: tuple[float, float] | None = None
+    # evidence: a non-finite value where eager's same output overflows too, the target's only where eager's is near the overflow
+    overflows_too: str | None = None
+    # evidence: a non-finite value the culprit op gives exactly at inputs within their rounding: the edge of its domain
+    domain_edge: str | None = None
 
     @property
     def ill_conditioned(self) -> bool:
@@ -123,9 +130,11 @@ class Analysis:
         data["culprit"] = self.culprit.to_json() if self.culprit is not None else None
         if self.rounding_error is not None:
             data["rounding_error"] = self.rounding_error.to_json()
-        for name in ("gradient_of", "nonfinite_rest", "reordered", "fused_backward_bits"):
+        for name in ("gradient_of", "nonfinite_rest", "reordered", "fused_backward_bits", "overflows_too", "domain_edge"):
             if getattr(self, name) is not None:
                 data[name] = getattr(self, name)
+        if self.gradient_max_abs is not None:
+            data["gradient_max_abs"] = [json_number(x) for x in self.gradient_max_abs]
         if self.partings is not None:
             data["partings"] = [p.to_json() for p in self.partings]
         return data
@@ -154,12 +163,19 @@ class Analysis:
                 reordered=_text(data.get("reordered")),
                 partings=[Parting.from_json(p) for p in partings] if isinstance(partings, list) else None,
                 fused_backward_bits=float(data["fused_backward_bits"]) if data.get("fused_backward_bits") is not None else None,
+                gradient_max_abs=_pair(data.get("gradient_max_abs")),
+                overflows_too=_text(data.get("overflows_too")),
+                domain_edge=_text(data.get("domain_edge")),
             )
         except (KeyError, TypeError, ValueError) as exc:
             raise ValueError(f"unreadable analysis: {exc}") from None
         if int(data.get("version", 1)) < 2:
             _upgrade(found)
         return found
+
+
+def _pair(value: object) -> tuple[float, float] | None:
+    return (float(value[0]), float(value[1])) if isinstance(value, list) and len(value) == 2 else None
 
 
 def _text(value: object) -> str | None:

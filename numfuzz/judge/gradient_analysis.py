@@ -134,7 +134,14 @@ def analyse_gradient(
     facts.reordered = reordered
     if cut is None and outcome.oracle is Verdict.LESS_ACCURATE:  # no op's backward alone is worse: how much the whole one loses
         facts.fused_backward_bits = next((gradient_bits_lost(o) for o in outcome.outputs if o.index == flagged), None)
+    facts.gradient_max_abs = gradient_max_abs(outcome.outputs, flagged)
     return facts
+
+
+def gradient_max_abs(outputs: list, flagged: int) -> tuple[float, float] | None:
+    """The flagged gradient's largest absolute errors, the target's and eager's, from its judged errors (stored ones too)."""
+    errors = next((o for o in outputs if o.index == flagged and o.elements), None)
+    return (float(errors.target_max_abs), float(errors.eager_max_abs)) if errors is not None else None
 
 
 def backward(ev: Evidence, bounds: Bounds) -> Analysis | None:

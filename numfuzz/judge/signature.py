@@ -21,7 +21,7 @@ Findings are grouped by root cause (`group_key`): an accuracy finding by target,
 whatever its symptom and dtype (a cancellation that makes a later pow infinite is that
 cancellation; the same formula cancels in bf16 and in fp32); every dropped cast on a target in
 one group, whatever op consumes the cast. A finding that shows a known *mechanism*
-(`MECHANISMS`, `mechanism_of`) is filed under it whatever its culprit op: the `softmax(pow)`
+(`judge.mechanism`) is filed under it whatever its culprit op: the `softmax(pow)`
 class is located at `pow`, `pow_scalar`, `expm1` or at the softmax itself, depending on what the
 compiler fuses, yet it is one bug. `numfuzz.corpus.grouping` puts a known upstream issue first.
 
@@ -38,16 +38,15 @@ import math
 import re
 from dataclasses import dataclass, replace
 
-from numfuzz.judge.cause import BACKWARD, NONFINITE_INTERMEDIATE, UNEXPLAINED, current_name, root_title
+from numfuzz.judge.cause import BACKWARD, current_name, root_title
 from numfuzz.judge.crash import crash_fingerprint, metadata_fingerprints, metadata_kind
 from numfuzz.judge.execute import AT_TEXT, Outcome, flagged_output
-from numfuzz.judge.facts import Analysis
 from numfuzz.judge.oracle import bits_lost, gradient_bits_lost
-from numfuzz.judge.verdicts import ACCURACY_SYMPTOMS, Verdict
+from numfuzz.judge.verdicts import Verdict
 from numfuzz.program.autocast import region_label
 from numfuzz.program.graph_edit import cone
 from numfuzz.program.ir import Graph
-from numfuzz.program.ops import OPS, infer_specs
+from numfuzz.program.ops import infer_specs
 from numfuzz.run_spec import RunSpec
 
 _LEADING_NAME = re.compile(r"^([A-Za-z_][A-Za-z0-9_.]*):")  # "TypeError: ..." as execute reports a crash
@@ -117,6 +116,8 @@ def signature_of(target: str, outcome: Outcome, run: RunSpec | None = None, grap
     where = {"mode": mode_label(run, graph), "at": outcome.at}
     if outcome.verdict.is_accuracy and facts is not None and facts.op:
         return Signature(target, symptom_of(outcome), (facts.op,), facts.dtype, facts.cause, **where)
+    if outcome.verdict.is_refusal and facts is not None and facts.op:  # named by the op that draws it alone (`judge.refusing_op`)
+        return Signature(target, symptom_of(outcome), (facts.op,), facts.dtype, fingerprint=fingerprints_of(outcome)[0], **where)
     if outcome.verdict.is_finding and not outcome.verdict.is_accuracy and not outcome.verdict.kills_process:
         return Signature(target, symptom_of(outcome), fingerprint=fingerprints_of(outcome)[0], **where)
     return Signature(target, symptom_of(outcome), **where)
@@ -192,57 +193,3 @@ def same_finding(signature: Signature, graph: Graph, outcome: Outcome) -> bool:
             if graph.nodes[k].op in signature.ops and specs[n_in + k].dtype == signature.dtype:
                 return True
     return False
-
-
-@dataclass(frozen=True)
-class Mechanism:
-    """A known way for compiled code to fail, recognised from the program and the analysis rather than from one op."""
-
-    name: str
-    title: str
-    reductions: tuple[str, ...]  # ops that reduce a row and recompute its elements
-    causes: tuple[str, ...]  # the cause classes its findings get
-
-
-MECHANISMS = (
-    # Inductor's fused softmax takes the row max from values computed one way (scalar std::pow,
-    # unrounded fp32) and the elements from another (vectorised pow, bf16-rounded): where they
-    # differ by an ULP of a huge value, x - max(x) > 0 and exp overflows, or a row becomes 0. A fused
-    # layer_norm/group_norm recomputes its input in its statistics loop (vectorised, Sleef) and in
-    # another (scalar std::acosh, std::sin): x - mean(x) is not 0 where it is exactly 0 in eager.
-    Mechanism(
-        "reduction-recompute",
-        "reduction and its recomputed input disagree",
-        tuple(name for name, spec in OPS.items() if spec.recomputes_input),
-        (NONFINITE_INTERMEDIATE.name, UNEXPLAINED.name),
-    ),
-)
-_UNCERTAIN_LOCATION = ("cutting", "fallback")  # where exposing values changed what the compiler fused
-
-
-def mechanism_of(signature: Signature, graph: Graph, facts: Analysis | None) -> Mechanism | None:
-    """The mechanism a finding shows: its culprit is the reduction, or an op whose fused program from
-    there into such a reduction fails while the op's own value, exposed, does not."""
-    if signature.symptom not in ACCURACY_SYMPTOMS or facts is None:
-        return None
-    for mechanism in MECHANISMS:
-        if signature.cause not in mechanism.causes or not signature.ops:
-            continue
-        if set(signature.ops) & set(mechanism.reductions):
-            return mechanism
-        if facts.culprit is None:
-            continue
-        node, located = facts.culprit.node, facts.culprit.located
-        if not located.startswith(_UNCERTAIN_LOCATION) or not 0 <= node < len(graph.nodes):
-            continue
-        n_in = len(graph.inputs)
-        downstream = {k for out in graph.outputs for k in cone(graph, out) if k > node and n_in + node in _inputs_of(graph, k)}
-        if any(graph.nodes[k].op in mechanism.reductions for k in downstream):
-            return mechanism
-    return None
-
-
-def _inputs_of(graph: Graph, k: int) -> set[int]:
-    """The values node k depends on, transitively."""
-    n_in = len(graph.inputs)
-    return {n_in + j for j in cone(graph, n_in + k) if j != k} | {a for a in graph.nodes[k].args if a < n_in}

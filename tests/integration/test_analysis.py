@@ -136,3 +136,28 @@ def test_autocasts_own_cast_dropped_is_cast_elision():
     assert "autocast casts taken as a no-op" in outcome.analysis.evidence[0]
     signature = signature_of("inductor", outcome, case.run, graph)
     assert match_known(load_known(), signature, {"device": "cpu", "torch": torch.__version__}).id == "inductor-cast-elision"
+
+
+def test_a_dropped_cast_is_named_whatever_amplifies_it_after():
+    """The quick start's `x1 * x0.to(fp16)` then `tan`: Inductor drops the fp32 input's cast, the product keeps its fp32
+    bits, and tan near its pole makes that inf. At the output no cast explains an inf; at the mul, the located culprit,
+    the probed value is the product of the uncast input, one rounding away: the dropped cast, not `low_precision`."""
+    import math
+
+    from numfuzz.corpus.known import load_known, match_known
+    from numfuzz.judge.signature import signature_of
+    from numfuzz.run_spec import RunSpec
+
+    graph = Graph(
+        (TensorSpec((64,), "fp32"), TensorSpec((64,), "fp16")), (Node.make("cast", [0], dtype="fp16"), Node.make("mul", [1, 2]), Node.make("tan", [3])), (4,)
+    )
+    x0 = (math.pi / 3) * (1 + 1e-5 * torch.randn(64, generator=torch.Generator().manual_seed(0)))
+    case = Case.from_tensors(graph, [[x0, torch.full((64,), 1.5, dtype=torch.float16)]], RunSpec("inductor", "cpu", samples=1))
+    outcome = run_case(case, resolve("inductor"))
+    assert outcome.verdict is Verdict.NONFINITE
+    facts = outcome.analysis
+    assert facts.culprit is not None and facts.culprit.op == "mul", facts
+    assert facts.cause == "cast_dropped" and facts.op == "cast" and facts.dtype == "fp16", facts.evidence
+    signature = signature_of("inductor", outcome, case.run, graph)
+    issue = match_known(load_known(), signature, {"torch": torch.__version__, "device": "cpu"})
+    assert issue is not None and issue.id == "inductor-cast-elision"

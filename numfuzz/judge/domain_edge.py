@@ -1,0 +1,66 @@
+"""Is a non-finite value the edge of its op's domain, reached by an input a fused kernel did not round?
+
+A fused kernel may read a bf16/fp16 value the program made before its rounding (cast elision,
+intended by default). Where the exact value lies on the edge of the next op's domain (acosh at 1,
+sqrt and log at 0) and the unrounded one a hair beyond it, the op gives NaN or inf where eager,
+which rounded first, lands on the edge: `acosh(sinc(14) + 1)` is NaN compiled and 0 eager. The
+test: the culprit op computed exactly on the target's inputs to it, each moved by at most half an ULP
+of its dtype (what its rounding would have moved it), is non-finite at every element only the target
+made non-finite. Only where every float input of the culprit is a narrow value the program made
+(`evidence.inputs_made_narrow`): a given input is read as given. No compile: float64 only.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import torch
+
+from numfuzz.judge.evidence import Evidence
+from numfuzz.judge.oracle import ulp
+from numfuzz.program.dtypes import check_dtype, is_integer
+from numfuzz.program.ops import infer_specs
+
+UNROUNDED_ULP = 0.5  # how far a value's own rounding moves it, in ULPs of its dtype
+MOST_INPUTS = 3  # inputs moved in every combination of directions: 3**3 points
+
+
+def domain_edge_evidence(ev: Evidence) -> str | None:
+    """The evidence where the target's non-finite culprit values are its op's exact values at inputs within their
+    rounding; None otherwise."""
+    c, graph = ev.culprit, ev.graph
+    if c is None or ev.suffix is not None or not ev.inputs_seen() or not ev.inputs_made_narrow():
+        return None
+    specs = infer_specs(graph)
+    args = graph.nodes[c.node].args
+    moving = [i for i, a in enumerate(args) if not is_integer(specs[a].dtype)]
+    if not moving or len(moving) > MOST_INPUTS:
+        return None
+    fn, out = ev.reference_fn(), ev.alone_output()
+    inputs, values = ev.side("target")
+    _, eager = ev.side("eager")
+    made = 0
+    for row, got, kept in zip(inputs, values, eager):
+        only_target = (~torch.isfinite(got) & torch.isfinite(kept)).detach().cpu().reshape(-1).numpy()
+        if not only_target.any():
+            continue
+        reached = np.zeros_like(only_target)
+        x64 = [a.detach().to("cpu", torch.float64) for a in row]
+        steps = [UNROUNDED_ULP * torch.from_numpy(ulp(x64[i].numpy(), check_dtype(specs[args[i]].dtype))) for i in moving]
+        for signs in itertools.product((-1.0, 0.0, 1.0), repeat=len(moving)):
+            moved = list(x64)
+            for i, step, sign in zip(moving, steps, signs):
+                moved[i] = x64[i] + sign * step
+            with torch.no_grad():
+                exact = fn(*moved)[out].expand(got.shape).reshape(-1).numpy()
+            reached |= ~np.isfinite(exact)
+        if not bool(reached[only_target].all()):
+            return None  # an element no input within its rounding makes non-finite: the target's own doing
+        made += int(only_target.sum())
+    if not made:
+        return None
+    return (
+        f"`{c.op}` ({c.dtype}) computed exactly on the target's inputs to it, each within half an ULP of its dtype (a fused kernel "
+        f"may read them before rounding them), is non-finite at all {made} elements the target made non-finite: its domain's edge"
+    )

@@ -1,0 +1,95 @@
+"""The benign named as such, each by a rule of `final_verdict`, on the cases a maintainer would not take as reports.
+
+* `acosh(sinc(x) + 1)` at x = 14 in fp16: the compiled fp32 sinc is 5e-8 off its exact zero, and acosh, whose condition
+  is infinite at 1, turns that into 4.9e-4 (where the worst element is finite), or a NaN (where it falls below 1);
+* an fp16 linear whose outputs overflow in eager too, one more element overflowing compiled;
+* an fp16 attention gradient 504 ULP off at an element near zero, its largest absolute error eager's own.
+A dropped cast stays a finding under each of them.
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+
+from numfuzz.corpus.case import Case
+from numfuzz.judge.bounds import load_bounds
+from numfuzz.judge.evidence import Evidence
+from numfuzz.judge.execute import Outcome, Runs
+from numfuzz.judge.facts import Analysis, Culprit
+from numfuzz.judge.overflow_boundary import overflow_boundary_evidence
+from numfuzz.judge.rounding_record import RoundingRecord
+from numfuzz.judge.rules import final_verdict
+from numfuzz.judge.verdicts import Verdict
+from numfuzz.program.ir import Graph, Node, TensorSpec
+from numfuzz.run_spec import RunSpec
+from numfuzz.runner.case_runner import run_case
+from numfuzz.targets import resolve
+
+BOUNDS = load_bounds([])
+
+
+def _side(forward: float, needed: float, condition: float) -> dict:
+    worst = [{"sample": 0, "element": 4, "value": 4.9e-4, "exact": 0.0, "forward_ulp": forward, "condition": condition, "needed_ulp": needed}]
+    return {"max_forward_ulp": forward, "max_needed_ulp": needed, "max_condition": condition, "front": [[forward, needed]], "worst": worst}
+
+
+def _acosh(condition: float, cause: str = "unexplained") -> Analysis:
+    """The issue's acosh: 2**11 ULP at its output where its exact value is 0, unexplained by any input move."""
+    record = {"op": "acosh", "dtype": "fp16", "device": "cpu", "n": 1, "target": _side(2048.0, "inf", condition), "eager": _side(0.0, 0.0, condition)}
+    culprit = Culprit(2, "acosh", "fp16", "less_accurate", "probe")
+    return Analysis(0, cause, ["..."], "acosh", "fp16", culprit=culprit, rounding_error=RoundingRecord.from_json(record))
+
+
+def test_an_op_at_infinite_condition_amplifies_rather_than_computes_worse():
+    judged = final_verdict(Verdict.LESS_ACCURATE, _acosh("inf"), BOUNDS)
+    assert judged.verdict is Verdict.AMPLIFIED and judged.rule == "ill_conditioned_culprit", judged
+    assert "condition is inf" in judged.why
+    assert final_verdict(Verdict.LESS_ACCURATE, _acosh(2.0**10), BOUNDS).verdict is Verdict.AMPLIFIED  # fp16: all its bits
+    # a well-conditioned op off by as much is a finding
+    assert final_verdict(Verdict.LESS_ACCURATE, _acosh(3.0), BOUNDS).verdict is Verdict.LESS_ACCURATE
+    assert final_verdict(Verdict.LESS_ACCURATE, _acosh(math.inf, cause="cast_dropped"), BOUNDS).verdict is Verdict.LESS_ACCURATE
+
+
+def test_the_same_program_on_inductor_is_no_finding_whichever_way_its_rounding_falls():
+    """Live, on this machine's Inductor: 1 + sinc(14) lands below 1 (acosh NaN: its domain's edge) or above it (acosh at
+    infinite condition); eager's fp16 sinc is exactly 0 either way."""
+    graph = Graph((TensorSpec((64,), "fp16"),), (Node.make("sinc", [0]), Node.make("add_scalar", [1], value=1.0), Node.make("acosh", [2])), (3,))
+    case = Case.from_tensors(graph, [[torch.arange(1, 65, dtype=torch.float16)]], RunSpec("inductor", "cpu", samples=1))
+    outcome = run_case(case, resolve("inductor"))
+    assert not outcome.verdict.is_finding and outcome.rule in ("domain_edge", "ill_conditioned_culprit", ""), (outcome.verdict, outcome.detail)
+
+
+def _linear_runs(eager: list[float], target: list[float]) -> Evidence:
+    graph = Graph((TensorSpec((4,), "fp16"),), (Node.make("relu", [0]),), (1,))
+    runs = Runs([(torch.tensor(eager, dtype=torch.float16),)], [(torch.zeros(4, dtype=torch.float64),)], [(torch.tensor(target, dtype=torch.float16),)])
+    ev = Evidence(graph, [[torch.zeros(4, dtype=torch.float16)]], resolve("eager"), "cpu", Outcome(Verdict.NONFINITE, runs=runs), 0)
+    ev.culprit = Culprit(0, "relu", "fp16", "nonfinite", "single op")
+    return ev
+
+
+def test_a_non_finite_value_that_eager_overflows_beside_is_the_programs_overflow():
+    inf = math.inf
+    moved = overflow_boundary_evidence(_linear_runs([inf, 65000.0, 3.0, -inf], [inf, inf, 3.0, -inf]))
+    assert moved is not None and "overflows too (2 non-finite elements)" in moved
+    assert overflow_boundary_evidence(_linear_runs([inf, 65000.0, 3.0, -inf], [inf, inf, inf, -inf])) is None  # 3.0 is far from it
+    assert overflow_boundary_evidence(_linear_runs([1.0, 65000.0, 3.0, 2.0], [1.0, inf, 3.0, 2.0])) is None  # eager never overflows
+    facts = Analysis(0, "nonfinite_intermediate", ["..."], "linear", "fp16", culprit=Culprit(2, "linear", "fp16", "nonfinite", "probe"))
+    assert final_verdict(Verdict.NONFINITE, facts, BOUNDS).verdict is Verdict.NONFINITE
+    facts.overflows_too = moved
+    judged = final_verdict(Verdict.NONFINITE, facts, BOUNDS)
+    assert judged.verdict is Verdict.EAGER_UNSTABLE and judged.rule == "overflows_too"
+    facts.cause = "cast_dropped"  # a dropped cast that moves the overflow is still the dropped cast
+    assert final_verdict(Verdict.NONFINITE, facts, BOUNDS).verdict is Verdict.NONFINITE
+
+
+def test_a_gradient_worse_in_ulps_only_near_zero_with_eagers_absolute_error_is_rounding():
+    culprit = Culprit(0, "sdpa", "fp16", "less_accurate", "cutting the backward")
+    facts = Analysis(3, "backward", ["..."], "sdpa", "fp16", culprit=culprit, gradient_of=0, gradient_max_abs=(0.00244, 0.00244))
+    judged = final_verdict(Verdict.LESS_ACCURATE, facts, BOUNDS)
+    assert judged.verdict is Verdict.WITHIN_ROUNDING and judged.rule == "gradient_abs_no_worse", judged
+    facts.gradient_max_abs = (0.0098, 0.00244)  # four times eager's absolute error: a finding
+    assert final_verdict(Verdict.LESS_ACCURATE, facts, BOUNDS).verdict is Verdict.LESS_ACCURATE
+    facts.gradient_max_abs = (1e-9, 0.0)  # eager exact: the target's error is its own
+    assert final_verdict(Verdict.LESS_ACCURATE, facts, BOUNDS).verdict is Verdict.LESS_ACCURATE
