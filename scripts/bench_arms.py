@@ -35,8 +35,9 @@ def read_stats(path: Path) -> dict[str, str]:
 
 
 def groups(corpus: Path) -> dict:
-    """New, known and benign groups, as this tree's `numfuzz corpus --all --json` lists them (whichever tree ran the arm)."""
-    command = [sys.executable, "-m", "numfuzz", "corpus", str(corpus), "--all", "--json"]
+    """New, known, unsupported and benign groups, as this tree's `numfuzz corpus --all --json` lists them from what the arms
+    stored (whichever tree ran the arm; nothing runs again, nothing is confirmed)."""
+    command = [sys.executable, "-m", "numfuzz", "corpus", str(corpus), "--all", "--json", "--no-measure", "--no-confirm"]
     done = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)})
     if done.returncode not in (0, 1):
         raise RuntimeError(f"numfuzz corpus failed: {done.stderr.strip().splitlines()[-1:]}")
@@ -46,18 +47,20 @@ def groups(corpus: Path) -> dict:
     real = [g for g in listed if not g.get("benign")]
     return {
         "groups": len(real),
-        "new": sum(g.get("known") is None for g in real),
+        "new": sum(g.get("known") is None and not g.get("unsupported") for g in real),
         "known": sum(g.get("known") is not None for g in real),
+        "unsupported": sum(bool(g.get("unsupported")) for g in real),
         "benign": len(benign),
         "titles": sorted(str(g.get("group", "")) for g in real),
     }
 
 
-def start(arm: Arm, common: list[str], work: Path) -> None:
-    """Start `arm` in the background: `numfuzz fuzz` with `common` and its own options, corpus and Inductor cache."""
+def start(arm: Arm, common: list[str], work: Path, minimize: bool = False) -> None:
+    """Start `arm` in the background: `numfuzz fuzz` with `common` and its own options, corpus and Inductor cache; with
+    `minimize`, each arm minimises as its own tree's campaign does (their schedules are then part of what is compared)."""
     arm.corpus, cache = work / f"corpus-{arm.label}", work / f"inductor-{arm.label}"
     cache.mkdir(parents=True)
-    command = [sys.executable, "-m", "numfuzz", "fuzz", *common, "--corpus", str(arm.corpus), "--no-minimize", *arm.args]
+    command = [sys.executable, "-m", "numfuzz", "fuzz", *common, "--corpus", str(arm.corpus), *([] if minimize else ["--no-minimize"]), *arm.args]
     env = {**os.environ, "TORCHINDUCTOR_CACHE_DIR": str(cache), "PYTHONPATH": str(arm.tree)}
     log = (work / f"log-{arm.label}.txt").open("w")
     arm.process = subprocess.Popen(command, cwd=arm.tree, env=env, stdout=log, stderr=subprocess.STDOUT)
