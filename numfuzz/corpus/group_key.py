@@ -66,7 +66,7 @@ class GroupKey:
             return f"{signature.where} | {'+'.join(signature.ops) or '?'} | {dtypes} | {signature.cause}"
         if signature.fingerprint:  # a crash: named by the ops its minimised members keep, and its message
             message = signature.fingerprint if len(signature.fingerprint) <= TITLE_MESSAGE else signature.fingerprint[: TITLE_MESSAGE - 3] + "..."
-            if signature.symptom in (Verdict.MISMATCH.value, Verdict.METADATA.value):  # its message names each op and what differs
+            if signature.symptom in (Verdict.MISMATCH.value, Verdict.METADATA.value, Verdict.EXACT_MISMATCH.value):  # its message names each op and what differs
                 return f"{signature.where} | {signature.symptom} | {message}"
             # a refusal is the target's whatever mode or options it was drawn in: named by the target alone
             where = signature.target if signature.symptom == Verdict.UNSUPPORTED.value else signature.where

@@ -50,6 +50,7 @@ from numfuzz.judge.cause import (
     UNEXPLAINED,
 )
 from numfuzz.judge.chunks import Flat
+from numfuzz.judge.compiled import as_reference, laid_out
 from numfuzz.judge.emulated_casts import without_option_evidence
 from numfuzz.judge.evidence import Evidence, op_line
 from numfuzz.judge.execute import evaluate
@@ -123,7 +124,7 @@ def _what_rounds(node: Node) -> str:
 def _reference_without(graph: Graph, samples: list[list[torch.Tensor]], casts: frozenset[int], output: int) -> np.ndarray:
     fn = compile_source(lower(graph, reference=True, exact_casts=casts))
     with torch.no_grad():
-        runs = [fn(*[x.to("cpu", torch.float64) for x in sample])[output].reshape(-1).numpy() for sample in samples]
+        runs = [fn(*laid_out(as_reference(sample), graph.inputs))[output].reshape(-1).numpy() for sample in samples]
     return np.concatenate(runs)
 
 

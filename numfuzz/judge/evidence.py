@@ -15,6 +15,7 @@ import numpy as np
 import torch
 
 from numfuzz.judge.bounds import FP32_MANTISSA
+from numfuzz.judge.compiled import as_reference
 from numfuzz.judge.execute import Outcome
 from numfuzz.judge.facts import Culprit
 from numfuzz.judge.localize import Probe, Suffix
@@ -73,7 +74,7 @@ class Evidence:
         if key not in self._cache:
             fn, out = self.reference_fn(), self.alone_output()
             with torch.no_grad():
-                self._cache[key] = [fn(*[a.to("cpu", torch.float64) for a in args])[out].reshape(-1).numpy() for args in self.side(who)[0]]
+                self._cache[key] = [fn(*as_reference(args))[out].reshape(-1).numpy() for args in self.side(who)[0]]
         return self._cache[key]
 
     def _side(self, who: str) -> tuple[list[list[torch.Tensor]], list[torch.Tensor]]:

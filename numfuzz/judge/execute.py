@@ -15,6 +15,7 @@ import torch
 
 from numfuzz.judge.chunks import Flat
 from numfuzz.judge.compiled import CompiledProgram, flat64
+from numfuzz.judge.exact_outputs import exact_words
 from numfuzz.judge.facts import RULES_VERSION, Analysis
 from numfuzz.judge.metadata import keeps_output_strides, metadata_differences
 from numfuzz.judge.oracle import OutputErrors, bits_lost, combine, compare_output
@@ -173,8 +174,14 @@ def raised(exc: BaseException, verdict: Verdict, target: object, prefix: str = "
 
 
 def _same_bits(a: tuple, b: tuple) -> bool:
-    return all(torch.equal(torch.nan_to_num(x, nan=0.0), torch.nan_to_num(y, nan=0.0)) and
-               bool((x.isnan() == y.isnan()).all()) for x, y in zip(a, b))  # fmt: skip
+    """The same values, NaN where NaN (an integer or bool output: equal)."""
+    return all(_same_values(x, y) for x, y in zip(a, b))
+
+
+def _same_values(x: torch.Tensor, y: torch.Tensor) -> bool:
+    if not x.is_floating_point():
+        return bool(torch.equal(x, y))
+    return bool(torch.equal(torch.nan_to_num(x, nan=0.0), torch.nan_to_num(y, nan=0.0)) and (x.isnan() == y.isnan()).all())
 
 
 def judge(
@@ -270,6 +277,9 @@ def eager_and_reference(
     for spec, out in zip(program.out_specs, eager_runs[0]):
         if out.dtype != torch_dtype(spec.dtype) or tuple(out.shape) != spec.shape:
             return Outcome(Verdict.INVALID, f"eager gave {out.dtype}{tuple(out.shape)}, op table says {spec}")
+    if grads is None and on_device and not _same_bits(eager_runs[0], program.eager(on_device[0])):
+        # a program that reads memory it never wrote (an op's uninitialised result) or draws at random: no target can agree
+        return Outcome(Verdict.INVALID, "eager itself gives other values on a second run of the first sample")
     return eager_runs, ref_runs
 
 
@@ -294,6 +304,9 @@ def judge_runs(
     outputs = judge_outputs(runs, program.judged_dtypes)
     verdict = combine(outputs)
     detail = "no element has a finite reference" if verdict is Verdict.INVALID else ""
+    if verdict is Verdict.EXACT_MISMATCH:  # each integer output that differs, named by its op: a fingerprint keeps the words
+        names = output_names(program.graph)
+        detail = "; ".join(exact_words(names[o.index], o) for o in outputs if o.verdict == verdict.value and o.index < len(names))
     if verdict is Verdict.INVALID and all(e.numel() == 0 for e in eager_runs[0]):  # a size-0 dim: shapes, dtypes and a clean run agree
         verdict, detail = Verdict.EQUAL, "every output is empty: the compiled program ran and gave eager's shapes and dtypes"
     # gradients repeat nothing across positions (each position has its own upstream gradient)

@@ -28,8 +28,9 @@ from typing import Iterable
 import numpy as np
 
 from numfuzz.judge.chunks import Flat, as_flat, ranges
+from numfuzz.judge.exact_outputs import compare_exact
 from numfuzz.judge.verdicts import Verdict
-from numfuzz.program.dtypes import FloatFormat, check_dtype
+from numfuzz.program.dtypes import FloatFormat, check_dtype, is_integer
 
 GROSS_FACTOR = 4.0
 GROSS_MARGIN = 1.0
@@ -140,6 +141,8 @@ def compare_output(index: int, dtype: str, reference: Values, eager: Values, tar
     at a time (`judge.chunks`): the output's scale first, then the errors, of which only the
     elements where both are finite are kept whole (the means are taken over them).
     """
+    if is_integer(dtype):  # an integer or bool output: eager's values are exact, and the target's must be them
+        return compare_exact(index, dtype, eager, target)
     fmt = check_dtype(dtype)
     ref, e, t = as_flat(reference), as_flat(eager), as_flat(target)
     e_ref = ref if eager_reference is None else as_flat(eager_reference)
@@ -287,7 +290,7 @@ def _max_of(so_far: float | None, x: np.ndarray) -> float | None:
     return here if so_far is None else max(so_far, here)
 
 
-SEVERITY = [Verdict.NONFINITE, Verdict.LESS_ACCURATE, Verdict.MORE_ACCURATE, Verdict.EQUAL]
+SEVERITY = [Verdict.EXACT_MISMATCH, Verdict.NONFINITE, Verdict.LESS_ACCURATE, Verdict.MORE_ACCURATE, Verdict.EQUAL]
 
 
 def combine(outputs: list[OutputErrors]) -> Verdict:
@@ -305,6 +308,8 @@ def bits_lost(errors: OutputErrors, at_scale: bool = True) -> float:
     of each element's own value, as the verdict rule compares them; both floored at half an ULP,
     and the result is capped at the dtype's precision: past that every bit is lost.
     """
+    if is_integer(errors.dtype):  # an integer value is right or wrong: every bit of a wrong one is lost
+        return math.inf if errors.worse else 0.0
     precision = check_dtype(errors.dtype).mantissa_bits + 1
     target, eager = errors.target_max_ulp, errors.eager_max_ulp
     if at_scale and errors.target_max_scaled is not None and errors.eager_max_scaled is not None:

@@ -140,7 +140,7 @@ def worst_positions(fn, out: int, inputs: list[list[torch.Tensor]], values: list
     found = []
     with torch.no_grad():
         for s, (args, value) in enumerate(zip(inputs, values)):
-            exact = fn(*[a.to("cpu", torch.float64) for a in args])[out].reshape(-1).numpy()
+            exact = fn(*[as_float64(a) for a in args])[out].reshape(-1).numpy()
             got = value.detach().to("cpu", torch.float64).reshape(-1).numpy()
             err = _forward(got, exact, out_fmt)
             where = np.flatnonzero(np.isfinite(exact) & (np.abs(exact) <= out_fmt.max_value))

@@ -123,25 +123,30 @@ def signature_of(target: str, outcome: Outcome, run: RunSpec | None = None, grap
     return Signature(target, symptom_of(outcome), **where)
 
 
+# Findings whose words name each output's op and what differs there (`op: what`): a metadata finding's layouts, an integer
+# output's wrong values. One is minimised by what differs, whatever op makes the output left, and named again by that op.
+NAMED_BY_OUTPUT = (Verdict.METADATA, Verdict.EXACT_MISMATCH)
+
+
 def fingerprints_of(outcome: Outcome) -> list[str]:
-    """The fingerprints an outcome shows: a crash's one, or one per difference of a metadata finding (never empty)."""
-    if outcome.verdict is Verdict.METADATA:
+    """The fingerprints an outcome shows: a crash's one, or one per output a finding named by its outputs lists (never empty)."""
+    if outcome.verdict in NAMED_BY_OUTPUT:
         return metadata_fingerprints(outcome.detail) or [""]
     return [crash_fingerprint(outcome.detail)]
 
 
 def _same_fingerprint(signature: Signature, outcome: Outcome) -> bool:
-    """A crash's message, or a metadata finding's kind of difference whatever op makes the output that shows it: a
+    """A crash's message, or what differs in a finding named by its outputs whatever op makes the output that shows it: a
     layout that an op upstream gives and pointwise ops downstream carry minimises to that op."""
-    if signature.symptom != Verdict.METADATA.value:
+    if signature.symptom not in {v.value for v in NAMED_BY_OUTPUT}:
         return signature.fingerprint in fingerprints_of(outcome)
     return metadata_kind(signature.fingerprint) in {metadata_kind(f) for f in fingerprints_of(outcome)}
 
 
 def renamed(signature: Signature, outcome: Outcome) -> Signature:
-    """A metadata finding's signature, its fingerprint named by the output that shows its kind of difference in
+    """A finding named by its outputs, its fingerprint named by the output that shows its kind of difference in
     `outcome` (a minimised case's, whose outputs may be made by other ops); any other signature as it is."""
-    if signature.symptom != Verdict.METADATA.value or outcome.verdict is not Verdict.METADATA:
+    if outcome.verdict not in NAMED_BY_OUTPUT or signature.symptom != outcome.verdict.value:
         return signature
     kind = metadata_kind(signature.fingerprint)
     return replace(signature, fingerprint=next((f for f in fingerprints_of(outcome) if metadata_kind(f) == kind), signature.fingerprint))

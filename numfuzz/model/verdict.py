@@ -67,7 +67,8 @@ def output_facts(errors: OutputErrors, first_gradient: int | None, cause: str = 
 def _most_severe(verdicts: list[Verdict]) -> Verdict:
     if not verdicts:
         return Verdict.INVALID
-    ranked = [*SEVERITY[:2], Verdict.WITHIN_ROUNDING, Verdict.EAGER_UNSTABLE, Verdict.AMPLIFIED, *SEVERITY[2:]]
+    findings = [v for v in SEVERITY if v.is_finding]  # the oracle's findings first, then the benign the rules name, then the clean
+    ranked = [*findings, Verdict.WITHIN_ROUNDING, Verdict.EAGER_UNSTABLE, Verdict.AMPLIFIED, *(v for v in SEVERITY if not v.is_finding)]
     return next((v for v in ranked if v in verdicts), verdicts[0])
 
 

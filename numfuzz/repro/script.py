@@ -129,6 +129,7 @@ def _position_source() -> str:
     """The position check (`numfuzz.judge.position`), as the script runs it."""
     parts = [
         "def check_dtype(name):\n    return next(fmt for fmt in FORMATS.values() if fmt.name == name)",
+        'def is_integer(name):\n    return name == "integer"  # an integer or bool output: judged exactly, not by position',
         *(inspect.getsource(f) for f in (position.repeated_block, position.ends_along, position.same_values, position.position_dependence)),
     ]
     return "\n\n".join(p.strip() + "\n" for p in parts)
@@ -214,7 +215,7 @@ for a, b in zip(got[0], again):
     assert torch.equal(a.nan_to_num(0.0), b.nan_to_num(0.0)) and torch.equal(a.isnan(), b.isnan()), "two runs on the same inputs differ"
 
 {VERDICT_LOOP.format(eager="eager", got="got", reference="reference")}
-assert not less_accurate, f"the compiled result is less accurate than eager on {{', '.join(label(k) for k in less_accurate)}}"
+assert not less_accurate, f"the compiled result is less accurate than eager (or, for integers, other than eager's) on {{', '.join(label(k) for k in less_accurate)}}"
 {"" if grad else POSITION_ASSERTION}{GRAD_METADATA_ASSERTION if grad else METADATA_ASSERTION}{second_size_source(case, target)}
 print("OK: the compiled result is at least as accurate as eager, and laid out as eager's")
 '''
@@ -256,6 +257,12 @@ def scalars_source(case: Case) -> str:
 # The verdict loop over one set of runs: `less_accurate` lists the outputs the rule flags.
 VERDICT_LOOP = """less_accurate = []
 for k in range(len({eager}[0])):
+    if not ({eager}[0][k].is_floating_point() or {eager}[0][k].is_complex()):  # an integer or bool output: eager's values are exact
+        differ = sum(int((e[k] != g[k]).sum()) for e, g in zip({eager}, {got}))
+        print(f"{{label(k)}} ({{{eager}[0][k].dtype}}): {{differ}} elements differ from eager's")
+        if differ:
+            less_accurate.append(k)
+        continue
     fmt = FORMATS[{eager}[0][k].dtype]
     ref, e, t = flat({reference}, k), flat({eager}, k), flat({got}, k)
     if not ref.size:
@@ -351,7 +358,7 @@ def label(k):
     return f"output {k}"
 """
 
-POSITION_ASSERTION = """moved = position_dependence([list(s) for s in samples], eager, reference, got, [FORMATS[x.dtype].name for x in eager[0]])
+POSITION_ASSERTION = """moved = position_dependence([list(s) for s in samples], eager, reference, got, [FORMATS[x.dtype].name if x.dtype in FORMATS else "integer" for x in eager[0]])
 assert moved is None, f"the compiled result depends on where a value sits: {moved}"
 """
 

@@ -26,7 +26,7 @@ import torch
 
 from numfuzz.judge.compiled import CompiledProgram, as_tuple
 from numfuzz.judge.oracle import ulp_error
-from numfuzz.program.dtypes import check_dtype
+from numfuzz.program.dtypes import check_dtype, is_integer
 from numfuzz.search.moves import Sample, explore, move
 
 KEEP = 4  # samples added to a case at most: the best distinct ones
@@ -53,6 +53,10 @@ def sample_score(out_dtypes: list[str], reference: tuple, eager: tuple, target: 
     """Bits the target loses to eager on one sample, over its outputs (inf: non-finite where eager is finite)."""
     best = -math.inf
     for dtype, r, e, t in zip(out_dtypes, reference, eager, target):
+        if is_integer(dtype):  # exact: right, or every bit lost
+            if not torch.equal(e, t):
+                return math.inf
+            continue
         fmt = check_dtype(dtype)
         r, e, t = _flat(r), _flat(e), _flat(t)
         keep = np.isfinite(r) & (np.abs(r) <= fmt.max_value)
