@@ -32,7 +32,7 @@ SEARCH = 0x5EA4C4  # the input search's draws
 # A graph's draws (`program.generator`), each a stream named here: a new draw is a new name.
 GRAPH_DRAWS = (
     # the graph's chances, each with what it draws when taken (a shape, a region)
-    "large", "blocks", "models", "empty", "fp64", "odd_tail", "seams", "autocast",
+    "large", "blocks", "models", "empty", "fp64", "odd_tail", "seams", "autocast", "integers",
     # what every graph draws: its dtype, its size, its values' shapes, its ops and their attributes,
     # which values an op takes (and a block's or a window's content), its inputs' recipes
     "dtype", "size", "shapes", "ops", "attrs", "structure", "recipes",

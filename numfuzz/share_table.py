@@ -65,6 +65,9 @@ SHARES = (
     Share("--out-of-domain-share", "out_of_domain", "gen", 0.05, "Chance that an op's argument is left outside its domain (sqrt of a negative, acosh below 1): elements whose float64 reference is NaN are left out, what the NaN does downstream is judged."),
     # A graph whose first input has a size-0 dim: cheap (nothing to compute) and a corner compilers special-case.
     Share("--empty-share", "empty", "gen", 0.02, "Chance that a graph's first input has a dim of size 0 (an empty batch or cache): judged on running, shapes and dtypes, and the values of any output that is not empty."),
+    # Integer programs: the surveyed 2026 CPU bugs need integer tensors as values in 16 of 34 (docs/upstream.md); the op
+    # databases' integer forms are few among their float ones, so a share of graphs starts from an integer value.
+    Share("--integers-share", "integers", "gen", 0.1, "Chance that a graph is an integer program: an integer or bool input grown by the op databases' integer forms, its values judged exactly against eager's."),
     # Float64 programs: see docs/ops.md "Float64 programs" for what they cost and found.
     Share("--fp64-share", "fp64", "gen", 0.05, "Chance that a graph is a float64 program over the ops a reference finer than float64 evaluates (elementwise math, sums and means), judged in float64 ULPs."),
     # A graph whose first input has one dim of 9 to 67, the others 1 or 2: odd tails past max_dim at a small cost.

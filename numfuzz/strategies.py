@@ -31,6 +31,7 @@ from numfuzz.program.generator import GenConfig, generate_from
 from numfuzz.program.ir import Graph
 from numfuzz.program.layout import conform
 from numfuzz.program.lowering import compile_source, lower
+from numfuzz.program.ops import own_ops
 from numfuzz.program.values import Recipe, draw_values, round_to
 
 # Hypothesis draws a bounded `st.integers` uniformly only over small ranges: over 2**16 values, to
@@ -170,9 +171,12 @@ class HypothesisValues(_Draws):
 
 @st.composite
 def gen_configs(draw: st.DrawFn, max_nodes: int = 6, max_dim: int = 6) -> GenConfig:
+    """Small program spaces over the hand-written ops, whose programs eager always runs (an op database's may ask for
+    values no recipe draws: a positive-definite matrix, lengths that sum to a size)."""
     u = HypothesisRandom(draw)
     top = u.randint(1, max_nodes)
-    return GenConfig(min_nodes=u.randint(1, top), max_nodes=top, max_rank=u.randint(1, 4), max_dim=u.randint(1, max_dim))
+    sizes = {"min_nodes": u.randint(1, top), "max_nodes": top, "max_rank": u.randint(1, 4), "max_dim": u.randint(1, max_dim)}
+    return GenConfig(**sizes, ops=tuple(own_ops()))
 
 
 @st.composite
@@ -238,7 +242,8 @@ def draw_inputs(draw: st.DrawFn, graph: Graph, recipes: list[Recipe], samples: i
 
 @st.composite
 def programs(draw: st.DrawFn, max_nodes: int = 6, max_dim: int = 6, samples: int = 1, ops: Sequence[str] | None = None) -> Program:
-    """A graph plus `samples` sets of input tensors drawn from its recipes; `ops` limits the op table."""
+    """A graph plus `samples` sets of input tensors drawn from its recipes; `ops` names the ops drawn (default: the
+    hand-written table, `program.ops.own_ops`)."""
     config = draw(gen_configs(max_nodes, max_dim))
     if ops is not None:
         config = replace(config, ops=tuple(ops))

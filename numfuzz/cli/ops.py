@@ -1,4 +1,5 @@
-"""`numfuzz ops`: the op table, with each op's family, arity, domains, dtypes and how often the generator draws it."""
+"""`numfuzz ops`: the op table, with each op's family, arity, domains, dtypes and how often the generator draws it; the
+database ops numfuzz refuses, each with why."""
 
 from __future__ import annotations
 
@@ -31,20 +32,43 @@ def measured_shares(graphs: int, seed: int) -> dict[str, float]:
     return {name: counts[name] / total for name in OPS}
 
 
+def refused_here(with_torch: bool) -> dict[str, str]:
+    """The ops numfuzz does not draw, by name, with why: the snapshot's refusals; `with_torch`, also the database ops
+    this torch lacks (the snapshot was read on another), which takes importing torch."""
+    from numfuzz.program.op_table.database import REFUSED
+
+    if not with_torch:
+        return dict(REFUSED)
+    from numfuzz.program.op_db.calls import missing_here
+    from numfuzz.program.op_db.entries import snapshot
+
+    _, entries = snapshot()
+    lacking = {op.name: why for op in entries if op.name in OPS and (why := missing_here(op))}
+    return {**REFUSED, **lacking}
+
+
 def ops_table(measured: dict[str, float] | None = None, family: str | None = None) -> str:
     shares = weight_shares()
-    header = f"{'op':<20}{'family':<13}{'arity':>5}  {'domains':<28}{'dtypes':<16}{'weight':>7}{'share':>8}"
+    refused = refused_here(with_torch=measured is not None)
+    width = max(20, max(len(name) for name in OPS) + 2)
+    header = f"{'op':<{width}}{'family':<13}{'arity':>5}  {'domains':<28}{'dtypes':<16}{'weight':>7}{'share':>8}"
     lines = [header + (f"{'drawn':>8}" if measured is not None else "")]
     for name, op in OPS.items():
-        if family and op.family != family:
+        if (family and op.family != family) or name in refused:
             continue
         domains = ",".join(op.domain(i) for i in range(op.arity))
         dtypes = ("all" if op.dtypes == FLOAT_DTYPES else ",".join(op.dtypes)) + (f"; x{op.index_arg} i64" if op.index_arg is not None else "")
-        line = f"{name:<20}{op.family:<13}{op.arity:>5}  {domains:<28}{dtypes:<16}{op.weight:>7.2f}{shares[name]:>8.2%}"
+        line = f"{name:<{width}}{op.family:<13}{op.arity:>5}  {domains:<28}{dtypes[:15]:<16}{op.weight:>7.2f}{shares[name]:>8.2%}"
         lines.append(line + (f"{measured[name]:>8.2%}" if measured is not None else ""))
-    families = Counter(op.family for op in OPS.values())
-    lines.append(f"{len(OPS)} ops; by family: " + ", ".join(f"{f} {n}" for f, n in sorted(families.items())))
+    drawn = [op for name, op in OPS.items() if name not in refused]
+    families = Counter(op.family for op in drawn)
+    database = sum(op.family == "database" for op in drawn)
+    lines.append(f"{len(drawn)} ops drawn by default ({len(drawn) - database} hand-written, {database} from the op databases); by family: "
+                 + ", ".join(f"{f} {n}" for f, n in sorted(families.items())))  # fmt: skip
     lines.append("share: the op's weight over all weights; dtypes: all = " + ",".join(FLOAT_DTYPES) + "; xN i64: argument N is an integer input (domain index)")
+    if not family and refused:
+        lines.append(f"\nrefused ({len(refused)}): database ops numfuzz does not draw, and why")
+        lines += [f"{name:<{width}}{why}" for name, why in sorted(refused.items())]
     if measured is not None:
         lines.append("drawn: the op's share of all nodes in the measured graphs (domain guards such as abs included)")
     return "\n".join(lines)

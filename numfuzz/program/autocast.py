@@ -91,11 +91,19 @@ def region_label(graph: Graph) -> str:
     return f"autocast={'+'.join(dtypes)}" if dtypes else ""
 
 
-def draw_region(rng: random.Random, graph: Graph, check: Callable[[Graph], object], policy: Callable[[Node], str], fp16_share: float = 0.25) -> Graph:
+def draw_region(
+    rng: random.Random,
+    graph: Graph,
+    check: Callable[[Graph], object],
+    policy: Callable[[Node], str],
+    fp16_share: float = 0.25,
+    keep_out: Callable[[Node], bool] = lambda node: False,
+) -> Graph:
     """`graph` with an autocast region: the whole program half the time, else a span of its nodes around an op
     autocast casts (a graph with none gets no region). bf16 mostly; fp16 (which CPU autocast takes too) a `fp16_share` of regions.
     `check` type-checks a graph and `policy` gives a node's autocast policy (the op table's `infer_specs` and specs, which
-    use this module: passed in, not imported)."""
+    use this module: passed in, not imported); a node `keep_out` names stays outside the region (an integer op, whose
+    float result autocast may cast in ways no policy states)."""
     n = len(graph.nodes)
     dtype = "fp16" if rng.random() < fp16_share else "bf16"
     cast = [j for j, node in enumerate(graph.nodes) if policy(node)]
@@ -106,7 +114,7 @@ def draw_region(rng: random.Random, graph: Graph, check: Callable[[Graph], objec
     else:
         middle = rng.choice(cast)
         positions = range(rng.randint(0, middle), rng.randint(middle, n - 1) + 1)
-    drawn = with_region(graph, positions, dtype)
+    drawn = with_region(graph, [j for j in positions if not keep_out(graph.nodes[j])], dtype)
     try:
         check(drawn)
     except GraphError:  # a dtype the region changed does not fit a later op: no region

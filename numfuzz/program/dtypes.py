@@ -2,8 +2,8 @@
 
 Short names (`bf16`), precision and range, torch's promotion rule, the torch dtype each names
 and the integer width its bits are stored in. Other modules derive what they need from here.
-Integer dtypes (`i64`) are for inputs only: class targets and indices, which ops consume and no
-op returns, so the oracle never judges one.
+Integer and bool dtypes (`i64`, `bool`) are inputs (class targets, indices, masks) and, where an op
+of the database makes one, values of a program: the oracle judges those exactly, against eager's.
 """
 
 from __future__ import annotations
@@ -36,8 +36,11 @@ FORMATS: dict[str, FloatFormat] = {
 PROGRAM_DTYPES = ("bf16", "fp16", "fp32")
 # What an op takes: the program dtypes and float64, whose programs are drawn apart (GenConfig.fp64, numfuzz.program.fine).
 FLOAT_DTYPES = (*PROGRAM_DTYPES, "fp64")
-# Integer inputs: short name -> torch's name; stored as little-endian integers of their width.
-INT_DTYPES = {"i64": "int64", "i8": "int8"}
+# Integer and bool values: short name -> torch's name; stored as little-endian integers of their width (`storage_bits`).
+INT_DTYPES = {"i64": "int64", "i32": "int32", "i16": "int16", "i8": "int8", "u8": "uint8", "bool": "bool"}
+_INT_BITS = {"i64": 64, "i32": 32, "i16": 16, "i8": 8, "u8": 8, "bool": 8}
+# Each integer dtype's range (bool: 0 and 1): what its values are drawn within
+INT_RANGES = {"i64": (-(2**63), 2**63 - 1), "i32": (-(2**31), 2**31 - 1), "i16": (-(2**15), 2**15 - 1), "i8": (-128, 127), "u8": (0, 255), "bool": (0, 1)}
 # How generated source names each dtype: "torch.bfloat16".
 TORCH_DTYPES = {name: f"torch.{fmt.torch_name}" for name, fmt in FORMATS.items()} | {n: f"torch.{t}" for n, t in INT_DTYPES.items()}
 
@@ -62,7 +65,7 @@ def check_input_dtype(name: str) -> str:
 
 def storage_bits(name: str) -> int:
     """The width of the little-endian integers a value of this dtype is stored as."""
-    return int(INT_DTYPES[name][3:]) if is_integer(name) else check_dtype(name).storage_bits
+    return _INT_BITS[name] if is_integer(name) else check_dtype(name).storage_bits
 
 
 def torch_name(name: str) -> str:

@@ -19,12 +19,13 @@ from numfuzz.program.fine import fine_ops
 from numfuzz.program.ir import Graph, GraphError, Node, TensorSpec
 from numfuzz.program.layout import draw_layout
 from numfuzz.program.model_scale import JUDGE_ELEMENTS, LARGE_ELEMENTS, MIN_SAMPLES, SMALL_ELEMENTS, large_shape
+from numfuzz.program.op_db.family import INTEGER_VALUES, integer_form, takes_integers
 from numfuzz.program.op_spec import INDEX_DTYPE, scalar
 from numfuzz.program.ops import OPS, OpSpec, autocast_policy, infer_node, infer_specs
 from numfuzz.program.scalars import PASSED
 from numfuzz.program.seams import odd_tail_shape, seam_shape
 from numfuzz.program.space import GenConfig
-from numfuzz.program.values import RECIPE_KINDS, Recipe
+from numfuzz.program.values import INTEGER, RECIPE_KINDS, Recipe
 from numfuzz.program.zoo import start_from_zoo
 
 RECIPE_WEIGHTS = (0.4, 0.2, 0.15, 0.1, 0.15)
@@ -52,6 +53,7 @@ class _Builder:
         self.is_input: list[bool] = []
         self.used: set[int] = set()
         self.allow_empty = False  # a graph drawn with a size-0 dim (`GenConfig.empty`) keeps empty values
+        self.integer_program = False  # a graph drawn as an integer program (`GenConfig.integers`) grows on its integer values
 
     # Values are numbered with inputs first; inputs are added lazily, so keep a mapping.
     def new_input(self, shape: tuple[int, ...], dtype: str, domain: str = "any") -> int:
@@ -63,6 +65,21 @@ class _Builder:
         if bound < 1:
             raise GraphError("no valid index in an empty dim")
         return self._append_input(TensorSpec(tuple(shape), dtype), Recipe("index", "index", bound))
+
+    def new_integer_input(self, shape: tuple[int, ...], dtype: str) -> int:
+        """An integer or bool value of the program (`values.draw_integers`), not positions: an integer op's operand."""
+        return self._append_input(TensorSpec(tuple(shape), dtype), Recipe(INTEGER, INTEGER))
+
+    def integers(self, dtype: str) -> list[int]:
+        """The program's integer values of `dtype` an op may take: those ops made, and integer inputs that are values."""
+        k = -1
+        found = []
+        for value, spec in enumerate(self.specs):
+            k += self.is_input[value]
+            value_input = self.is_input[value] and self.recipes[k].kind == INTEGER
+            if spec.dtype == dtype and (value_input or not self.is_input[value]):
+                found.append(value)
+        return found
 
     def _append_input(self, spec: TensorSpec, recipe: Recipe) -> int:
         self.inputs.append(spec)
@@ -93,8 +110,8 @@ class _Builder:
         return tuple(rng.randint(1, self.config.max_dim) for _ in range(rank))
 
     def pick_value(self) -> int:
-        # Favour recent and unused values so graphs grow as chains with side branches.
-        values = self.floats()
+        # Favour recent and unused values so graphs grow as chains with side branches; an integer program's are its integers.
+        values = [v for d in INTEGER_VALUES for v in self.integers(d)] if self.integer_program else self.floats()
         weights = [(1 + i) * (3 if i not in self.used else 1) for i in values]
         return self.rng.choices(values, weights)[0]
 
@@ -227,6 +244,8 @@ def generate_drawn(draw: GraphStreams, config: GenConfig | None = None, widths: 
     empty = draw("empty").random() < config.empty
     fp64 = draw("fp64").random() < config.fp64 and not (large or block or zoo or empty) and bool(float64_space(config).ops)
     config = float64_space(config) if fp64 else config
+    integers = draw("integers").random() < config.integers and not (large or block or zoo or fp64) and bool(integer_space(config).ops)
+    config = integer_space(config) if integers else config
     odd_tail = draw("odd_tail").random() < config.odd_tail
     b = _Builder(draw, config, widths, LARGE_ELEMENTS if large or block or zoo else SMALL_ELEMENTS)
     dtype = draw("dtype").choices(PROGRAM_DTYPES, DTYPE_WEIGHTS)[0]
@@ -236,6 +255,9 @@ def generate_drawn(draw: GraphStreams, config: GenConfig | None = None, widths: 
     from_block = bool(origin) or (block and start_from_block(b, dtype))
     if from_block:
         pass  # the block's inputs and nodes are the start
+    elif integers:  # an integer or bool value, and the ops that take one
+        b.integer_program = True
+        b.new_integer_input(b.random_shape(), draw("integers").choice(INTEGER_VALUES))
     elif large:  # reductions along a model-sized row, as a norm or a softmax over a hidden size
         b.seam_motif(dtype, large_shape(draw("large")))
     elif draw("seams").random() < config.seams:
@@ -249,7 +271,7 @@ def generate_drawn(draw: GraphStreams, config: GenConfig | None = None, widths: 
         b.nodes = swap_ops(draw("swaps"), b.nodes, lambda nodes: _retyped(b, nodes), allowed=set(config.ops))
     b.draw_layouts()
     graph = _renumber(b)
-    return (draw_region(draw("autocast"), graph, infer_specs, autocast_policy) if autocast else graph), b.recipes, origin
+    return (draw_region(draw("autocast"), graph, infer_specs, autocast_policy, keep_out=integer_form) if autocast else graph), b.recipes, origin
 
 
 def _grow_to_size(b: _Builder, draw: GraphStreams, target: int) -> None:
@@ -270,6 +292,11 @@ def _grow_to_size(b: _Builder, draw: GraphStreams, target: int) -> None:
             b.restore(saved)
     if not b.nodes:
         b.add_node(Node.make("neg", [0]))
+
+
+def integer_space(config: GenConfig) -> GenConfig:
+    """Where an integer program is drawn: the ops of the config's that have integer forms (`program.op_db`)."""
+    return replace(config, ops=tuple(o for o in config.ops if takes_integers(OPS[o])), mix_dtypes=0.0, seams=0.0, autocast=0.0)
 
 
 def float64_space(config: GenConfig) -> GenConfig:

@@ -31,6 +31,8 @@ def _call(node: Node, args: list[str], reference: bool, exact: bool = False, sou
     spec = lookup(node.op)  # raises for an unknown op
     a = node.attr_dict
     a.update({name: _Param(param_name(position, name)) for name, _ in passed(node)})
+    if spec.lower is not None:  # the node holds its own call (a database op's form)
+        return spec.lower(a, args, reference)
     if spec.constant:  # the reference takes the constant as eager makes it (in its dtype), then computes on in float64
         a["dtype"] = "torch.float64" if reference and exact else TORCH_DTYPES[a["dtype"]]  # exact: its value unrounded
         text = spec.call.format(*args, **a)
@@ -144,6 +146,7 @@ def lower(
         lines += [HELPERS[h] for h in reference_helpers(graph)]
     specs = infer_specs(graph) if has_casts and (grad or regions) else None
     lines.append(f"def {fn_name}({params}):")
+    start = len(lines)
     open_region = None
     for j, node in enumerate(graph.nodes):
         args = [names[a] for a in node.args]
@@ -158,7 +161,22 @@ def lower(
         lines.append(f"    {'    ' if dtype else ''}{line}")
     outs = ", ".join(names[o] for o in graph.outputs)
     lines.append(f"    return ({outs},)")
+    if reference and any(lookup(n.op).lower is not None for n in graph.nodes):
+        lines[start:] = _in_float64_default(lines[start:])
     return "\n".join(lines) + "\n"
+
+
+def _in_float64_default(body: list[str]) -> list[str]:
+    """The reference's body with torch's default dtype float64: a database op that makes floats of integers (a true
+    division, a mean of counts) makes them in the default dtype, which in the reference is float64."""
+    return [
+        "    previous = torch.get_default_dtype()",
+        "    torch.set_default_dtype(torch.float64)",
+        "    try:",
+        *[f"    {line}" for line in body],
+        "    finally:",
+        "        torch.set_default_dtype(previous)",
+    ]
 
 
 def _autocast_rounded(node: Node, args: list[str], specs: list | None, grad: bool) -> list[str]:

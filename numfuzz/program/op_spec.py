@@ -109,6 +109,9 @@ class OpSpec:
     # none): the policy for its attributes (`autocast_for`); `autocast` is then the op's policy where no node says more
     autocast: str = ""
     autocast_by_attrs: Callable[[dict[str, Any]], str] | None = None
+    # Where its call is the node's own (a database op's form, `program.op_db`): the call's source from the node's attributes,
+    # its arguments' names and whether it is the float64 reference's; `call` and `reference` are then not read
+    lower: Callable[[dict[str, Any], list[str], bool], str] | None = None
     constant: bool = False  # makes a new tensor: its dtype attribute written as torch's, taken in float64 as eager makes it
     # The attribute naming the dtype the op computes in (`torch.sum(x, dtype=...)`): its first argument is cast to it
     # first, so the float64 reference rounds that argument there once, as it does at a cast, and computes on in float64

@@ -17,7 +17,7 @@ from numfuzz.program.families import FAMILIES, with_terms
 from numfuzz.program.ir import Graph, GraphError, Node, TensorSpec
 from numfuzz.program.op_spec import BOUND_KINDS, DOMAINS, OpSpec, broadcast_shapes
 
-__all__ = ["DOMAINS", "FAMILIES", "OPS", "OpSpec", "broadcast_shapes", "index_ranges", "infer_node", "infer_specs", "lookup"]
+__all__ = ["DATABASE", "DOMAINS", "FAMILIES", "OPS", "OpSpec", "broadcast_shapes", "index_ranges", "infer_node", "infer_specs", "lookup", "own_ops"]
 
 
 def _table_modules() -> list:
@@ -43,6 +43,12 @@ def _gathered() -> dict[str, OpSpec]:
 
 
 OPS: dict[str, OpSpec] = _gathered()
+DATABASE = "database"  # the family of the op databases' ops (`op_table.database`)
+
+
+def own_ops() -> dict[str, OpSpec]:
+    """The hand-written table: every op but the op databases' (whose facts are derived, `op_table.database`)."""
+    return {name: spec for name, spec in OPS.items() if spec.family != DATABASE}
 
 
 def autocast_policy(node: Node) -> str:
@@ -85,8 +91,8 @@ def infer_specs(graph: Graph) -> list[TensorSpec]:
     specs = list(graph.inputs)
     for node in graph.nodes:
         specs.append(infer_node(node, specs))
-    if any(is_integer(specs[o].dtype) for o in graph.outputs):
-        raise GraphError("an integer input is not an output: only float values are judged")
+    if any(o < len(graph.inputs) and is_integer(specs[o].dtype) for o in graph.outputs):
+        raise GraphError("an integer input is not an output: an integer value is judged where an op made it")
     return specs
 
 

@@ -50,6 +50,9 @@ class GenConfig:
     # Chance that a graph's first input has one dim of 9 to 67 (past max_dim), its others 1 or 2 (numfuzz.program.seams):
     # a vector loop's odd tail, such as 66 or 67, while the case stays small.
     odd_tail: float = 0.0
+    # Chance that a graph is an integer program: an integer or bool first input, grown by the ops that take one (the op
+    # databases' integer forms, `program.op_db`), its integer values judged exactly against eager's.
+    integers: float = 0.0
 
     @classmethod
     def default(cls, **settings: Any) -> GenConfig:

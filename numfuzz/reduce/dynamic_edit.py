@@ -37,7 +37,7 @@ def carried(case: Case, edited: Graph, graph: Graph, kept: list[int], second_row
             rows = [[row[i] for i in kept] for row in rows]
             graph2 = with_input_shapes(graph, [tuple(t.shape) for t in rows[0]])
             fitted = [into_range(graph2, row) for row in rows] if graph2 is not None else []  # indices into the range of the ops left
-            if graph2 is not None and varying_dims(graph, graph2) and all(row is not None for row in fitted):
+            if graph2 is not None and _wide_varying(graph, graph2) and all(row is not None for row in fitted):
                 second = SecondSize(tuple(s.shape for s in graph2.inputs), tuple(tuple(encode(t) for t in row) for row in fitted))
             else:
                 graph2 = None
@@ -47,6 +47,13 @@ def carried(case: Case, edited: Graph, graph: Graph, kept: list[int], second_row
         run = run.with_changes(marked=tuple(marks)) if marks else run.with_changes(dynamic="static", marked=())
         second = second if marks else None
     return run, second
+
+
+def _wide_varying(graph: Graph, graph2: Graph) -> bool:
+    """Some dims vary between the two sizes, each of them >= 2 at both (a cut node's value, pooled at the second
+    size, can vary down to 1: a size a compiler specialises, not a symbolic one)."""
+    dims = varying_dims(graph, graph2)
+    return bool(dims) and all(graph.inputs[i].shape[d] >= 2 and graph2.inputs[i].shape[d] >= 2 for i, d in dims)
 
 
 def _as(t: torch.Tensor, dtype: str) -> torch.Tensor:

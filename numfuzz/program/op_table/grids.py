@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import random
 
+from numfuzz.program.autocast import LOWER
 from numfuzz.program.ir import GraphError, TensorSpec
 from numfuzz.program.op_spec import OpSpec, need_rank
 
@@ -54,6 +55,7 @@ SPECS: list[OpSpec] = [
         weight=0.5,
         cpu_dtypes=("fp32", "fp64"),  # eager's CPU kernel has no fp16 or bf16 (its base grid's linspace); CUDA's has
         bound="undocumented",
+        autocast=LOWER,  # its grid is a batched matmul of theta, which CPU autocast casts down (measured: fp16 out of fp32 theta)
         terms=lambda specs, attrs: len(_image(specs[0])) - 1,  # a point times theta's row: 3 products (4 in 3-d)
         call="F.affine_grid({1}, {0}.shape if {0}.dim() >= 4 else (1, 1, *{0}.shape[-2:]), align_corners={align_corners})",
     )

@@ -395,7 +395,8 @@ def test_every_op_added_to_the_first_fifty_has_a_value_test():
 
     tested = set(UNARY) | set(WITH_ATTRS) | set(BINARY) | set(REDUCTIONS) | set(LOSSES) | values_tested_by_modules()
     assert {"nll_loss", "pad", "adaptive_avg_pool1d"} <= tested  # found in other modules (a misread file would lose them)
-    assert set(OPS) - set(FIRST_FIFTY_OPS) - tested == set()
+    own = {name for name, spec in OPS.items() if spec.family != "database"}  # a database op's reference is its own call in float64
+    assert own - set(FIRST_FIFTY_OPS) - tested == set()
 
 
 def test_conv2d_reference_is_exact():

@@ -1,0 +1,106 @@
+"""A database op's node: its result's spec, inferred on meta tensors, and its call as source for eager, the reference and repros.
+
+A node of a database op holds its form's call (`form`), with `{0}`, `{1}`, ... for its arguments,
+and the float dtype `{dtype}` stands for (`dtype`). Its result's shape and dtype come from running
+the call on meta tensors of its arguments' specs: whatever size the generator gives the arguments,
+torch's own meta function says what comes out, or that the call does not take them (a GraphError).
+A form without a meta function takes its sample's shapes only, and its result is the sample's.
+The float64 reference writes `{dtype}` as float64. torch is imported only where a spec is inferred.
+"""
+
+from __future__ import annotations
+
+import functools
+import warnings
+from typing import Any, Callable
+
+from numfuzz.program.dtypes import FLOAT_DTYPES, TORCH_DTYPES
+from numfuzz.program.ir import GraphError, TensorSpec
+from numfuzz.program.op_db.entries import DatabaseOp, Form
+
+FORM, DTYPE = "form", "dtype"  # a database node's attributes
+
+
+def call_text(attrs: dict[str, Any], args: list[str], reference: bool) -> str:
+    """The node's call with its arguments' names; in the reference, `{dtype}` is float64."""
+    dtype = attrs.get(DTYPE)
+    written = "torch.float64" if reference and dtype else TORCH_DTYPES[dtype] if dtype else "None"
+    return str(attrs[FORM]).format(*args, dtype=written)
+
+
+def inferrer(op: DatabaseOp) -> Callable[[list[TensorSpec], dict[str, Any]], TensorSpec]:
+    """The op's shape rule: the call on meta tensors; for a form with no meta function, its sample's shapes only."""
+    sampled: dict[str, list[Form]] = {}  # a call without a meta function -> its forms, one per sample's shapes
+    for form in op.forms:
+        sampled.setdefault(form.call, []).append(form)
+    sampled = {call: forms for call, forms in sampled.items() if not any(f.meta for f in forms)}
+
+    def infer(specs: list[TensorSpec], attrs: dict[str, Any]) -> TensorSpec:
+        call = str(attrs.get(FORM, ""))
+        if call in sampled:
+            return _as_sampled(sampled[call], specs)
+        key = tuple((s.shape, s.dtype) for s in specs)
+        found = _on_meta(str(attrs.get(FORM, "")), str(attrs.get(DTYPE) or ""), key)
+        if isinstance(found, str):
+            raise GraphError(f"{op.name}: {found}")
+        return TensorSpec(*found)
+
+    return infer
+
+
+def _as_sampled(forms: list[Form], specs: list[TensorSpec]) -> TensorSpec:
+    """The result of the form whose sample had these shapes, and a float or integer first tensor as these."""
+    shapes, integer = [s.shape for s in specs], bool(specs) and specs[0].dtype not in FLOAT_DTYPES
+    form = next((f for f in forms if [a.shape for a in f.args] == shapes and f.integer == integer), None)
+    if form is None:
+        raise GraphError(f"{forms[0].call} has no meta function: it takes its samples' shapes only")
+    return TensorSpec(form.shape, specs[0].dtype if form.out == "same" else form.out)
+
+
+@functools.lru_cache(maxsize=8192)
+def _on_meta(call: str, dtype: str, specs: tuple[tuple[tuple[int, ...], str], ...]) -> tuple[tuple[int, ...], str] | str:
+    """(shape, dtype) of the call's result on meta tensors of `specs`, or why it does not run."""
+    import torch
+
+    from numfuzz.program.values import dtype_name, torch_dtype
+
+    try:
+        fn = _compiled(call, len(specs), dtype)
+        tensors = [torch.empty(shape, dtype=torch_dtype(name), device="meta") for shape, name in specs]
+        with torch.no_grad(), warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # a deprecated op's notice is the program's, not the generator's to print
+            out = fn(*tensors)
+    except Exception as exc:  # the call does not take these specs: the generator draws another
+        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        return f"{type(exc).__name__}: {first[:160]}"
+    if not isinstance(out, torch.Tensor):
+        return f"its result is a {type(out).__name__}"
+    try:
+        return tuple(int(d) for d in out.shape), dtype_name(out.dtype)
+    except ValueError as exc:
+        return str(exc)
+
+
+@functools.lru_cache(maxsize=4096)
+def _compiled(call: str, arity: int, dtype: str) -> Callable:
+    import torch
+    import torch.nn.functional as F
+
+    names = [f"a{k}" for k in range(arity)]
+    source = f"lambda {', '.join(names)}: " + call.format(*names, dtype=TORCH_DTYPES[dtype] if dtype else "None")
+    return eval(source, {"torch": torch, "F": F})  # noqa: S307 - a form's call, from the database's sample as written
+
+
+def missing_here(op: DatabaseOp) -> str:
+    """Why this torch cannot call the op ("" where it can): the snapshot was read on another torch."""
+    import torch
+
+    if op.call.startswith("lambda"):  # a database's lambda: its forms name the functions they call
+        return ""
+    owner, _, name = op.call.rpartition(".")
+    found: Any = torch.Tensor if owner == "Tensor" else torch
+    for part in ([] if owner == "Tensor" else owner.split(".")[1:]) + [name]:
+        found = getattr(found, part, None)
+        if found is None:
+            return f"not in torch {torch.__version__}"
+    return ""

@@ -1,0 +1,110 @@
+"""How the generator finds a database op's arguments (the family `database`): a form, its first tensor from the program,
+the rest new inputs of the form's shapes.
+
+The op's attributes already name its form (`draws_form`). A float form takes the value the generator
+picked as its first tensor (a form with a meta function takes it at any size; one without, only at its
+sample's shape, else a new input of that shape); an integer or bool form takes one of the program's
+integer values of its dtype (one an op made, chaining integer programs), or a new one. Each further
+tensor is a new input: of the first value's shape where the sample gave it the first's shape (a
+binary op's partner), else of the sample's; a float in the first's dtype, an integer value drawn as
+integers are (`values.draw_integers`), positions within the sample's range, or a bool mask. numfuzz
+draws every value, layout and dtype; the call's other arguments are the sample's.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from numfuzz.program.dtypes import FLOAT_DTYPES as FLOATS
+from numfuzz.program.families import Builder, register
+from numfuzz.program.ir import GraphError, Node
+from numfuzz.program.op_db.calls import DTYPE, FORM
+from numfuzz.program.op_db.entries import Arg, DatabaseOp, Form
+from numfuzz.program.op_spec import OpSpec
+
+CHAIN = 0.7  # the chance that an integer form takes one of the program's integer values, where it has one
+# The chance that an op with integer or bool forms draws one of them: an integer program's ops are few among the forms
+# (the databases sample floats first), and its values are judged exactly, where no rounding hides a wrong one
+INTEGER_FORMS = 0.35
+
+
+INTEGER_VALUES = ("i64", "i32", "bool")  # the dtypes the databases sample integer forms in: an integer program's first value's
+
+
+def takes_integers(spec: OpSpec) -> bool:
+    """Has the op integer or bool forms (a database op's: an integer program grows on them)?"""
+    return spec.name in FORMS and any(f.integer for f in FORMS[spec.name].values())
+
+
+def integer_form(node: Node) -> bool:
+    """Is the node a database op's integer or bool form?"""
+    forms = FORMS.get(node.op)
+    form = forms.get(str(node.attr(FORM))) if forms else None
+    return form is not None and form.integer
+
+
+def draws_form(op: DatabaseOp):
+    """The op's attribute drawer: one of its forms, by its call: an integer one for an integer first value, else at
+    INTEGER_FORMS where it has both kinds."""
+    floats = [f for f in op.forms if not f.integer]
+    integers = [f for f in op.forms if f.integer]
+
+    def draw(rng: random.Random, specs: list) -> dict[str, Any]:
+        integer_first = bool(specs) and specs[0].dtype not in FLOATS
+        if integer_first and not integers:
+            raise GraphError(f"{op.name} has no integer form")
+        pool = integers if integer_first or (integers and (not floats or rng.random() < INTEGER_FORMS)) else floats
+        return {FORM: rng.choice(pool).call}
+
+    return draw
+
+
+def with_form(b: Builder, spec: OpSpec, first: int, attrs: dict[str, Any]) -> tuple[list[int], dict[str, Any]]:
+    """The form's tensors, its first from the program; its attributes: the form, and the float dtype `{dtype}` stands for."""
+    form = FORMS[spec.name][attrs[FORM]]
+    lead = form.args[0]
+    first = _first_integer(b, spec, lead, form, first) if form.integer else _first_float(b, spec, lead, form, first)
+    dtype = b.specs[first].dtype
+    args = [first] + [_operand(b, arg, lead, form, b.specs[first].shape, dtype) for arg in form.args[1:]]
+    drawn = {FORM: form.call, **({DTYPE: dtype} if "{dtype}" in form.call else {})}
+    return args, drawn
+
+
+def _first_float(b: Builder, spec: OpSpec, lead: Arg, form: Form, first: int) -> int:
+    dtype = b.specs[first].dtype
+    if dtype not in spec.dtypes:
+        raise GraphError(f"{spec.name} takes no {dtype}")
+    # the call's own tried domain, else the one the OpInfo states for the op (mvlgamma's, which the snapshot's try missed)
+    domain = lead.domain if lead.domain != "any" else spec.domain(0)
+    if form.sized or b.specs[first].shape == lead.shape:
+        return b.ensure_domain(first, domain)
+    return b.new_input(lead.shape, dtype, domain)
+
+
+def _first_integer(b: Builder, spec: OpSpec, lead: Arg, form: Form, first: int) -> int:
+    """The picked value where it is an integer the form takes (an integer program's), else one of the program's integer
+    values of a dtype the op takes (chaining integer ops), else a new one of the sample's dtype."""
+    fits = lambda v: (
+        b.specs[v].dtype in spec.dtypes and (b.specs[v].dtype == "bool") == (lead.dtype == "bool") and (form.sized or b.specs[v].shape == lead.shape)
+    )  # noqa: E731
+    if b.specs[first].dtype not in FLOATS and fits(first):
+        return first
+    found = [v for d in INTEGER_VALUES for v in b.integers(d) if fits(v)]
+    if found and b.rng.random() < CHAIN:
+        return b.rng.choice(found)
+    return b.new_integer_input(lead.shape, lead.dtype)
+
+
+def _operand(b: Builder, arg: Arg, lead: Arg, form: Form, shape: tuple[int, ...], dtype: str) -> int:
+    """A further tensor: the first value's shape where the sample gave it the first's, else the sample's."""
+    own = shape if form.sized and arg.shape == lead.shape else arg.shape
+    if arg.kind == "index":
+        return b.new_index_input(own, max(arg.high + 1, 1), arg.dtype)
+    if arg.kind == "mask" or not arg.floating:
+        return b.new_integer_input(own, arg.dtype)
+    return b.new_input(own, dtype if lead.floating else arg.dtype, arg.domain)
+
+
+FORMS: dict[str, dict[str, Form]] = {}  # op name -> call -> form, for the ops the table holds (`op_table.database`)
+register("database", with_form)

@@ -1,0 +1,62 @@
+"""The ops of PyTorch's op database and Thunder's (`numfuzz.program.op_db`), as entries of the one table.
+
+Each op the snapshot (numfuzz/data/op_db.json) holds forms for is an `OpSpec` of the family
+`database`: its forms are drawn as its attributes, its shapes inferred on meta tensors, its call its
+node's own. What numfuzz needs of an op is derived where torch states it and defaulted where not:
+
+* dtypes      -- the CPU kernels' (`supported_dtypes("cpu")`), and those its forms' other tensors take;
+* domain      -- a unary ufunc's stated domain; else any;
+* autocast    -- measured: the result's dtype under a CPU bf16 region (`op_db.reading`);
+* terms       -- the largest argument's elements per output element (a reduction's length; 1 pointwise);
+* bound       -- none is documented: the error-bound table's stated default (`undocumented`);
+* reference   -- the same call in float64 (`{dtype}` as float64; integer programs as they are);
+* weight      -- each op DATABASE_WEIGHT: the database's ops together draw about as often as the hand-written
+                 table's (145 in weight over 185 ops), so neither crowds the other out.
+
+An op the snapshot refused is left out, with its reason (`REFUSED`, which `numfuzz ops` lists).
+"""
+
+from __future__ import annotations
+
+from numfuzz.program.op_db.calls import call_text, inferrer
+from numfuzz.program.op_db.entries import DatabaseOp, snapshot
+from numfuzz.program.op_db.family import FORMS, draws_form
+from numfuzz.program.op_spec import OpSpec
+
+DATABASE_WEIGHT = 0.3
+
+
+def _terms(op: DatabaseOp):
+    infer = inferrer(op)
+
+    def terms(specs: list, attrs: dict) -> int:
+        out = infer(specs, attrs)
+        return max(1, max((s.numel for s in specs), default=1) // max(out.numel, 1))
+
+    return terms
+
+
+def _spec(op: DatabaseOp) -> OpSpec:
+    arities = [len(f.args) for f in op.forms]
+    dtypes = tuple(dict.fromkeys([*op.dtypes, *(a.dtype for f in op.forms for a in f.args)]))
+    FORMS[op.name] = {f.call: f for f in op.forms}
+    return OpSpec(
+        op.name,
+        min(arities),
+        "database",
+        inferrer(op),
+        optional=max(arities) - min(arities),
+        domains=(op.domain,),
+        dtypes=dtypes,
+        weight=DATABASE_WEIGHT,
+        draw_attrs=draws_form(op),
+        bound="undocumented",
+        terms=_terms(op),
+        autocast=op.autocast,
+        lower=call_text,
+    )
+
+
+_VERSIONS, _ENTRIES = snapshot()
+SPECS = [_spec(op) for op in _ENTRIES if not op.refused and op.forms]
+REFUSED = {op.name: op.refused for op in _ENTRIES if op.refused or not op.forms}  # op -> why numfuzz does not draw it

@@ -1,0 +1,127 @@
+"""The op databases as numfuzz ops: the snapshot's forms infer their samples' results, lower to their calls, and chain
+into programs eager runs; integer programs are drawn and judged exactly."""
+
+from __future__ import annotations
+
+import warnings
+from collections import Counter
+
+import pytest
+import torch
+
+from numfuzz.corpus.make import make_case
+from numfuzz.judge.execute import evaluate
+from numfuzz.judge.verdicts import Verdict
+from numfuzz.program.dtypes import is_integer
+from numfuzz.program.generator import generate
+from numfuzz.program.ir import Graph, GraphError, Node, TensorSpec
+from numfuzz.program.lowering import lower
+from numfuzz.program.op_db.calls import DTYPE, FORM
+from numfuzz.program.op_db.entries import snapshot
+from numfuzz.program.op_db.sources import Unusable, lambda_of, write_call, write_lambda
+from numfuzz.program.op_table.database import REFUSED, SPECS
+from numfuzz.program.ops import DATABASE, OPS, infer_specs
+from numfuzz.program.space import GenConfig
+from numfuzz.run_spec import RunSpec
+from numfuzz.targets import resolve
+
+DATABASE_OPS = tuple(name for name, spec in OPS.items() if spec.family == DATABASE)
+
+
+def test_the_databases_give_at_least_500_ops_and_each_refused_one_says_why():
+    versions, entries = snapshot()
+    assert versions["torch"] and len(SPECS) >= 500
+    assert len(entries) == len(SPECS) + len(REFUSED)
+    assert all(why.strip() for why in REFUSED.values())
+    reasons = Counter(why.split(":")[0] for why in REFUSED.values())
+    assert reasons["random"] >= 10 and any("complex" in r for r in reasons)  # dropout, bernoulli, ...; fft's results
+
+
+def _sampled(form, first_dtype: str = "fp32") -> Graph:
+    """A one-node program of a form, its tensors of its sample's shapes (floats in `first_dtype`)."""
+    inputs = tuple(TensorSpec(a.shape, first_dtype if a.floating else a.dtype) for a in form.args)
+    attrs = {FORM: form.call, **({DTYPE: first_dtype} if "{dtype}" in form.call else {})}
+    return Graph(inputs, (Node.make("x", range(len(inputs)), **attrs),), (len(inputs),))
+
+
+def test_every_forms_result_is_inferred_as_its_sample_gave_it():
+    """Shapes on meta tensors (or, without a meta function, the sample's) are the recorded results', for every form: a
+    form is inferred right or refused (a GraphError, and the generator draws another), never inferred wrong."""
+    _, entries = snapshot()
+    checked, refused = 0, []
+    for op in entries:
+        if op.refused or not op.forms:
+            continue
+        for form in op.forms:
+            graph = _sampled(form, form.args[0].dtype if not form.args[0].floating else "fp32")
+            graph = Graph(graph.inputs, (Node(op.name, graph.nodes[0].args, graph.nodes[0].attrs),), graph.outputs)
+            try:
+                spec = infer_specs(graph)[-1]
+            except GraphError:  # a call this torch lacks, or one whose meta function refuses what its sample held (a mask)
+                refused.append((op.name, form.call))
+                continue
+            assert spec.shape == form.shape, (op.name, form.call, spec, form.shape)
+            checked += 1
+    assert checked >= 3500 and len(refused) <= checked // 20, refused[:20]
+
+
+def test_a_database_node_lowers_to_its_call_and_its_reference_runs_in_float64():
+    graph = Graph(
+        (TensorSpec((3, 4), "bf16"),),
+        (Node.make("db.sum", [0], **{FORM: "torch.sum({0}, dim=1, dtype={dtype})", DTYPE: "bf16"}),),
+        (1,),
+    )
+    assert "t0 = torch.sum(x0, dim=1, dtype=torch.bfloat16)" in lower(graph)
+    reference = lower(graph, reference=True)
+    assert "torch.sum(x0, dim=1, dtype=torch.float64)" in reference and "torch.set_default_dtype(torch.float64)" in reference
+
+
+def test_a_call_is_written_from_a_sample_with_its_tensors_as_placeholders():
+    from types import SimpleNamespace
+
+    x, y = torch.ones(2, 3), torch.tensor([0, 1])
+    sample = SimpleNamespace(input=x, args=([x, x], 1), kwargs={"alpha": float("inf"), "dtype": torch.float32, "index": y})
+    written = write_call("torch.f", False, sample)
+    assert written.call == "torch.f({0}, [{1}, {2}], 1, alpha=float('inf'), dtype={dtype}, index={3})"
+    assert written.kinds == ["value", "value", "value", "int"] and written.dtype_placeholder
+    with pytest.raises(Unusable, match="complex"):
+        write_call("torch.f", False, SimpleNamespace(input=x, args=(1j,), kwargs={}))
+    method = write_call("addcmul_", True, SimpleNamespace(input=x, args=(x, x), kwargs={"value": 0.5}))
+    assert method.call == "{0}.addcmul_({1}, {2}, value=0.5)"
+
+
+def test_a_databases_lambda_is_written_as_the_call_it_makes():
+    from types import SimpleNamespace
+
+    reorder = lambda weight, idx, **kwargs: torch.nn.functional.embedding(idx, weight, **kwargs)  # noqa: E731
+    sample = SimpleNamespace(input=torch.ones(4, 2), args=(torch.tensor([0, 3]),), kwargs={"padding_idx": 1})
+    written = write_lambda(lambda_of(reorder), sample)
+    assert written.call == "torch.nn.functional.embedding({1}, {0}, padding_idx=1)"
+    helper = lambda x: sorted(x)  # noqa: E731 - a function of the test suite's own: not a public call
+    with pytest.raises(Unusable, match="helper"):
+        write_lambda(lambda_of(helper), SimpleNamespace(input=torch.ones(2), args=(), kwargs={}))
+
+
+def test_database_programs_chain_run_in_eager_and_are_rarely_refused():
+    """Programs of database ops only: eager runs most (a form may need values numfuzz does not draw: a positive-definite
+    matrix), and none gives a shape or dtype the table did not infer."""
+    space = GenConfig.default(ops=DATABASE_OPS)
+    eager, reasons = resolve("eager"), Counter()
+    for seed in range(60):
+        case = make_case(seed, RunSpec("eager", samples=2), space)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            outcome = evaluate(case.graph, case.tensors(), eager, "cpu")
+        reasons["op table says" in outcome.detail] += 1
+        reasons[outcome.verdict.value] += 1
+    assert reasons[True] <= 1, reasons
+    assert reasons["equal"] + reasons["more_accurate"] >= 45 and not reasons["exact_mismatch"] and not reasons["less_accurate"], reasons
+
+
+def test_integer_programs_are_drawn_by_default_and_judged_exactly():
+    graphs = [generate(seed, GenConfig.default())[0] for seed in range(150)]
+    integer = [g for g in graphs if any(is_integer(s.dtype) for s in infer_specs(g)[len(g.inputs) :])]
+    assert len(integer) >= 15
+    graph = next(g for g in integer if any(is_integer(infer_specs(g)[o].dtype) for o in g.outputs))
+    case = make_case(graphs.index(graph), RunSpec("eager", samples=2))
+    assert evaluate(case.graph, case.tensors(), resolve("eager"), "cpu").verdict is not Verdict.EXACT_MISMATCH
