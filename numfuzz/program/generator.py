@@ -17,7 +17,7 @@ from numfuzz.program.dtypes import PROGRAM_DTYPES, is_integer
 from numfuzz.program.families import family_of
 from numfuzz.program.fine import fine_ops
 from numfuzz.program.ir import Graph, GraphError, Node, TensorSpec
-from numfuzz.program.layout import draw_layout
+from numfuzz.program.layout import draw_layout, draw_view
 from numfuzz.program.model_scale import JUDGE_ELEMENTS, LARGE_ELEMENTS, MIN_SAMPLES, SMALL_ELEMENTS, large_shape
 from numfuzz.program.op_spec import INDEX_DTYPE, scalar
 from numfuzz.program.ops import OPS, OpSpec, autocast_policy, infer_node, infer_specs
@@ -196,11 +196,14 @@ class _Builder:
             self.restore(saved)
 
     def draw_layouts(self) -> None:
-        """With the config's chance, each float input of rank >= 1 gets a strided layout that changes how it sits in memory."""
-        rng = self.draw("layouts")
+        """With the config's chance, each float input of rank >= 1 gets a strided layout that changes how it sits in memory;
+        with another, each float input (0-d ones too) is a view into a larger tensor, on top of any layout (its own stream)."""
+        rng, views = self.draw("layouts"), self.draw("views")
         for k, spec in enumerate(self.inputs):
             if not is_integer(spec.dtype) and spec.shape and rng.random() < self.config.layouts:
-                self.inputs[k] = spec.with_layout(draw_layout(rng, spec.shape))
+                self.inputs[k] = spec = spec.with_layout(draw_layout(rng, spec.shape))
+            if not is_integer(spec.dtype) and views.random() < self.config.views:
+                self.inputs[k] = spec.with_layout(draw_view(views, spec.shape, spec.layout))
 
     def snapshot(self) -> tuple:
         return list(self.inputs), list(self.recipes), list(self.specs), list(self.nodes), list(self.is_input), set(self.used)
