@@ -219,8 +219,8 @@ def draw_view(rng: random.Random, shape: tuple[int, ...], layout: Layout | None 
     The base's extra dim (or the padding) sits beside a dim longer than 1, where it moves a stride that addresses
     something. It takes the same draws whichever kind it picks, as `draw_layout` does.
     """
-    rank = len(shape)
-    perm, step, expand, offset, gap = (layout or Layout()).full(rank)
+    rank, before = len(shape), layout or Layout()
+    perm, step, expand, offset, gap = before.full(rank)
     runs = [d for d in reversed(perm) if d not in expand]  # the dims laid in memory, innermost first
     wide = [p for p, d in enumerate(runs) if shape[d] > 1]
     kind = rng.choice(["select", "padded"])
@@ -242,7 +242,7 @@ def draw_view(rng: random.Random, shape: tuple[int, ...], layout: Layout | None 
         offset += int(where * size) * block
     view = Layout.make(rank, perm, step, expand, offset, gap)
     if view.span(shape) > VIEW_MEMORY:  # past the memory a drawn view may span: the layout one element in
-        return Layout.make(rank, perm, (layout or Layout()).step or None, expand, (layout or Layout()).offset + 1, (layout or Layout()).gap or None)
+        return Layout.make(rank, perm, before.step or None, expand, before.offset + 1, before.gap or None)
     return view
 
 
