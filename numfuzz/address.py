@@ -38,6 +38,8 @@ GRAPH_DRAWS = (
     "dtype", "size", "shapes", "ops", "attrs", "structure", "recipes",
     # the chances per input, per operand and per node
     "mix_dtypes", "repeat", "zero_dim", "out_of_domain", "scalar_args", "layouts", "swaps",
+    # added later, each a chance with what it draws when taken: a 0-d value for an op along a dim, an input as a view
+    "zero_dim_ops", "views",
 )  # fmt: skip
 
 

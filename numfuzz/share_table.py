@@ -60,6 +60,12 @@ SHARES = (
     # broadcast partner, an input of another dtype than its partner.
     Share("--layouts-share", "layouts", "gen", 0.1, "Chance that a float input of rank 1 or more is a strided view: permuted, stepped with NaN in the gaps, or expanded with stride 0."),
     Share("--zero-dim-share", "zero_dim", "gen", 0.05, "Chance that a new broadcast partner of its first argument's shape is 0-d instead."),
+    # Two more of the generator's own chances, for what 2026's upstream bugs needed and the two above rarely give: a 0-d
+    # value along a dim (torch.sum(x0d, dim=0)), and an input that views a larger tensor (at an offset, its rows over
+    # gaps). Each draws from its own stream, so the rest of a graph is drawn as before; the rates they give over generated
+    # graphs are in docs/ops.md ("Input layouts and 0-d inputs").
+    Share("--zero-dim-ops-share", "zero_dim_ops", "gen", 0.1, "Chance that an op along a dim (a reduction, a scan, a softmax, an index reduction) takes a 0-d value along dim 0 or -1, which torch reads as a dim of one element."),
+    Share("--views-share", "views", "gen", 0.03, "Chance that a float input (0-d ones too) is a view into a larger tensor, as select, indexing or as_strided makes: at a storage offset, its rows stepping over gaps, NaN in what it skips."),
     # An op's argument left outside its domain: what a NaN does downstream (where, maximum, comparisons, nan_to_num).
     # Per guarded argument, so a graph with a domain-restricted op sees it a few times in a hundred; cost in docs/benchmarks.md.
     Share("--out-of-domain-share", "out_of_domain", "gen", 0.05, "Chance that an op's argument is left outside its domain (sqrt of a negative, acosh below 1): elements whose float64 reference is NaN are left out, what the NaN does downstream is judged."),

@@ -25,9 +25,9 @@ from numfuzz.share_table import share_default
 from numfuzz.workers.settings import WorkerSettings
 
 # The generator's fields when journals were first written. A field added later is left out of a campaign's identity at
-# the value it was added with (these two; a share, 0), so that a campaign there is named as before it existed.
+# the value it was added with (these; a share, 0), so that a campaign there is named as before it existed.
 FIRST_GEN_FIELDS = ("min_nodes", "max_nodes", "max_rank", "max_dim", "mix_dtypes", "ops", "seams")
-ADDED_WITH = {"layouts": 0.1, "zero_dim": 0.05}
+ADDED_WITH = {"layouts": 0.1, "zero_dim": 0.05, "zero_dim_ops": 0.1, "views": 0.03}
 STATS_INTERVAL_S = 2.0  # journal, stats file and coverage; a killed run redoes at most this much
 
 

@@ -326,7 +326,7 @@ def low_precision(ev: Evidence) -> Diagnosis | None:
         dim = node.attr("dim")
         errs = []
         for x, got in zip(inputs, values):
-            x64 = x[0].to(torch.float64).numpy()
+            x64 = np.atleast_1d(x[0].to(torch.float64).numpy())  # a 0-d value's dim 0 or -1 holds its one element
             acc = np.take(x64, 0, axis=dim)
             for i in range(1, x64.shape[dim]):
                 acc = round_significand(acc + np.take(x64, i, axis=dim), fmt.mantissa_bits + 1)

@@ -44,6 +44,8 @@ def reorder_evidence(ev: Evidence) -> str | None:
 
     def others(args: list[torch.Tensor]) -> Callable[[], list[torch.Tensor]]:
         def run() -> list[torch.Tensor]:
+            if not args[0].dim():  # a 0-d value's one term: no other order
+                return []
             values = [eager_fn(*[forward(a) for a in args])[out] for forward, _ in _orders(dim)]
             if split is not None and len(args) == 1:
                 values += [_in_chunks(eager_fn, out, args[0], dim, parts, split, node.attr("keepdim")) for parts in CHUNKS]
@@ -74,7 +76,7 @@ def reordered_gradient_evidence(
     fn = compile_source(lower(graph))
 
     def others(x: torch.Tensor, rest: list[torch.Tensor], g: torch.Tensor) -> Callable[[], list[torch.Tensor]]:
-        return lambda: [_gradient(fn, x, rest, g, forward, back) for forward, back in _orders(dim)]
+        return lambda: [_gradient(fn, x, rest, g, forward, back) for forward, back in _orders(dim)] if x.dim() else []  # 0-d: one term
 
     same = (lambda t: t, lambda t: t)
     made = _made_in_other_orders(

@@ -55,6 +55,9 @@ class Family:
     # Each output element from the same position of its (broadcast) arguments: it takes a 0-d value, and the judge
     # measures its rounding error at every element (`numfuzz.judge.rounding_error`). Any other family needs a dim.
     pointwise: bool = False
+    # Its ops take a 0-d first value along dim 0 or -1, which torch reads as a dim of one element (a reduction, a scan,
+    # a softmax: `torch.sum(x0d, dim=0)` is 0-d, keepdim or not)
+    zero_d: bool = False
     # How many terms one output element of its ops sums (`OpSpec.terms`), where the op does not say: None where the
     # family has no one answer (fresh operands, windows), so that each of its ops states its own
     terms: Terms | None = None
@@ -63,11 +66,11 @@ class Family:
 FAMILIES: dict[str, Family] = {}
 
 
-def register(name: str, draw: DrawArgs, pointwise: bool = False, terms: Terms | None = None) -> Family:
+def register(name: str, draw: DrawArgs, pointwise: bool = False, terms: Terms | None = None, zero_d: bool = False) -> Family:
     """Registers a family under `name` (once: a second registration of a name is an error)."""
     if name in FAMILIES:
         raise ValueError(f"op family {name!r} is registered twice")
-    FAMILIES[name] = Family(name, draw, pointwise, terms)
+    FAMILIES[name] = Family(name, draw, pointwise, zero_d, terms)
     return FAMILIES[name]
 
 
@@ -139,7 +142,7 @@ def with_operands(b: Builder, op: OpSpec, first: int, attrs: dict[str, Any]) -> 
 
 register("unary", alone, pointwise=True, terms=one_term)
 register("elementwise", with_partners, pointwise=True, terms=one_term)
-register("reduce", alone, terms=terms_along_dim)
+register("reduce", alone, terms=terms_along_dim, zero_d=True)
 register("norm", alone, terms=terms_last_dim)
 register("window", alone)  # pooling, interpolation, padding, repeat: one argument, not pointwise
 register("fresh", with_operands)

@@ -203,6 +203,8 @@ _F.gelu = staticmethod(lambda x, approximate="none": np.frompyfunc(_real(lambda 
 
 def _reduction(fn: Callable) -> Callable:
     def reduce(x, dim=None, keepdim=False):
+        if np.ndim(x) == 0 and isinstance(dim, int):  # torch reads a 0-d value's dim 0 or -1 as one element's; the result is 0-d
+            return np.asarray(fn(np.reshape(x, (1,)), axis=dim, keepdims=False))
         return fn(x, axis=tuple(dim) if isinstance(dim, (list, tuple)) else dim, keepdims=keepdim)
 
     return staticmethod(reduce)

@@ -17,7 +17,7 @@ from numfuzz.program.dtypes import PROGRAM_DTYPES, is_integer
 from numfuzz.program.families import family_of
 from numfuzz.program.fine import fine_ops
 from numfuzz.program.ir import Graph, GraphError, Node, TensorSpec
-from numfuzz.program.layout import draw_layout
+from numfuzz.program.layout import draw_layout, draw_view
 from numfuzz.program.model_scale import JUDGE_ELEMENTS, LARGE_ELEMENTS, MIN_SAMPLES, SMALL_ELEMENTS, large_shape
 from numfuzz.program.op_db.family import INTEGER_VALUES, integer_form, takes_integers
 from numfuzz.program.op_spec import INDEX_DTYPE, scalar
@@ -143,13 +143,13 @@ class _Builder:
     def args_for(self, op: OpSpec, first: int) -> tuple[list[int], dict]:
         """The op's arguments and attributes, drawn by its family (`numfuzz.program.families`)."""
         family = family_of(op)
-        if not self.specs[first].shape and not family.pointwise:
+        if not self.specs[first].shape and not (family.pointwise or family.zero_d):
             raise GraphError(f"{op.name} needs a dim; got a 0-d value")
         attrs = op.draw_attrs(self.draw("attrs"), [self.specs[first]]) if op.draw_attrs else {}
         return family.draw(self, op, first, attrs)
 
     def grow(self, op: OpSpec, first: int | None = None, last_dim: bool = False) -> int:
-        first = self.pick_value() if first is None else first
+        first = self.zero_d_instead(op, self.pick_value()) if first is None else first
         if op.lines and not self.is_input[first] and self.rng.random() < 0.5:  # an input, so that values can sit on its lines
             first = self.new_input(self.specs[first].shape, self.specs[first].dtype)
         first = self.ensure_domain(first, op.domain(0))
@@ -165,6 +165,17 @@ class _Builder:
         if op.lines:
             self.place_on_lines(args[0], op, attrs)
         return value
+
+    def zero_d_instead(self, op: OpSpec, first: int) -> int:
+        """With the config's chance, an op along a dim that takes a 0-d value (`Family.zero_d`) takes one instead of `first`:
+        a 0-d value drawn so far, or a new 0-d input of its dtype. Drawn 0-d values are rare otherwise (a 0-d partner's ops)."""
+        rng = self.draw("zero_dim_ops")
+        if not family_of(op).zero_d or rng.random() >= self.config.zero_dim_ops:
+            return first
+        drawn = [v for v in self.floats() if not self.specs[v].shape]
+        if drawn and rng.random() < 0.5:
+            return rng.choice(drawn)
+        return self.new_input((), self.specs[first].dtype)
 
     def pass_scalars(self, op: OpSpec, attrs: dict, spec: TensorSpec) -> None:
         """With the config's chance, the op's scalar attributes become call-time arguments, each with a second value."""
@@ -202,11 +213,14 @@ class _Builder:
             self.restore(saved)
 
     def draw_layouts(self) -> None:
-        """With the config's chance, each float input of rank >= 1 gets a strided layout that changes how it sits in memory."""
-        rng = self.draw("layouts")
+        """With the config's chance, each float input of rank >= 1 gets a strided layout that changes how it sits in memory;
+        with another, each float input (0-d ones too) is a view into a larger tensor, on top of any layout (its own stream)."""
+        rng, views = self.draw("layouts"), self.draw("views")
         for k, spec in enumerate(self.inputs):
             if not is_integer(spec.dtype) and spec.shape and rng.random() < self.config.layouts:
-                self.inputs[k] = spec.with_layout(draw_layout(rng, spec.shape))
+                self.inputs[k] = spec = spec.with_layout(draw_layout(rng, spec.shape))
+            if not is_integer(spec.dtype) and views.random() < self.config.views:
+                self.inputs[k] = spec.with_layout(draw_view(views, spec.shape, spec.layout))
 
     def snapshot(self) -> tuple:
         return list(self.inputs), list(self.recipes), list(self.specs), list(self.nodes), list(self.is_input), set(self.used)

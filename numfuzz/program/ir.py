@@ -47,7 +47,7 @@ class TensorSpec:
             if is_integer(self.dtype):
                 raise GraphError(f"an integer input is contiguous; got layout {self.layout.to_json()}")
             try:
-                Layout.make(len(self.shape), *self.layout.full(len(self.shape)))
+                self.layout.check_fits(self.shape)
             except (LayoutError, IndexError) as exc:
                 raise GraphError(f"layout {self.layout.to_json()} does not fit shape {list(self.shape)}: {exc}") from None
 

@@ -216,10 +216,10 @@ def same(specs: list[TensorSpec], attrs: dict) -> TensorSpec:
 
 
 def reduced_shape(shape: tuple[int, ...], attrs: dict) -> tuple[int, ...]:
+    dim = norm_dim(attrs["dim"], max(len(shape), 1))  # torch reads a 0-d value's dim 0 or -1 as one element's
     if not shape:
-        raise GraphError("cannot reduce a scalar along a dim")
+        return ()  # 0-d, keepdim or not
     out = list(shape)
-    dim = norm_dim(attrs["dim"], len(shape))
     if attrs.get("keepdim"):
         out[dim] = 1
     else:
@@ -232,7 +232,7 @@ def reduce(specs: list[TensorSpec], attrs: dict) -> TensorSpec:
 
 
 def along_dim(specs: list[TensorSpec], attrs: dict) -> TensorSpec:
-    norm_dim(attrs["dim"], len(specs[0].shape))
+    norm_dim(attrs["dim"], max(len(specs[0].shape), 1))  # a scan or softmax of a 0-d value along its dim 0 or -1 is 0-d
     return specs[0]
 
 
@@ -251,9 +251,9 @@ def need_rank(spec: TensorSpec, low: int, high: int = 8) -> None:
 
 
 def draw_dim(rng: random.Random, specs: list[TensorSpec]) -> dict:
-    rank = len(specs[0].shape)
-    if not rank:
-        raise GraphError("a dim of a 0-d value")
+    """A dim of the first argument, counted from the front or the back; of a 0-d value, 0 or -1 (which torch's ops along
+    a dim take as a dim of one element; an op that takes no 0-d value refuses it in its shape rule or its family)."""
+    rank = max(len(specs[0].shape), 1)
     return {"dim": rng.randrange(rank) - (rank if rng.random() < 0.5 else 0)}
 
 

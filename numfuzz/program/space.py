@@ -1,8 +1,8 @@
 """The program space a generator draws from: sizes, ops, dtype mixing, seams. Torch-free, so it travels to workers as plain data.
 
 `GenConfig()` is the generator's own space: ops, sizes and its own chances (another dtype for a partner, a strided
-input, a 0-d partner) at their defaults, every other share off; `GenConfig.default()` is what `numfuzz fuzz` draws,
-every share at its default. Both take their numbers from the shares table (`numfuzz.share_table`).
+input, a 0-d partner, a 0-d value along a dim, an input viewing a larger tensor) at their defaults, every other share
+off; `GenConfig.default()` is what `numfuzz fuzz` draws, every share at its default. Both take their numbers from the shares table (`numfuzz.share_table`).
 """
 
 from __future__ import annotations
@@ -30,6 +30,10 @@ class GenConfig:
     # permuted, stepped with NaN in the gaps, or expanded with stride 0. Most inputs stay contiguous.
     layouts: float = share_default("layouts")
     zero_dim: float = share_default("zero_dim")  # chance that a new broadcast partner of its first argument's shape is 0-d instead
+    zero_dim_ops: float = share_default("zero_dim_ops")  # chance that an op along a dim takes a 0-d value (dim 0 or -1)
+    # Chance that a float input is a view into a larger tensor (numfuzz.program.layout.draw_view): at a storage offset,
+    # its rows stepping over gaps, as select, indexing or as_strided of a bigger tensor makes.
+    views: float = share_default("views")
     # Chance that a node's scalar attributes are passed as Python numbers at call time, each with a
     # second value for a second call (numfuzz.program.scalars); 0: every scalar is a literal.
     scalar_args: float = 0.0

@@ -47,7 +47,7 @@ def snippet_source(case: Case, target: Target, device: str, imports: Sequence[st
     else:
         inputs = "samples = [\n" + "".join("    (" + ", ".join(literal(t, spec) for t, spec in zip(row, specs)) + ",),\n" for row in rows) + "]"
     if any(spec.layout is not None for spec in specs):
-        inputs = "# Strided inputs: dims in memory order, steps, dims of stride 0, storage offset.\n" + LAYOUT_SOURCE + "\n\n" + inputs
+        inputs = "# Strided inputs: dims in memory order, steps, dims of stride 0, storage offset, gaps.\n" + LAYOUT_SOURCE + "\n\n" + inputs
     return f"""import math  # inf and nan literals
 
 import torch

@@ -140,7 +140,7 @@ def layouts_source(specs: Sequence[TensorSpec]) -> str:
     if all(spec.layout is None for spec in specs):
         return "def lay_out(xs):\n    return list(xs)  # every input is contiguous\n"
     layouts = ", ".join("None" if spec.layout is None else repr(tuple(spec.layout.full(len(spec.shape)))) for spec in specs)
-    return f"""# How each input lies in memory (None: contiguous): (dims in memory order, steps, dims of stride 0, offset).
+    return f"""# How each input lies in memory (None: contiguous): (dims in memory order, steps, dims of stride 0, offset, gaps).
 LAYOUTS = [{layouts}]
 
 

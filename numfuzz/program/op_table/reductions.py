@@ -192,14 +192,15 @@ SPECS: list[OpSpec] = (
     + [OpSpec("amin", 1, "reduce", reduce, draw_attrs=draw_reduce, bound="correctly_rounded", call="torch.amin({0}, dim={dim}, keepdim={keepdim})")]
     # Index reductions, judged through what they select: the argument's element at each index, which the float64
     # reference takes as the extreme itself. A tie selects equal values, so only an index that misses shows (pytorch#178964,
-    # #183082: indices of a transposed input); compiled code computes the index and the gather it feeds
+    # #183082: indices of a transposed input); compiled code computes the index and the gather it feeds. `torch.gather`,
+    # not `take_along_dim` (which is gather after broadcasting, in eager as under torch.compile): it takes a 0-d argument
     + [
         OpSpec(name, 1, "reduce", _kept, draw_attrs=draw_dim, weight=0.4, bound="correctly_rounded", call=call, reference=reference)
         for name, call, reference in (
-            ("argmax", "torch.take_along_dim({0}, torch.argmax({0}, dim={dim}, keepdim=True), dim={dim})", "torch.amax({0}, dim={dim}, keepdim=True)"),
-            ("argmin", "torch.take_along_dim({0}, torch.argmin({0}, dim={dim}, keepdim=True), dim={dim})", "torch.amin({0}, dim={dim}, keepdim=True)"),
+            ("argmax", "torch.gather({0}, {dim}, torch.argmax({0}, dim={dim}, keepdim=True))", "torch.amax({0}, dim={dim}, keepdim=True)"),
+            ("argmin", "torch.gather({0}, {dim}, torch.argmin({0}, dim={dim}, keepdim=True))", "torch.amin({0}, dim={dim}, keepdim=True)"),
             # torch.max with a dim: values and indices from one reduction; its indices are what is judged
-            ("max_dim", "torch.take_along_dim({0}, torch.max({0}, dim={dim}, keepdim=True).indices, dim={dim})", "torch.amax({0}, dim={dim}, keepdim=True)"),
+            ("max_dim", "torch.gather({0}, {dim}, torch.max({0}, dim={dim}, keepdim=True).indices)", "torch.amax({0}, dim={dim}, keepdim=True)"),
         )
     ]
     + [OpSpec("logsumexp", 1, "reduce", reduce, draw_attrs=draw_reduce, bound="undocumented", call="torch.logsumexp({0}, dim={dim}, keepdim={keepdim})")]

@@ -39,7 +39,7 @@ def _bits(values: list[int]) -> str:
     "edit, message",
     [
         (_set_layout({"perm": [1, 1]}), "bad graph: bad layout of an input [3, 4]: layout perm [1, 1] is not a permutation of 2 dims"),
-        (_set_layout({"step": [1, 9]}), "layout step [1, 9] needs 2 steps, each 1..4"),
+        (_set_layout({"step": [1, 99]}), "layout step [1, 99] needs 2 steps, each 1..64"),
         (_set_layout({"expand": [0], "perm": [1, 0]}), "sample 0: input x0's values differ along dim [0]"),
         (_set_layout({"strides": [1, 3]}), "unknown fields ['strides']"),
         (_set_layout("transposed"), "layout is not an object"),

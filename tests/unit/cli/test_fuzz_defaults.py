@@ -53,5 +53,6 @@ def test_the_defaults_of_the_generator_and_the_mix_are_the_tables():
         held = {"gen": (gen, GenConfig()), "mix": (mix, RunMix()), "campaign": (CampaignConfig(targets=("eager",), graphs=1), None)}[share.of]
         assert getattr(held[0], share.field) == share.default, share.field
         if held[1] is not None:  # the generator's own space and the plain mix: its own chances at their defaults, no other
-            assert getattr(held[1], share.field) == (share.default if share.field in ("mix_dtypes", "layouts", "zero_dim") else 0.0), share.field
+            own = share.field in ("mix_dtypes", "layouts", "zero_dim", "zero_dim_ops", "views")
+            assert getattr(held[1], share.field) == (share.default if own else 0.0), share.field
     assert CampaignConfig(targets=("eager",), graphs=1).gen == gen  # and a campaign's, on its defaults

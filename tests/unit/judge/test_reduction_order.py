@@ -104,3 +104,11 @@ def test_a_product_that_overflows_split_over_threads_is_rounding():
     outcome = run_case(Case.from_tensors(graph, [[x]], "planted_prod:halves"), resolve("planted_prod:halves"), "cpu")
     assert outcome.oracle is Verdict.NONFINITE and outcome.verdict is Verdict.WITHIN_ROUNDING, outcome.detail
     assert "in chunks" in outcome.analysis.reordered and outcome.rule == "reordered_reduction"
+
+
+def test_a_nan_from_the_product_of_a_0d_value_is_no_order_of_its_one_term():
+    """torch reads a 0-d value's dim 0 as one element's: its product has one term, which no order changes."""
+    graph = Graph((TensorSpec((), "bf16"),), (Node.make("prod", [0], dim=0, keepdim=False),), (1,))
+    x = torch.tensor(0.0, dtype=torch.bfloat16)
+    outcome = run_case(Case.from_tensors(graph, [[x]], "planted_prod:nan_at_zero"), resolve("planted_prod:nan_at_zero"), "cpu")
+    assert outcome.verdict is Verdict.NONFINITE and outcome.analysis.reordered is None, outcome.detail

@@ -40,14 +40,18 @@ def test_a_family_is_registered_once():
         register("unary", alone)
 
 
-def test_only_a_pointwise_family_takes_a_0d_value():
+def test_a_pointwise_family_or_one_along_a_dim_takes_a_0d_value():
     assert family_of(OPS["exp"]).pointwise and family_of(OPS["add"]).pointwise
     assert not family_of(OPS["sum"]).pointwise and not family_of(OPS["cat"]).pointwise
+    assert family_of(OPS["sum"]).zero_d and not family_of(OPS["cat"]).zero_d and not family_of(OPS["layer_norm"]).zero_d
     b = _Builder(CaseAddress(0).graph_streams(), GenConfig(), "cpu")
     x = b.new_input((), "fp32")
     assert b.args_for(OPS["exp"], x)[0] == [x]
-    with pytest.raises(GraphError, match="needs a dim"):
-        b.args_for(OPS["sum"], x)
+    args, attrs = b.args_for(OPS["sum"], x)  # along dim 0 or -1, which torch reads as a dim of one element
+    assert args == [x] and attrs["dim"] in (0, -1)
+    for refused in ("cat", "layer_norm"):
+        with pytest.raises(GraphError, match="needs a dim"):
+            b.args_for(OPS[refused], x)
 
 
 def test_the_generator_draws_an_op_by_its_registered_family_alone(monkeypatch):
@@ -56,7 +60,7 @@ def test_the_generator_draws_an_op_by_its_registered_family_alone(monkeypatch):
     def both_the_first(b, op, first, attrs):
         return [first, first], attrs
 
-    monkeypatch.setitem(FAMILIES, "self_pair", SimpleNamespace(name="self_pair", draw=both_the_first, pointwise=False))
+    monkeypatch.setitem(FAMILIES, "self_pair", SimpleNamespace(name="self_pair", draw=both_the_first, pointwise=False, zero_d=False))
     monkeypatch.setitem(OPS, "probe_pair", OpSpec("probe_pair", 2, "self_pair", elementwise, terms=one_term, bound="table", call="torch.add({0}, {1})"))
     drawn = [n for seed in range(10) for n in generate(seed, GenConfig(ops=("probe_pair",)))[0].nodes if n.op == "probe_pair"]
     assert drawn and all(n.args[0] == n.args[1] for n in drawn)

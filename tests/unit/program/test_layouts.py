@@ -22,6 +22,8 @@ LAYOUTS = [
     Layout.make(3, step=[1, 3, 2], offset=5),
     Layout.make(3, expand=[1]),
     Layout.make(3, perm=[1, 2, 0], step=[2, 1, 1], expand=[2], offset=1),
+    Layout.make(3, gap=[0, 12, 0], offset=12),  # base[:, 1] of a (2, 2, 3, 4) base
+    Layout.make(3, perm=[2, 0, 1], step=[1, 2, 1], gap=[5, 0, 1], offset=300),  # as_strided of a larger base
 ]
 
 
@@ -43,12 +45,12 @@ def test_stored_bits_and_layout_give_the_same_strides_and_values(layout):
     assert torch.equal(stored, values) and stored.is_contiguous()  # the bits are the logical values
     view = apply_layout(stored, again.graph.inputs[0].layout)
     assert torch.equal(view, values) and view.storage_offset() == layout.offset
-    perm, step, expand, _ = layout.full(len(shape))
+    perm, step, expand, _, gap = layout.full(len(shape))
     for d in range(len(shape)):
         assert (view.stride(d) == 0) == (d in expand)
     memory_order = [d for d in sorted(range(len(shape)), key=lambda d: -view.stride(d)) if d not in expand]
     assert memory_order == [d for d in perm if d not in expand]
-    if any(s > 1 for s in step) or layout.offset:
+    if any(s > 1 for s in step) or layout.offset or any(gap):
         assert torch.isnan(torch.as_strided(view, (view.untyped_storage().nbytes() // 4,), (1,), 0)).any()  # the gaps hold NaN
     assert not view.is_contiguous()
 
@@ -88,10 +90,14 @@ def test_a_plain_layout_is_absent_from_json_so_old_cases_keep_their_hash():
     [
         ({"perm": [0, 0]}, "not a permutation"),
         ({"step": [1]}, "needs 2 steps"),
-        ({"step": [1, 0]}, "each 1..4"),
+        ({"step": [1, 0]}, "each 1..64"),
         ({"expand": [2]}, "outside"),
         ({"offset": -1}, "offset"),
         ({"stride": [1, 1]}, "unknown fields"),
+        ({"gap": [1]}, "needs 2 gaps"),
+        ({"gap": [-1, 0]}, "each 0.."),
+        ({"gap": [3, 0], "expand": [0]}, "none along an expanded dim"),
+        ({"offset": 2**40}, "offset"),
         ([1, 0], "not an object"),
         ({"perm": "10"}, "not a list of integers"),
     ],
@@ -115,8 +121,8 @@ def test_an_expanded_input_must_hold_equal_values_along_its_expanded_dim():
 def test_the_generator_draws_layouts_last_and_with_a_modest_chance():
     laid, inputs = 0, 0
     for seed in range(300):
-        graph, recipes = generate(seed, GenConfig(layouts=0.1))
-        plain, _ = generate(seed, GenConfig(layouts=0.0))
+        graph, recipes = generate(seed, GenConfig(layouts=0.1, views=0.0))
+        plain, _ = generate(seed, GenConfig(layouts=0.0, views=0.0))
         assert [s.with_layout(None) for s in graph.inputs] == list(plain.inputs) and graph.nodes == plain.nodes  # only layouts differ
         inputs += len(graph.inputs)
         laid += sum(s.layout is not None for s in graph.inputs)
