@@ -67,7 +67,8 @@ def output_facts(errors: OutputErrors, first_gradient: int | None, cause: str = 
 def _most_severe(verdicts: list[Verdict]) -> Verdict:
     if not verdicts:
         return Verdict.INVALID
-    ranked = [*SEVERITY[:2], Verdict.WITHIN_ROUNDING, Verdict.EAGER_UNSTABLE, Verdict.AMPLIFIED, *SEVERITY[2:]]
+    findings = [v for v in SEVERITY if v.is_finding]
+    ranked = [*findings, Verdict.WITHIN_ROUNDING, Verdict.EAGER_UNSTABLE, Verdict.AMPLIFIED, *(v for v in SEVERITY if v not in findings)]
     return next((v for v in ranked if v in verdicts), verdicts[0])
 
 
@@ -78,7 +79,7 @@ def judge_outputs_by_rules(
     indices)` says the target is no less accurate at them against the program with its casts as no-ops, they are judged
     again with the cause `cast_dropped`. The model's verdict is the most severe over its outputs."""
     bounds = bounds or active_bounds()
-    counted = [o for o in outputs if o.elements]
+    counted = [o for o in outputs if o.judged]
     judged = {o.index: final_verdict(output_oracle(o), output_facts(o, first_gradient), bounds) for o in counted}
     worse = [o.index for o in counted if judged[o.index].verdict is Verdict.LESS_ACCURATE]
     cause = CAST_DROPPED.name if worse and casts_explain(worse) else ""
