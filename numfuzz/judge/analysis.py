@@ -1,6 +1,6 @@
 """The analysis of a finding: where the difference starts, why, and every fact the verdict rules read.
 
-Run on every less_accurate, nonfinite or position_dependent outcome (in a campaign's worker, on
+Run on every less_accurate, nonfinite, nonfinite_class or position_dependent outcome (in a campaign's worker, on
 replay, on the minimised case). Its stages: locate (`judge.localize`: the probe that exposes
 the cone's values, skipped when the flagged output's cone is one op or a dropped cast explains
 the case), explain (`judge.cause_tests`: every cause's test, at its stage and in its order), measure (the rounding error at

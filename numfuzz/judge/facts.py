@@ -39,7 +39,7 @@ class Culprit:
     node: int  # position in graph.nodes
     op: str
     dtype: str
-    verdict: str  # at that op, locally: less_accurate or nonfinite
+    verdict: str  # at that op, locally: less_accurate, nonfinite or nonfinite_class
     located: str  # how it was found: "probe", "single op", "cutting", "cutting the backward" or "fallback (why)"
 
     def to_json(self) -> dict:
