@@ -65,12 +65,24 @@ class StaleBackwardScalar(StaleScalar):
     def call(self, fn, tensors, scalars, first_scalars):
         out = fn(*tensors, *scalars)
         now, then = _as_tuple(out), _as_tuple(fn(*tensors, *first_scalars))
-        # this call's values, the first call's gradients: t + (s - s.detach()) is t, and its gradient is s's
-        joined = tuple(t.detach() + (s - s.detach()) if s.requires_grad else t for t, s in zip(now, then))
+        # this call's values, the first call's gradients (t + (s - s.detach()) would be NaN where s is inf)
+        joined = tuple(_ValueWithGradientOf.apply(t.detach(), s) if s.requires_grad else t for t, s in zip(now, then))
         return joined if isinstance(out, (tuple, list)) else joined[0]
 
     def repro_source(self):
         return [], 'stale_scalar.StaleBackwardScalar().prepare(fn, "cpu")'
+
+
+class _ValueWithGradientOf(torch.autograd.Function):
+    """`value` exactly, its gradient handed to `carrier`."""
+
+    @staticmethod
+    def forward(ctx, value, carrier):
+        return value.clone()
+
+    @staticmethod
+    def backward(ctx, grad):
+        return None, grad
 
 
 def _as_tuple(out):

@@ -68,7 +68,7 @@ SHARES = (
     Share("--views-share", "views", "gen", 0.03, "Chance that a float input (0-d ones too) is a view into a larger tensor, as select, indexing or as_strided makes: at a storage offset, its rows stepping over gaps, NaN in what it skips."),
     # An op's argument left outside its domain: what a NaN does downstream (where, maximum, comparisons, nan_to_num).
     # Per guarded argument, so a graph with a domain-restricted op sees it a few times in a hundred; cost in docs/benchmarks.md.
-    Share("--out-of-domain-share", "out_of_domain", "gen", 0.05, "Chance that an op's argument is left outside its domain (sqrt of a negative, acosh below 1): elements whose float64 reference is NaN are left out, what the NaN does downstream is judged."),
+    Share("--out-of-domain-share", "out_of_domain", "gen", 0.05, "Chance that an op's argument is left outside its domain (sqrt of a negative, acosh below 1): elements whose float64 reference is NaN are judged by class alone (nonfinite_class), and what the NaN does downstream."),
     # A graph whose first input has a size-0 dim: cheap (nothing to compute) and a corner compilers special-case.
     Share("--empty-share", "empty", "gen", 0.02, "Chance that a graph's first input has a dim of size 0 (an empty batch or cache): judged on running, shapes and dtypes, and the values of any output that is not empty."),
     # Integer programs: the surveyed 2026 CPU bugs need integer tensors as values in 16 of 34 (docs/upstream.md); the op

@@ -197,7 +197,8 @@ def corpus(
     status_width = max(len(_status(g, confirmations.get(g.title))) for g in shown)
     click.echo(f"{'count':>5}  {'severity':>10}  {'group (target | op | dtype | cause)':<{width}}  {'status':<{status_width}}  smallest case")
     for g in shown:
-        click.echo(f"{g.count:>5}  {severity_text(g.severity):>10}  {g.title:<{width}}  {_status(g, confirmations.get(g.title)):<{status_width}}  {g.smallest}")
+        severity = severity_text(g.severity, g.signature.symptom)
+        click.echo(f"{g.count:>5}  {severity:>10}  {g.title:<{width}}  {_status(g, confirmations.get(g.title)):<{status_width}}  {g.smallest}")
         if g.note and g.new:
             click.echo(f"{'':>19}not minimised: {g.note}")
         if g.title in confirmations:

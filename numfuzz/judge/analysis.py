@@ -1,11 +1,11 @@
 """The analysis of a finding: where the difference starts, why, and every fact the verdict rules read.
 
-Run on every less_accurate, nonfinite or position_dependent outcome (in a campaign's worker, on
+Run on every less_accurate, nonfinite, nonfinite_class or position_dependent outcome (in a campaign's worker, on
 replay, on the minimised case). Its stages: locate (`judge.localize`: the probe that exposes
 the cone's values, skipped when the flagged output's cone is one op or a dropped cast explains
 the case), explain (`judge.cause_tests`: every cause's test, at its stage and in its order), measure (the rounding error at
 the culprit, `judge.rounding_error`; for a non-finite value the rest-of-program and reorder
-probes), then the rules (`judge.rules.final_verdict`) decide. It costs at most two compiles for a
+probes; for a non-finite class lost, the rest-of-program probe), then the rules (`judge.rules.final_verdict`) decide. It costs at most two compiles for a
 value finding (the probe and the cancellation sweep) and one for a position-dependent one.
 
 The facts are an `Analysis` (`judge.facts`) stored in `Outcome.analysis`; the oracle's verdict
@@ -25,7 +25,7 @@ from numfuzz.judge.evidence import Evidence
 from numfuzz.judge.execute import Outcome
 from numfuzz.judge.facts import Analysis
 from numfuzz.judge.localize import Probe, flagged_index, locate_by_cutting, locate_culprit, probe_reproduces, run_probe, single_op_culprit
-from numfuzz.judge.nonfinite_rest import nonfinite_rest_evidence
+from numfuzz.judge.nonfinite_rest import class_rest_evidence, nonfinite_rest_evidence
 from numfuzz.judge.overflow_boundary import overflow_boundary_evidence
 from numfuzz.judge.reduction_order import reorder_evidence
 from numfuzz.judge.refusing_op import refusing_op
@@ -98,7 +98,11 @@ def _value_facts(ev: Evidence, bounds: Bounds) -> Analysis:
     if unlocated is not None:
         return _facts(output, ev, unlocated)
     diagnosis = diagnose(ev)  # cast_dropped again, now at a located cast (`causes.cast_dropped_at_cut`)
-    facts = _facts(output, ev, diagnosis, measure(ev, bounds) if ev.culprit is not None else None)
+    # a culprit that loses a non-finite class itself has no rounding error to measure: a class is not rounded
+    rounds = ev.culprit is not None and ev.culprit.verdict != Verdict.NONFINITE_CLASS.value
+    facts = _facts(output, ev, diagnosis, measure(ev, bounds) if rounds else None)
+    if ev.outcome.oracle is Verdict.NONFINITE_CLASS and facts.rounding_error is not None and not kept_whatever_the_bound(diagnosis.cause, narrow=False):
+        facts.class_rest = class_rest_evidence(ev)  # the probe the rule `class_rest` reads
     if ev.outcome.oracle is Verdict.NONFINITE:  # the probes the rules read; their words join the detail where a rule holds
         if facts.rounding_error is not None and not kept_whatever_the_bound(diagnosis.cause, narrow=False):
             facts.nonfinite_rest = nonfinite_rest_evidence(ev)

@@ -44,6 +44,11 @@ EMULATED_ROUNDING = Cause(
     "emulate_precision_casts rounds a value eager keeps in fp32",
 )
 NONFINITE_INTERMEDIATE = Cause("nonfinite_intermediate", "a value turns non-finite inside the compiled code where eager's is finite", Kept.ALWAYS)
+NONFINITE_DROPPED = Cause(
+    "nonfinite_dropped",
+    "the compiled code gives a number, or another non-finite class, where the op gives NaN or inf, as eager does",
+    Kept.ALWAYS,
+)
 LOW_PRECISION = Cause("low_precision", "a lower-precision intermediate or accumulator", Kept.NARROW)
 CANCELLATION = Cause("cancellation", "cancellation: a small result computed from larger terms loses its relative accuracy")
 KERNEL_ACCURACY = Cause("kernel_accuracy", "kernel accuracy: a few ULP, no pattern")
@@ -67,6 +72,7 @@ CAUSES = {
         STRIDED_INPUT,
         EMULATED_ROUNDING,
         NONFINITE_INTERMEDIATE,
+        NONFINITE_DROPPED,
         LOW_PRECISION,
         CANCELLATION,
         KERNEL_ACCURACY,

@@ -15,7 +15,7 @@ runs the stages in the order of `Stage`, and within a stage the steps in the ord
 * locating         -- ill_conditioned: the probe shows no op worse where the difference starts (the verdict `amplified`).
 * after locating   -- at the culprit, in order: cast_dropped at a located cast, cast_dropped upstream of the
                       culprit (its probed value against the program up to it with a cast as a no-op), strided_input,
-                      emulated_rounding, nonfinite_intermediate, low_precision, cancellation,
+                      emulated_rounding, nonfinite_intermediate, nonfinite_dropped, low_precision, cancellation,
                       kernel_accuracy (`judge.causes` says each one's claim); unexplained when none holds.
 
 The first four stages each decide the whole facts (an `Analysis`) of the outcomes they apply to and
@@ -37,6 +37,7 @@ from numfuzz.judge.cause import (
     ILL_CONDITIONED,
     KERNEL_ACCURACY,
     LOW_PRECISION,
+    NONFINITE_DROPPED,
     NONFINITE_INTERMEDIATE,
     OUTPUT_METADATA,
     POSITION_PARTING,
@@ -62,6 +63,7 @@ from numfuzz.judge.evidence import Evidence
 from numfuzz.judge.facts import Analysis
 from numfuzz.judge.gradient_analysis import backward
 from numfuzz.judge.metadata import metadata_differences
+from numfuzz.judge.nonfinite_dropped import nonfinite_dropped
 from numfuzz.judge.position_analysis import position_parting
 from numfuzz.judge.stale_scalar import stale_scalar
 
@@ -133,6 +135,7 @@ CAUSE_TESTS = (
     _one(STRIDED_INPUT, Stage.AFTER_LOCATING, "one compile, where an input is strided", strided_input),
     _one(EMULATED_ROUNDING, Stage.AFTER_LOCATING, "one compile, where the target turns the option on", emulated_rounding, needs_culprit=True),
     _one(NONFINITE_INTERMEDIATE, Stage.AFTER_LOCATING, "none", nonfinite_intermediate, needs_culprit=True, reads_values=True),
+    _one(NONFINITE_DROPPED, Stage.AFTER_LOCATING, "float64 only", nonfinite_dropped, needs_culprit=True, reads_values=True),
     _one(LOW_PRECISION, Stage.AFTER_LOCATING, "float64 only", low_precision, needs_culprit=True, reads_values=True),
     _one(CANCELLATION, Stage.AFTER_LOCATING, "one or two compiles (the sweeps)", cancellation, needs_culprit=True, reads_values=True),
     _one(KERNEL_ACCURACY, Stage.AFTER_LOCATING, "none", kernel_accuracy, needs_culprit=True, reads_values=True),

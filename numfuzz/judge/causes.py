@@ -19,6 +19,8 @@ has its entry; what each one claims:
 * nonfinite_intermediate-- the culprit op is the first value the target makes inf/nan where
                            eager's is finite; for an op that subtracts its row's max (softmax:
                            `OpSpec.subtracts_row_max`), whether that needs x - max(x) > 0.
+* nonfinite_dropped     -- (its own module, `judge.nonfinite_dropped`) the culprit loses, on its own inputs, a NaN
+                           or inf that eager gives too: a non-finite class lost (`nonfinite_class`).
 * low_precision         -- a sum or mean that matches accumulating in its own dtype one element
                            at a time; or a bf16/fp16 op whose errors look like one more rounding
                            in that dtype (at most 1.5 ULP, often above half an ULP, eager never).
@@ -31,6 +33,7 @@ has its entry; what each one claims:
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Iterator
 
@@ -54,10 +57,11 @@ from numfuzz.judge.compiled import as_reference, laid_out
 from numfuzz.judge.emulated_casts import without_option_evidence
 from numfuzz.judge.evidence import Evidence, op_line
 from numfuzz.judge.execute import evaluate
+from numfuzz.judge.nonfinite_class import class_lost, classes
 from numfuzz.judge.oracle import OutputErrors, compare_output, noise_floor, ulp_error, worse_than
 from numfuzz.judge.sweep import SweepFailed, SweepPoint, sweep
 from numfuzz.program.autocast import region, rounded_args
-from numfuzz.program.dtypes import check_dtype
+from numfuzz.program.dtypes import FloatFormat, check_dtype
 from numfuzz.program.graph_edit import cone, with_outputs
 from numfuzz.program.ir import Graph, Node
 from numfuzz.program.lowering import compile_source, lower
@@ -181,10 +185,14 @@ def _dropped_at(graph: Graph, samples: list[list[torch.Tensor]], value: int, out
     fmt = check_dtype(infer_specs(graph)[value].dtype)
     ref, eager, got = seen.reference, seen.eager, seen.target
     keep = np.isfinite(ref) & (np.abs(ref) <= fmt.max_value)
+    lost = class_lost(ref, eager, got)  # a non-finite class the target lost is wrong by every bit, and must be explained too
     e_err, t_err = ulp_error(eager[keep], ref[keep], fmt), ulp_error(got[keep], ref[keep], fmt)
-    as_written = float(np.max(t_err, initial=0.0))
+    as_written = math.inf if lost.any() else float(np.max(t_err, initial=0.0))
     for subset in [frozenset([k]) for k in casts] + ([frozenset(casts)] if len(casts) > 1 else []):
-        without = _reference_without(graph, samples, subset, output)[keep]
+        uncast = _reference_without(graph, samples, subset, output)
+        if lost.any() and not _class_explained(uncast[lost], got[lost], fmt):
+            continue
+        without = uncast[keep]
         t_without = ulp_error(got[keep], without, fmt)
         # where the program without the cast overflows the output's format, storing it there gives the infinity the target gave
         stored_inf = (np.abs(without) > fmt.max_value) & np.isinf(got[keep]) & (np.sign(got[keep]) == np.sign(without))
@@ -208,6 +216,15 @@ def _dropped_at(graph: Graph, samples: list[list[torch.Tensor]], value: int, out
                 graph.nodes[k].attr("dtype") or region(graph.nodes[k]),
             )
     return None
+
+
+def _class_explained(without: np.ndarray, got: np.ndarray, fmt: FloatFormat) -> bool:
+    """The target's values where it lost a non-finite class are the program's without a cast: of its class, and a finite
+    one within an ULP (the uncast value's own rounding to the output's dtype)."""
+    if not bool((classes(without) == classes(got)).all()):
+        return False
+    finite = np.isfinite(got)
+    return bool((ulp_error(got[finite], without[finite], fmt) <= 1.0).all())
 
 
 def cast_dropped_at_cut(ev: Evidence) -> Diagnosis | None:

@@ -18,6 +18,7 @@ from numfuzz.judge.compiled import CompiledProgram, flat64
 from numfuzz.judge.exact_outputs import exact_words
 from numfuzz.judge.facts import RULES_VERSION, Analysis
 from numfuzz.judge.metadata import keeps_output_strides, metadata_differences
+from numfuzz.judge.nonfinite_class import changes_text
 from numfuzz.judge.oracle import OutputErrors, bits_lost, combine, compare_output
 from numfuzz.judge.position import position_dependence
 from numfuzz.judge.refusal import own_code, refusal_of
@@ -307,6 +308,8 @@ def judge_runs(
     if verdict is Verdict.EXACT_MISMATCH:  # each integer output that differs, named by its op: a fingerprint keeps the words
         names = output_names(program.graph)
         detail = "; ".join(exact_words(names[o.index], o) for o in outputs if o.verdict == verdict.value and o.index < len(names))
+    if verdict is Verdict.NONFINITE_CLASS:
+        detail = class_lost_detail(program.graph, outputs)
     if verdict is Verdict.INVALID and all(e.numel() == 0 for e in eager_runs[0]):  # a size-0 dim: shapes, dtypes and a clean run agree
         verdict, detail = Verdict.EQUAL, "every output is empty: the compiled program ran and gave eager's shapes and dtypes"
     # gradients repeat nothing across positions (each position has its own upstream gradient)
@@ -319,6 +322,12 @@ def judge_runs(
         if differs:
             verdict, detail = Verdict.METADATA, "; ".join(differs)
     return Outcome(verdict, detail, outputs, runs=runs)
+
+
+def class_lost_detail(graph: Graph, outputs: list[OutputErrors]) -> str:
+    """Where the target loses a non-finite class, per value named by its op: `output 0 (mean): 3 elements where ...`."""
+    label = lambda k: f"output {k} ({_value_name(graph, k)})" if k < len(graph.outputs) else _value_name(graph, k)  # noqa: E731
+    return "; ".join(f"{label(o.index)}: {changes_text(o.class_changes)}" for o in outputs if o.class_lost)
 
 
 def unlike_runs(graph: Graph, eager_runs: list[tuple], target_runs: list[tuple], again: tuple | None) -> Outcome | None:
@@ -391,5 +400,5 @@ def judge_outputs(runs: Runs, out_dtypes: list[str]) -> list[OutputErrors]:
 
 def flagged_output(outcome: Outcome) -> OutputErrors | None:
     """The output that carries the case's verdict and loses the most bits against eager."""
-    flagged = [o for o in outcome.outputs if o.verdict == outcome.verdict.value and o.elements]
+    flagged = [o for o in outcome.outputs if o.verdict == outcome.verdict.value and o.judged]
     return max(flagged, key=lambda o: (bits_lost(o), -o.index)) if flagged else None

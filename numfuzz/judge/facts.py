@@ -28,7 +28,8 @@ VERSION = 2
 # fact may be one that was not measured then, and the rule says what it lacks (`judge.rules.undecided`). A rule that
 # comes to read a new fact, or one measured anew, raises it and sets its own `since` to it.
 # 2: a gradient's largest absolute errors, an overflow eager makes too, a domain's edge, the condition at the culprit
-RULES_VERSION = 2
+# 3: a lost non-finite class that the exact rest of the program gives (`class_rest`), for the verdict nonfinite_class
+RULES_VERSION = 3
 
 
 @dataclass(frozen=True)
@@ -38,7 +39,7 @@ class Culprit:
     node: int  # position in graph.nodes
     op: str
     dtype: str
-    verdict: str  # at that op, locally: less_accurate or nonfinite
+    verdict: str  # at that op, locally: less_accurate, nonfinite or nonfinite_class
     located: str  # how it was found: "probe", "single op", "cutting", "cutting the backward" or "fallback (why)"
 
     def to_json(self) -> dict:
@@ -112,6 +113,8 @@ class Analysis:
     overflows_too: str | None = None
     # evidence: a non-finite value the culprit op gives exactly at inputs within their rounding: the edge of its domain
     domain_edge: str | None = None
+    # evidence: a non-finite class lost (nonfinite_class) that the exact rest of the program gives from the culprit's value
+    class_rest: str | None = None
 
     @property
     def ill_conditioned(self) -> bool:
@@ -130,7 +133,7 @@ class Analysis:
         data["culprit"] = self.culprit.to_json() if self.culprit is not None else None
         if self.rounding_error is not None:
             data["rounding_error"] = self.rounding_error.to_json()
-        for name in ("gradient_of", "nonfinite_rest", "reordered", "fused_backward_bits", "overflows_too", "domain_edge"):
+        for name in ("gradient_of", "nonfinite_rest", "reordered", "fused_backward_bits", "overflows_too", "domain_edge", "class_rest"):
             if getattr(self, name) is not None:
                 data[name] = getattr(self, name)
         if self.gradient_max_abs is not None:
@@ -166,6 +169,7 @@ class Analysis:
                 gradient_max_abs=_pair(data.get("gradient_max_abs")),
                 overflows_too=_text(data.get("overflows_too")),
                 domain_edge=_text(data.get("domain_edge")),
+                class_rest=_text(data.get("class_rest")),
             )
         except (KeyError, TypeError, ValueError) as exc:
             raise ValueError(f"unreadable analysis: {exc}") from None

@@ -12,9 +12,17 @@ on the target's inputs to it must give the same non-finite values, with those in
 INPUT_ROUNDING_ULP of their float64 values (erfinv of a 1.0 that one rounding gave). No compile:
 the float64 reference only. Whether the culprit is within its bound is the rule's to say
 (`judge.rules.NonfiniteRest`): this probe is a fact, measured whatever the bounds.
+
+The same probe tests a `nonfinite_class` finding (`judge.nonfinite_class`), where the target lost a NaN or inf
+that eager and float64 agree on (`class_rest_evidence`, for `judge.rules.ClassRest`): the exact rest, from the
+target's culprit value, must give the target's class (a number, or the other non-finite) at every element it lost:
+`acosh(cos(x))` is NaN wherever cos is a hair below 1, and a cos within its bound may round to 1, where it is 0.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
 
 import numpy as np
 import torch
@@ -22,6 +30,7 @@ import torch
 from numfuzz.judge.compiled import CompiledProgram
 from numfuzz.judge.evidence import Evidence
 from numfuzz.judge.localize import probe_values
+from numfuzz.judge.nonfinite_class import class_lost, classes
 from numfuzz.judge.oracle import KERNEL_BOUND_ULP, ulp_error
 from numfuzz.program.dtypes import check_dtype, is_integer
 from numfuzz.program.graph_edit import cut, index_after_cut
@@ -32,55 +41,104 @@ from numfuzz.program.ops import infer_specs
 # the input's own dtype.
 INPUT_ROUNDING_ULP = KERNEL_BOUND_ULP
 
+# Which elements a probe explains, from one sample's flat float64 reference, eager and target values of the output
+Marked = Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray]
+# Whether the exact values explain the target's there: (target's, exact) at the marked elements
+Explains = Callable[[np.ndarray, np.ndarray], bool]
+
+
+@dataclass(frozen=True)
+class Wrong:
+    """What the target got wrong, as the probe tests it: which elements, and what explains them after and at the culprit."""
+
+    marked: Marked
+    after: Explains  # by the exact rest of the program
+    at_output: Explains  # by the culprit op, the output's own, computed exactly on the target's inputs
+    words: str  # "made non-finite"
+
+
+def _made_nonfinite(ref: np.ndarray, eager: np.ndarray, got: np.ndarray) -> np.ndarray:
+    return ~np.isfinite(got) & np.isfinite(ref)
+
+
+def _same_class(got: np.ndarray, exact: np.ndarray) -> bool:
+    return bool((classes(got) == classes(exact)).all())
+
+
+NONFINITE = Wrong(_made_nonfinite, lambda got, exact: not bool(np.isfinite(exact).any()), lambda got, exact: _same_non_finite(got, exact), "made non-finite")
+CLASS_LOST = Wrong(class_lost, _same_class, _same_class, "lost the non-finite class at")
+
 
 def nonfinite_rest_evidence(ev: Evidence) -> str | None:
     """Evidence that the exact rest of the program makes the target's non-finite elements from its culprit value; None otherwise."""
+    return _rest_evidence(ev, NONFINITE)
+
+
+def class_rest_evidence(ev: Evidence) -> str | None:
+    """Evidence that the exact rest of the program, from the target's culprit value, gives the target's class (a number,
+    or another non-finite class) wherever it lost the non-finite class eager and float64 agree on (`judge.nonfinite_class`)."""
+    return _rest_evidence(ev, CLASS_LOST)
+
+
+def _rest_evidence(ev: Evidence, wrong: Wrong) -> str | None:
     c, graph = ev.culprit, ev.graph
     n_in, out = len(graph.inputs), graph.outputs[ev.output]
     if c is None or ev.suffix is not None:
         return None
     if n_in + c.node == out:
-        return _at_the_output(ev)
+        return _at_the_output(ev, wrong)
     if ev.probe is None or c.node not in ev.probe.nodes:
         return None
     rest = cut(graph, infer_specs(graph), {c.node})
     position = rest.outputs.index(index_after_cut(graph, [c.node], out))
     program = CompiledProgram(rest, ev.target, ev.device)
     culprit_values = probe_values(ev.probe, graph, ev.samples, "target", n_in + c.node)
+    runs = ev.outcome.runs
     made = 0
-    for sample, value, ref, got in zip(ev.samples, culprit_values, ev.outcome.runs.reference, ev.outcome.runs.target):
-        new = ~torch.isfinite(got[ev.output]) & torch.isfinite(ref[ev.output].to(got[ev.output].device))
-        if not bool(new.any()):
+    for sample, value, ref, eager, got in zip(ev.samples, culprit_values, runs.reference, runs.eager, runs.target):
+        got_flat = _flat(got[ev.output])
+        new = wrong.marked(_flat(ref[ev.output]), _flat(eager[ev.output]), got_flat)
+        if not new.any():
             continue
-        exact = program.reference(list(sample) + [value])[position].to(new.device)
-        if bool((new & torch.isfinite(exact)).any()):
-            return None  # an element the exact rest keeps finite: the target's own doing
+        exact = _flat(program.reference(list(sample) + [value])[position])
+        if not wrong.after(got_flat[new], exact[new]):
+            return None  # an element the exact rest does not explain: the target's own doing
         made += int(new.sum())
     if not made:
         return None
+    what = "is non-finite" if wrong is NONFINITE else "gives the target's class"
     return (
-        f"the program after `{c.op}`, computed exactly in float64 from the target's `{c.op}` values, is non-finite "
-        f"at all {made} elements the target made non-finite: the non-finite result is the program's conditioning at a value within its bound"
+        f"the program after `{c.op}`, computed exactly in float64 from the target's `{c.op}` values, {what} "
+        f"at all {made} elements the target {wrong.words}: the {_result(wrong)} is the program's conditioning at a value within its bound"
     )
 
 
-def _at_the_output(ev: Evidence) -> str | None:
-    """The culprit is the flagged output's op. Is it, computed exactly on the target's own inputs to it, non-finite
-    wherever the target made the output non-finite, with those inputs within rounding of their float64 values there?
+def _result(wrong: Wrong) -> str:
+    return "non-finite result" if wrong is NONFINITE else "lost class"
+
+
+def _flat(x: torch.Tensor) -> np.ndarray:
+    return x.detach().reshape(-1).to("cpu", torch.float64).numpy()
+
+
+def _at_the_output(ev: Evidence, wrong: Wrong) -> str | None:
+    """The culprit is the flagged output's op. Is it, computed exactly on the target's own inputs to it, what the target
+    gave wherever the target got the output wrong, with those inputs within rounding of their float64 values there?
     Then the op did what it should (erfinv of a 1.0, rsqrt of a 0) at an input the ops before it may round to: the
-    non-finite value is the op's conditioning, as the float64 program's would be one rounding away."""
+    target's value is the op's conditioning, as the float64 program's would be one rounding away."""
     if not ev.inputs_seen():
         return None
     exact_values = ev.reference_of("target")
     args = ev.graph.nodes[ev.culprit.node].args
+    runs = ev.outcome.runs
     made, farthest = 0, 0.0
-    for s, (ref, got, exact) in enumerate(zip(ev.outcome.runs.reference, ev.outcome.runs.target, exact_values)):
-        new = (~torch.isfinite(got[ev.output]) & torch.isfinite(ref[ev.output].to(got[ev.output].device))).reshape(-1).cpu().numpy()
+    for s, (ref, eager, got, exact) in enumerate(zip(runs.reference, runs.eager, runs.target, exact_values)):
+        got_flat = _flat(got[ev.output])
+        new = wrong.marked(_flat(ref[ev.output]), _flat(eager[ev.output]), got_flat)
         if not new.any():
             continue
-        got_flat = got[ev.output].reshape(-1).double().cpu().numpy()
-        if not _same_non_finite(got_flat[new], exact[new]):
-            return None  # finite there on its own inputs, or another non-finite (NaN for inf): the target's own doing
+        if not wrong.at_output(got_flat[new], exact[new]):
+            return None  # not so on its own inputs (finite there, or another non-finite class): the target's own doing
         for a in args:
             off = _input_ulps_off(ev, a, s, new)
             if off is None or not off <= INPUT_ROUNDING_ULP:  # NaN, from a NaN float64 value, is no closeness either
@@ -90,9 +148,10 @@ def _at_the_output(ev: Evidence) -> str | None:
     if not made:
         return None
     op = ev.culprit.op
+    what = "is non-finite" if wrong is NONFINITE else "gives the target's class"
     return (
-        f"`{op}` computed exactly in float64 on the target's own inputs to it is non-finite at all {made} elements the target "
-        f"made non-finite, with those inputs within {farthest:.3g} ULP of their float64 values: the non-finite result is "
+        f"`{op}` computed exactly in float64 on the target's own inputs to it {what} at all {made} elements the target "
+        f"{wrong.words}, with those inputs within {farthest:.3g} ULP of their float64 values: the {_result(wrong)} is "
         f"`{op}`'s conditioning at an input one rounding may give"
     )
 

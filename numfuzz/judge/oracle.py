@@ -1,9 +1,11 @@
 """Errors against the float64 reference, in ULPs of the output dtype, and the oracle's verdict rule (the final verdict: `judge.rules`).
 
 The rule, applied to each output over all elements of all input samples (elements whose
-reference is non-finite or beyond the dtype's range are left out):
+reference is non-finite or beyond the dtype's range are left out of the ULPs):
 
 * nonfinite      -- the target is inf/nan on an element where eager is finite.
+* nonfinite_class-- the target is finite, or of another non-finite class, on an element where eager and the
+                    reference agree on NaN, +inf or -inf (`judge.nonfinite_class`).
 * less_accurate  -- either *gross*: target max error > GROSS_FACTOR * eager max + GROSS_MARGIN ULP;
                     or *subtle*: all four of
                       - significance: a sign test on elements where the two errors differ,
@@ -22,13 +24,15 @@ or a cancelling approximation lands in less_accurate.
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass
+from collections import Counter
+from dataclasses import asdict, dataclass, field
 from typing import Iterable
 
 import numpy as np
 
 from numfuzz.judge.chunks import Flat, as_flat, ranges
 from numfuzz.judge.exact_outputs import compare_exact
+from numfuzz.judge.nonfinite_class import class_changes, class_lost
 from numfuzz.judge.verdicts import Verdict
 from numfuzz.program.dtypes import FloatFormat, check_dtype, is_integer
 
@@ -86,6 +90,19 @@ class OutputErrors:
     # does not make a tiny error look like 2**100 ULP. None in cases recorded before they existed.
     eager_max_scaled: float | None = None
     target_max_scaled: float | None = None
+    # where eager and the reference agree on a non-finite class and the target does not, counted by what it gave
+    # instead ({"NaN -> finite": 3}; `judge.nonfinite_class`); empty in cases recorded before it was judged
+    class_changes: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def class_lost(self) -> int:
+        """Elements where the target loses the non-finite class that eager and the reference agree on."""
+        return sum(self.class_changes.values())
+
+    @property
+    def judged(self) -> bool:
+        """Some element was judged: a finite reference compared in ULPs, or a non-finite class the target lost."""
+        return bool(self.elements or self.class_lost)
 
     def to_json(self) -> dict:
         return {k: (None if isinstance(v, float) and not math.isfinite(v) else v) for k, v in asdict(self).items()}
@@ -195,6 +212,7 @@ def _chunk_errors(
     return {
         "kept": np.arange(keep.size) if every else np.flatnonzero(keep),
         "nonfinite": int((np.isfinite(e) & ~np.isfinite(t)).sum()),
+        "lost": _class_lost(reference, e_reference, eager, target, every),
         "maxima": {
             "eager_max_ulp": e_err,
             "target_max_ulp": t_err,
@@ -211,6 +229,15 @@ def _chunk_errors(
         "e_nonfinite_alone": bool((~np.isfinite(e_err) & np.isfinite(t_err)).any()),
         "diff": diff,
     }
+
+
+def _class_lost(reference: np.ndarray, e_reference: np.ndarray, eager: np.ndarray, target: np.ndarray, every: bool) -> tuple[np.ndarray, dict[str, int]]:
+    """The slice's elements (positions in it) where the target loses a non-finite class eager and the reference agree
+    on, and what it gave there; none where every reference is finite (`every`: the usual slice, not read again)."""
+    if every:
+        return np.zeros(0, np.int64), {}
+    lost = np.flatnonzero(class_lost(reference, eager, target, e_reference))
+    return lost, class_changes(reference[lost], target[lost]) if lost.size else {}
 
 
 def _in_ulps(dev: np.ndarray, value: np.ndarray, reference: np.ndarray, fmt: FloatFormat, largest: float) -> tuple[np.ndarray, np.ndarray]:
@@ -236,8 +263,14 @@ class _Tally:
         self.e_both, self.t_both = np.empty(size), np.empty(size)
         self.t_alone = self.e_alone = False
         self.worst: tuple[float, int] | None = None  # (difference, flat index) of the first largest
+        self.class_changes: Counter[str] = Counter()
+        self.first_lost: int | None = None  # flat index of the first element whose non-finite class the target lost
 
     def add(self, start: int, chunk: dict) -> None:
+        lost, changes = chunk["lost"]
+        if lost.size:
+            self.class_changes.update(changes)
+            self.first_lost = start + int(lost[0]) if self.first_lost is None else self.first_lost
         kept = chunk["kept"]
         self.elements += kept.size
         self.nonfinite += chunk["nonfinite"]
@@ -267,9 +300,12 @@ class _Tally:
             target_nonfinite=self.nonfinite,
             worst_element=-1 if self.worst is None else self.worst[1],
             **{name: maxima.get(name, 0.0) for name in _MAXIMA},
+            class_changes=dict(sorted(self.class_changes.items())),
         )
         if self.nonfinite:
             out.verdict = Verdict.NONFINITE.value
+        elif self.first_lost is not None:
+            out.verdict, out.worst_element = Verdict.NONFINITE_CLASS.value, self.first_lost
         elif self.t_alone or _worse_where_finite(t_both, e_both, floor):
             out.verdict = Verdict.LESS_ACCURATE.value
         elif self.e_alone or _worse_where_finite(e_both, t_both, floor):
@@ -290,14 +326,14 @@ def _max_of(so_far: float | None, x: np.ndarray) -> float | None:
     return here if so_far is None else max(so_far, here)
 
 
-SEVERITY = [Verdict.EXACT_MISMATCH, Verdict.NONFINITE, Verdict.LESS_ACCURATE, Verdict.MORE_ACCURATE, Verdict.EQUAL]
+SEVERITY = [Verdict.EXACT_MISMATCH, Verdict.NONFINITE, Verdict.NONFINITE_CLASS, Verdict.LESS_ACCURATE, Verdict.MORE_ACCURATE, Verdict.EQUAL]
 
 
 def combine(outputs: list[OutputErrors]) -> Verdict:
-    """The case's verdict: the most severe over outputs; invalid when nothing was comparable."""
-    if not outputs or all(o.elements == 0 for o in outputs):
+    """The case's verdict: the most severe over outputs; invalid when nothing was judged (`OutputErrors.judged`)."""
+    if not any(o.judged for o in outputs):
         return Verdict.INVALID
-    found = {Verdict(o.verdict) for o in outputs if o.elements}
+    found = {Verdict(o.verdict) for o in outputs if o.judged}
     return next(v for v in SEVERITY if v in found)
 
 
@@ -306,10 +342,13 @@ def bits_lost(errors: OutputErrors, at_scale: bool = True) -> float:
 
     Errors are taken at the output's scale (`_in_ulps`) where recorded (`at_scale`), else in ULPs
     of each element's own value, as the verdict rule compares them; both floored at half an ULP,
-    and the result is capped at the dtype's precision: past that every bit is lost.
+    and the result is capped at the dtype's precision: past that every bit is lost. A NaN or inf
+    that eager and float64 agree on, lost, loses every bit: inf, as a non-finite value does.
     """
     if is_integer(errors.dtype):  # an integer value is right or wrong: every bit of a wrong one is lost
         return math.inf if errors.worse else 0.0
+    if errors.class_lost:
+        return math.inf
     precision = check_dtype(errors.dtype).mantissa_bits + 1
     target, eager = errors.target_max_ulp, errors.eager_max_ulp
     if at_scale and errors.target_max_scaled is not None and errors.eager_max_scaled is not None:

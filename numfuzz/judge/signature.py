@@ -1,7 +1,7 @@
 """What a finding is about: its signature (target, symptom, culprit op, dtype, cause), and its group.
 
 * symptom -- the verdict; for a crash also the exception's class (`crash_compile:TypeError`).
-* ops     -- for accuracy findings (less_accurate, nonfinite), the op where the error starts, as
+* ops     -- for accuracy findings (less_accurate, nonfinite, nonfinite_class), the op where the error starts, as
              `numfuzz.judge.analysis` locates it (a dropped cast names the cast). For other
              symptoms it is unknown `()` until minimisation, which names the ops left.
 * dtype   -- the dtype of that op's value ("" when not located).
@@ -161,14 +161,14 @@ def symptom_of(outcome: Outcome) -> str:
 
 
 def severity(outcome: Outcome) -> float | None:
-    """Bits lost against eager (inf for non-finite); None where the symptom has no such measure.
+    """Bits lost against eager (inf for non-finite, and for a non-finite class lost: every bit); None where the symptom has no such measure.
 
     A gradient finding is measured as the rule that judges it measures (`oracle.gradient_bits_lost`, the `fused_backward`
     rule's bits where it recorded them), on the gradient its analysis flagged."""
     flagged = flagged_output(outcome)
     if flagged is None or not outcome.verdict.is_accuracy:
         return None
-    if outcome.verdict is Verdict.NONFINITE:
+    if outcome.verdict in (Verdict.NONFINITE, Verdict.NONFINITE_CLASS):
         return math.inf
     facts = outcome.analysis
     if facts is None or facts.gradient_of is None:
@@ -192,7 +192,7 @@ def same_finding(signature: Signature, graph: Graph, outcome: Outcome) -> bool:
     backward = signature.cause == BACKWARD.name  # a gradient finding stays one, a forward finding stays forward
     for errors in outcome.outputs:
         gradient = errors.index >= len(graph.outputs)  # judged after the outputs: an input's gradient
-        if errors.verdict != outcome.verdict.value or not errors.elements or gradient != backward:
+        if errors.verdict != outcome.verdict.value or not errors.judged or gradient != backward:
             continue
         for k in range(len(graph.nodes)) if gradient else cone(graph, graph.outputs[errors.index]):
             if graph.nodes[k].op in signature.ops and specs[n_in + k].dtype == signature.dtype:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from numfuzz.judge.bounds import Bounds
 from numfuzz.judge.execute import AT_TEXT, Outcome
+from numfuzz.judge.nonfinite_class import changes_text
 from numfuzz.judge.rounding_error_text import describe
 
 
@@ -28,6 +29,8 @@ def outcome_table(outcome: Outcome, outputs: int | None = None, bounds: Bounds |
                 f"{'':<8}{'':<6}{'target':<8}{_fmt(o.target_max_ulp):>10}{_fmt(o.target_mean_ulp):>10}{_fmt(o.target_max_abs):>11}{_fmt(o.target_max_rel):>11}"
                 f"  {o.worse}/{o.better:<10}  {o.verdict}"
             )
+            if o.class_lost:
+                lines.append(f"{'':<14}{changes_text(o.class_changes)}")
     at = " " + AT_TEXT[outcome.at] if outcome.at in AT_TEXT else ""
     lines.append(f"verdict: {outcome.verdict.value}{at}" + (f" ({outcome.detail})" if outcome.detail else ""))
     second = outcome.second_size or {}

@@ -9,6 +9,8 @@ from enum import Enum
 class Verdict(str, Enum):
     LESS_ACCURATE = "less_accurate"  # further from float64 than eager: the main finding
     NONFINITE = "nonfinite"  # inf/nan where eager and the reference are finite
+    # a finite value, or another class of non-finite, where eager and the reference agree on NaN, +inf or -inf (judge.nonfinite_class)
+    NONFINITE_CLASS = "nonfinite_class"
     POSITION_DEPENDENT = "position_dependent"  # the same values at two positions give different results (judge.position)
     CRASH_COMPILE = "crash_compile"  # raised while compiling (the first call)
     CRASH_RUN = "crash_run"  # raised on a later call
@@ -47,8 +49,8 @@ class Verdict(str, Enum):
 
     @property
     def is_accuracy(self) -> bool:
-        """A finding about the values (less accurate or non-finite): analysed, located, judged against the bounds."""
-        return self in (Verdict.LESS_ACCURATE, Verdict.NONFINITE)
+        """A finding about the values (less accurate, non-finite, or a non-finite class lost): analysed, located, judged by the rules."""
+        return self in (Verdict.LESS_ACCURATE, Verdict.NONFINITE, Verdict.NONFINITE_CLASS)
 
     @property
     def is_clean(self) -> bool:
@@ -81,8 +83,11 @@ def parse_verdict(text: str) -> Verdict:
         raise ValueError(f"unknown verdict {text!r}") from None
 
 
-def severity_text(bits: float | None) -> str:
-    """The one wording of a finding's severity: bits lost against eager, or non-finite."""
+def severity_text(bits: float | None, symptom: str = "") -> str:
+    """The one wording of a finding's severity: bits lost against eager, non-finite, or (for the symptom
+    `nonfinite_class`, whose every bit is lost too) eager's NaN or inf lost."""
     if bits is None:
         return "-"
-    return "non-finite" if math.isinf(bits) else f"{bits:.1f} bits"
+    if math.isinf(bits):
+        return "NaN/inf lost" if symptom == Verdict.NONFINITE_CLASS.value else "non-finite"
+    return f"{bits:.1f} bits"

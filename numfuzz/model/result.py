@@ -89,7 +89,7 @@ def _output_lines(result: ModelResult) -> list[str]:
         name, said = result.label(o.index), o.verdict
         if o.index in result.rules:
             said = f"{o.verdict} ({result.rules[o.index].rule}: {result.rules[o.index].why})"
-        lost = bits_lost(o) if o.verdict in ("less_accurate", "nonfinite", "within_rounding") else 0.0
+        lost = bits_lost(o) if o.verdict in ("less_accurate", "nonfinite", "nonfinite_class", "within_rounding") else 0.0
         errors = f"{o.eager_max_ulp:>15.4g}{o.target_max_ulp:>16.4g}{o.eager_max_abs:>15.4g}{o.target_max_abs:>16.4g}{lost:>11.3g}"
         lines.append(f"{name:<{width}}{o.dtype:<6}{errors}  {said}")
     return lines

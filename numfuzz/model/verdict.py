@@ -79,7 +79,7 @@ def judge_outputs_by_rules(
     indices)` says the target is no less accurate at them against the program with its casts as no-ops, they are judged
     again with the cause `cast_dropped`. The model's verdict is the most severe over its outputs."""
     bounds = bounds or active_bounds()
-    counted = [o for o in outputs if o.elements]
+    counted = [o for o in outputs if o.judged]
     judged = {o.index: final_verdict(output_oracle(o), output_facts(o, first_gradient), bounds) for o in counted}
     worse = [o.index for o in counted if judged[o.index].verdict is Verdict.LESS_ACCURATE]
     cause = CAST_DROPPED.name if worse and casts_explain(worse) else ""

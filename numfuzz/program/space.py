@@ -43,7 +43,7 @@ class GenConfig:
     models: float = 0.0  # chance that a graph starts from a window of a real model's captured graph (numfuzz.program.zoo)
     autocast: float = 0.0  # chance that a graph (then in fp32) has a torch.autocast region (numfuzz.program.autocast)
     # Chance that an op's argument is left outside its domain (sqrt of a negative, acosh below 1): where the float64
-    # reference is NaN the element is left out, so what is judged is how the NaN travels on (pytorch#189808's sign).
+    # reference is NaN the element is judged by class alone (judge.nonfinite_class), and how the NaN travels on.
     out_of_domain: float = 0.0
     # Chance that a graph's first input has a dim of size 0 (an empty batch, an empty KV cache): every value may be empty,
     # and what is judged is that the compiled program runs, with eager's shapes and dtypes, and agrees where a value is not.

@@ -115,7 +115,7 @@ class GroupView:
 
     @property
     def severity_text(self) -> str:
-        return severity_text(self.severity)
+        return severity_text(self.severity, self.symptom.split(":", 1)[0])
 
 
 @dataclass

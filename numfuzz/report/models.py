@@ -19,7 +19,7 @@ from numfuzz.sweep.results import read_versions
 PAGE = "index.html"
 BENIGN = {"within_rounding", "amplified", "eager_unstable"}
 CLEAN = {"equal", "more_accurate"}
-FINDINGS = {"less_accurate", "nonfinite", "position_dependent", "mismatch", "nondeterministic"}
+FINDINGS = {"less_accurate", "nonfinite", "nonfinite_class", "position_dependent", "mismatch", "nondeterministic"}
 
 
 @dataclass(frozen=True)

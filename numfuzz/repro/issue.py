@@ -11,6 +11,7 @@ from numfuzz.judge.bounds import Bounds
 from numfuzz.judge.cause import BACKWARD, OUTPUT_METADATA, cause_named
 from numfuzz.judge.compiled import output_label
 from numfuzz.judge.execute import Outcome, flagged_output
+from numfuzz.judge.nonfinite_class import changes_text
 from numfuzz.judge.rounding_error_text import describe
 from numfuzz.judge.signature import Signature, severity, symptom_of
 from numfuzz.judge.verdicts import Verdict
@@ -137,6 +138,8 @@ def title_of(case: Case, outcome: Outcome, signature: Signature | None) -> str:
         return f"{compiled_as(case)}: {what}{dtype} is less accurate than eager against float64 ({bits:.1f} bits lost)"
     if outcome.verdict is Verdict.NONFINITE:
         return f"{compiled_as(case)}: {what}{dtype} gives inf/nan where eager and float64 are finite"
+    if outcome.verdict is Verdict.NONFINITE_CLASS:
+        return f"{compiled_as(case)}: {what}{dtype} loses a NaN or inf that eager and float64 agree on"
     symptom = symptom_of(outcome)
     _, _, exception = symptom.partition(":")
     phrase = _PHRASES.get(outcome.verdict, outcome.verdict.value.replace("_", " "))
@@ -169,6 +172,7 @@ def _outcome_tables(outcome: Outcome, outputs: int) -> str:
             ("eager", o.eager_max_ulp, o.eager_mean_ulp, o.eager_max_abs, o.eager_max_rel),
             ("compiled", o.target_max_ulp, o.target_mean_ulp, o.target_max_abs, o.target_max_rel),
         ]) + f"\n{'':>10}worse on {o.worse} elements, better on {o.better}: {o.verdict}"
+        + (f"\n{'':>10}{changes_text(o.class_changes)}" if o.class_lost else "")
         for o in outcome.outputs
         if o.index < outputs or o.elements  # not an integer input's empty gradient
     )  # fmt: skip
@@ -177,6 +181,8 @@ def _outcome_tables(outcome: Outcome, outputs: int) -> str:
 def _what_happens(outcome: Outcome) -> str:
     if not outcome.verdict.is_finding:  # a rule's evidence says why (eager equally unstable, say)
         return f"is no finding here: {outcome.verdict.value}" + (f", by the rule {outcome.rule}: {outcome.detail}." if outcome.rule else ".")
+    if outcome.verdict is Verdict.NONFINITE_CLASS:
+        return f"does not give the NaN or inf that eager PyTorch and the float64 reference agree on ({outcome.verdict.value}): {outcome.detail}."
     if flagged_output(outcome) is not None:
         return f"is further from the float64 reference than eager PyTorch is ({outcome.verdict.value})."
     return f"fails ({outcome.verdict.value}): {outcome.detail}"

@@ -18,7 +18,7 @@ from typing import Sequence
 import torch
 
 from numfuzz.corpus.case import Case
-from numfuzz.judge import oracle, position
+from numfuzz.judge import nonfinite_class, oracle, position
 from numfuzz.program import dtypes
 from numfuzz.program.dtypes import TORCH_DTYPES
 from numfuzz.program.fine import fine_outputs, is_fine
@@ -111,7 +111,12 @@ def user_code_lines(imports: Sequence[str], fallback_here: bool) -> str:
 
 
 def _rule_source() -> str:
-    constants = [f"{name} = {value!r}" for name, value in vars(oracle).items() if name.isupper() and isinstance(value, (int, float))]
+    constants = [
+        f"{name} = {value!r}"
+        for module in (oracle, nonfinite_class)
+        for name, value in vars(module).items()
+        if name.isupper() and isinstance(value, (int, float))
+    ]
     formats = "".join(f"\n    {TORCH_DTYPES[name]}: {fmt!r}," for name, fmt in dtypes.FORMATS.items())
     parts = [
         "\n".join(constants),
@@ -121,6 +126,8 @@ def _rule_source() -> str:
             inspect.getsource(f)
             for f in (oracle.ulp, oracle.ulp_error, oracle.noise_floor, oracle.worse_than, oracle._worse_where_finite, oracle._max, oracle._mean)
         ),
+        inspect.getsource(nonfinite_class.classes),
+        inspect.getsource(nonfinite_class.class_lost),
     ]
     return "\n\n".join(p.strip() + "\n" for p in parts)
 
@@ -163,7 +170,8 @@ def script_source(case: Case, target: Target, device: str, imports: Sequence[str
 Standalone repro written by numfuzz. It runs `fn` in eager PyTorch and compiled with
 `{compile_expr}`,
 compares both with a float64 reference element by element, in ULPs of the output dtype,
-and fails with an AssertionError while the compiled result is less accurate than eager, while
+and fails with an AssertionError while the compiled result is less accurate than eager (a NaN or
+inf that eager and float64 agree on, lost, among them), while
 the same input values at two positions give the compiled program different results, or while an
 output is laid out unlike eager's (strides, the memory it shares, whether it can be viewed).
 """
@@ -267,6 +275,7 @@ for k in range(len({eager}[0])):
     ref, e, t = flat({reference}, k), flat({eager}, k), flat({got}, k)
     if not ref.size:
         continue  # an integer input's empty gradient
+    lost = class_lost(ref, e, t)  # a NaN or inf that eager and float64 agree on, which the compiled result does not give
     keep = np.isfinite(ref) & (np.abs(ref) <= fmt.max_value)
     ref, e, t = ref[keep], e[keep], t[keep]
     e_err, t_err = ulp_error(e, ref, fmt), ulp_error(t, ref, fmt)
@@ -276,7 +285,9 @@ for k in range(len({eager}[0])):
     both = np.isfinite(e_err) & np.isfinite(t_err)
     rows = [(who, _max(err), _mean(err[both]), _max(dev), _max(dev / scale)) for who, err, dev in (("eager", e_err, e_abs), ("compiled", t_err, t_abs))]
     print(error_table(label(k), fmt.name, ref.size, rows))
-    if (np.isfinite(e) & ~np.isfinite(t)).any() or worse_than(t_err, e_err, noise_floor(fmt)):
+    if lost.any():
+        print(f"{{'':>10}}{{int(lost.sum())}} element(s) where eager and float64 agree on NaN or inf and the compiled result does not")
+    if lost.any() or (np.isfinite(e) & ~np.isfinite(t)).any() or worse_than(t_err, e_err, noise_floor(fmt)):
         less_accurate.append(k)
 """
 

@@ -25,7 +25,7 @@ def _worst_bits(result: Any) -> float | str | None:
     from numfuzz.judge.facts import json_number
     from numfuzz.judge.oracle import bits_lost
 
-    lost = [bits_lost(o) for o in result.outputs if o.verdict in ("less_accurate", "nonfinite")]
+    lost = [bits_lost(o) for o in result.outputs if o.verdict in ("less_accurate", "nonfinite", "nonfinite_class")]
     if not lost:
         return 0.0 if result.outputs else None
     return json_number(round(max(lost), 3))

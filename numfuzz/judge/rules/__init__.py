@@ -27,8 +27,11 @@ The rules, in order (each class states its rule in its docstring: `rules.values`
                                infinite or as large as its dtype's precision: the op amplifies.
 11. nonfinite_rest          -- a non-finite value that the exact rest of the program makes from a
                                culprit value within its bound.
-12. position_within_bound   -- two positions that part at an op within its bound at both.
-13. eager_fails_too         -- eager's own value at the culprit is far outside the op's bound as
+12. class_rest              -- a NaN or inf that eager and float64 agree on, lost (nonfinite_class) where the exact
+                               rest of the program gives the target's class from a culprit value within its bound;
+                               an op that itself loses it (the cause nonfinite_dropped) is kept by kept_cause.
+13. position_within_bound   -- two positions that part at an op within its bound at both.
+14. eager_fails_too         -- eager's own value at the culprit is far outside the op's bound as
                                well: the formula is unstable whoever computes it.
 
 Where none holds, the oracle's verdict stands.
@@ -44,7 +47,7 @@ from numfuzz.judge.bounds import Bounds
 from numfuzz.judge.execute import Outcome
 from numfuzz.judge.facts import RULES_VERSION, Analysis
 from numfuzz.judge.rules.gradients import FUSED_BACKWARD_LOCATED, FusedBackward, GradientAbsNoWorse, GradientWithinBound
-from numfuzz.judge.rules.nonfinite import DomainEdge, NonfiniteRest, OverflowsToo, ReorderedReduction
+from numfuzz.judge.rules.nonfinite import ClassRest, DomainEdge, NonfiniteRest, OverflowsToo, ReorderedReduction
 from numfuzz.judge.rules.rule import Judgement, Rule
 from numfuzz.judge.rules.values import Amplified, EagerFailsToo, IllConditionedCulprit, KeptCause, PositionWithinBound, ValueWithinBound
 from numfuzz.judge.verdicts import Verdict
@@ -63,6 +66,7 @@ RULES: tuple[Rule, ...] = (
     ValueWithinBound(),
     IllConditionedCulprit(),
     NonfiniteRest(),
+    ClassRest(),
     PositionWithinBound(),
     EagerFailsToo(),
 )

@@ -1,4 +1,5 @@
-"""The rules of a non-finite value (`judge.rules`): whose inf or NaN it is, where eager's is finite."""
+"""The rules of a non-finite value (`judge.rules`): whose inf or NaN it is, where eager's is finite; and whose number it
+is where eager and float64 agree on a NaN or inf (`nonfinite_class`)."""
 
 from __future__ import annotations
 
@@ -64,3 +65,30 @@ class NonfiniteRest(Rule):
         if facts.nonfinite_rest is None or not record_within(facts.rounding_error, bounds):
             return None
         return f"{describe(facts.rounding_error, bounds)}; {facts.nonfinite_rest}"
+
+
+class ClassRest(Rule):
+    """A non-finite class lost (`judge.nonfinite_class`: a number, or another class, where eager and float64 agree on
+    NaN, +inf or -inf) whose culprit is an op that is less accurate there yet within its bound, where the rest of the
+    program computed exactly from the target's culprit value gives the target's class at every element it lost
+    (`judge.nonfinite_rest.class_rest_evidence`): a value within one op's rounding crosses the edge of a later op's
+    domain (`acosh(cos(x))` with cos rounded to 1), and the NaN the program makes one rounding away is the program's.
+
+    Its other side, said here because no rule of its own gives it: an op that itself loses the class on its own inputs
+    (the cause `nonfinite_dropped`: a maximum ignoring a NaN, `x * 0` folded to 0, an empty mean made 0) is a finding
+    whatever the bound (`kept_cause`, earlier); so is one whose culprit is beyond its bound, or whose lost elements the
+    exact rest does not give. Where no op is worse at all, `amplified` (first) holds."""
+
+    name, judges, gives, reads, bounded, since = (
+        "class_rest",
+        (Verdict.NONFINITE_CLASS,),
+        Verdict.WITHIN_ROUNDING,
+        ("rounding_error", "class_rest"),
+        True,
+        3,
+    )
+
+    def holds(self, facts: Analysis, bounds: Bounds) -> str | None:
+        if facts.class_rest is None or not record_within(facts.rounding_error, bounds):
+            return None
+        return f"{describe(facts.rounding_error, bounds)}; {facts.class_rest}"

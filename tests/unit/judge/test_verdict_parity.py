@@ -17,6 +17,7 @@ import torch
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_gradients import NeighbourTanhBackward, SloppyTanhBackward, _tanh_case
+from test_nonfinite_class import ACOSH_COS
 from test_nonfinite_rest import POLE
 from test_nonfinite_rest import X as POLE_X
 from test_position_analysis import FMOD_COS
@@ -54,6 +55,7 @@ def _amplified() -> Case:
 CASES = {
     "value_within_bound": (_addcmul, "reformulated", ("addcmul",), False),
     "nonfinite_rest": (lambda: Case.from_tensors(POLE, [[POLE_X]], "cos_up"), "cos_up", ("cos", "log", "digamma"), False),
+    "class_rest": (lambda: Case.from_tensors(ACOSH_COS, [[POLE_X]], "cos_up"), "cos_up", ("cos", "acosh"), False),
     "reordered_reduction": (lambda: Case.from_tensors(PROD, [[_terms(0.0)]], "planted_prod:backwards"), "planted_prod:backwards", ("prod",), False),
     "position_within_bound": (lambda: Case.from_tensors(FMOD_COS, [[FMOD_X]], "tail_cos:1"), "tail_cos:1", ("cos", "fmod"), False),
     "gradient_within_bound": (lambda: _tanh_case(grad=True, low=1.0, high=3.0, n=256), NeighbourTanhBackward(), ("tanh",), True),
