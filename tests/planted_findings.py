@@ -37,7 +37,7 @@ def planted_target(executor: str):
 def _one_cause(executor: str, graph) -> bool:
     """Whether the graph leaves the planted bug one cause to be found: a narrow sum of a value a narrowing cast made could as
     well be that cast dropped (where the sum cancels after, the target is as far from the program with the cast as without)."""
-    from numfuzz.judge.causes import narrowing_casts
+    from numfuzz.judge.cast_dropped import narrowing_casts
 
     n_in = len(graph.inputs)
     sums = [n for n in graph.nodes if n.op == "sum"]

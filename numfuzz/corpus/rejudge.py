@@ -9,7 +9,7 @@ stored it where today's code can derive it again from the stored data:
   measured again here (the bits an unlocated gradient loses and a gradient's largest absolute errors,
   from the stored output errors; whether a culprit's narrow inputs are the program's own values, from
   the program);
-* a mismatch's words are today's (`judge.execute.mismatch_words`), from the types and shapes the
+* a mismatch's words are today's (`judge.output_words.mismatch_words`), from the types and shapes the
   old words listed;
 * the signature is today's `signature_of` on that outcome, named by the ops a minimised case keeps,
   as the minimiser names them; a benign case's is the recorder's.
@@ -29,7 +29,8 @@ import torch
 from numfuzz.corpus.case import Case, recorded_outcome, stored_signature
 from numfuzz.judge.bounds import Bounds
 from numfuzz.judge.evidence import inputs_made_narrow
-from numfuzz.judge.execute import Described, Outcome, mismatch_words, short_dtype
+from numfuzz.judge.execute import Outcome
+from numfuzz.judge.output_words import Described, mismatch_words, short_dtype
 from numfuzz.judge.facts import RULES_VERSION
 from numfuzz.judge.gradient_analysis import gradient_max_abs
 from numfuzz.judge.oracle import bits_lost

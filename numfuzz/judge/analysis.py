@@ -17,9 +17,8 @@ from __future__ import annotations
 import torch
 
 from numfuzz.judge.bounds import Bounds
-from numfuzz.judge.cause import kept_whatever_the_bound
+from numfuzz.judge.cause import Diagnosis, kept_whatever_the_bound
 from numfuzz.judge.cause_tests import Stage, decided_facts, diagnose, first_holding
-from numfuzz.judge.causes import Diagnosis
 from numfuzz.judge.domain_edge import domain_edge_evidence
 from numfuzz.judge.evidence import Evidence
 from numfuzz.judge.execute import Outcome

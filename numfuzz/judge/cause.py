@@ -7,7 +7,7 @@ root cause whatever its op, and the issue text says its phrase. Stored cases hol
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import Enum
 
 
@@ -110,3 +110,17 @@ def kept_whatever_the_bound(name: str, narrow: bool) -> bool:
     """`name` is a cause that is a finding whatever the bound (in a dtype narrower than fp32, for `Kept.NARROW`)."""
     cause = cause_named(name)
     return cause is not None and cause.kept_in(narrow)
+
+
+@dataclass
+class Diagnosis:
+    """A cause found on a case, with the evidence that says so (`judge.causes`)."""
+
+    cause: str
+    evidence: list[str] = field(default_factory=list)
+    node: int | None = None  # the op the cause names: a dropped cast names the cast
+    op: str = ""
+    dtype: str = ""
+
+    def to_json(self) -> dict:
+        return {"cause": self.cause, "evidence": self.evidence, "node": self.node, "op": self.op, "dtype": self.dtype}

@@ -29,6 +29,7 @@ from enum import Enum
 from typing import Callable, Union
 
 from numfuzz.judge.bounds import Bounds
+from numfuzz.judge.cast_dropped import cast_dropped, cast_dropped_located
 from numfuzz.judge.cause import (
     BACKWARD,
     CANCELLATION,
@@ -45,12 +46,10 @@ from numfuzz.judge.cause import (
     STRIDED_INPUT,
     UNEXPLAINED,
     Cause,
+    Diagnosis,
 )
 from numfuzz.judge.causes import (
-    Diagnosis,
     cancellation,
-    cast_dropped,
-    cast_dropped_located,
     emulated_rounding,
     ill_conditioned,
     kernel_accuracy,

@@ -15,16 +15,15 @@ import torch
 
 from numfuzz.judge.chunks import Flat
 from numfuzz.judge.compiled import CompiledProgram, flat64
-from numfuzz.judge.exact_outputs import exact_words
 from numfuzz.judge.facts import RULES_VERSION, Analysis
 from numfuzz.judge.metadata import keeps_output_strides, metadata_differences
-from numfuzz.judge.nonfinite_class import changes_text
 from numfuzz.judge.oracle import OutputErrors, bits_lost, combine, compare_output
+from numfuzz.judge.output_words import class_lost_detail, exact_mismatch_detail, mismatch_text, output_names
 from numfuzz.judge.position import position_dependence
 from numfuzz.judge.refusal import own_code, refusal_of
 from numfuzz.judge.verdicts import Verdict
 from numfuzz.program.ir import Graph, GraphError
-from numfuzz.program.values import dtype_name, torch_dtype
+from numfuzz.program.values import torch_dtype
 from numfuzz.targets import Target
 
 # Where a verdict was seen, when not at the first call: at a second size (and maybe other scalars),
@@ -306,8 +305,7 @@ def judge_runs(
     verdict = combine(outputs)
     detail = "no element has a finite reference" if verdict is Verdict.INVALID else ""
     if verdict is Verdict.EXACT_MISMATCH:  # each integer output that differs, named by its op: a fingerprint keeps the words
-        names = output_names(program.graph)
-        detail = "; ".join(exact_words(names[o.index], o) for o in outputs if o.verdict == verdict.value and o.index < len(names))
+        detail = exact_mismatch_detail(program.graph, outputs)
     if verdict is Verdict.NONFINITE_CLASS:
         detail = class_lost_detail(program.graph, outputs)
     if verdict is Verdict.INVALID and all(e.numel() == 0 for e in eager_runs[0]):  # a size-0 dim: shapes, dtypes and a clean run agree
@@ -324,12 +322,6 @@ def judge_runs(
     return Outcome(verdict, detail, outputs, runs=runs)
 
 
-def class_lost_detail(graph: Graph, outputs: list[OutputErrors]) -> str:
-    """Where the target loses a non-finite class, per value named by its op: `output 0 (mean): 3 elements where ...`."""
-    label = lambda k: f"output {k} ({_value_name(graph, k)})" if k < len(graph.outputs) else _value_name(graph, k)  # noqa: E731
-    return "; ".join(f"{label(o.index)}: {changes_text(o.class_changes)}" for o in outputs if o.class_lost)
-
-
 def unlike_runs(graph: Graph, eager_runs: list[tuple], target_runs: list[tuple], again: tuple | None) -> Outcome | None:
     """The outcome when the target's runs cannot be set against eager's: other dtypes or shapes, or two runs on the
     first sample (`again`, where given) that differ; else None."""
@@ -339,58 +331,6 @@ def unlike_runs(graph: Graph, eager_runs: list[tuple], target_runs: list[tuple],
     if again is not None and not _same_bits(target_runs[0], again):
         return Outcome(Verdict.NONDETERMINISTIC, "two runs on the first sample differ")
     return None
-
-
-def mismatch_text(graph: Graph, eager: tuple, got: tuple) -> str:
-    """What the target returned unlike eager, per value and named by the op that made it: `nll_loss: bf16 where eager gives fp32`.
-
-    The words stay the same from one program to the next (a crash's fingerprint keeps them), so one
-    policy difference is one group whatever the sizes."""
-    return mismatch_words(graph, [_described(e) for e in eager], [_described(g) for g in got])
-
-
-Described = tuple[str, tuple[int, ...] | None]  # a returned value: its dtype's short name and shape, or a non-tensor's type and None
-
-
-def mismatch_words(graph: Graph, eager: list[Described], got: list[Described]) -> str:
-    """`mismatch_text` from the values described: also what a stored case recorded of them (`corpus.rejudge`)."""
-    if len(got) != len(eager):
-        return f"{len(got)} values where eager gives {len(eager)}"
-    parts = []
-    for k, ((g_kind, g_shape), (e_kind, e_shape)) in enumerate(zip(got, eager)):
-        who = _value_name(graph, k)
-        if g_shape is None:
-            parts.append(f"{who}: {g_kind} where eager gives a tensor")
-        elif g_kind != e_kind:
-            parts.append(f"{who}: {g_kind} where eager gives {e_kind}")
-        elif g_shape != e_shape:
-            parts.append(f"{who}: shape {g_shape} where eager gives {e_shape}")
-    return "; ".join(parts)
-
-
-def _described(value: object) -> Described:
-    return (short_dtype(value.dtype), tuple(value.shape)) if isinstance(value, torch.Tensor) else (type(value).__name__, None)
-
-
-def short_dtype(dtype: torch.dtype) -> str:
-    """A dtype as numfuzz names it (`bf16`), or torch's own name for one numfuzz never draws (float64, bool)."""
-    try:
-        return dtype_name(dtype)
-    except ValueError:
-        return str(dtype).removeprefix("torch.")
-
-
-def output_names(graph: Graph) -> list[str]:
-    """Each output's name: the op that makes it, or the input it returns (`input x0`)."""
-    return [_value_name(graph, k) for k in range(len(graph.outputs))]
-
-
-def _value_name(graph: Graph, k: int) -> str:
-    """Judged value k: an output named by the op that makes it, or, after the outputs, an input's gradient."""
-    if k >= len(graph.outputs):
-        return f"the gradient of x{k - len(graph.outputs)}"
-    value = graph.outputs[k]
-    return graph.nodes[value - len(graph.inputs)].op if value >= len(graph.inputs) else f"input x{value}"
 
 
 def judge_outputs(runs: Runs, out_dtypes: list[str]) -> list[OutputErrors]:

@@ -15,8 +15,7 @@ from collections import Counter
 import numpy as np
 import torch
 
-from numfuzz.judge.cause import NONFINITE_DROPPED
-from numfuzz.judge.causes import Diagnosis
+from numfuzz.judge.cause import NONFINITE_DROPPED, Diagnosis
 from numfuzz.judge.evidence import Evidence, op_line
 from numfuzz.judge.nonfinite_class import class_changes, class_lost, kinds_text
 from numfuzz.judge.verdicts import Verdict

@@ -24,8 +24,9 @@ from numfuzz.corpus.size_order import SIZE_FIELDS, size_key
 from numfuzz.corpus.store import save_case, write_atomic
 from numfuzz.judge.analysis import facts_without_compiling, single_op_evidence
 from numfuzz.judge.bounds import Bounds, active_bounds
+from numfuzz.judge.cast_dropped import cast_dropped
 from numfuzz.judge.cause import CAST_DROPPED, LOW_PRECISION
-from numfuzz.judge.causes import cast_dropped, low_precision
+from numfuzz.judge.causes import low_precision
 from numfuzz.judge.evidence import Evidence
 from numfuzz.judge.execute import Outcome
 from numfuzz.judge.localize import flagged_index

@@ -19,7 +19,8 @@ from numfuzz.program.layout import LAYOUT_SOURCE
 from numfuzz.program.lowering import lower
 from numfuzz.program.ops import infer_specs
 from numfuzz.program.scalars import values as scalar_values
-from numfuzz.repro.script import compile_call, error_table, tensor_literal, user_code_lines
+from numfuzz.repro.literals import tensor_literal
+from numfuzz.repro.script import compile_call, error_table, user_code_lines
 from numfuzz.targets import Target
 from numfuzz.targets.compile_modes import configured
 

@@ -10,7 +10,7 @@ import inspect
 
 from numfuzz.corpus.case import Case
 from numfuzz.judge import metadata
-from numfuzz.judge.execute import output_names
+from numfuzz.judge.output_words import output_names
 from numfuzz.targets import Target
 
 

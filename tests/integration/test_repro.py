@@ -13,7 +13,8 @@ from planted_findings import PLANTED, found, minimized, planted_target
 from numfuzz.corpus.case import Case
 from numfuzz.corpus.store import save_case
 from numfuzz.repro.issue import issue_markdown, snippet_source
-from numfuzz.repro.script import script_source, tensor_literal
+from numfuzz.repro.literals import tensor_literal
+from numfuzz.repro.script import script_source
 from numfuzz.repro.writer import write_repro
 from numfuzz.targets import resolve
 

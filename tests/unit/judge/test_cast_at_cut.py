@@ -7,7 +7,7 @@ own way, so the program with the cast taken as a no-op does not explain the targ
 
 from __future__ import annotations
 
-from numfuzz.judge.causes import cast_dropped_at_cut
+from numfuzz.judge.cast_dropped import cast_dropped_at_cut
 from numfuzz.judge.evidence import Evidence
 from numfuzz.judge.execute import Outcome
 from numfuzz.judge.facts import Culprit

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import torch
 
-from numfuzz.judge.causes import cast_dropped
+from numfuzz.judge.cast_dropped import cast_dropped
 from numfuzz.judge.evidence import Evidence
 from numfuzz.judge.execute import Outcome, Runs
 from numfuzz.judge.verdicts import Verdict

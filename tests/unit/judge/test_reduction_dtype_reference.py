@@ -5,7 +5,7 @@ cast (`exact_casts`) leaves the argument as it was, and the cast is one the cast
 import pytest
 import torch
 
-from numfuzz.judge.causes import narrowing_casts
+from numfuzz.judge.cast_dropped import narrowing_casts
 from numfuzz.program.ir import Graph, Node, TensorSpec
 from numfuzz.program.lowering import compile_source, lower
 from numfuzz.program.ops import infer_specs

@@ -49,7 +49,7 @@ def test_a_crash_is_one_group_whatever_mode_it_was_drawn_in():
 
 
 def test_a_mismatch_group_names_each_op_and_what_differs():
-    from numfuzz.judge.execute import mismatch_text
+    from numfuzz.judge.output_words import mismatch_text
 
     graph = Graph((TensorSpec((4, 3), "fp32"), TensorSpec((4,), "i64")), (Node.make("nll_loss", [0, 1], reduction="mean", ignore_index=-100),), (2,))
     text = mismatch_text(graph, (torch.zeros((), dtype=torch.float32),), (torch.zeros((), dtype=torch.bfloat16),))

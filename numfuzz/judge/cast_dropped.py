@@ -1,0 +1,178 @@
+"""cast_dropped: the target agrees with the program with a narrowing cast taken as a no-op.
+
+A narrowing cast (or a constant's rounding to its bf16/fp16 dtype, or autocast's casts of an op's arguments) that the
+compiled code does not round at. Tested on the flagged output before the culprit is located (exposing values could
+undo the elision), at the culprit after (a cast upstream, judged near it so that what follows cannot hide it), and where
+cutting the fused program locates the culprit at the cast itself. `judge.cause_tests` says when each runs.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+from numfuzz.judge.bounds import FP32_MANTISSA
+from numfuzz.judge.cause import CAST_DROPPED, Diagnosis
+from numfuzz.judge.compiled import as_reference, laid_out
+from numfuzz.judge.evidence import Evidence, op_line
+from numfuzz.judge.nonfinite_class import class_lost, classes
+from numfuzz.judge.oracle import noise_floor, ulp_error, worse_than
+from numfuzz.program.autocast import region, rounded_args
+from numfuzz.program.dtypes import FloatFormat, check_dtype
+from numfuzz.program.graph_edit import cone, with_outputs
+from numfuzz.program.ir import Graph, Node
+from numfuzz.program.lowering import compile_source, lower
+from numfuzz.program.ops import infer_specs, lookup
+
+OUTPUT_ROUNDING = 0.5  # ULP: storing a value rounds it this much at most
+
+
+def narrowing_casts(graph: Graph, value: int) -> list[int]:
+    """Casts in `value`'s cone that can change a value: to fewer significand bits or a narrower range (bf16 -> fp16 too),
+    an op's cast of its argument to the dtype it computes in among them; nodes whose arguments autocast casts down (`autocast.rounded_args`), casts the program asked for as well; and constants
+    made in a narrow dtype (a fill value rounded to bf16 is a cast too: Inductor may keep it in fp32)."""
+    specs = infer_specs(graph)
+    found = []
+    for k in cone(graph, value):
+        node = graph.nodes[k]
+        if rounded_args(node, specs, lookup(node.op).autocast):
+            found.append(k)
+            continue
+        if lookup(node.op).constant and check_dtype(specs[len(graph.inputs) + k].dtype).mantissa_bits < FP32_MANTISSA:
+            found.append(k)
+            continue
+        into = "dtype" if node.op == "cast" else lookup(node.op).computes_in  # a reduction with dtype= casts its argument too
+        if not into:
+            continue
+        to, source = check_dtype(node.attr(into)), check_dtype(specs[node.args[0]].dtype)
+        if to.mantissa_bits < source.mantissa_bits or to.max_value < source.max_value or to.min_exponent > source.min_exponent:
+            found.append(k)
+    return found
+
+
+def _what_rounds(node: Node) -> str:
+    """What of a node `narrowing_casts` found rounds: the cast itself, a constant's fill value, or autocast's casts."""
+    if node.op == "cast":
+        return ""
+    spec = lookup(node.op)
+    return "'s rounding of its value" if spec.constant else "'s cast of its argument" if spec.computes_in else "'s autocast casts"
+
+
+def _reference_without(graph: Graph, samples: list[list[torch.Tensor]], casts: frozenset[int], output: int) -> np.ndarray:
+    fn = compile_source(lower(graph, reference=True, exact_casts=casts))
+    with torch.no_grad():
+        runs = [fn(*laid_out(as_reference(sample), graph.inputs))[output].reshape(-1).numpy() for sample in samples]
+    return np.concatenate(runs)
+
+
+def cast_dropped(ev: Evidence) -> Diagnosis | None:
+    """Before locating: the flagged output agrees with the program with a narrowing cast taken as a no-op."""
+    runs = ev.outcome.runs
+    if runs is None:
+        return None
+    value = ev.graph.outputs[ev.output]
+    seen = Seen(runs.flat("reference", ev.output), runs.flat("eager", ev.output), runs.flat("target", ev.output))
+    return _dropped_at(ev.graph, ev.samples, value, ev.output, seen)
+
+
+def cast_dropped_located(ev: Evidence) -> Diagnosis | None:
+    """After locating: the culprit is a narrowing cast that cutting located, or a cast upstream of it was dropped."""
+    return cast_dropped_at_cut(ev) or cast_dropped_upstream(ev)
+
+
+def cast_dropped_upstream(ev: Evidence) -> Diagnosis | None:
+    """After locating: the culprit's value, as the probe saw it, agrees with the program up to the culprit with a narrowing
+    cast upstream taken as a no-op. Judged at the culprit, near the cast, so that what follows (a tan near its pole, an
+    exp, a division) cannot hide the dropped cast by amplifying the rest of its rounding, as it can at the output."""
+    c = ev.culprit
+    if c is None or ev.suffix is not None or ev.probe is None:
+        return None
+    value = len(ev.graph.inputs) + c.node
+    _, target = ev.side("target")
+    _, eager = ev.side("eager")
+    prefix = with_outputs(ev.graph, [value])
+    reference = _reference_without(prefix, ev.samples, frozenset(), 0)
+    seen = Seen(reference, np.concatenate([_flat(v) for v in eager]), np.concatenate([_flat(v) for v in target]))
+    return _dropped_at(prefix, ev.samples, value, 0, seen)
+
+
+@dataclass(frozen=True)
+class Seen:
+    """A value's reference, eager's and the target's, flat over the samples."""
+
+    reference: np.ndarray
+    eager: np.ndarray
+    target: np.ndarray
+
+
+def _flat(x: torch.Tensor) -> np.ndarray:
+    return x.detach().to("cpu", torch.float64).reshape(-1).numpy()
+
+
+def _dropped_at(graph: Graph, samples: list[list[torch.Tensor]], value: int, output: int, seen: Seen) -> Diagnosis | None:
+    """A cast in `value`'s cone the target did not round at: against the program (output `output` of `graph` is `value`)
+    with that cast taken as a no-op, the target is as accurate as eager is against the program as written."""
+    casts = narrowing_casts(graph, value)
+    if not casts:
+        return None
+    fmt = check_dtype(infer_specs(graph)[value].dtype)
+    ref, eager, got = seen.reference, seen.eager, seen.target
+    keep = np.isfinite(ref) & (np.abs(ref) <= fmt.max_value)
+    lost = class_lost(ref, eager, got)  # a non-finite class the target lost is wrong by every bit, and must be explained too
+    e_err, t_err = ulp_error(eager[keep], ref[keep], fmt), ulp_error(got[keep], ref[keep], fmt)
+    as_written = math.inf if lost.any() else float(np.max(t_err, initial=0.0))
+    for subset in [frozenset([k]) for k in casts] + ([frozenset(casts)] if len(casts) > 1 else []):
+        uncast = _reference_without(graph, samples, subset, output)
+        if lost.any() and not _class_explained(uncast[lost], got[lost], fmt):
+            continue
+        without = uncast[keep]
+        t_without = ulp_error(got[keep], without, fmt)
+        # where the program without the cast overflows the output's format, storing it there gives the infinity the target gave
+        stored_inf = (np.abs(without) > fmt.max_value) & np.isinf(got[keep]) & (np.sign(got[keep]) == np.sign(without))
+        t_without = np.where(stored_inf, 0.0, t_without)
+        explained = float(np.max(t_without, initial=0.0))
+        # as accurate against the program without the cast as eager against it with, or within the output's own rounding
+        # (where eager's value is exact, the target's one rounding of the uncast value would count as worse)
+        as_eager = explained <= OUTPUT_ROUNDING or not worse_than(t_without, e_err, noise_floor(fmt))
+        if as_eager and explained <= as_written / 2:
+            k = min(subset)
+            dropped = ", ".join(f"`{op_line(graph, j)}`" + _what_rounds(graph.nodes[j]) for j in sorted(subset))
+            at = f" at `{op_line(graph, value - len(graph.inputs))}`" if value >= len(graph.inputs) else ""
+            return Diagnosis(
+                CAST_DROPPED.name,
+                [
+                    f"with {dropped} taken as a no-op the target's max error{at} is {explained:.3g} ULP; "
+                    f"against the program as written it is {as_written:.3g} ULP (eager: {float(np.max(e_err, initial=0.0)):.3g})"
+                ],
+                k,
+                "cast",
+                graph.nodes[k].attr("dtype") or region(graph.nodes[k]),
+            )
+    return None
+
+
+def _class_explained(without: np.ndarray, got: np.ndarray, fmt: FloatFormat) -> bool:
+    """The target's values where it lost a non-finite class are the program's without a cast: of its class, and a finite
+    one within an ULP (the uncast value's own rounding to the output's dtype)."""
+    if not bool((classes(without) == classes(got)).all()):
+        return False
+    finite = np.isfinite(got)
+    return bool((ulp_error(got[finite], without[finite], fmt) <= 1.0).all())
+
+
+def cast_dropped_at_cut(ev: Evidence) -> Diagnosis | None:
+    """After locating: the culprit, found by cutting the fused program, is a narrowing cast, so the program from the cast
+    on fails where the program from the op after it, given the cast's rounded value, does not: the compiled code does
+    not round at the cast. This sees a dropped cast whose unrounded value a later inexact op then spoils, which the
+    output-level test (against the program with the cast taken as a no-op) cannot."""
+    c = ev.culprit
+    if c is None or ev.suffix is None or c.op != "cast" or c.node not in narrowing_casts(ev.graph, ev.graph.outputs[ev.output]):
+        return None
+    why = (
+        f"the fused program from `{op_line(ev.graph, c.node)}` on, given eager's values before the cast, is {c.verdict}; from the op after it on, "
+        "given the cast's rounded value, it is not: the compiled code does not round at the cast"
+    )
+    return Diagnosis(CAST_DROPPED.name, [why], c.node, "cast", ev.graph.nodes[c.node].attr("dtype"))
