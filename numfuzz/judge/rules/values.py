@@ -56,7 +56,8 @@ class IllConditionedCulprit(Rule):
     """A less accurate value whose culprit is beyond its bound only at elements where the op's condition is infinite or
     at least 2**p (p: its dtype's significand bits), and where no input move explains the value to first order: there
     one rounding of the op's input, a fused kernel's unrounded input among them, moves the result by all of its bits
-    (acosh at 1, a log at a pole). The op amplifies a difference; it does not compute worse."""
+    (acosh at 1, a log at a pole). The op amplifies a difference; it does not compute worse. A condition that is NaN
+    (0/0: an exact zero where the op is flat, a clamp's bound) is no evidence of amplifying: an op off there is worse."""
 
     name, judges, gives, reads, bounded = "ill_conditioned_culprit", (Verdict.LESS_ACCURATE,), Verdict.AMPLIFIED, ("gradient_of", "rounding_error"), True
 
@@ -71,7 +72,7 @@ class IllConditionedCulprit(Rule):
             return None
         beyond = lambda forward, needed: forward > allowance.output_ulp and needed > allowance.input_ulp  # noqa: E731
         worst = [w for w in record.target.worst if beyond(number(w.get("forward_ulp")), number(w.get("needed_ulp")))]
-        conditions = [number(w.get("condition"), nan_as=math.inf) for w in worst]
+        conditions = [number(w.get("condition"), nan_as=0.0) for w in worst]
         if not worst or any(c < limit for c in conditions) or any(beyond(f, n) and math.isfinite(n) for f, n in record.target.front):
             return None
         return (

@@ -49,6 +49,8 @@ def test_an_op_at_infinite_condition_amplifies_rather_than_computes_worse():
     assert final_verdict(Verdict.LESS_ACCURATE, _acosh(2.0**10), BOUNDS).verdict is Verdict.AMPLIFIED  # fp16: all its bits
     # a well-conditioned op off by as much is a finding
     assert final_verdict(Verdict.LESS_ACCURATE, _acosh(3.0), BOUNDS).verdict is Verdict.LESS_ACCURATE
+    # a NaN condition (0/0: hardtanh's clamped zero, where the op is flat) amplifies nothing: two ULPs off it are a finding
+    assert final_verdict(Verdict.LESS_ACCURATE, _acosh("nan"), BOUNDS).verdict is Verdict.LESS_ACCURATE
     assert final_verdict(Verdict.LESS_ACCURATE, _acosh(math.inf, cause="cast_dropped"), BOUNDS).verdict is Verdict.LESS_ACCURATE
 
 
