@@ -26,7 +26,8 @@ def compare_exact(index: int, dtype: str, eager: Values, target: Values):  # -> 
     elements = int(e.size)
     differ = e != t
     worse = int(differ.sum())
-    largest = float(np.abs(e[differ].astype(np.float64) - t[differ].astype(np.float64)).max()) if worse else 0.0
+    # as Python ints: float64 would call int64 values near 2**63 one apart equal, and int64 would overflow
+    largest = float(np.abs(e[differ].astype(object) - t[differ].astype(object)).max()) if worse else 0.0
     verdict = Verdict.EXACT_MISMATCH if worse else Verdict.EQUAL
     first = int(np.flatnonzero(differ)[0]) if worse else 0
     mean = largest * worse / max(elements, 1)

@@ -19,7 +19,7 @@ from numfuzz.program.fine import fine_ops
 from numfuzz.program.ir import Graph, GraphError, Node, TensorSpec
 from numfuzz.program.layout import draw_layout, draw_view
 from numfuzz.program.model_scale import JUDGE_ELEMENTS, LARGE_ELEMENTS, MIN_SAMPLES, SMALL_ELEMENTS, large_shape
-from numfuzz.program.op_db.family import INTEGER_VALUES, integer_form, takes_integers
+from numfuzz.program.op_db.family import INTEGER_TAIL, INTEGER_VALUES, integer_form, integer_weight, takes_integers
 from numfuzz.program.op_spec import INDEX_DTYPE, scalar
 from numfuzz.program.ops import OPS, OpSpec, autocast_policy, infer_node, infer_specs
 from numfuzz.program.scalars import PASSED
@@ -271,7 +271,9 @@ def generate_drawn(draw: GraphStreams, config: GenConfig | None = None, widths: 
         pass  # the block's inputs and nodes are the start
     elif integers:  # an integer or bool value, and the ops that take one
         b.integer_program = True
-        b.new_integer_input(b.random_shape(), draw("integers").choice(INTEGER_VALUES))
+        rng = draw("integers")
+        shape = odd_tail_shape(rng, config.max_rank) if rng.random() < INTEGER_TAIL else b.random_shape()
+        b.new_integer_input(shape, rng.choice(INTEGER_VALUES))
     elif large:  # reductions along a model-sized row, as a norm or a softmax over a hidden size
         b.seam_motif(dtype, large_shape(draw("large")))
     elif draw("seams").random() < config.seams:
@@ -291,7 +293,7 @@ def generate_drawn(draw: GraphStreams, config: GenConfig | None = None, widths: 
 def _grow_to_size(b: _Builder, draw: GraphStreams, target: int) -> None:
     """Ops drawn from the config's, by weight, grown onto the graph until it has `target` nodes (or the attempts run out)."""
     ops = [OPS[name] for name in b.config.ops]
-    weights = [op.weight for op in ops]
+    weights = [integer_weight(op) if b.integer_program else op.weight for op in ops]
     for _attempt in range(target * 20):
         if len(b.nodes) >= target:
             break

@@ -8,14 +8,15 @@ from numfuzz.program.scalars import values as scalar_values
 from numfuzz.repro.literals import rows_source
 from numfuzz.targets import Target
 
-# The verdict loop over one set of runs: `less_accurate` lists the outputs the rule flags.
-VERDICT_LOOP = """less_accurate = []
+# The verdict loop over one set of runs: `less_accurate` lists the float outputs the rule flags, `other_than_eager`
+# the integer or bool outputs whose values are not eager's.
+VERDICT_LOOP = """less_accurate, other_than_eager = [], []
 for k in range(len({eager}[0])):
     if not ({eager}[0][k].is_floating_point() or {eager}[0][k].is_complex()):  # an integer or bool output: eager's values are exact
         differ = sum(int((e[k] != g[k]).sum()) for e, g in zip({eager}, {got}))
         print(f"{{label(k)}} ({{{eager}[0][k].dtype}}): {{differ}} elements differ from eager's")
         if differ:
-            less_accurate.append(k)
+            other_than_eager.append(k)
         continue
     fmt = FORMATS[{eager}[0][k].dtype]
     ref, e, t = flat({reference}, k), flat({eager}, k), flat({got}, k)
@@ -36,6 +37,15 @@ for k in range(len({eager}[0])):
     if lost.any() or (np.isfinite(e) & ~np.isfinite(t)).any() or worse_than(t_err, e_err, noise_floor(fmt)):
         less_accurate.append(k)
 """
+
+
+def verdict_assertions(where: str = "") -> str:
+    """The script's two assertions after `VERDICT_LOOP`; `where` opens each message (the second call's, say)."""
+    lead = where + "the compiled result"
+    return (
+        f"assert not other_than_eager, f\"{lead} differs from eager's on {{', '.join(label(k) for k in other_than_eager)}}\"\n"
+        f"assert not less_accurate, f\"{lead} is less accurate than eager on {{', '.join(label(k) for k in less_accurate)}}\""
+    )
 
 
 def second_size_source(case: Case, target: Target) -> str:
@@ -65,7 +75,7 @@ SCALARS2 = {scalar_values(second)!r}
 {before}{_second_runs_source(case, lay)}
 {after}print("{call}:", "cannot tell whether it recompiled" if recompiled is None else "recompiled (a guard failed)" if recompiled else "the same compiled program")
 {VERDICT_LOOP.format(eager="eager2", got="got2", reference="reference2")}
-assert not less_accurate, f"at the {call}, the compiled result is less accurate than eager on {{', '.join(label(k) for k in less_accurate)}}"
+{verdict_assertions("at the " + call + ", ")}
 differs = metadata_differences(NAMES, as_tuple(eager2[0]), as_tuple(got2[0]), {"None" if case.run.grad else "inputs2[0]"}, STRIDES)
 assert not differs, f"at the {call}, the compiled outputs are laid out unlike eager's: {{'; '.join(differs)}}"
 """

@@ -16,6 +16,7 @@ from typing import Any
 
 SNAPSHOT = "op_db.json"
 KINDS = ("value", "index", "mask")  # a tensor of a form: a value of the program, positions within a range, a bool mask
+REDUCTION = "ReductionOpInfo"  # the class both databases give their reductions
 
 
 @dataclass(frozen=True)
@@ -68,6 +69,12 @@ class DatabaseOp:
     autocast: str
     forms: tuple[Form, ...]
     refused: str  # why numfuzz does not draw it ("": it does)
+    kind: str = ""  # the database's class of it ("ReductionOpInfo"); "" in a snapshot that did not say
+
+    @property
+    def reduction(self) -> bool:
+        """A reduction along dims, as its database classes it (sum, prod, amax, argmax, count_nonzero, masked.sum, ...)."""
+        return self.kind == REDUCTION
 
 
 def _form(data: dict[str, Any]) -> Form:
@@ -90,6 +97,7 @@ def _entry(data: dict[str, Any]) -> DatabaseOp:
         autocast=str(data.get("autocast", "")),
         forms=tuple(_form(f) for f in data.get("forms", ())),
         refused=str(data.get("refused", "")),
+        kind=str(data.get("kind", "")),
     )
 
 

@@ -29,12 +29,26 @@ CHAIN = 0.7  # the chance that an integer form takes one of the program's intege
 INTEGER_FORMS = 0.35
 
 
+# An integer program's reductions (its database's ReductionOpInfo: sum, prod, amax, argmax, count_nonzero, masked.*) are
+# where integer kernels differ most (vectorised loops, their tails, their accumulators: most of the survey's integer bugs),
+# and a few dozen among four hundred integer ops: each draws this many times as often there
+INTEGER_REDUCTION_WEIGHT = 8.0
+
+# An integer program's first value has a loop's tail past a vector (`odd_tail_shape`) this often: integer kernels'
+# vectors hold 4 to 32 elements, and a random shape's few elements never reach past one
+INTEGER_TAIL = 0.5
+
 INTEGER_VALUES = ("i64", "i32", "bool")  # the dtypes the databases sample integer forms in: an integer program's first value's
 
 
 def takes_integers(spec: OpSpec) -> bool:
     """Has the op integer or bool forms (a database op's: an integer program grows on them)?"""
     return spec.name in FORMS and any(f.integer for f in FORMS[spec.name].values())
+
+
+def integer_weight(spec: OpSpec) -> float:
+    """The op's weight in an integer program: its own, times INTEGER_REDUCTION_WEIGHT for a reduction."""
+    return spec.weight * (INTEGER_REDUCTION_WEIGHT if spec.name in REDUCTIONS else 1.0)
 
 
 def integer_form(node: Node) -> bool:
@@ -107,4 +121,5 @@ def _operand(b: Builder, arg: Arg, lead: Arg, form: Form, shape: tuple[int, ...]
 
 
 FORMS: dict[str, dict[str, Form]] = {}  # op name -> call -> form, for the ops the table holds (`op_table.database`)
+REDUCTIONS: set[str] = set()  # the ops of FORMS their database classes as reductions
 register("database", with_form)

@@ -14,6 +14,7 @@ fact is derived from, measured on the installed torch:
 * meta        -- whether the form runs on meta tensors (shapes inferred for other sizes), else fixed;
 * autocast    -- the result's dtype under a CPU bf16 autocast region: bf16 from fp32 ("lower"), fp32 from bf16 ("fp32");
 * domain      -- a unary ufunc's stated domain ((0, None) is positive, (-1, 1) unit, ...);
+* kind        -- the database's class of the OpInfo (ReductionOpInfo: a reduction along dims);
 * refusals    -- an op numfuzz cannot draw says why: random (two calls differ), complex only, no CPU
                  kernel, no public call, no sample it can write, a result whose shape depends on values.
 
@@ -79,6 +80,7 @@ def _entry(info: Any, source: str, seen: set[int]) -> dict | None:
         return {**entry, "refused": "no CPU kernel for a real dtype (complex only, or CUDA only)"}
     entry["grad"] = bool(getattr(info, "supports_autograd", getattr(info, "supports_grad", False)))
     entry["domain"] = DOMAINS.get(tuple(getattr(info, "domain", (None, None)) or (None, None)), "any")
+    entry["kind"] = type(info).__name__  # the database's class of it: ReductionOpInfo, UnaryUfuncInfo, ...
     why: Counter[str] = Counter()
     for dtype in DRAWN_DTYPES:
         if dtype in dtypes:

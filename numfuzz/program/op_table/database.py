@@ -11,7 +11,8 @@ node's own. What numfuzz needs of an op is derived where torch states it and def
 * bound       -- none is documented: the error-bound table's stated default (`undocumented`);
 * reference   -- the same call in float64 (`{dtype}` as float64; integer programs as they are);
 * weight      -- each op DATABASE_WEIGHT: the database's ops together draw about as often as the hand-written
-                 table's (145 in weight over 185 ops), so neither crowds the other out.
+                 table's (145 in weight over 185 ops), so neither crowds the other out; in an integer program a
+                 reduction (the database's ReductionOpInfo) draws INTEGER_REDUCTION_WEIGHT times as often (`op_db.family`).
 
 An op the snapshot refused is left out, with its reason (`REFUSED`, which `numfuzz ops` lists).
 """
@@ -20,7 +21,7 @@ from __future__ import annotations
 
 from numfuzz.program.op_db.calls import call_text, inferrer
 from numfuzz.program.op_db.entries import DatabaseOp, snapshot
-from numfuzz.program.op_db.family import FORMS, draws_form
+from numfuzz.program.op_db.family import FORMS, REDUCTIONS, draws_form
 from numfuzz.program.op_spec import OpSpec
 
 DATABASE_WEIGHT = 0.3
@@ -40,6 +41,8 @@ def _spec(op: DatabaseOp) -> OpSpec:
     arities = [len(f.args) for f in op.forms]
     dtypes = tuple(dict.fromkeys([*op.dtypes, *(a.dtype for f in op.forms for a in f.args)]))
     FORMS[op.name] = {f.call: f for f in op.forms}
+    if op.reduction:
+        REDUCTIONS.add(op.name)
     return OpSpec(
         op.name,
         min(arities),

@@ -24,8 +24,8 @@ def test_at_share_zero_graphs_draw_as_before_and_the_default_draws_some():
     for seed in range(20):
         assert generate(seed, config) == generate(seed, GenConfig(odd_tail=0.0))
 
-    def past_eight(**settings: float) -> int:  # seams, blocks, models and large values have such dims too: off here
-        gen = GenConfig.default(seams=0.0, large=0.0, blocks=0.0, models=0.0, **settings)
+    def past_eight(**settings: float) -> int:  # seams, blocks, models, large values and integer programs have such dims too: off here
+        gen = GenConfig.default(seams=0.0, large=0.0, blocks=0.0, models=0.0, integers=0.0, **settings)
         return sum(any(d > 8 for d in generate(seed, gen)[0].inputs[0].shape) for seed in range(400))
 
     assert GenConfig.default().odd_tail > 0 and past_eight(odd_tail=0.0) == 0 and past_eight() >= 8  # 5% of 400: about 20

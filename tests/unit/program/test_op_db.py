@@ -125,3 +125,18 @@ def test_integer_programs_are_drawn_by_default_and_judged_exactly():
     graph = next(g for g in integer if any(is_integer(infer_specs(g)[o].dtype) for o in g.outputs))
     case = make_case(graphs.index(graph), RunSpec("eager", samples=2))
     assert evaluate(case.graph, case.tensors(), resolve("eager"), "cpu").verdict is not Verdict.EXACT_MISMATCH
+
+
+def test_integer_programs_reduce_past_a_vector_often():
+    """An integer program's reductions (ReductionOpInfo) draw at INTEGER_REDUCTION_WEIGHT times their weight, and its
+    first value has a vector's tail half the time: reductions over 16 integer elements or more in some 4% of graphs."""
+    from numfuzz.program.op_db.family import INTEGER_REDUCTION_WEIGHT, REDUCTIONS, integer_weight
+
+    assert {"db.sum", "db.prod", "db.argmax", "db.count_nonzero"} <= REDUCTIONS and "db.abs" not in REDUCTIONS
+    assert integer_weight(OPS["db.sum"]) == OPS["db.sum"].weight * INTEGER_REDUCTION_WEIGHT
+    long = 0
+    for seed in range(600):
+        graph = generate(seed, GenConfig.default())[0]
+        specs = infer_specs(graph)
+        long += any(n.op in REDUCTIONS and is_integer(specs[n.args[0]].dtype) and specs[n.args[0]].numel >= 16 for n in graph.nodes)
+    assert long >= 10, long  # 61 of 1500 when written
