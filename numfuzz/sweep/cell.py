@@ -58,9 +58,11 @@ def _where(result: Any) -> dict[str, Any]:
     parts = result.parts_at
     placed = result.region_check
     culprit = placed.result.culprit if placed is not None else None
+    facts = placed.result.analysis if placed is not None else None
     return {
         "module": parts.path if parts is not None else (placed.path if placed is not None else None),
         "op": culprit.op if culprit is not None else None,
+        "op_cause": (facts.cause or None) if facts is not None and culprit is not None else None,  # the cause at the op, inside the region
         "line": placed.line if placed is not None else None,
     }
 

@@ -69,17 +69,18 @@ class Cell:
         return Cell(str(data["model"]), str(data["target"]), str(data["precision"]), str(data["mode"]), int(data.get("positions") or ONE_SIZE))
 
 
-def zoo_models() -> list[str]:
+def zoo_models(modalities: tuple[str, ...] = ()) -> list[str]:
     """Every architecture `numfuzz model` builds: numfuzz's own small configurations, then every model type the zoo's table
-    says is built (`numfuzz models --list`)."""
+    says is built (`numfuzz models --list`); with `modalities`, those of them only (by the table)."""
     from numfuzz.model.hf_zoo.catalog import CatalogError, load_catalog
     from numfuzz.model.spec import HF_CONFIGS  # imports torch: not for `numfuzz ops`, which loads the command line
 
     try:
-        built = [r["type"] for r in load_catalog().built]
+        built = {r["type"]: r.get("modality", "") for r in load_catalog().built}
     except CatalogError:
-        built = []
-    return [f"hf:{arch}" for arch in HF_CONFIGS] + [f"hf:{t}" for t in built if t not in HF_CONFIGS]
+        built = {}
+    ordered = list(HF_CONFIGS) + [t for t in built if t not in HF_CONFIGS]
+    return [f"hf:{t}" for t in ordered if not modalities or built.get(t, "vision" if t == "vit" else "text") in modalities]
 
 
 def lengths_of(model: str, positions: tuple[int, ...]) -> tuple[int, ...]:

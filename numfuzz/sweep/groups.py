@@ -5,8 +5,10 @@ A cell's group key is what makes two cells one cause:
 * a refusal (`unsupported`: the target's own explicit refusal) and a crash: the target and the crash's
   fingerprint (`judge.crash.crash_fingerprint`: its first line with shapes, numbers, names of temporaries
   and paths taken out), so one missing rule is one group whatever the model;
-* an accuracy finding: the target, the verdict, the cause and op where located, the mode and what loses
-  the most (the loss, a gradient, an output);
+* an accuracy finding located at an op (a module alone worse, the op inside it): the target, the op, the
+  cause there (`op_cause`) and the mode, whatever the whole model's verdict (a dropped upcast may leave the logits equal);
+  one not located: the target, the verdict, the cause, the mode and what loses the most (the loss, a
+  gradient, an output);
 * `invalid` (the model or its float64 reference fails, numfuzz's side): the fingerprint, kept apart.
 
 A group is `new` when it is a finding no known issue explains, `known` (a known bug), `limitation` (a
@@ -58,12 +60,15 @@ def group_key(record: dict[str, Any]) -> tuple[tuple[str, ...], str] | None:
     target, verdict = str(record["target"]), str(record.get("verdict", ""))
     if status in ("known", "limitation"):
         return ("known", str(record["known"]), target), f"{target}: known issue {record['known']}"
+    cause = f" ({record['cause']})" if record.get("cause") else ""
+    if record.get("finding") and record.get("op"):
+        at = f" ({record['op_cause']})" if record.get("op_cause") else ""
+        key = ("at op", target, str(record["op"]), record.get("op_cause") or "", str(record["mode"]))
+        return key, f"{target}: {record['mode']}, worse at {record['op']}{at}"
     if verdict in ACCURACY or (record.get("finding") and record.get("module")):
-        what = record.get("worst") or ("module " + str(record.get("module")).rsplit(".", 1)[-1] if record.get("module") else "output")
-        parts = (target, verdict, record.get("cause") or "", record.get("op") or "", str(record["mode"]), what)
-        where = f" at {record['op']}" if record.get("op") else ""
-        cause = f" ({record['cause']})" if record.get("cause") else ""
-        return ("accuracy", *parts), f"{target}: {record['mode']}, the {what} {verdict.replace('_', ' ')}{cause}{where}"
+        what = record.get("worst") or "module alone"
+        parts = (target, verdict, record.get("cause") or "", str(record["mode"]), what)
+        return ("accuracy", *parts), f"{target}: {record['mode']}, the {what} {verdict.replace('_', ' ')}{cause}"
     fingerprint = crash_fingerprint(str(record.get("detail") or ""))
     return (status, target, verdict, fingerprint), f"{target}: {verdict} {fingerprint}"
 

@@ -77,8 +77,10 @@ def model_class(model_type: str, encoder_decoder: bool = False) -> tuple[type, b
 
 def small_config(model_type: str, sizes: Sizes = SMALL) -> tuple[Any, int]:
     """The type's default configuration shrunk to `sizes`, and how many token ids are left for drawn text."""
+    import transformers
     from transformers.models.auto.configuration_auto import CONFIG_MAPPING
 
+    transformers.logging.set_verbosity_error()  # defaults warn of their own token ids past their vocabulary: moved below
     config_class = CONFIG_MAPPING[model_type]
     try:
         default = config_class()

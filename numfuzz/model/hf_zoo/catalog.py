@@ -66,3 +66,37 @@ def save_catalog(catalog: Catalog, path: Path | None = None) -> Path:
     path = path or builtin_path()
     write_atomic(path, catalog.to_json())
     return path
+
+
+def reason_kind(reason: str) -> str:
+    """A reason with what differs from one type to the next taken out (sizes, names in quotes, numbers): one row per kind."""
+    import re
+
+    head = reason.split(": ")[0] if reason.startswith(("its forward needs", "no model class")) else reason
+    head = re.sub(r"\([^()]*\)", "", head)
+    head = re.sub(r"'[^']*'|`[^`]*`|\[[^\]]*\]", "X", head)
+    return re.sub(r"\d+", "N", head)[:110].strip()
+
+
+def describe_catalog(catalog: Catalog) -> str:
+    """The table as `numfuzz models --list` prints it: the counts, the reasons by kind, then every type's row."""
+    from collections import Counter
+
+    from numfuzz.model.spec import HF_CONFIGS
+
+    built = catalog.built
+    modalities = Counter(r.get("modality", "?") for r in built)
+    versions = ", ".join(f"{k} {v}" for k, v in sorted(catalog.versions.items()))
+    lines = [f"{len(built)} of {len(catalog.rows)} model types built ({versions}): " + ", ".join(f"{n} {m}" for m, n in modalities.most_common()), ""]
+    kinds = Counter(reason_kind(r["reason"]) for r in catalog.rows if not r.get("built"))
+    lines += ["| types | why not built |", "| --- | --- |", *(f"| {n} | {kind} |" for kind, n in kinds.most_common()), ""]
+    lines += ["| type | built | modality | class | inputs | parameters | notes, or why not |", "| --- | --- | --- | --- | --- | --- | --- |"]
+    for r in catalog.rows:
+        if r.get("built"):
+            own = ["hf:" + r["type"] + " uses numfuzz's own small configuration"] if r["type"] in HF_CONFIGS else []
+            notes = "; ".join(own + ([r["sizes"]] if r.get("sizes", "small") != "small" else []) + list(r.get("notes") or []))
+            inputs = ", ".join(f"{n} {tuple(s)}" for n, s in zip(r.get("inputs", []), r.get("shapes", [])))
+            lines.append(f"| {r['type']} | yes | {r.get('modality')} | {r.get('class_name')} | {inputs} | {r.get('parameters', 0):,} | {notes} |")
+        else:
+            lines.append(f"| {r['type']} | no | | | | | {r['reason']} |")
+    return "\n".join(lines)
