@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from numfuzz.judge.crash import crash_fingerprint
+from numfuzz.sweep.summary import cell_state
 
 ACCURACY = ("less_accurate", "nonfinite")
 STATUS_ORDER = ("new", "known", "limitation", "unsupported", "invalid")
@@ -42,14 +43,11 @@ class Group:
 
 
 def _status(record: dict[str, Any]) -> str | None:
-    verdict = str(record.get("verdict", ""))
-    if record.get("known"):
-        return "limitation" if record.get("known_kind") == "limitation" else "known"
-    if verdict == "unsupported":
-        return "unsupported"
-    if verdict == "invalid":
-        return "invalid"
-    return "new" if record.get("finding") else None
+    """The group status of a cell, from its state (`summary.cell_state`): a refusal is a limitation where a known issue says so."""
+    state = cell_state(record)
+    if state == "refuses":
+        return "limitation" if record.get("known") else "unsupported"
+    return {"known": "known", "invalid": "invalid", "runs": None}.get(state, "new")
 
 
 def group_key(record: dict[str, Any]) -> tuple[tuple[str, ...], str] | None:
