@@ -44,6 +44,7 @@ from numfuzz.cli.setup import import_user_code
     default=None,
     help="Save the region where they part, as a numfuzz case, under DIR/findings (for replay, minimize, repro, corpus).",
 )
+@click.option("--positions", type=click.IntRange(min=1), default=None, help="Sequence length of an hf: model's token ids (or a FUNCTION's `positions`).")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 @device_option
 @import_option
@@ -58,6 +59,7 @@ def model(
     partings: bool,
     train: bool,
     corpus_dir: Path | None,
+    positions: int | None,
     as_json: bool,
     device: str | None,
     imports: tuple[str, ...],
@@ -73,12 +75,13 @@ def model(
     from numfuzz.environment import default_device
     from numfuzz.judge.execute import one_line
     from numfuzz.model.check import check_model
+    from numfuzz.model.hf_zoo.plain import WAY_SHIPPED, run_way
     from numfuzz.model.spec import ModelSpecError, load_model
     from numfuzz.targets import TargetError
 
     device = device or default_device()
     try:
-        network, inputs, loss = load_model(spec, dtype, seed, device, train)
+        network, inputs, loss = load_model(spec, dtype, seed, device, train, positions)
     except ModelSpecError as exc:
         fail(str(exc))
     except Exception as exc:  # the user's function raised: theirs to mend, said in one line
@@ -91,10 +94,12 @@ def model(
         bar.update(k + 1 - bar.n)
 
     try:
-        result = check_model(
-            network, inputs, target_spec, samples=samples, seed=seed, device=device, modules=modules and not train, progress=say,
-            train=train, loss=loss, autocast=autocast, partings=partings and not train,
-        )  # fmt: skip
+        way, context = run_way(target_spec, network, inputs)  # Thunder's jit: transformers' context variables inert
+        with context:
+            result = check_model(
+                network, inputs, target_spec, samples=samples, seed=seed, device=device, modules=modules and not train, progress=say,
+                train=train, loss=loss, autocast=autocast, partings=partings and not train,
+            )  # fmt: skip
     except TargetError as exc:
         fail(str(exc))
     except Exception as exc:  # eager or the capture raised: the model, not the target, fails
@@ -103,9 +108,11 @@ def model(
         bar.close()
     saved = _save_region(result, corpus_dir, target_spec, spec) if corpus_dir is not None else None
     if as_json:
-        click.echo(json.dumps({**_as_json(result), "case": str(saved) if saved else None}, indent=1))
+        click.echo(json.dumps({**_as_json(result), "case": str(saved) if saved else None, "way": way}, indent=1))
     else:
         click.echo(result.explain())
+        if way != WAY_SHIPPED:
+            click.echo(f"\n{target_spec} was given the model with {way} (numfuzz.model.hf_zoo.plain)")
         if saved is not None:
             click.echo(f"\nsaved the region as {saved}: numfuzz minimize {saved} --import ... to shrink it, numfuzz repro to file it")
     sys.exit(1 if result.is_finding else 0)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
@@ -40,30 +41,48 @@ from numfuzz.sweep.grid import DEFAULT_POSITIONS, DEFAULT_PRECISIONS, DEFAULT_TA
     default=None,
     help="A B: which cells became less accurate from sweep folder A to B.",
 )
+@click.option("--report", "report_only", is_flag=True, help="Judge nothing: write OUT's page and print its summary and groups from its results.")
+@click.option("--list", "listing", is_flag=True, help="Print the zoo's table: every model type transformers registers, built or why not.")
+@click.option(
+    "--modality", "modalities", multiple=True, type=click.Choice(["text", "vision", "audio", "multimodal"]),
+    help="Sweep only the zoo's architectures of this modality (repeatable; with no ENTRIES).",
+)  # fmt: skip
 @device_option
 @import_option
 def models(
     entries: tuple[str, ...], out: Path | None, targets: tuple[str, ...], precisions: tuple[str, ...], modes: tuple[str, ...], positions: tuple[int, ...],
     budget: float | None, workers: int, ray_address: str | None, cell_timeout: float, samples: int, seed: int, compared: tuple[Path, Path] | None,
-    device: str | None, imports: tuple[str, ...],
+    report_only: bool, listing: bool, modalities: tuple[str, ...], device: str | None, imports: tuple[str, ...],
 ) -> None:  # fmt: skip
     """Sweep ENTRIES (hf:ARCH or FILE.py:FUNCTION; default every architecture `numfuzz model` builds) across targets,
     precisions, forward and training step, and sequence lengths, each cell judged as `numfuzz model` judges it. Results
     go to OUT/results.jsonl as each cell finishes; a rerun skips the cells there. Every finding's region is saved under
     OUT/findings for minimize and repro; OUT/index.html shows the grid. Exit 1 when a cell is a finding no known issue
     explains (with --compare: when a cell became less accurate), 0 when none, 2 on bad input."""
+    from numfuzz.model.hf_zoo.catalog import CatalogError
     from numfuzz.sweep.results import ResultsError
 
     try:
+        if listing:
+            _list()
         if compared is not None:
             _compare(*compared)
         if out is None:
             fail("--out DIR is needed: the folder the sweep's results go to")
+        if report_only:
+            _finish(out, None)
         for path in imports:
             import_user_code(path)
-        _sweep(entries, out, targets, precisions, modes, positions, budget, workers, ray_address, cell_timeout, samples, seed, device, imports)
-    except ResultsError as exc:
+        _sweep(entries, modalities, out, targets, precisions, modes, positions, budget, workers, ray_address, cell_timeout, samples, seed, device, imports)
+    except (ResultsError, CatalogError) as exc:
         fail(str(exc))
+
+
+def _list() -> None:
+    from numfuzz.model.hf_zoo.catalog import describe_catalog, load_catalog
+
+    click.echo(describe_catalog(load_catalog()))
+    sys.exit(0)
 
 
 def _compare(a: Path, b: Path) -> None:
@@ -93,7 +112,7 @@ def _targets(asked: tuple[str, ...]) -> list[str]:
     return chosen
 
 
-def _sweep(entries, out, targets, precisions, modes, positions, budget, workers, ray_address, cell_timeout, samples, seed, device, imports) -> None:  # noqa: ANN001
+def _sweep(entries, modalities, out, targets, precisions, modes, positions, budget, workers, ray_address, cell_timeout, samples, seed, device, imports) -> None:  # noqa: ANN001
     from numfuzz.environment import default_device
     from numfuzz.sweep.grid import GridError, build_grid, zoo_models
     from numfuzz.sweep.pool import Settings, ray_records, records
@@ -101,9 +120,12 @@ def _sweep(entries, out, targets, precisions, modes, positions, budget, workers,
 
     device = device or default_device()
     try:
+        if entries and modalities:
+            fail("--modality selects among the zoo's architectures: give it without ENTRIES")
         grid = build_grid(
-            list(entries) or zoo_models(), _targets(targets), list(precisions or DEFAULT_PRECISIONS), list(modes or MODES), positions or DEFAULT_POSITIONS
-        )
+            list(entries) or zoo_models(modalities), _targets(targets), list(precisions or DEFAULT_PRECISIONS), list(modes or MODES),
+            positions or DEFAULT_POSITIONS,
+        )  # fmt: skip
     except GridError as exc:
         fail(str(exc))
     write_versions(out, device)
@@ -120,14 +142,25 @@ def _sweep(entries, out, targets, precisions, modes, positions, budget, workers,
     _finish(out, grid)
 
 
-def _finish(out: Path, grid: list) -> None:
+def _finish(out: Path, grid: list | None) -> None:
+    """The page, the summary per target and the groups (also in OUT/groups.json); exit 1 when a cell is a finding no known issue explains."""
+    from numfuzz.corpus.store import write_atomic
     from numfuzz.report.models import write_page
-    from numfuzz.sweep.results import load_results
+    from numfuzz.sweep.groups import describe_groups, group_records
+    from numfuzz.sweep.results import GROUPS, ResultsError, load_results
+    from numfuzz.sweep.summary import describe_summary, summarize
 
     results = load_results(out)
+    if not results:
+        raise ResultsError(f"{out}: no sweep results there")
     page = write_page(out, results)
-    findings = [r for r in results.values() if r.get("finding")]
-    click.echo(f"{len(results)} of {len(grid)} cells judged, {len(findings)} findings; the page: {page}")
-    for r in findings:
-        click.echo(f"  {r['key']}: {r['verdict']}" + (f", case {r['case']}" if r.get("case") else ""))
+    records = list(results.values())
+    groups = group_records(records)
+    write_atomic(out / GROUPS, json.dumps([g.to_json() for g in groups], indent=1) + "\n")
+    findings = [r for r in records if r.get("finding")]
+    of = f" of {len(grid)}" if grid is not None else ""
+    click.echo(f"{len(results)}{of} cells judged, {len(findings)} findings no known issue explains; the page: {page}")
+    click.echo(describe_summary(summarize(records)))
+    click.echo(f"\n{len(groups)} groups ({sum(g.status == 'new' for g in groups)} new), in {out / GROUPS}:")
+    click.echo(describe_groups(groups))
     sys.exit(1 if findings else 0)

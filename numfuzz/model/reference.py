@@ -81,6 +81,25 @@ def _autocast_cast(func: Callable, args: tuple) -> torch.dtype | None:
     return torch.get_autocast_dtype(tensor.device.type) if policy == LOWER else torch.float32 if policy == FP32 else None
 
 
+def _grouped_functions() -> tuple[Callable, ...]:
+    import torch.nn.functional as F
+
+    return tuple(f for f in (getattr(torch, "_grouped_mm", None), getattr(F, "grouped_mm", None)) if f is not None)
+
+
+def grouped_mm_float64(a: torch.Tensor, b: torch.Tensor, offs: torch.Tensor | None = None, bias: Any = None, out_dtype: Any = None) -> torch.Tensor:
+    """`grouped_mm` in float64, which its kernels do not take: a (tokens, k) input whose rows `offs` (each group's end)
+    split among a (groups, k, n) weight's groups, each group's rows times its matrix (a mixture of experts'
+    experts, as transformers 5 calls it); without `offs`, a batched matmul."""
+    if offs is None or a.dim() != 2 or b.dim() != 3 or bias is not None:
+        if offs is None and bias is None:
+            return torch.matmul(a, b)
+        raise NotImplementedError(f"grouped_mm of a {a.dim()}-d by a {b.dim()}-d tensor in float64")
+    ends = offs.tolist()
+    parts = [a[start:end] @ b[g] for g, (start, end) in enumerate(zip([0, *ends[:-1]], ends))]
+    return torch.cat([*parts, a.new_zeros(a.shape[0] - ends[-1], b.shape[-1])]) if ends else a.new_zeros(a.shape[0], b.shape[-1])
+
+
 class RoundAtCasts(TorchFunctionMode):
     """Runs float64 values through a model's code: its casts round (unless `casts_round` is off: the program with every
     cast a no-op, as a compiler that drops them computes it), autocast's casts too, its factories make values of the dtype asked for."""
@@ -91,6 +110,8 @@ class RoundAtCasts(TorchFunctionMode):
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
+        if func in _grouped_functions() and isinstance(args[0], torch.Tensor) and args[0].dtype == torch.float64:
+            return grouped_mm_float64(*args, **kwargs)
         under = _autocast_cast(func, args) if self.casts_round else None
         if under is not None:  # autocast's own casts of the op's float arguments, rounding as the model's do
             args, kwargs = tree_map(lambda v: _round(v, under) if isinstance(v, torch.Tensor) and v.is_floating_point() else v, (args, kwargs))

@@ -6,6 +6,10 @@ function of the model's output giving the scalar a training step (`--train`) dif
 `hf:ARCH` builds the architecture from a small configuration with random weights (nothing is
 downloaded), and one batch of token ids as its inputs; its training step is the model's own
 loss with the ids as labels (`logits.float()` and the shift, as transformers computes it).
+The architectures below (`HF_CONFIGS`) have numfuzz's own small configurations (the seed report's
+Qwen2 among them); every other model type transformers registers is built by the zoo
+(`numfuzz.model.hf_zoo`): its default configuration shrunk by its own attribute names, its inputs
+made from its main input names.
 """
 
 from __future__ import annotations
@@ -78,13 +82,13 @@ def _itself(loss: torch.Tensor) -> torch.Tensor:
     return loss
 
 
-def _hf_model(arch: str, seed: int, positions: int = HF_POSITIONS) -> tuple[torch.nn.Module, tuple, Any]:
-    if arch not in HF_CONFIGS:
-        raise ModelSpecError(f"hf:{arch}: unknown architecture; known: {', '.join(sorted(HF_CONFIGS))}")
-    if not 1 <= positions <= HF_POSITIONS:
-        raise ModelSpecError(f"hf:{arch}: {positions} positions; the small configs hold 1 to {HF_POSITIONS}")
+def _hf_model(arch: str, seed: int, positions: int = HF_POSITIONS, train: bool = False) -> tuple[torch.nn.Module, tuple, Any]:
     if importlib.util.find_spec("transformers") is None:
         raise ModelSpecError("hf: models need transformers: pip install 'numfuzz[models]'")
+    if not 1 <= positions <= HF_POSITIONS:
+        raise ModelSpecError(f"hf:{arch}: {positions} positions; the small configs hold 1 to {HF_POSITIONS}")
+    if arch not in HF_CONFIGS:
+        return _zoo_model(arch, seed, positions, train)
     import transformers
 
     config_name, settings = HF_CONFIGS[arch]
@@ -98,6 +102,32 @@ def _hf_model(arch: str, seed: int, positions: int = HF_POSITIONS) -> tuple[torc
     model = auto.from_config(config)
     ids = torch.randint(0, config.vocab_size, (1, positions), generator=generator)
     return model, (ids,), None
+
+
+def is_hf_architecture(arch: str) -> bool:
+    """Whether `hf:ARCH` names a model: one of numfuzz's own configurations, or a model type transformers registers."""
+    if arch in HF_CONFIGS:
+        return True
+    if importlib.util.find_spec("transformers") is None:
+        return False
+    from transformers.models.auto.configuration_auto import CONFIG_MAPPING_NAMES
+
+    return arch in CONFIG_MAPPING_NAMES
+
+
+def _zoo_model(arch: str, seed: int, positions: int, train: bool) -> tuple[torch.nn.Module, tuple, Any]:
+    """A model type built by the zoo; for a training step, its own loss where it has one (the ids as labels)."""
+    from numfuzz.model.hf_zoo import ZooBuildError
+    from numfuzz.model.hf_zoo.build import build
+
+    if not is_hf_architecture(arch):
+        raise ModelSpecError(f"hf:{arch}: unknown architecture: not a model type transformers registers (numfuzz models --list)")
+    try:
+        built = build(arch, positions, seed)
+    except ZooBuildError as exc:
+        raise ModelSpecError(f"hf:{arch} is not built small: {exc}") from None
+    built.model.labelled = train and built.labelled
+    return built.model, built.inputs, _itself if built.model.labelled else None
 
 
 def _user_model(spec: str, positions: int | None = None) -> tuple[torch.nn.Module, tuple, Any]:
@@ -133,10 +163,10 @@ def load_model(
     an hf: model's token ids (the config's position limit at most; ViT takes its image whatever it is), or the argument of
     a user's FUNCTION that has a `positions` parameter (one without it has one size: ModelSpecError)."""
     if spec.startswith("hf:"):
-        model, inputs, loss = _hf_model(spec.removeprefix("hf:"), seed, positions or HF_POSITIONS)
+        model, inputs, loss = _hf_model(spec.removeprefix("hf:"), seed, positions or HF_POSITIONS, train)
     else:
         model, inputs, loss = _user_model(spec, positions)
-    if train and spec.startswith("hf:"):
+    if train and spec.removeprefix("hf:") in HF_CONFIGS:
         model, loss = LabelledLoss(model), _itself
     elif spec == "hf:t5":
         model = DecoderFed(model)

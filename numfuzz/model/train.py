@@ -62,7 +62,9 @@ def step_runs(step: Callable, params: list[torch.Tensor], rows: list[list[Any]])
 
 def reference_step_runs(step: Callable, params: list[torch.Tensor], rows: list[list[Any]], casts_round: bool = True) -> tuple[list[list[torch.Tensor]], Any]:
     """The float64 reference's loss and gradients per row (with `casts_round` off, the model's casts as no-ops), and the
-    capture's record; a parameter the captured graphs did not take as an input (not lifted) gets no leaf: ValueError, said in one line."""
+    capture's record. A parameter the captured graphs did not take as an input gets the exact gradient 0 where the step
+    does not use it at all (a head the loss never reads: eager's gradient is None too); one used but not lifted gets no
+    leaf: ValueError, said in one line."""
     reference_fn, capture = float64_program(step, casts_round, grad=True)
     runs = []
     try:
@@ -71,13 +73,23 @@ def reference_step_runs(step: Callable, params: list[torch.Tensor], rows: list[l
             row = _with_leaves(row)
             loss = reference_fn(*row)
             wrt = params + [row[k] for k in float_inputs(row)]
-            missing = [i for i, p in enumerate(wrt) if id(p) not in capture.leaves]
-            if missing:
+            missing = [p for p in wrt if id(p) not in capture.leaves]
+            if missing and not _unused(step, row, missing):
                 raise ValueError(f"{len(missing)} parameters or inputs are not inputs of the captured graphs: their float64 gradients cannot be taken")
-            runs.append([loss.detach(), *_grads(loss, [capture.leaves[id(p)] for p in wrt])])
+            found = _grads(loss, [capture.leaves[id(p)] for p in wrt if id(p) in capture.leaves])
+            exact = iter(found)
+            runs.append([loss.detach(), *(next(exact) if id(p) in capture.leaves else torch.zeros_like(p, dtype=torch.float64) for p in wrt)])
     finally:
         torch._dynamo.reset()
     return runs, capture
+
+
+def _unused(step: Callable, row: list[Any], tensors: list[torch.Tensor]) -> bool:
+    """Whether the step's loss, run in eager on `row` (whose float inputs are leaves), depends on none of `tensors`
+    (autograd finds no path to any of them)."""
+    with torch.enable_grad():
+        loss = step(*row)
+        return all(g is None for g in torch.autograd.grad(loss, tensors, allow_unused=True))
 
 
 def target_step_runs(target: Target, step: Callable, params: list[torch.Tensor], rows: list[list[Any]], device: str) -> list[list[torch.Tensor]] | Judged:

@@ -17,8 +17,10 @@ there in either direction, and no rule has a culprit's bound to judge it by.
 
 from __future__ import annotations
 
+import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 
 import torch
 
@@ -93,8 +95,16 @@ def judge_outputs_by_rules(
 
 
 def crashed(exc: BaseException, first_call: bool) -> Judged:
-    """The target raised: while compiling (its first call compiles), or on a later call; out of memory is its own symptom."""
-    return Judged(crash_verdict(exc, Verdict.CRASH_COMPILE if first_call else Verdict.CRASH_RUN), detail=one_line(exc))
+    """The target raised: while compiling (its first call compiles), or on a later call; out of memory is its own symptom.
+    An exception with no message (a bare `assert`) is said with the function that raised it, which tells one from another."""
+    return Judged(crash_verdict(exc, Verdict.CRASH_COMPILE if first_call else Verdict.CRASH_RUN), detail=_said(exc))
+
+
+def _said(exc: BaseException) -> str:
+    if str(exc).strip():
+        return one_line(exc)
+    frames = traceback.extract_tb(exc.__traceback__)
+    return f"{type(exc).__name__}: (no message; raised in {frames[-1].name}, {Path(frames[-1].filename).name})" if frames else one_line(exc)
 
 
 def known_issue(target: str, judged: Judged, device: str) -> str:

@@ -31,6 +31,17 @@ def _worst_bits(result: Any) -> float | str | None:
     return json_number(round(max(lost), 3))
 
 
+def _worst_output(result: Any) -> str | None:
+    """What the output that loses the most bits is: "loss", "gradient", "output" (a training step's parameter names vary by model)."""
+    from numfuzz.judge.oracle import bits_lost
+
+    lost = [o for o in result.outputs if o.verdict in ("less_accurate", "nonfinite")]
+    if not lost:
+        return None
+    label = result.label(max(lost, key=bits_lost).index)
+    return "loss" if label == "loss" else "gradient" if label.startswith("the gradient") else "output"
+
+
 SUSPECT_ABS = 1.5  # how many times eager's largest absolute error the compiled model's must exceed for its modules to be judged alone
 
 
@@ -47,9 +58,11 @@ def _where(result: Any) -> dict[str, Any]:
     parts = result.parts_at
     placed = result.region_check
     culprit = placed.result.culprit if placed is not None else None
+    facts = placed.result.analysis if placed is not None else None
     return {
         "module": parts.path if parts is not None else (placed.path if placed is not None else None),
         "op": culprit.op if culprit is not None else None,
+        "op_cause": (facts.cause or None) if facts is not None and culprit is not None else None,  # the cause at the op, inside the region
         "line": placed.line if placed is not None else None,
     }
 
@@ -64,40 +77,78 @@ def _extract(result: Any, cell: Cell, out: Path) -> str | None:
     return str(save_case(placed.case(cell.target, cell.model), out / FINDINGS).relative_to(out))
 
 
+def known_kind(issue: str) -> str:
+    """A known issue's kind ("limitation": a feature the release lacks; else "bug"), "" for none."""
+    if not issue:
+        return ""
+    from numfuzz.corpus.known import load_known
+
+    found = next((i for i in load_known() if i.id == issue), None)
+    return (found.kind or "bug") if found is not None else ""
+
+
+def _how_to_judge_alone(cell: Cell, record: dict[str, Any], samples: int) -> str:
+    """The command that judges this cell's modules alone and its partings (a sweep judges them only where the whole model gives cause)."""
+    options = [f"--target {cell.target}", f"--dtype {cell.dtype}", f"--samples {samples}"]
+    options += [f"--autocast {cell.autocast}"] if cell.autocast else []
+    options += ["--train"] if cell.mode == "train" else []
+    options += [f"--positions {cell.positions}"] if cell.positions else []
+    way = f" (Thunder's jit is given the model with {record['way']}, as here)" if record.get("way") not in (None, "as shipped") else ""
+    return f"modules alone and where the two part: numfuzz model {cell.model} {' '.join(options)}{way}"
+
+
 def judge_cell(cell: Cell, out: Path, samples: int = 2, seed: int = 0, device: str = "cpu") -> dict[str, Any]:
-    """The cell's record; a model that cannot be built, or fails in eager or its capture, is `invalid` with the reason."""
+    """The cell's record; a model that cannot be built, or fails in eager or its capture, is `invalid` with the reason. Thunder's
+    jit is given a transformers model with its context variables inert where it sets them (`numfuzz.model.hf_zoo.plain`), and
+    the record's `way` says which: the whole cell runs so (eager, the reference and the target alike)."""
     from numfuzz.judge.execute import one_line
-    from numfuzz.model.check import check_model, judge_parts
+    from numfuzz.model.hf_zoo.plain import WAY_SHIPPED, run_way
     from numfuzz.model.spec import load_model
 
     started = time.monotonic()
     train = cell.mode == "train"
-    record: dict[str, Any] = {**cell.to_json(), "key": cell.key}
-
+    record: dict[str, Any] = {**cell.to_json(), "key": cell.key, "way": WAY_SHIPPED}
     try:
         network, inputs, loss = load_model(cell.model, cell.dtype, seed, device, train, cell.positions or None)
-        result = check_model(
-            network, inputs, cell.target, samples=samples, seed=seed, device=device, modules=False, train=train, loss=loss, autocast=cell.autocast,
-            partings=False, locate=False,
-        )  # fmt: skip
-        # where they part, and the region: only where the whole model gives cause by its values, and it is not judged again. A
-        # crash is recorded with its message: its modules alone (`numfuzz model`) cost a compile each (Thunder's jit crashing on
-        # Qwen2's forward: 130 s, every precision of every architecture alike)
-        if suspect(result) and not train and (result.verdict.is_accuracy or not result.verdict.is_finding):
-            result = judge_parts(result, network, inputs, cell.target, device, cell.autocast)
+        record["way"], context = run_way(cell.target, network, inputs)
+        with context:
+            result = _judge(cell, network, inputs, loss, samples, seed, device)
     except Exception as exc:  # the model itself fails (its building, eager, its capture), not the target
         return {**record, "verdict": "invalid", "finding": False, "detail": f"the model fails: {one_line(exc)}", "seconds": time.monotonic() - started}
+    return _recorded(record, result, cell, out, started, samples)
+
+
+def _judge(cell: Cell, network: Any, inputs: tuple, loss: Any, samples: int, seed: int, device: str) -> Any:
+    from numfuzz.model.check import check_model, judge_parts
+
+    train = cell.mode == "train"
+    result = check_model(
+        network, inputs, cell.target, samples=samples, seed=seed, device=device, modules=False, train=train, loss=loss, autocast=cell.autocast,
+        partings=False, locate=False,
+    )  # fmt: skip
+    # where they part, and the region: only where the whole model gives cause by its values, and it is not judged again. A
+    # crash is recorded with its message: its modules alone (`numfuzz model`) cost a compile each (Thunder's jit crashing on
+    # Qwen2's forward: 130 s, every precision of every architecture alike)
+    if suspect(result) and not train and (result.verdict.is_accuracy or not result.verdict.is_finding):
+        result = judge_parts(result, network, inputs, cell.target, device, cell.autocast)
+    return result
+
+
+def _recorded(record: dict[str, Any], result: Any, cell: Cell, out: Path, started: float, samples: int) -> dict[str, Any]:
+    train = cell.mode == "train"
     explained = out / CELLS / f"{cell.file_stem()}.txt"
     from numfuzz.corpus.store import write_atomic
 
-    write_atomic(explained, f"{cell.key}\n\n{result.explain()}\n")
+    write_atomic(explained, f"{cell.key}\n\n{result.explain()}\n\n{_how_to_judge_alone(cell, record, samples)}\n")
     record.update(
         verdict=result.verdict.value,
         finding=result.is_finding,
         cause=result.cause,
         known=result.known,
+        known_kind=known_kind(result.known),
         detail=result.detail,
         bits_lost=_worst_bits(result),
+        worst=_worst_output(result),
         explain=str(explained.relative_to(out)),
         case=_extract(result, cell, out) if result.is_finding else None,
         unextracted="a training step's region is not extracted" if result.is_finding and train else (result.unextracted or None),

@@ -8,6 +8,7 @@ parameter) has one cell per target, precision and mode, with no length.
 
 from __future__ import annotations
 
+import hashlib
 import inspect
 from dataclasses import dataclass
 
@@ -69,20 +70,39 @@ class Cell:
         return Cell(str(data["model"]), str(data["target"]), str(data["precision"]), str(data["mode"]), int(data.get("positions") or ONE_SIZE))
 
 
-def zoo_models() -> list[str]:
-    """Every architecture `numfuzz model` builds from a small config: the zoo's."""
+def zoo_models(modalities: tuple[str, ...] = ()) -> list[str]:
+    """Every architecture `numfuzz model` builds: numfuzz's own small configurations, then every model type the zoo's table
+    says is built (`numfuzz models --list`), in an order no family clusters in; with `modalities`, those of them only (by the table)."""
+    from numfuzz.model.hf_zoo.catalog import CatalogError, load_catalog
     from numfuzz.model.spec import HF_CONFIGS  # imports torch: not for `numfuzz ops`, which loads the command line
 
-    return [f"hf:{arch}" for arch in HF_CONFIGS]
+    try:
+        built = {r["type"]: r.get("modality", "") for r in load_catalog().built}
+    except CatalogError:
+        built = {}
+    # the zoo's in a fixed order that is no family's (a hash of the name): a sweep its budget cuts short has judged a fair sample
+    ordered = list(HF_CONFIGS) + sorted((t for t in built if t not in HF_CONFIGS), key=lambda t: hashlib.sha256(t.encode()).hexdigest())
+    return [f"hf:{t}" for t in ordered if not modalities or built.get(t, "vision" if t == "vit" else "text") in modalities]
 
 
 def lengths_of(model: str, positions: tuple[int, ...]) -> tuple[int, ...]:
-    """The sequence lengths a model is swept at: `positions`, or one size where it has one."""
+    """The sequence lengths a model is swept at: `positions`, or one size where it has one (an image, audio)."""
     if model == "hf:vit":
         return (ONE_SIZE,)
     if model.startswith("hf:"):
-        return positions
+        return positions if _takes_ids(model.removeprefix("hf:")) else (ONE_SIZE,)
     return positions if _takes_positions(model) else (ONE_SIZE,)
+
+
+def _takes_ids(arch: str) -> bool:
+    """Whether an architecture's inputs hold token ids, by the zoo's table (numfuzz's own configurations all do but ViT)."""
+    from numfuzz.model.hf_zoo.catalog import CatalogError, load_catalog
+
+    try:
+        row = load_catalog().row(arch)
+    except CatalogError:
+        row = None
+    return row is None or not row.get("built") or "input_ids" in row.get("inputs", []) or "decoder_input_ids" in row.get("inputs", [])
 
 
 def _takes_positions(model: str) -> bool:
@@ -104,7 +124,7 @@ def _takes_positions(model: str) -> bool:
 
 def build_grid(models: list[str], targets: list[str], precisions: list[str], modes: list[str], positions: tuple[int, ...]) -> list[Cell]:
     """Every cell, model by model (so that a sweep cut short by its budget has whole models where it can)."""
-    from numfuzz.model.spec import HF_CONFIGS
+    from numfuzz.model.spec import is_hf_architecture
 
     for name in precisions:
         if name not in PRECISIONS:
@@ -112,8 +132,8 @@ def build_grid(models: list[str], targets: list[str], precisions: list[str], mod
     for model in models:
         if not model.startswith("hf:") and ":" not in model:
             raise GridError(f"{model}: a model is hf:ARCH or FILE.py:FUNCTION")
-        if model.startswith("hf:") and model.removeprefix("hf:") not in HF_CONFIGS:
-            raise GridError(f"{model}: unknown architecture; known: {', '.join(sorted(HF_CONFIGS))}")
+        if model.startswith("hf:") and not is_hf_architecture(model.removeprefix("hf:")):
+            raise GridError(f"{model}: unknown architecture: neither numfuzz's own nor a model type transformers registers (numfuzz models --list)")
     return [
         Cell(model, target, precision, mode, length)
         for model in models

@@ -16,6 +16,7 @@ from numfuzz.corpus.store import write_atomic
 
 RESULTS = "results.jsonl"
 VERSIONS = "versions.json"
+GROUPS = "groups.json"  # the findings grouped by root cause (`sweep.groups`), written as the sweep finishes
 
 
 class ResultsError(ValueError):

@@ -95,3 +95,20 @@ def test_on_a_local_ray_instance_each_cell_is_a_task_and_the_planted_bug_is_foun
         ("rms_block", "inference_drops_upcast", "norm")
     ]
     assert not ray.is_initialized()  # the instance the sweep started is shut down
+
+
+def test_a_planted_bug_met_in_two_zoo_architectures_is_one_group_of_two_and_a_layernorm_one_runs(cli, tmp_path):
+    """Architectures built by the zoo from transformers' own configurations (not numfuzz's hand-set ones): the planted
+    backend drops RMSNorm's fp32 upcast in Granite and in Arcee, one cause, one group; StarCoder2 (LayerNorm) runs."""
+    pytest.importorskip("transformers")
+    out = tmp_path / "zoo"
+    args = ("--target", "inference_drops_upcast", "--precision", "bf16", "--mode", "forward", "--positions", "8", "--import", PLANTED)
+    result = cli("models", "hf:granite", "hf:arcee", "hf:starcoder2", *args, "--out", out)
+    assert result.exit_code == 1, result.output
+    records = {r["model"]: r for r in map(json.loads, (out / "results.jsonl").read_text().splitlines())}
+    assert {m for m, r in records.items() if r["finding"]} == {"hf:granite", "hf:arcee"}
+    assert all(records[m]["op"] == "cast" and "input_layernorm" in records[m]["module"] for m in ("hf:granite", "hf:arcee"))
+    (group,) = json.loads((out / "groups.json").read_text())
+    assert (group["status"], group["architectures"]) == ("new", ["hf:arcee", "hf:granite"]) and "worse at cast" in group["title"]
+    assert "[new] inference_drops_upcast: forward, worse at cast" in result.output and "2 architectures (arcee, granite)" in result.output
+    assert records["hf:starcoder2"]["verdict"] in ("equal", "more_accurate")

@@ -153,3 +153,20 @@ def test_a_constant_of_the_op_table_makes_its_dtype_s_value():
 
     out, _ = _reference(fn, torch.zeros(3))
     assert torch.equal(out, torch.full((3,), 0.10009765625, dtype=torch.float64))
+
+
+def test_a_training_steps_parameter_the_loss_never_reads_has_the_exact_gradient_zero():
+    """A head the loss does not use is no input of the captured graphs; eager's gradient of it is None, the reference's 0."""
+    from numfuzz.model.check import check_model
+
+    class TwoHeads(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.used, self.unused = torch.nn.Linear(8, 8), torch.nn.Linear(8, 8)
+
+        def forward(self, x):
+            return self.used(x)
+
+    torch.manual_seed(0)
+    result = check_model(TwoHeads().to(torch.bfloat16), (torch.randn(4, 8, dtype=torch.bfloat16),), "eager", samples=1, train=True)
+    assert result.verdict.value == "equal" and len(result.outputs) == 1 + 4 + 1  # the loss, 4 parameters' gradients, the input's

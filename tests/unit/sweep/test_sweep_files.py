@@ -98,3 +98,20 @@ def test_a_model_not_worse_by_the_verdict_has_its_modules_judged_where_its_large
     assert not suspect(SimpleNamespace(is_finding=False, outputs=[output(0.0024, 0.0030)]))
     near_zero = OutputErrors(0, "fp16", 256, 2911.0, 1.0, 3087.0, 1.0, 3.8e-4, 2.9e-4, 0.1, 0.1, 3, 3, 0, 0, verdict="equal")
     assert not suspect(SimpleNamespace(is_finding=False, outputs=[near_zero]))
+
+
+def test_a_comparison_names_the_cells_that_started_or_stopped_failing_and_those_that_fail_otherwise(tmp_path):
+    a, b = tmp_path / "a", tmp_path / "b"
+    crash = "RuntimeError: shape '[1, 16, 4]' is invalid for input of size 1024"
+    _sweep(a, "2.11", [("qwen3|inductor|bf16|train|16", "equal", False, 0.0), ("phi|inductor|bf16|train|16", "crash_compile", True, None),
+                       ("opt|thunder|bf16|train|16", "crash_compile", True, None), ("t5|inductor|bf16|train|16", "invalid", False, None)])  # fmt: skip
+    _sweep(b, "2.15", [("qwen3|inductor|bf16|train|16", "crash_run", True, None), ("phi|inductor|bf16|train|16", "more_accurate", False, 0.0),
+                       ("opt|thunder|bf16|train|16", "crash_compile", True, None), ("t5|inductor|bf16|train|16", "equal", False, 0.0)])  # fmt: skip
+    for folder, detail in ((a, "AssertionError: x"), (b, crash)):  # the same crash verdict, another message
+        append_result(folder, {"key": "opt|thunder|bf16|train|16", "verdict": "crash_compile", "finding": True, "detail": detail, "known": ""})
+    found = compare(a, b)
+    kinds = {c.key: c.kind for c in found.changes}
+    assert kinds == {"qwen3|inductor|bf16|train|16": "started failing", "phi|inductor|bf16|train|16": "stopped failing",
+                     "opt|thunder|bf16|train|16": "failed otherwise", "t5|inductor|bf16|train|16": "invalid on one side"}  # fmt: skip
+    assert [c.key for c in found.worse] == ["qwen3|inductor|bf16|train|16"]
+    assert "shape '[#]' is invalid for input of size #" in found.text()  # a crash said by its fingerprint

@@ -1,0 +1,108 @@
+"""What makes Thunder's jit take a transformers 5 model: the two module-level context variables it cannot trace, made inert.
+
+transformers 5 routes each attention's rotary embedding through the `kernels` package's hub-kernel
+switch (`_ACTIVE_KERNEL_FUNCS`) and captures hidden states through its own collector
+(`output_capturing._active_collector`). Both are `CompileableContextVar`s: outside Dynamo a
+ContextVar, inside it an attribute of a module-level object set while compiling. Thunder's jit is not
+Dynamo, so each `set` becomes a write to a global object that its epilogue refuses (`AssertionError:
+trying to set .global_var of ProvenanceRecord`), whatever the model computes.
+
+Inert, `get` gives None and `set` keeps nothing: no hub kernel is chosen (none is loaded on CPU, so the
+function called is the one it would call anyway) and no hidden state is collected (a sweep asks for
+none). The model computes what it computed; `uses_context_vars` says whether it sets them at all, so
+a sweep can say per architecture whether this was needed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+# (module, attribute) of each context variable, where the installed packages have it
+CONTEXT_VARS = (("transformers.utils.output_capturing", "_active_collector"), ("kernels._internals.layer.layer", "_ACTIVE_KERNEL_FUNCS"))
+WAY_SHIPPED = "as shipped"
+WAY_INERT = "context variables inert"
+
+
+class _Inert:
+    """A context variable that holds nothing."""
+
+    def get(self) -> None:
+        return None
+
+    def set(self, value: Any) -> None:
+        return None
+
+    def reset(self, token: Any) -> None:
+        return None
+
+
+class _Counting:
+    """A context variable that passes every call on and counts the sets."""
+
+    def __init__(self, inner: Any):
+        self.inner, self.sets = inner, 0
+
+    def get(self) -> Any:
+        return self.inner.get()
+
+    def set(self, value: Any) -> Any:
+        self.sets += 1
+        return self.inner.set(value)
+
+    def reset(self, token: Any) -> Any:
+        return self.inner.reset(token)
+
+
+def _present() -> list[tuple[Any, str]]:
+    found = []
+    for module_name, attribute in CONTEXT_VARS:
+        try:
+            module = importlib.import_module(module_name)
+        except ImportError:  # an older transformers, or no kernels package: nothing to replace
+            continue
+        if hasattr(module, attribute):
+            found.append((module, attribute))
+    return found
+
+
+@contextlib.contextmanager
+def _replaced(make: Any) -> Iterator[list[Any]]:
+    present = _present()
+    kept = [getattr(m, a) for m, a in present]
+    made = [make(old) for old in kept]
+    for (module, attribute), new in zip(present, made):
+        setattr(module, attribute, new)
+    try:
+        yield made
+    finally:
+        for (module, attribute), old in zip(present, kept):
+            setattr(module, attribute, old)
+
+
+def inert_context_vars() -> contextlib.AbstractContextManager:
+    """Within it, transformers' and kernels' context variables hold nothing (see the module)."""
+    return _replaced(lambda old: _Inert())
+
+
+def uses_context_vars(model: Any, inputs: Sequence[Any]) -> bool:
+    """Whether one eager call of `model` sets either context variable (and so Thunder's jit needs them inert)."""
+    import torch
+
+    with _replaced(_Counting) as counting, torch.no_grad():
+        model(*inputs)
+    return any(c.sets for c in counting)
+
+
+def needs_inert(target: str, model: Any, inputs: Sequence[Any]) -> bool:
+    """Whether a target is given the model with the context variables inert: Thunder's jit (`thunder:`), where the model sets them."""
+    return target.startswith("thunder:") and uses_context_vars(model, inputs)
+
+
+def run_way(target: str, model: Any, inputs: Sequence[Any]) -> tuple[str, contextlib.AbstractContextManager]:
+    """How `target` is given the model (WAY_SHIPPED or WAY_INERT), and the context to judge it in."""
+    if needs_inert(target, model, inputs):
+        return WAY_INERT, inert_context_vars()
+    return WAY_SHIPPED, contextlib.nullcontext()

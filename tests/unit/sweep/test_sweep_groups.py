@@ -1,0 +1,46 @@
+"""A sweep's findings grouped across architectures by root cause, and summed up per target: one crash message met in
+three models is one group of three whatever the shapes in it; a known limitation and a refusal count as refusals."""
+
+from __future__ import annotations
+
+from numfuzz.sweep.groups import describe_groups, group_records
+from numfuzz.sweep.summary import cell_state, describe_summary, summarize
+
+
+def _cell(model, target="thunder:torchcompile", mode="forward", verdict="equal", finding=False, **more):
+    key = f"{model} | {target} | bf16 | {mode} | 16"
+    return {"key": key, "model": model, "target": target, "precision": "bf16", "mode": mode, "verdict": verdict, "finding": finding, **more}
+
+
+def test_one_crash_met_in_several_models_is_one_group_whatever_its_shapes_and_known_issues_group_by_id():
+    records = [
+        _cell("hf:a", verdict="crash_compile", finding=True, detail="RuntimeError: shape '[1, 16, 4]' is invalid for input of size 1024"),
+        _cell("hf:b", verdict="crash_compile", finding=True, detail="RuntimeError: shape '[1, 8, 2]' is invalid for input of size 96"),
+        _cell("hf:c", mode="train", verdict="crash_compile", finding=True, detail="RuntimeError: shape '[2, 3]' is invalid for input of size 7"),
+        _cell("hf:d", verdict="crash_compile", known="thunder-sdpa-enable-gqa", known_kind="limitation"),
+        _cell("hf:e", verdict="crash_compile", known="thunder-sdpa-enable-gqa", known_kind="limitation"),
+        _cell("hf:f", target="inductor", mode="train", verdict="less_accurate", finding=True, worst="loss", bits_lost=3.0),
+        _cell("hf:g", verdict="invalid", detail="the model fails: ValueError: no"),
+        _cell("hf:h"),
+    ]
+    groups = group_records(records)
+    assert [(g.status, len(g.architectures)) for g in groups] == [("new", 3), ("new", 1), ("limitation", 2), ("invalid", 1)]
+    assert groups[0].architectures == ["hf:a", "hf:b", "hf:c"] and "is invalid for input of size #" in groups[0].title
+    assert groups[1].title == "inductor: train, the loss less accurate"
+    assert "[new] thunder:torchcompile: crash_compile RuntimeError" in describe_groups(groups) and "3 architectures (a, b, c)" in describe_groups(groups)
+
+
+def test_an_architecture_counts_once_per_target_and_mode_by_its_most_telling_cell():
+    records = [
+        _cell("hf:a", mode="forward"),
+        _cell("hf:a", mode="train", verdict="less_accurate", finding=True),
+        _cell("hf:b", mode="forward", verdict="unsupported"),
+        _cell("hf:b", mode="train", verdict="crash_run", finding=True),
+        _cell("hf:c", mode="forward", verdict="crash_compile", known="x", known_kind="limitation"),
+        _cell("hf:c", mode="train", verdict="within_rounding"),
+    ]
+    assert [cell_state(r) for r in records] == ["runs", "less_accurate", "refuses", "crash", "refuses", "runs"]
+    (summary,) = summarize(records)
+    assert summary.by_mode["forward"] == {"less_accurate": 0, "crash": 0, "known": 0, "refuses": 2, "invalid": 0, "runs": 1}
+    assert summary.by_mode["any"] == {"less_accurate": 1, "crash": 1, "known": 0, "refuses": 1, "invalid": 0, "runs": 0}
+    assert "| thunder:torchcompile | any | 3 | 1 | 1 | 0 | 1 | 0 | 0 |" in describe_summary([summary])
