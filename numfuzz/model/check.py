@@ -27,6 +27,7 @@ from numfuzz.check import Compiler, as_target
 from numfuzz.judge.compiled import flat64
 from numfuzz.judge.execute import one_line
 from numfuzz.judge.oracle import OutputErrors, compare_output
+from numfuzz.judge.refusal import own_code
 from numfuzz.judge.verdicts import Verdict
 from numfuzz.model.capture import ModuleCall, module_calls
 from numfuzz.model.coverage import call_name, coverage
@@ -110,9 +111,9 @@ def _judged(target: Target, fn: Callable, rows: list[list[Any]], kwargs_rows: li
     try:
         compiled = target.prepare(lambda *a, **k: fn(*a, **k), device)
         each = kwargs_rows or [{} for _ in rows]
-        got = run_target(lambda k: _run_all(compiled, [rows[k]], [each[k]])[0], list(range(len(rows))))
+        got = run_target(lambda k: _run_all(compiled, [rows[k]], [each[k]])[0], list(range(len(rows))), own_code(target))
     except Exception as exc:  # prepare raised: the target's failure is the finding, never numfuzz's
-        got = crashed(exc, first_call=True)
+        got = crashed(exc, first_call=True, own=own_code(target))
     finally:
         target.reset()
     if isinstance(got, Judged):

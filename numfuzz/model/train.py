@@ -16,6 +16,7 @@ import torch
 import torch._dynamo
 from torch.utils._pytree import tree_flatten
 
+from numfuzz.judge.refusal import own_code
 from numfuzz.model.reference import float64_program
 from numfuzz.model.verdict import Judged, crashed, run_target
 from numfuzz.targets import Target
@@ -99,7 +100,7 @@ def target_step_runs(target: Target, step: Callable, params: list[torch.Tensor],
         try:
             compiled = target.prepare(step, device)
         except Exception as exc:  # the target's failure is the finding, never numfuzz's
-            return crashed(exc, first_call=True)
-        return run_target(lambda row: step_runs(compiled, params, [row])[0], rows)
+            return crashed(exc, first_call=True, own=own_code(target))
+        return run_target(lambda row: step_runs(compiled, params, [row])[0], rows, own_code(target))
     finally:
         target.reset()

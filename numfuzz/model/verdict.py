@@ -29,6 +29,7 @@ from numfuzz.judge.cause import CAST_DROPPED
 from numfuzz.judge.execute import Outcome, crash_verdict, one_line
 from numfuzz.judge.facts import Analysis
 from numfuzz.judge.oracle import SEVERITY, OutputErrors, bits_lost
+from numfuzz.judge.refusal import refusal_of
 from numfuzz.judge.rules import Judgement, final_verdict
 from numfuzz.judge.signature import signature_of
 from numfuzz.judge.verdicts import Verdict
@@ -94,9 +95,13 @@ def judge_outputs_by_rules(
     return Judged(verdict, shown, {k: j for k, j in judged.items() if j.rule}, cause=cause if verdict is Verdict.LESS_ACCURATE else "", facts=facts)
 
 
-def crashed(exc: BaseException, first_call: bool) -> Judged:
-    """The target raised: while compiling (its first call compiles), or on a later call; out of memory is its own symptom.
+def crashed(exc: BaseException, first_call: bool, own: tuple[str, ...] = ()) -> Judged:
+    """The target raised: its own refusal where raised in its `own` code and saying so (`judge.refusal`: unsupported, a
+    status), else a crash while compiling (its first call compiles) or on a later call; out of memory is its own symptom.
     An exception with no message (a bare `assert`) is said with the function that raised it, which tells one from another."""
+    refusal = refusal_of(exc, own)
+    if refusal is not None:
+        return Judged(Verdict.UNSUPPORTED, detail=refusal.detail())
     return Judged(crash_verdict(exc, Verdict.CRASH_COMPILE if first_call else Verdict.CRASH_RUN), detail=_said(exc))
 
 
@@ -119,12 +124,13 @@ def known_issue(target: str, judged: Judged, device: str) -> str:
     return issue.id if issue is not None else ""
 
 
-def run_target(run: Callable[[list], list[torch.Tensor]], rows: list[list]) -> list[list[torch.Tensor]] | Judged:
-    """`run` (the compiled model) on every row; where it raises, the crash it is (`crashed`): at the first row while compiling."""
+def run_target(run: Callable[[list], list[torch.Tensor]], rows: list[list], own: tuple[str, ...] = ()) -> list[list[torch.Tensor]] | Judged:
+    """`run` (the compiled model) on every row; where it raises, the crash or refusal it is (`crashed`, the target's
+    `own` code): at the first row while compiling."""
     got = []
     for k, row in enumerate(rows):
         try:
             got.append(run(row))
         except Exception as exc:  # the target's failure is the finding, never numfuzz's
-            return crashed(exc, first_call=k == 0)
+            return crashed(exc, first_call=k == 0, own=own)
     return got

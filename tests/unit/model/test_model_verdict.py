@@ -78,3 +78,14 @@ def test_thunder_jit_crashes_on_transformers_models_are_known_limitations(messag
     error = AssertionError(message) if message.startswith("trying") else TypeError(message)
     assert known_issue("thunder:torchcompile", crashed(error, first_call=True), "cpu") == issue
     assert known_issue("thunderfx:torchcompile", crashed(error, first_call=True), "cpu") == ""  # Dynamo's front end compiles these models
+
+
+def _refuse(row: list) -> list:
+    raise NotImplementedError("ceil_mode=True is not supported")
+
+
+def test_a_target_refusing_in_its_own_code_is_unsupported_and_elsewhere_a_crash():
+    refused = run_target(_refuse, [[1]], own=(__name__,))
+    assert refused.verdict is Verdict.UNSUPPORTED and refused.detail.startswith("NotImplementedError: ceil_mode=True is not supported")
+    assert f"raised in {__name__}" in refused.detail
+    assert run_target(_refuse, [[1]], own=("thunder",)).verdict is Verdict.CRASH_COMPILE  # raised outside the target's code
