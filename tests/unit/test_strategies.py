@@ -57,7 +57,10 @@ def test_shrinking_goes_to_the_fewest_nodes_that_keep_the_property():
 
 
 def test_input_values_shrink_to_the_one_that_matters():
-    program = find(programs(max_nodes=3), lambda p: bool((p.inputs[0][0].double().abs() > 1.0).any()), settings=QUIET)
+    # among a few pure ops: which op of the whole table a derandomized search meets first, and whether the shrinker then
+    # also shrinks its shape (an in-place op's 4-d input stayed so where Thunder was imported), is luck
+    some = programs(max_nodes=3, ops=("neg", "exp", "add", "mul"))
+    program = find(some, lambda p: bool((p.inputs[0][0].double().abs() > 1.0).any()), settings=QUIET)
     x = program.inputs[0][0].double()
     assert int((x != 0).sum()) == 1 and x.numel() == 1
 
