@@ -18,7 +18,9 @@ from numfuzz.program.dtypes import FLOAT_DTYPES, TORCH_DTYPES
 from numfuzz.program.ir import GraphError, TensorSpec
 from numfuzz.program.op_db.entries import DatabaseOp, Form
 
-FORM, DTYPE = "form", "dtype"  # a database node's attributes
+# A database node's attributes: its form's call, the float dtype `{dtype}` stands for, and which of the op's forms the
+# generator drew (`sample`, its index in the snapshot's list): one call has a form per dtype and per sample's shapes
+FORM, DTYPE, SAMPLE = "form", "dtype", "sample"
 
 
 def call_text(attrs: dict[str, Any], args: list[str], reference: bool) -> str:

@@ -19,7 +19,7 @@ from typing import Any
 from numfuzz.program.dtypes import FLOAT_DTYPES as FLOATS
 from numfuzz.program.families import Builder, register
 from numfuzz.program.ir import GraphError, Node
-from numfuzz.program.op_db.calls import DTYPE, FORM
+from numfuzz.program.op_db.calls import DTYPE, FORM, SAMPLE
 from numfuzz.program.op_db.entries import Arg, DatabaseOp, Form
 from numfuzz.program.op_spec import OpSpec
 
@@ -38,12 +38,12 @@ INTEGER_REDUCTION_WEIGHT = 8.0
 # vectors hold 4 to 32 elements, and a random shape's few elements never reach past one
 INTEGER_TAIL = 0.5
 
-INTEGER_VALUES = ("i64", "i32", "bool")  # the dtypes the databases sample integer forms in: an integer program's first value's
+INTEGER_VALUES = ("i64", "i32", "u8", "i8", "bool")  # the dtypes the databases sample integer forms in: an integer program's first value's
 
 
 def takes_integers(spec: OpSpec) -> bool:
     """Has the op integer or bool forms (a database op's: an integer program grows on them)?"""
-    return spec.name in FORMS and any(f.integer for f in FORMS[spec.name].values())
+    return any(f.integer for f in FORMS.get(spec.name, ()))
 
 
 def integer_weight(spec: OpSpec) -> float:
@@ -53,35 +53,47 @@ def integer_weight(spec: OpSpec) -> float:
 
 def integer_form(node: Node) -> bool:
     """Is the node a database op's integer or bool form?"""
-    forms = FORMS.get(node.op)
-    form = forms.get(str(node.attr(FORM))) if forms else None
+    form = form_of(node.op, {FORM: node.attr(FORM), SAMPLE: node.attr(SAMPLE)})
     return form is not None and form.integer
+
+
+def form_of(op: str, attrs: dict[str, Any]) -> Form | None:
+    """The form a database node's attributes name: the drawn one (`sample`), else, in a case written before forms were
+    numbered, the first with its call; None for another op."""
+    forms, call, k = FORMS.get(op, ()), attrs.get(FORM), attrs.get(SAMPLE)
+    if isinstance(k, int) and 0 <= k < len(forms) and forms[k].call == call:
+        return forms[k]
+    return next((f for f in forms if f.call == call), None)
 
 
 def draws_form(op: DatabaseOp):
     """The op's attribute drawer: one of its forms, by its call: an integer one for an integer first value, else at
     INTEGER_FORMS where it has both kinds."""
-    floats = [f for f in op.forms if not f.integer]
-    integers = [f for f in op.forms if f.integer]
+    floats = [k for k, f in enumerate(op.forms) if not f.integer]
+    integers = [k for k, f in enumerate(op.forms) if f.integer]
 
     def draw(rng: random.Random, specs: list) -> dict[str, Any]:
         integer_first = bool(specs) and specs[0].dtype not in FLOATS
         if integer_first and not integers:
             raise GraphError(f"{op.name} has no integer form")
         pool = integers if integer_first or (integers and (not floats or rng.random() < INTEGER_FORMS)) else floats
-        return {FORM: rng.choice(pool).call}
+        k = rng.choice(pool)
+        return {FORM: op.forms[k].call, SAMPLE: k}
 
     return draw
 
 
 def with_form(b: Builder, spec: OpSpec, first: int, attrs: dict[str, Any]) -> tuple[list[int], dict[str, Any]]:
     """The form's tensors, its first from the program; its attributes: the form, and the float dtype `{dtype}` stands for."""
-    form = FORMS[spec.name][attrs[FORM]]
+    form = form_of(spec.name, attrs)
+    if form is None:
+        raise GraphError(f"{spec.name} has no form {attrs.get(FORM)!r}")
     lead = form.args[0]
     first = _first_integer(b, spec, lead, form, first) if form.integer else _first_float(b, spec, lead, form, first)
     dtype = b.specs[first].dtype
     args = [first] + [_operand(b, arg, lead, form, b.specs[first].shape, dtype) for arg in form.args[1:]]
-    drawn = {FORM: form.call, **({DTYPE: dtype} if "{dtype}" in form.call else {})}
+    sample = {SAMPLE: attrs[SAMPLE]} if SAMPLE in attrs else {}
+    drawn = {FORM: form.call, **sample, **({DTYPE: dtype} if "{dtype}" in form.call else {})}
     return args, drawn
 
 
@@ -120,6 +132,6 @@ def _operand(b: Builder, arg: Arg, lead: Arg, form: Form, shape: tuple[int, ...]
     return b.new_input(own, dtype if lead.floating else arg.dtype, arg.domain)
 
 
-FORMS: dict[str, dict[str, Form]] = {}  # op name -> call -> form, for the ops the table holds (`op_table.database`)
+FORMS: dict[str, tuple[Form, ...]] = {}  # op name -> its forms, as the snapshot lists them, for the ops the table holds
 REDUCTIONS: set[str] = set()  # the ops of FORMS their database classes as reductions
 register("database", with_form)

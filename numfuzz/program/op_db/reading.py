@@ -37,7 +37,7 @@ Writer = Callable[[Any, "int | None"], Written]  # a sample (and the index of a 
 
 SAMPLES_PER_DTYPE = 24  # samples looked at per dtype: the database's first ones cover its argument forms
 # the dtypes whose samples are read, and at most how many forms each gives: an op's integer forms beside its float ones
-DRAWN_DTYPES = {torch.float32: 8, torch.int64: 4, torch.int32: 2, torch.bool: 2}
+DRAWN_DTYPES = {torch.float32: 8, torch.int64: 4, torch.int32: 2, torch.uint8: 2, torch.int8: 2, torch.bool: 2}
 DOMAINS = {(0, None): "positive", (-1, 1): "unit", (1, None): "above_one", (0, 1): "probability"}
 NAMESPACES = ("torch", "torch.nn.functional", "torch.special", "torch.linalg", "torch.fft")
 

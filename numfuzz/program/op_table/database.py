@@ -40,7 +40,7 @@ def _terms(op: DatabaseOp):
 def _spec(op: DatabaseOp) -> OpSpec:
     arities = [len(f.args) for f in op.forms]
     dtypes = tuple(dict.fromkeys([*op.dtypes, *(a.dtype for f in op.forms for a in f.args)]))
-    FORMS[op.name] = {f.call: f for f in op.forms}
+    FORMS[op.name] = op.forms
     if op.reduction:
         REDUCTIONS.add(op.name)
     return OpSpec(
