@@ -35,10 +35,10 @@ CPU_VECTOR_BYTES = 64
 
 
 def vector_elements(dtype: str, device: str) -> int:
-    """Elements in one full CPU vector of `dtype`; 1 off the CPU."""
-    from numfuzz.program.dtypes import check_dtype
+    """Elements in one full CPU vector of `dtype` (an integer or bool one too); 1 off the CPU."""
+    from numfuzz.program.dtypes import storage_bits
 
-    return CPU_VECTOR_BYTES * 8 // check_dtype(dtype).storage_bits if device.startswith("cpu") else 1
+    return CPU_VECTOR_BYTES * 8 // storage_bits(dtype) if device.startswith("cpu") else 1
 
 
 def reset_dynamo() -> None:
