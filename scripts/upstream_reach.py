@@ -209,7 +209,7 @@ LOWEST_INTEGER = ("numfuzz/program/values.py", r"edges = np.array\(\[low,")  # a
 DEFAULT_DTYPE_CHANGED = ("numfuzz/runner/case_runner.py", r"set_default_dtype")  # a global changed between calls
 INPLACE_ON_VIEW = ("numfuzz/program/op_table/inplace.py", r"overlapping view")  # in-place ops on a computed view
 DUPLICATE_INDEX_WRITE = ("numfuzz/program/op_table/indexing.py", r"index_put_accumulate")  # x[i] += ... at repeated i
-TENSOR_LISTS = ("numfuzz/program/op_db/calls.py", r"^def list_argument")  # cat, stack: a list of tensors as the first argument
+TENSOR_LISTS = ("numfuzz/program/op_db/sources.py", r"^def _tensors")  # cat, stack: a list of tensors as the first argument
 ZERO_TENSOR = ("numfuzz/program/values.py", r"_efficientzerotensor")  # a ZeroTensor input (an sgn gradient's)
 MIXED_OPERANDS = ("numfuzz/program/op_db/family.py", r"^def mixed_operand")  # a bool or integer first operand beside a float one
 INTEGER_GRADIENT = ("numfuzz/corpus/make.py", r"integer program's gradient")  # an aten backward op over integers
@@ -268,7 +268,16 @@ SURVEY_2026_SYMPTOMS = [
         ("zero_dim_ops",),
     ),
     Row("#197108", "var_mean and std_mean of an empty value: mean 0 where eager's is NaN", ("db.var_mean", "db.std_mean"), ("empty",), (NAN_KEPT,)),
-    Row("#185535", "cat of an empty 1-d bf16 value with a 4-d one (the legacy empty rule): a lowering assertion", (), ("empty",), (TENSOR_LISTS,)),
+    Row(
+        "#185535",
+        "cat of an empty 1-d bf16 value with a 4-d one (the legacy empty rule): a lowering assertion",
+        ("db.cat",),
+        ("empty",),
+        (
+            TENSOR_LISTS,
+            ("numfuzz/data/op_db.json", re.escape('"shape":[0]},{"domain":"any","dtype":"fp32","kind":"value","shape":[5,5]}],"call":"torch.cat([')),
+        ),
+    ),
     Row(
         "#188225",
         "softmax(acosh(log2(atan2(ones, ones)))): NaN constant-folded, 'nan' is not comparable",

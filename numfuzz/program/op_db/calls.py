@@ -11,6 +11,7 @@ The float64 reference writes `{dtype}` as float64. torch is imported only where 
 from __future__ import annotations
 
 import functools
+import math
 import warnings
 from typing import Any, Callable
 
@@ -21,6 +22,7 @@ from numfuzz.program.op_db.entries import DatabaseOp, Form
 # A database node's attributes: its form's call, the float dtype `{dtype}` stands for, and which of the op's forms the
 # generator drew (`sample`, its index in the snapshot's list): one call has a form per dtype and per sample's shapes
 FORM, DTYPE, SAMPLE = "form", "dtype", "sample"
+CPU_CHECKED_ELEMENTS = 4096  # a call's shapes inferred on meta are checked on zeros on the CPU up to this many elements
 
 
 def call_text(attrs: dict[str, Any], args: list[str], reference: bool) -> str:
@@ -53,7 +55,9 @@ def inferrer(op: DatabaseOp) -> Callable[[list[TensorSpec], dict[str, Any]], Ten
 def _as_sampled(forms: list[Form], specs: list[TensorSpec]) -> TensorSpec:
     """The result of the form whose sample had these shapes, and a float or integer first tensor as these."""
     shapes, integer = [s.shape for s in specs], bool(specs) and specs[0].dtype not in FLOAT_DTYPES
-    form = next((f for f in forms if [a.shape for a in f.args] == shapes and f.integer == integer), None)
+    fits = [f for f in forms if [a.shape for a in f.args] == shapes and f.integer == integer]
+    # the sample of this very dtype where there is one: an integer result's dtype may be its own (bincount's int64)
+    form = next((f for f in fits if specs and f.args[0].dtype == specs[0].dtype), fits[0] if fits else None)
     if form is None:
         raise GraphError(f"{forms[0].call} has no meta function: it takes its samples' shapes only")
     return TensorSpec(form.shape, specs[0].dtype if form.out == "same" else form.out)
@@ -77,10 +81,36 @@ def _on_meta(call: str, dtype: str, specs: tuple[tuple[tuple[int, ...], str], ..
         return f"{type(exc).__name__}: {first[:160]}"
     if not isinstance(out, torch.Tensor):
         return f"its result is a {type(out).__name__}"
+    checked = _on_cpu(fn, specs)
+    if isinstance(checked, str):
+        return checked
+    out = checked if checked is not None else out
     try:
         return tuple(int(d) for d in out.shape), dtype_name(out.dtype)
     except ValueError as exc:
         return str(exc)
+
+
+def _on_cpu(fn: Callable, specs: tuple[tuple[tuple[int, ...], str], ...]) -> Any:
+    """The call on zeros of small `specs` on the CPU, as eager will run it: a meta function may accept a dim out of range
+    (sort's) or give another shape (nansum's `dim=()` on torch 2.9); None where the specs are large or zeros are values
+    the call refuses (a singular matrix), where meta's answer stands; why not, for a dim out of range."""
+    import torch
+
+    from numfuzz.program.values import torch_dtype
+
+    if sum(math.prod(shape) for shape, _ in specs) > CPU_CHECKED_ELEMENTS:
+        return None
+    try:
+        with torch.no_grad(), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            out = fn(*[torch.zeros(shape, dtype=torch_dtype(name)) for shape, name in specs])
+    except IndexError as exc:
+        first = (str(exc).strip().splitlines() or ["IndexError"])[0]
+        return f"IndexError: {first[:160]}" if "out of range" in first else None
+    except Exception:  # zeros are values the call refuses: meta's answer stands
+        return None
+    return out if isinstance(out, torch.Tensor) else None
 
 
 @functools.lru_cache(maxsize=4096)

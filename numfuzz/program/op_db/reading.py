@@ -15,7 +15,7 @@ fact is derived from, measured on the installed torch:
 * autocast    -- the result's dtype under a CPU bf16 autocast region: bf16 from fp32 ("lower"), fp32 from bf16 ("fp32");
 * domain      -- a unary ufunc's stated domain ((0, None) is positive, (-1, 1) unit, ...);
 * kind        -- the database's class of the OpInfo (ReductionOpInfo: a reduction along dims);
-* refusals    -- an op numfuzz cannot draw says why: random (two calls differ), complex only, no CPU
+* refusals    -- an op numfuzz cannot draw says why: random (two calls differ), uninitialised (empty), unchecked (_unsafe_*), complex only, no CPU
                  kernel, no public call, no sample it can write, a result whose shape depends on values.
 
 Needs torch and, for the database, expecttest; only `scripts/op_db_snapshot` runs it.
@@ -37,6 +37,7 @@ Writer = Callable[[Any, "int | None"], Written]  # a sample (and the index of a 
 
 SAMPLES_PER_DTYPE = 24  # samples looked at per dtype: the database's first ones cover its argument forms
 # the dtypes whose samples are read, and at most how many forms each gives: an op's integer forms beside its float ones
+REDRAWS = (1, 2, 3)  # the seeds of the values a form is tried on beside its sample's
 DRAWN_DTYPES = {torch.float32: 8, torch.int64: 4, torch.int32: 2, torch.uint8: 2, torch.int8: 2, torch.bool: 2}
 DOMAINS = {(0, None): "positive", (-1, 1): "unit", (1, None): "above_one", (0, 1): "probability"}
 NAMESPACES = ("torch", "torch.nn.functional", "torch.special", "torch.linalg", "torch.fft")
@@ -62,6 +63,10 @@ def _entry(info: Any, source: str, seen: set[int]) -> dict | None:
     name = info.name + (f".{info.variant_test_name}" if getattr(info, "variant_test_name", "") else "")
     entry: dict[str, Any] = {"name": f"db.{name}", "opinfo": name, "source": source, "forms": [], "refused": ""}
     function = _function(info)
+    if getattr(_function(info), "__name__", "").startswith("_unsafe"):
+        return {**entry, "refused": "unchecked: torch does not check its indices, and drawn ones read out of bounds"}
+    if _uninitialised(info):
+        return {**entry, "refused": "uninitialised: its values are whatever its memory held (torch.empty and kin)"}
     if _random(info):
         return {**entry, "refused": "random: two calls on the same inputs differ, or the database seeds it for each call"}
     call = _public_call(info.name, function, getattr(info, "method_variant", None))
@@ -94,6 +99,11 @@ def _entry(info: Any, source: str, seen: set[int]) -> dict | None:
 def _function(info: Any) -> Callable:
     """The torch function an OpInfo tests: torch's own `op`, Thunder's `torch_reference` (unwrapped: Thunder decorates them)."""
     return inspect.unwrap(getattr(info, "torch_reference", None) or info.op)
+
+
+def _uninitialised(info: Any) -> bool:
+    """Does the op allocate without writing (empty, new_empty_strided, empty_permuted)? Two calls may agree by chance."""
+    return getattr(_function(info), "__name__", "").lstrip("_").startswith(("empty", "new_empty"))
 
 
 def _random(info: Any) -> bool:
@@ -222,11 +232,11 @@ def _form(written: Any, expected: torch.Tensor, info: Any) -> dict:
     if not _same(got, _call(call, written.tensors)):
         raise Unusable("random: two calls on the same inputs differ")
     args = [_arg(call, written, k) for k in range(len(written.tensors))]
-    try:
-        redrawn = _call(call, [_drawn(a, torch.Generator().manual_seed(1), float_dtype=t.dtype) for a, t in zip(args, written.tensors)])
+    try:  # three draws: one may repeat the sample's shape by chance (a 0-d mask drawn True, as the sample's was)
+        redrawn = [_call(call, [_drawn(a, torch.Generator().manual_seed(k), float_dtype=t.dtype) for a, t in zip(args, written.tensors)]) for k in REDRAWS]
     except Exception as exc:  # a positive-definite matrix, a valid permutation: values numfuzz does not draw
         raise Unusable(f"it needs inputs of a kind numfuzz does not draw: other values raise {type(exc).__name__}") from None
-    if redrawn.shape != expected.shape:
+    if any(r.shape != expected.shape for r in redrawn):
         raise Unusable("its result's shape depends on the values")
     out = "same" if expected.dtype == first.dtype else DTYPE_NAMES[expected.dtype]
     try:

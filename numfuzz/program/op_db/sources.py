@@ -1,7 +1,8 @@
 """One sample input of an upstream op database as a form numfuzz can call: the call's source, and what each tensor is.
 
 A sample (`SampleInput`: an input, positional args, keywords) becomes the text of a public torch
-call with a placeholder for each tensor, `torch.clamp({0}, min=-0.5, max={1})`, and a description of
+call with a placeholder for each tensor, `torch.clamp({0}, min=-0.5, max={1})` (a list of tensors as a list of
+placeholders, `torch.cat([{0}, {1}], dim=1)`), and a description of
 each tensor: its shape in the sample and its kind. numfuzz draws the tensors' values, layouts and
 dtype itself; the rest of the call (dims, Python scalars, strings, integer dtypes) stays as upstream's
 test wrote it. A float `dtype=` that names the input's own dtype is `{dtype}`, the program's dtype.
@@ -56,9 +57,11 @@ def write_call(path: str, method: bool, sample: Any, index: int | None = None) -
     first = _value(sample.input, written, first=True)
     args = [_value(a, written) for a in sample.args]
     kwargs = [f"{k}={_value(v, written)}" for k, v in sample.kwargs.items()]
-    if not written.tensors or not isinstance(sample.input, torch.Tensor):
+    if not written.tensors or not (isinstance(sample.input, torch.Tensor) or _tensors(sample.input)):
         raise Unusable("its first argument is no tensor")
     inner = ", ".join(args + kwargs)
+    if method and not isinstance(sample.input, torch.Tensor):
+        raise Unusable("its method is called on a list of tensors")
     if method:
         call = f"{first}.{path}({inner})"
     else:
@@ -67,11 +70,16 @@ def write_call(path: str, method: bool, sample: Any, index: int | None = None) -
     return written
 
 
+def _tensors(value: Any) -> bool:
+    """Is `value` a list or tuple of tensors (cat's and stack's first argument)?"""
+    return isinstance(value, (list, tuple)) and bool(value) and all(isinstance(v, torch.Tensor) for v in value)
+
+
 def _value(value: Any, written: Written, first: bool = False) -> str:
-    """One argument as source; a tensor (or a list of them) as placeholders, recorded in `written`."""
+    """One argument as source; a tensor (or a list of them: cat's, stack's) as placeholders, recorded in `written`."""
     if isinstance(value, torch.Tensor):
         return _tensor(value, written, first)
-    if isinstance(value, (list, tuple)) and value and all(isinstance(v, torch.Tensor) for v in value):
+    if _tensors(value):
         text = ", ".join(_tensor(v, written, first and k == 0) for k, v in enumerate(value))
         return f"[{text}]" if isinstance(value, list) else f"({text},)"
     if isinstance(value, torch.dtype):

@@ -140,3 +140,38 @@ def test_integer_programs_reduce_past_a_vector_often():
         specs = infer_specs(graph)
         long += any(n.op in REDUCTIONS and is_integer(specs[n.args[0]].dtype) and specs[n.args[0]].numel >= 16 for n in graph.nodes)
     assert long >= 10, long  # 61 of 1500 when written
+
+
+def test_a_node_takes_the_form_it_drew_of_those_one_call_has():
+    """torch.mul({0}, {1}) has a form per dtype and per sample's shapes: a float program's db.mul multiplies floats (keyed
+    by the call alone, the last form, a bool one, won), and an integer program's its integers."""
+    from numfuzz.program.op_db.calls import SAMPLE
+    from numfuzz.program.op_db.family import FORMS, form_of
+
+    muls = [f for f in FORMS["db.mul"] if f.call == "torch.mul({0}, {1})"]
+    assert len({a.dtype for f in muls for a in f.args}) >= 4
+    seen = Counter()
+    for seed in range(400):
+        graph = generate(seed, GenConfig.default(ops=("db.mul", "exp")))[0]
+        specs = infer_specs(graph)
+        for node in graph.nodes:
+            if node.op == "db.mul":
+                form = form_of(node.op, node.attr_dict)
+                assert form is FORMS["db.mul"][node.attr(SAMPLE)]
+                first = specs[node.args[0]].dtype
+                seen[is_integer(first)] += 1
+                assert is_integer(first) == form.integer, (node, first)
+    assert seen[True] and seen[False] >= 50, seen  # integer forms draw at INTEGER_FORMS, and in integer programs
+
+
+def test_lists_of_tensors_are_drawn_and_run():
+    """cat and stack take a list of tensors: written as a list of placeholders, drawn, and run in eager as inferred."""
+    graphs = [generate(seed, GenConfig.default(ops=("db.cat", "db.stack", "neg")))[0] for seed in range(40)]
+    listed = [g for g in graphs if any(n.op in ("db.cat", "db.stack") for n in g.nodes)]
+    assert len(listed) >= 20 and any("torch.cat([" in lower(g) for g in listed)
+    eager = resolve("eager")
+    for seed in range(10):
+        case = make_case(seed, RunSpec("eager", samples=1), GenConfig.default(ops=("db.cat", "db.stack", "neg")))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            assert evaluate(case.graph, case.tensors(), eager, "cpu").verdict in (Verdict.EQUAL, Verdict.MORE_ACCURATE)
