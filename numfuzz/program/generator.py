@@ -54,6 +54,7 @@ class _Builder:
         self.used: set[int] = set()
         self.allow_empty = False  # a graph drawn with a size-0 dim (`GenConfig.empty`) keeps empty values
         self.integer_program = False  # a graph drawn as an integer program (`GenConfig.integers`) grows on its integer values
+        self.float64_program = False  # a float64 program (`GenConfig.fp64`), judged against a reference finer than float64
 
     # Values are numbered with inputs first; inputs are added lazily, so keep a mapping.
     def new_input(self, shape: tuple[int, ...], dtype: str, domain: str = "any") -> int:
@@ -96,6 +97,8 @@ class _Builder:
         spec = infer_node(node, self.specs)
         if (spec.numel == 0 and not self.allow_empty) or spec.numel > self.max_elements:
             raise GraphError("degenerate or oversized value")
+        if spec.dtype == "fp64" and not self.float64_program:  # a database form's dtype=torch.float64
+            raise GraphError("a float64 value outside a float64 program: its reference would be eager's own arithmetic")
         if self.max_elements > SMALL_ELEMENTS and MIN_SAMPLES * (sum(s.numel for s in self.specs) + spec.numel) > JUDGE_ELEMENTS:
             raise GraphError("the case's values would pass the judge's memory budget")
         self.nodes.append(node)
@@ -262,6 +265,7 @@ def generate_drawn(draw: GraphStreams, config: GenConfig | None = None, widths: 
     config = integer_space(config) if integers else config
     odd_tail = draw("odd_tail").random() < config.odd_tail
     b = _Builder(draw, config, widths, LARGE_ELEMENTS if large or block or zoo else SMALL_ELEMENTS)
+    b.float64_program = fp64
     dtype = draw("dtype").choices(PROGRAM_DTYPES, DTYPE_WEIGHTS)[0]
     autocast = draw("autocast").random() < config.autocast
     dtype = "fp64" if fp64 else "fp32" if autocast else dtype  # under autocast: a model in fp32 under a bf16 region
