@@ -9,29 +9,36 @@ would round int64 values past 2**53. Its dtype and shape are checked before (`ex
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import torch
 
 from numfuzz.judge.chunks import Flat, as_flat
-from numfuzz.judge.verdicts import Verdict
 
 Values = Flat | list[torch.Tensor] | np.ndarray
 
 
-def compare_exact(index: int, dtype: str, eager: Values, target: Values):  # -> OutputErrors
-    """An integer or bool output's errors: how many elements differ from eager's, and by how much at most."""
-    from numfuzz.judge.oracle import OutputErrors  # the oracle's record, which hands integer outputs here
+@dataclass(frozen=True)
+class ExactDifference:
+    """How an integer or bool output differs from eager's: elements compared, how many differ, by how much at most, and
+    the first that does (the oracle records it as an `OutputErrors`)."""
 
+    elements: int
+    differ: int
+    largest: float
+    first: int
+
+
+def exact_difference(eager: Values, target: Values) -> ExactDifference:
+    """An integer or bool output's difference from eager's, element by element in its own dtype."""
     e, t = _exact(eager), _exact(target)
-    elements = int(e.size)
     differ = e != t
     worse = int(differ.sum())
     # as Python ints: float64 would call int64 values near 2**63 one apart equal, and int64 would overflow
     largest = float(np.abs(e[differ].astype(object) - t[differ].astype(object)).max()) if worse else 0.0
-    verdict = Verdict.EXACT_MISMATCH if worse else Verdict.EQUAL
     first = int(np.flatnonzero(differ)[0]) if worse else 0
-    mean = largest * worse / max(elements, 1)
-    return OutputErrors(index, dtype, elements, 0.0, 0.0, largest, mean, 0.0, largest, 0.0, 0.0, worse, 0, 0, first, verdict.value)
+    return ExactDifference(int(e.size), worse, largest, first)
 
 
 def _exact(values: Values) -> np.ndarray:

@@ -31,7 +31,7 @@ from typing import Iterable
 import numpy as np
 
 from numfuzz.judge.chunks import Flat, as_flat, ranges
-from numfuzz.judge.exact_outputs import compare_exact
+from numfuzz.judge.exact_outputs import exact_difference
 from numfuzz.judge.nonfinite_class import class_changes, class_lost
 from numfuzz.judge.verdicts import Verdict
 from numfuzz.program.dtypes import FloatFormat, check_dtype, is_integer
@@ -150,6 +150,14 @@ def _worse_where_finite(a: np.ndarray, b: np.ndarray, floor: float) -> bool:
 Values = Flat | np.ndarray | list
 
 
+def _exact_errors(index: int, dtype: str, eager: Flat | list, target: Flat | list) -> OutputErrors:
+    """An integer or bool output's errors (`exact_outputs`): how many elements differ from eager's, by how much at most."""
+    d = exact_difference(eager, target)
+    verdict = Verdict.EXACT_MISMATCH if d.differ else Verdict.EQUAL
+    mean = d.largest * d.differ / max(d.elements, 1)
+    return OutputErrors(index, dtype, d.elements, 0.0, 0.0, d.largest, mean, 0.0, d.largest, 0.0, 0.0, d.differ, 0, 0, d.first, verdict.value)
+
+
 def compare_output(index: int, dtype: str, reference: Values, eager: Values, target: Values, eager_reference: Values | None = None) -> OutputErrors:
     """Each side over every sample, flat float64 arrays or `chunks.Flat`s (one tensor per sample); `dtype` is the output's dtype.
 
@@ -159,7 +167,7 @@ def compare_output(index: int, dtype: str, reference: Values, eager: Values, tar
     elements where both are finite are kept whole (the means are taken over them).
     """
     if is_integer(dtype):  # an integer or bool output: eager's values are exact, and the target's must be them
-        return compare_exact(index, dtype, eager, target)
+        return _exact_errors(index, dtype, eager, target)
     fmt = check_dtype(dtype)
     ref, e, t = as_flat(reference), as_flat(eager), as_flat(target)
     e_ref = ref if eager_reference is None else as_flat(eager_reference)
