@@ -166,8 +166,6 @@ def corpus(
     bounds = use_bounds_or_fail(bounds_files)
     interpreters = newest_or_fail(newest, no_confirm or replay_them)
     from numfuzz.corpus.grouping import group_corpus, listed
-    from numfuzz.judge.rounding_error_text import describe
-    from numfuzz.judge.verdicts import severity_text
 
     for spec in imports:
         import_user_code(spec)
@@ -188,7 +186,14 @@ def corpus(
     if as_json:
         click.echo(json.dumps(group_rows(shown, bounds, confirmations), indent=1))
         return
-    hidden = len(groups) - len(shown)
+    _print_groups(directory, shown, len(groups) - len(shown), confirmations, bounds)
+
+
+def _print_groups(directory: Path, shown: list, hidden: int, confirmations: dict, bounds) -> None:
+    """The listing's table: a row per group (and its notes), the totals, then the refusals' coverage table."""
+    from numfuzz.judge.rounding_error_text import describe
+    from numfuzz.judge.verdicts import severity_text
+
     note = f" ({hidden} benign group{'s' * (hidden != 1)} hidden, within_rounding or eager_unstable: --all lists them)" if hidden else ""
     if not shown:
         click.echo(f"no findings under {directory}{note}")
