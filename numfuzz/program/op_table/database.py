@@ -8,7 +8,8 @@ node's own. What numfuzz needs of an op is derived where torch states it and def
 * domain      -- a unary ufunc's stated domain; else any;
 * autocast    -- measured: the result's dtype under a CPU bf16 region (`op_db.reading`);
 * terms       -- the largest argument's elements per output element (a reduction's length; 1 pointwise);
-* bound       -- none is documented: the error-bound table's stated default (`undocumented`);
+* bound       -- "table" where numfuzz/data/error_bounds.toml gives the op an entry (the reductions, as their
+                 hand-written counterparts); else none is documented: the table's stated default (`undocumented`);
 * reference   -- the same call in float64 (`{dtype}` as float64; integer programs as they are);
 * weight      -- each op DATABASE_WEIGHT: the database's ops together draw about as often as the hand-written
                  table's (145 in weight over 185 ops), so neither crowds the other out; in an integer program a
@@ -19,12 +20,23 @@ An op the snapshot refused is left out, with its reason (`REFUSED`, which `numfu
 
 from __future__ import annotations
 
+import tomllib
+from importlib import resources
+
 from numfuzz.program.op_db.calls import call_text, inferrer
 from numfuzz.program.op_db.entries import DatabaseOp, snapshot
 from numfuzz.program.op_db.family import FORMS, REDUCTIONS, draws_form
 from numfuzz.program.op_spec import OpSpec
 
 DATABASE_WEIGHT = 0.3
+
+
+def _ops_in_bounds_file() -> frozenset[str]:
+    data = tomllib.loads(resources.files("numfuzz.data").joinpath("error_bounds.toml").read_text())
+    return frozenset(op for entry in data.get("bound", []) for op in entry.get("ops", []))
+
+
+_IN_BOUNDS_FILE = _ops_in_bounds_file()
 
 
 def _terms(op: DatabaseOp):
@@ -53,7 +65,7 @@ def _spec(op: DatabaseOp) -> OpSpec:
         dtypes=dtypes,
         weight=DATABASE_WEIGHT,
         draw_attrs=draws_form(op),
-        bound="undocumented",
+        bound="table" if op.name in _IN_BOUNDS_FILE else "undocumented",
         terms=_terms(op),
         autocast=op.autocast,
         lower=call_text,
