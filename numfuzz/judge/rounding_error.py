@@ -36,7 +36,7 @@ op with them so rounded (`fp32_scalars`); the value is within its bound where ei
 from __future__ import annotations
 
 import math
-from typing import Iterator
+from typing import Callable, Iterator
 
 import numpy as np
 import torch
@@ -49,6 +49,7 @@ from numfuzz.judge.rounding_record import RoundingRecord
 from numfuzz.judge.rounding_side import WORST, Element, Side, key_nan_low, nan_low
 from numfuzz.program.dtypes import check_dtype, is_integer
 from numfuzz.program.families import family_of
+from numfuzz.program.fine import fine_outputs, is_fine
 from numfuzz.program.ir import Graph, Node
 from numfuzz.program.lowering import compile_source, lower
 from numfuzz.program.ops import infer_specs, lookup
@@ -91,8 +92,9 @@ def measure(ev: Evidence, bounds: Bounds) -> RoundingRecord | None:
         if positions is not None:
             numel = max(1, t_values[0].numel())
             positions = [(s, j) for s, j in positions if not skip[s * numel + j]]
-        target = measure_side(fn, out, t_inputs, t_values, in_fmts, out_fmt, positions, skip)
-        eager = measure_side(fn, out, e_inputs, e_values, in_fmts, out_fmt, positions)
+        fine = fine_reference(alone, out)
+        target = measure_side(fn, out, t_inputs, t_values, in_fmts, out_fmt, positions, skip, fine)
+        eager = measure_side(fn, out, e_inputs, e_values, in_fmts, out_fmt, positions, fine=fine)
         rounded = _scalars_as_fp32(alone) if ev.suffix is None and out_fmt.mantissa_bits <= FP32_MANTISSA else None
         if rounded is not None:
             fn32 = compile_source(lower(rounded, reference=True))
@@ -179,7 +181,27 @@ def _moved(x: torch.Tensor, delta: np.ndarray) -> torch.Tensor:
     return x.detach() + torch.from_numpy(delta).reshape(x.shape) if x.is_floating_point() else x.detach()
 
 
-def measure_side(fn, out: int, inputs, values, in_fmts, out_fmt, positions: list[tuple[int, int]] | None, skip: np.ndarray | None = None) -> Side:
+def fine_reference(alone: Graph, out: int) -> Callable[..., np.ndarray | None] | None:
+    """A float64 program's op evaluated finer than float64 (`program.fine`), output `out` flat; None for any other op.
+
+    In float64 the op's own float64 reference rounds as much as the values it judges, and a move of a fraction of an
+    input's ULP is lost when the moved input is stored in float64: a 5-term sum that dropped an addend's last bits
+    (0.25 ULP of each term explains it) found no move at all."""
+    if not is_fine(alone):
+        return None
+    source = lower(alone, reference=True)
+
+    def evaluate(xs: list[np.ndarray], moves: list[np.ndarray] | None = None) -> np.ndarray | None:
+        found = fine_outputs(source, xs, [], moves)
+        return None if found is None else found[out].reshape(-1)
+
+    return evaluate
+
+
+def measure_side(
+    fn, out: int, inputs, values, in_fmts, out_fmt, positions: list[tuple[int, int]] | None, skip: np.ndarray | None = None, fine=None
+) -> Side:
+    """`fine` (`fine_reference`): the exact values and the moved inputs' values from it, where it answers."""
     side = Side()
     if positions is None:  # pointwise: every sample at once, each input expanded to the output's shape
         _pointwise(side, fn, out, inputs, values, in_fmts, out_fmt, skip)
@@ -187,6 +209,7 @@ def measure_side(fn, out: int, inputs, values, in_fmts, out_fmt, positions: list
     for s, (args, value) in enumerate(zip(inputs, values)):
         got = value.detach().to("cpu", torch.float64).reshape(-1).numpy()
         x64 = [as_float64(a) for a in args]
+        finer = None if fine is None else fine([x.numpy() for x in x64])
         for _, j in [p for p in positions if p[0] == s]:
             xs = [leaf(x.clone()) for x in x64]
             y = fn(*xs)[out].reshape(-1)
@@ -195,10 +218,13 @@ def measure_side(fn, out: int, inputs, values, in_fmts, out_fmt, positions: list
             partials = [np.zeros(x.numel()) if g is None else g.reshape(-1).numpy() for g, x in zip(grads, xs)]
 
             def moved(deltas, xs=xs, j=j):
+                if fine is not None and (found := fine([x.detach().numpy() for x in xs], list(deltas))) is not None:
+                    return found[j : j + 1]
                 with torch.no_grad():
                     return fn(*[_moved(x, d) for x, d in zip(xs, deltas)])[out].reshape(-1)[j : j + 1].numpy()
 
-            _add_one(side, s, j, float(got[j]), float(y[j].detach()), flat, partials, in_fmts, out_fmt, moved)
+            exact = float(y[j].detach()) if finer is None else float(finer[j])
+            _add_one(side, s, j, float(got[j]), exact, flat, partials, in_fmts, out_fmt, moved)
     return side
 
 

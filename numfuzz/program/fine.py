@@ -259,8 +259,13 @@ def is_fine(graph: Any) -> bool:
     return all(s.dtype == "fp64" for s in infer_specs(graph)) and all(n.op in fine_ops() for n in graph.nodes)
 
 
-def _to_fine(values: np.ndarray) -> np.ndarray:
-    return np.frompyfunc(Fine, 1, 1)(np.asarray(values, dtype=np.float64))
+def _to_fine(values: np.ndarray, moves: np.ndarray | None = None) -> np.ndarray:
+    """Float64 values as Fine numbers, each moved exactly by its `moves` (a fraction of a float64 ULP stays)."""
+    values = np.asarray(values, dtype=np.float64)
+    if moves is None:
+        return np.frompyfunc(Fine, 1, 1)(values)
+    moved = lambda v, d: Fine(mpmath.mpf(v) + mpmath.mpf(d))  # noqa: E731
+    return np.frompyfunc(moved, 2, 1)(values, np.asarray(moves, dtype=np.float64).reshape(values.shape))
 
 
 def _to_float64(values: Any) -> np.ndarray:
@@ -276,13 +281,14 @@ def _fine_function(source: str) -> Callable:
     return namespace["fn"]
 
 
-def fine_outputs(source: str, inputs: list[np.ndarray], scalars: list) -> list[np.ndarray] | None:
-    """The outputs of the lowered reference `source` on these float64 inputs, each rounded once to float64; None where
-    the numbers cannot answer (a division by zero, an overflow mpmath raises for): the caller keeps float64 then."""
+def fine_outputs(source: str, inputs: list[np.ndarray], scalars: list, moves: list[np.ndarray] | None = None) -> list[np.ndarray] | None:
+    """The outputs of the lowered reference `source` on these float64 inputs (each moved exactly by `moves`, where
+    given), each rounded once to float64; None where the numbers cannot answer (a division by zero, an overflow
+    mpmath raises for): the caller keeps float64 then."""
     fn = _fine_function(source)
     with _mp.workprec(FINE_BITS), np.errstate(invalid="ignore"):
         try:
-            outputs = fn(*(_to_fine(x) for x in inputs), *scalars)
+            outputs = fn(*(_to_fine(x, None if moves is None else d) for x, d in zip(inputs, moves or [None] * len(inputs))), *scalars)
         except (ZeroDivisionError, OverflowError, ValueError):
             return None
         return [_to_float64(np.asarray(out, dtype=object)) for out in outputs]

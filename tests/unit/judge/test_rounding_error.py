@@ -219,3 +219,30 @@ def test_only_inputs_the_program_made_in_a_narrow_dtype_may_be_read_unrounded():
     assert made_narrow("bf16", 1) and made_narrow("fp16", 1)
     assert not made_narrow("bf16", 0)  # exp's input is the case's own bf16 value: nothing to read before a rounding
     assert not made_narrow("fp32", 1)
+
+
+class _SumInOrder(torch.overrides.TorchFunctionMode):
+    """Recursive summation, one element after another (Inductor's CPU sum): rounding, not a bug."""
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        if func is torch.sum and "dim" in kwargs and not kwargs.get("keepdim"):
+            x, dim = args[0], kwargs["dim"]
+            total = x.select(dim, 0).clone()
+            for k in range(1, x.shape[dim]):
+                total = total + x.select(dim, k)
+            return total
+        return func(*args, **kwargs)
+
+
+def test_a_float64_sum_in_order_is_rounding_though_its_moves_are_under_an_ulp():
+    """The 2.15.0 campaign's fp64 sum: -0.75 - 0.5 + (2**-9 + 2**-53) + 0.75 + 0.5 in order loses the small addend's tail,
+    256 ULP of the result, which inputs 0.25 ULP away explain. Moves that small are lost when the moved inputs are kept
+    in float64, and the float64 reference rounds as much as it judges: measured on the fine reference, it is rounding."""
+    row = torch.tensor([-0.75, -0.5, 2.0**-9 + 2.0**-53, 0.75, 0.5], dtype=torch.float64)
+    x = torch.stack([row, torch.full((5,), 0.5, dtype=torch.float64)]).reshape(2, 5, 1)
+    graph = Graph((TensorSpec((2, 5, 1), "fp64"),), (Node.make("sum", [0], dim=1, keepdim=False),), (1,))
+    outcome = run_case(Case.from_tensors(graph, [[x]], "eager"), ModeTarget("sum_in_order", _SumInOrder), "cpu")
+    record = outcome.analysis.rounding_error
+    assert outcome.oracle is Verdict.LESS_ACCURATE and outcome.outputs[0].target_max_ulp >= 128, outcome.detail
+    assert outcome.verdict is Verdict.WITHIN_ROUNDING and record.target.max_needed_ulp < 0.5, outcome.detail
