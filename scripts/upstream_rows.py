@@ -174,7 +174,7 @@ SURVEY_2026 = [
 
 # The third survey: upstream CPU bugs of 2026 found by symptom (wrong values, dtypes, NaN, crashes), not by the ops numfuzz
 # draws, none of them above. Its features, named where they would be defined where they are not yet.
-EXACT = ("numfuzz/judge/exact_outputs.py", r"^def compare_exact")  # integer and bool outputs judged exactly
+EXACT = ("numfuzz/judge/exact_outputs.py", r"^def exact_difference")  # integer and bool outputs judged exactly
 DTYPE_CHECK = ("numfuzz/judge/execute.py", r"^def unlike_runs")  # an output's dtype and shape as eager's
 NAN_KEPT = ("numfuzz/judge/nonfinite_class.py", r"^def class_lost")  # a NaN eager and float64 agree on, lost
 ERROR_PARITY = ("numfuzz/judge/error_parity.py", r"^def eager_raised_target_ran")  # eager raises, the target computes
