@@ -198,9 +198,7 @@ def fine_reference(alone: Graph, out: int) -> Callable[..., np.ndarray | None] |
     return evaluate
 
 
-def measure_side(
-    fn, out: int, inputs, values, in_fmts, out_fmt, positions: list[tuple[int, int]] | None, skip: np.ndarray | None = None, fine=None
-) -> Side:
+def measure_side(fn, out: int, inputs, values, in_fmts, out_fmt, positions: list[tuple[int, int]] | None, skip: np.ndarray | None = None, fine=None) -> Side:
     """`fine` (`fine_reference`): the exact values and the moved inputs' values from it, where it answers."""
     side = Side()
     if positions is None:  # pointwise: every sample at once, each input expanded to the output's shape
