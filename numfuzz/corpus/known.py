@@ -72,9 +72,9 @@ class KnownIssue:
             return False
         if self.symptoms and signature.symptom not in self.symptoms:
             return False
-        if self.ops and not set(signature.ops) & set(self.ops):
+        if self.ops and not _with_counterparts(signature.ops) & set(self.ops):
             return False
-        if self.upstream_ops and not upstream & set(self.upstream_ops):
+        if self.upstream_ops and not _with_counterparts(upstream) & set(self.upstream_ops):
             return False
         if self.dtypes and signature.dtype not in self.dtypes:
             return False
@@ -83,6 +83,11 @@ class KnownIssue:
         if self.device and not str(provenance.get("device", "")).startswith(self.device):
             return False
         return _version_in(provenance.get("torch"), self.torch) and _version_in(provenance.get("thunder"), self.thunder)
+
+
+def _with_counterparts(ops) -> set[str]:
+    """The ops, and each database op's hand-written counterpart (`OpSpec.counterpart`): `db.std` is `std`'s kin."""
+    return set(ops) | {OPS[op].counterpart for op in ops if op in OPS and OPS[op].counterpart}
 
 
 def _version_in(version: Any, spec: str) -> bool:

@@ -138,6 +138,9 @@ class OpSpec:
     # --- how a captured model's graph writes it (`model.mapping`, with `call`) ------------------------------------
     # Other forms of its call (`x.view(...)` for reshape, `-x` for neg): what the mapping recognises as this op
     captured: tuple[str, ...] = ()
+    # A database op calling a public function (`torch.std`, `F.layer_norm`, `Tensor.add_`): that function's name, which
+    # is the hand-written op's where the table has one. A known issue naming the hand-written op claims this one too
+    counterpart: str = ""
 
     def __post_init__(self) -> None:
         for name, allowed in (("combines", COMBINES), ("swap_group", SWAP_GROUPS)):

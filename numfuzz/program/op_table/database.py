@@ -20,6 +20,7 @@ An op the snapshot refused is left out, with its reason (`REFUSED`, which `numfu
 
 from __future__ import annotations
 
+import re
 import tomllib
 from importlib import resources
 
@@ -37,6 +38,14 @@ def _ops_in_bounds_file() -> frozenset[str]:
 
 
 _IN_BOUNDS_FILE = _ops_in_bounds_file()
+
+
+_PUBLIC_CALL = re.compile(r"^(?:torch|torch\.nn\.functional|Tensor)\.(\w+)$")  # not torch.masked.var: another computation
+
+
+def _counterpart(op: DatabaseOp) -> str:
+    found = _PUBLIC_CALL.match(op.call)
+    return found.group(1) if found else ""
 
 
 def _terms(op: DatabaseOp):
@@ -69,6 +78,7 @@ def _spec(op: DatabaseOp) -> OpSpec:
         terms=_terms(op),
         autocast=op.autocast,
         lower=call_text,
+        counterpart=_counterpart(op),
     )
 
 

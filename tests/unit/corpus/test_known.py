@@ -260,3 +260,11 @@ def test_emulate_precision_casts_crashing_on_cpu_is_the_known_keyword_bug():
     known = load_known()
     assert match_known(known, crash, CPU_29).id == "inductor-cpu-emulate-casts-to-dtype-keyword"
     assert match_known(known, Signature("inductor", "crash_compile:InductorError", fingerprint=crash_fingerprint(said)), CPU_29) is None
+
+
+def test_a_database_op_is_known_under_its_hand_written_counterparts_issue():
+    """The 2.15.0 campaign's bf16 `db.std` (torch.std) of values near 1e-23 underflowed in Inductor's fp32 accumulator:
+    the var/std issue names `std`, and claims the database's std; masked.var is another computation, and stays new."""
+    known = load_known()
+    assert match_known(known, Signature("inductor", "less_accurate", ("db.std",), "bf16", "cancellation"), CPU_214).id == "inductor-cpu-var-fp32-accumulator"
+    assert match_known(known, Signature("inductor", "less_accurate", ("db.masked.var",), "bf16", "cancellation"), CPU_214) is None
