@@ -17,6 +17,7 @@ from __future__ import annotations
 import torch
 
 from numfuzz.judge.bounds import Bounds
+from numfuzz.judge.cast_dropped import cast_dropped_exactly
 from numfuzz.judge.cause import Diagnosis, kept_whatever_the_bound
 from numfuzz.judge.cause_tests import Stage, decided_facts, diagnose, first_holding
 from numfuzz.judge.domain_edge import domain_edge_evidence
@@ -55,6 +56,9 @@ def analyse(
     """
     if outcome.oracle is Verdict.UNSUPPORTED:  # a refusal: only which op draws it (one compile per node tried)
         outcome.analysis = refusing_op(graph, samples, target, device, outcome)
+        return outcome
+    if outcome.oracle is Verdict.EXACT_MISMATCH:  # integer values: no rounding to locate, only a dropped cast to tell
+        outcome.analysis = cast_dropped_exactly(graph, samples, outcome)
         return outcome
     output = flagged_index(outcome)
     ev = Evidence(graph, samples, target, device, outcome, 0 if output is None else output, upstream=upstream)

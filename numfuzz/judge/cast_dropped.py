@@ -18,8 +18,11 @@ from numfuzz.judge.bounds import FP32_MANTISSA
 from numfuzz.judge.cause import CAST_DROPPED, Diagnosis
 from numfuzz.judge.compiled import as_reference, laid_out
 from numfuzz.judge.evidence import Evidence, op_line
+from numfuzz.judge.execute import Outcome
+from numfuzz.judge.facts import Analysis
 from numfuzz.judge.nonfinite_class import class_lost, classes
 from numfuzz.judge.oracle import noise_floor, ulp_error, worse_than
+from numfuzz.judge.verdicts import Verdict
 from numfuzz.program.autocast import region, rounded_args
 from numfuzz.program.dtypes import FloatFormat, check_dtype
 from numfuzz.program.graph_edit import cone, with_outputs
@@ -76,6 +79,25 @@ def cast_dropped(ev: Evidence) -> Diagnosis | None:
     value = ev.graph.outputs[ev.output]
     seen = Seen(runs.flat("reference", ev.output), runs.flat("eager", ev.output), runs.flat("target", ev.output))
     return _dropped_at(ev.graph, ev.samples, value, ev.output, seen)
+
+
+def cast_dropped_exactly(graph: Graph, samples: list[list[torch.Tensor]], outcome: Outcome) -> Analysis | None:
+    """An integer or bool output that differs from eager's (exact_mismatch) where the target gives, at every element,
+    the program's values with its narrowing casts taken as no-ops: frexp's exponent of a bf16 65536 cast to fp16 is 0
+    in eager (the cast gives inf) and 17 compiled, as of 65536 itself."""
+    differing = [o for o in outcome.outputs if o.verdict == Verdict.EXACT_MISMATCH.value and o.index < len(graph.outputs)]
+    if outcome.runs is None or not differing:
+        return None
+    dropped: set[int] = set()
+    for o in differing:
+        casts = frozenset(narrowing_casts(graph, graph.outputs[o.index]))
+        if not casts or not np.array_equal(_reference_without(graph, samples, casts, o.index), outcome.runs.flat("target", o.index)):
+            return None
+        dropped |= casts
+    named = ", ".join(f"`{op_line(graph, k)}`" + _what_rounds(graph.nodes[k]) for k in sorted(dropped))
+    k = min(dropped)
+    evidence = f"with {named} taken as a no-op the program gives the target's values at every element"
+    return Analysis(differing[0].index, CAST_DROPPED.name, [evidence], "cast", graph.nodes[k].attr("dtype") or region(graph.nodes[k]))
 
 
 def cast_dropped_located(ev: Evidence) -> Diagnosis | None:

@@ -119,7 +119,8 @@ def signature_of(target: str, outcome: Outcome, run: RunSpec | None = None, grap
     if outcome.verdict.is_refusal and facts is not None and facts.op:  # named by the op that draws it alone (`judge.refusing_op`)
         return Signature(target, symptom_of(outcome), (facts.op,), facts.dtype, fingerprint=fingerprints_of(outcome)[0], **where)
     if outcome.verdict.is_finding and not outcome.verdict.is_accuracy and not outcome.verdict.kills_process:
-        return Signature(target, symptom_of(outcome), fingerprint=fingerprints_of(outcome)[0], **where)
+        cause = facts.cause if facts is not None else ""  # an integer output's dropped cast (`cast_dropped_exactly`)
+        return Signature(target, symptom_of(outcome), fingerprint=fingerprints_of(outcome)[0], cause=cause, **where)
     return Signature(target, symptom_of(outcome), **where)
 
 

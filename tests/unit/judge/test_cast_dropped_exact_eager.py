@@ -38,3 +38,41 @@ def test_a_constant_kept_wider_than_its_dtype_is_a_dropped_cast():
     assert not torch.equal(eager, kept)
     found = cast_dropped(_evidence(FILL, [x0, x0], eager, kept))
     assert found is not None and found.cause == "cast_dropped" and "rounding of its value" in found.evidence[0]
+
+
+class _Fp16CastDropped(torch.overrides.TorchFunctionMode):
+    """A planted elision: `x.to(torch.float16)` keeps x as it is (a compiler that does not round at the cast)."""
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        if func is torch.Tensor.to and torch.float16 in (*args[1:], *(kwargs or {}).values()):
+            return args[0]
+        return func(*args, **(kwargs or {}))
+
+
+class _ExponentOff(torch.overrides.TorchFunctionMode):
+    """A planted bug with the cast kept: frexp's exponent one too large."""
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        out = func(*args, **(kwargs or {}))
+        return torch.return_types.frexp((out[0], out[1] + 1)) if func is torch.frexp else out
+
+
+def test_an_integer_output_is_a_dropped_cast_where_the_uncast_program_gives_it_exactly():
+    """The 2.15.0 campaign's frexp: a bf16 65536 cast to fp16 is inf, whose exponent eager gives as 0; the compiled
+    exponent, 17, is 65536's. With the cast kept, the same values differ for another reason and nothing is claimed."""
+    from mode_target import ModeTarget
+
+    from numfuzz.corpus.case import Case
+    from numfuzz.judge.signature import signature_of
+    from numfuzz.program.op_db.family import FORMS
+    from numfuzz.runner.case_runner import run_case
+
+    exponent = next(k for k, form in enumerate(FORMS["db.frexp"]) if form.call == "torch.frexp({0})[1]")
+    frexp = Node.make("db.frexp", [1], form="torch.frexp({0})[1]", sample=exponent)
+    graph = Graph((TensorSpec((12,), "bf16"),), (Node.make("cast", [0], dtype="fp16"), frexp), (2,))
+    x = torch.tensor([65536.0, 1.0, 3.0] * 4, dtype=torch.bfloat16)
+    outcome = run_case(Case.from_tensors(graph, [[x]], "eager"), ModeTarget("fp16_cast_dropped", _Fp16CastDropped), "cpu")
+    assert outcome.verdict is Verdict.EXACT_MISMATCH and outcome.analysis is not None, outcome.detail
+    assert outcome.analysis.cause == "cast_dropped" and signature_of("inductor", outcome).cause == "cast_dropped"
+    wrong = run_case(Case.from_tensors(graph, [[x]], "eager"), ModeTarget("frexp_exponent_off", _ExponentOff), "cpu")
+    assert wrong.verdict is Verdict.EXACT_MISMATCH and wrong.analysis is None, wrong.detail  # wrong, but not for a cast
