@@ -149,6 +149,8 @@ def test_every_committed_thunder_finding_is_known_on_the_release_and_on_thunder_
             "Unsupported: Unexpected type in sourceless builder optree.registry.DictMetaData",
             "numfuzz-dynamo-optree-empty-dict",
         ),
+        ("crash_compile:AttributeError", "db.masked.amax", "AttributeError: Unknown attribute layout", "numfuzz-thunder-masked-reductions-layout"),
+        ("crash_compile:AttributeError", "db.masked.var", "AttributeError: is_floating_point", "numfuzz-thunder-masked-reductions-layout"),
     ],
 )
 def test_a_crash_thunder_main_still_has_is_known_there(symptom, op, message, entry):
