@@ -149,6 +149,9 @@ def test_every_committed_thunder_finding_is_known_on_the_release_and_on_thunder_
             "Unsupported: Unexpected type in sourceless builder optree.registry.DictMetaData",
             "numfuzz-dynamo-optree-empty-dict",
         ),
+        ("crash_compile:AttributeError", "db.masked.amax", "AttributeError: Unknown attribute layout", "numfuzz-thunder-masked-reductions-layout"),
+        ("crash_compile:AttributeError", "db.masked.var", "AttributeError: is_floating_point", "numfuzz-thunder-masked-reductions-layout"),
+        ("crash_compile:IndexError", "db.index_select", "IndexError: tuple index out of range", "numfuzz-thunder-index-select-0dim-input"),
     ],
 )
 def test_a_crash_thunder_main_still_has_is_known_there(symptom, op, message, entry):
@@ -158,6 +161,14 @@ def test_a_crash_thunder_main_still_has_is_known_there(symptom, op, message, ent
     assert match_known(load_known(), signature, CPU_29).id == entry
     assert match_known(load_known(), signature, THUNDER_MAIN).id == entry
     assert match_known(load_known(), signature, {**THUNDER_MAIN, "thunder": "0.2.5"}) is None  # before the release it was found on
+
+
+def test_a_bare_index_error_is_the_0dim_index_select_only_for_its_ops():
+    """`tuple index out of range` is Python's own message: the entry claims it for index_select, index_add and index_copy only."""
+    crash = Signature("thunder:torchcompile", "crash_compile:IndexError", ("db.index_select",), fingerprint="IndexError: tuple index out of range")
+    assert match_known(load_known(), crash, THUNDER_MAIN).id == "numfuzz-thunder-index-select-0dim-input"
+    other = match_known(load_known(), Signature("thunder:torchcompile", crash.symptom, ("db.gather",), fingerprint=crash.fingerprint), THUNDER_MAIN)
+    assert other is None or other.id != "numfuzz-thunder-index-select-0dim-input"
 
 
 @pytest.mark.parametrize(
