@@ -263,6 +263,23 @@ def test_meta_strides_of_copysign_and_floor_division_are_known_and_other_ops_new
     assert match_known(known, Signature("inductor", "metadata", fingerprint="copysign: a new tensor where eager gives a view of input x#"), CPU_214) is None
 
 
+def test_strides_of_fmin_and_fmax_are_the_decomposition_issue_and_minimum_is_new():
+    known = load_known()
+    for op in ("db.fmin", "db.fmax"):
+        found = Signature("inductor", "metadata", fingerprint=f"{op}: strides (#) where eager gives (#), so a flat view fails")
+        assert match_known(known, found, CPU_214).id == "numfuzz-fmin-fmax-decomposition-strides"
+    assert match_known(known, Signature("inductor", "metadata", fingerprint="db.minimum: strides (#) where eager gives (#)"), CPU_214) is None
+
+
+def test_an_fp32_affine_grid_under_autocast_is_a_known_limitation_and_other_dtype_mismatches_new():
+    known = load_known()
+    for said in ("affine_grid: fp32 where eager gives fp16", "db.linalg.pinv: fp32 where eager gives bf16"):
+        issue = match_known(known, Signature("inductor", "mismatch", fingerprint=said), CPU_214)
+        assert issue.id == "autocast-composite-kernel-inner-cast" and issue.kind == "limitation"
+    assert match_known(known, Signature("inductor", "mismatch", fingerprint="affine_grid: fp16 where eager gives fp32"), CPU_214) is None
+    assert match_known(known, Signature("inductor", "mismatch", fingerprint="nll_loss: bf16 where eager gives fp32"), CPU_214) is None
+
+
 def test_emulate_precision_casts_crashing_on_cpu_is_the_known_keyword_bug():
     from numfuzz.judge.crash import crash_fingerprint
 
