@@ -123,7 +123,7 @@ SURVEY_2026 = [
         ("dynamic", "layouts"),
         (METADATA,),
     ),
-    Row("#197431", "as_strided over a stepped slice of x.repeat((3, 2)): reads past the storage", ("repeat", "slice", "as_strided")),
+    Row("#197431", "as_strided over a stepped slice of x.repeat((3, 2)): reads past the storage", ("repeat", "slice", "db.as_strided")),
     Row(
         "#182225",
         "RoPE in bf16: q * cos + cat(-q[..., h:], q[..., :h]) * sin, cos and sin unsqueezed, dynamic=True (CPU)",
@@ -181,10 +181,11 @@ ERROR_PARITY = ("numfuzz/judge/error_parity.py", r"^def eager_raised_target_ran"
 LOWEST_INTEGER = ("numfuzz/program/values.py", r"edges = np.array\(\[low,")  # a signed dtype's lowest value drawn
 DEFAULT_DTYPE_CHANGED = ("numfuzz/runner/case_runner.py", r"set_default_dtype")  # a global changed between calls
 INPLACE_ON_VIEW = ("numfuzz/program/op_table/inplace.py", r"overlapping view")  # in-place ops on a computed view
-DUPLICATE_INDEX_WRITE = ("numfuzz/program/op_table/indexing.py", r"index_put_accumulate")  # x[i] += ... at repeated i
+DUPLICATE_INDEX_WRITE = ("numfuzz/program/op_table/scatter.py", r'OpSpec\("index_put_self"')  # x[i] += x[i] at repeated i
+COMPUTED_INDEX = ("numfuzz/program/op_table/scatter.py", r"computed index")  # indices a program computes (an index is an input)
 TENSOR_LISTS = ("numfuzz/program/op_db/sources.py", r"^def _tensors")  # cat, stack: a list of tensors as the first argument
 ZERO_TENSOR = ("numfuzz/program/values.py", r"_efficientzerotensor")  # a ZeroTensor input (an sgn gradient's)
-MIXED_OPERANDS = ("numfuzz/program/op_db/family.py", r"^def mixed_operand")  # a bool or integer first operand beside a float one
+MIXED_OPERANDS = ("numfuzz/program/op_db/family.py", r"^MIXED_FORMS = ")  # a bool or integer first operand beside a float one
 INTEGER_GRADIENT = ("numfuzz/corpus/make.py", r"integer program's gradient")  # an aten backward op over integers
 
 SURVEY_2026_SYMPTOMS = [
@@ -271,10 +272,10 @@ SURVEY_2026_SYMPTOMS = [
     Row(
         "#183370",
         "InstanceNorm2d, RReLU in eval, flatten, exp of a clamp, BatchNorm1d: unexpected group",
-        ("db.nn.functional.instance_norm", "db.nn.functional.rrelu", "exp", "batch_norm"),
+        ("db.nn.functional.instance_norm", "db.rrelu", "exp", "batch_norm"),
     ),
     Row("#183888", "(x + x).unfold(1, 4, 2).abs_(): in place on an overlapping view", ("add", "db.unfold"), (), (INPLACE_ON_VIEW,)),
-    Row("#174074", "x[[0, 0]] += x[[0, 0]], fp64: a duplicate index accumulated twice", ("db.index_put",), (), (DUPLICATE_INDEX_WRITE,)),
+    Row("#174074", "x[[0, 0]] += x[[0, 0]], fp64: a duplicate index accumulated twice", ("index_put_self",), (), (DUPLICATE_INDEX_WRITE,)),
     Row(
         "#198270",
         "index_put_ at arange(n) of x * 2, then x.add_(x.flip(0)): wrong at every size",
@@ -282,7 +283,13 @@ SURVEY_2026_SYMPTOMS = [
         (),
         (INPLACE_ON_VIEW,),
     ),
-    Row("#197582", "v = x.view(-1); v[arange(4) % 2] = v[...] + 1: duplicate computed indices", ("db.index_put", "db.remainder"), (), (DUPLICATE_INDEX_WRITE,)),
+    Row(
+        "#197582",
+        "v = x.view(-1); v[arange(4) % 2] = v[...] + 1: duplicate computed indices",
+        ("index_put_self", "db.remainder"),
+        (),
+        (DUPLICATE_INDEX_WRITE, COMPUTED_INDEX),
+    ),
     Row(
         "#174963",
         "as_strided of roll(x, -1, 0), int64 channels-last: 49 of 50 wrong",

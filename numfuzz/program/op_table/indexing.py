@@ -58,7 +58,7 @@ def _embedding_operands(rng: random.Random, spec: TensorSpec, attrs: dict) -> li
     return [tuple(rng.randint(1, FRESH_DIM) for _ in range(rng.randint(1, 2)))]
 
 
-def _rows(spec: TensorSpec, attrs: dict) -> int:
+def rows(spec: TensorSpec, attrs: dict) -> int:
     return spec.shape[0]
 
 
@@ -72,6 +72,6 @@ SPECS: list[OpSpec] = [
     ),
     # the weight is the drawn value (its rows are the vocabulary), the indices a new input; more
     # weight, as it fits only a 2-d value (as addmm does)
-    OpSpec("embedding", 2, "fresh", _embedding, domains=("any", "index"), operands=_embedding_operands, index_arg=1, index_bound=_rows, weight=1.5,
+    OpSpec("embedding", 2, "fresh", _embedding, domains=("any", "index"), operands=_embedding_operands, index_arg=1, index_bound=rows, weight=1.5,
            terms=one_term, bound="correctly_rounded", call="F.embedding({1}, {0})", reference="F.embedding({1}.long(), {0})"),
 ]  # fmt: skip

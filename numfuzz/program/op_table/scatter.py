@@ -5,8 +5,10 @@ The copies (diagonal, select, slice) are exact; their backward sends the upstrea
 written part's source and zero to what it overwrote, a mask compilers have got wrong
 (pytorch#182012, #180164). index_add and scatter_add add at i64 indices drawn in range; a repeated
 index sums its terms in an order torch leaves unspecified, so their bound grows with how many
-terms one output element can take (`OpSpec.terms`). index_put is left out: without accumulate, a
-repeated index keeps one write of several, which one unspecified.
+terms one output element can take (`OpSpec.terms`). index_put without accumulate keeps one write of
+several at a repeated index, which one unspecified: it is drawn only as `x[idx] += x[idx]` (index_put_self), whose
+writes at a repeated index are equal, so that any one is eager's (pytorch#174074, #197582: compiled, a repeated
+index was accumulated twice).
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from typing import Callable
 
 from numfuzz.program.ir import GraphError, TensorSpec
 from numfuzz.program.op_spec import Operands, OpSpec, draw_dim, need_rank, norm_dim, one_term
-from numfuzz.program.op_table.indexing import FRESH_DIM, along, gather_operands
+from numfuzz.program.op_table.indexing import FRESH_DIM, along, gather_operands, rows
 
 ALPHAS = (1, 1, -1, 0.5, 3)  # index_add's scale of its source: mostly none
 
@@ -128,6 +130,17 @@ def _index_add_terms(specs: list[TensorSpec], attrs: dict) -> int:
     return 1 + specs[1].shape[0]  # x's element, then every index may name it
 
 
+def _index_put_self(specs: list[TensorSpec], attrs: dict) -> TensorSpec:
+    if len(specs[1].shape) != 1 or not specs[0].shape:
+        raise GraphError(f"index_put_self takes a 1-d index into dim 0, got {specs[1].shape} for {specs[0].shape}")
+    return specs[0]
+
+
+def _index_put_self_operands(rng: random.Random, spec: TensorSpec, attrs: dict) -> list[tuple[int, ...]]:
+    need_rank(spec, 1)
+    return [(rng.randint(1, FRESH_DIM),)]  # more indices than rows often: a repeated index
+
+
 def _scatter_add(specs: list[TensorSpec], attrs: dict) -> TensorSpec:
     x, index, src = specs[0].shape, specs[1].shape, specs[2].shape
     dim = norm_dim(attrs["dim"], len(x))
@@ -158,6 +171,10 @@ SPECS: list[OpSpec] = [
     OpSpec("index_add", 3, "fresh", _index_add, domains=("any", "index"), draw_attrs=_draw_index_add, operands=_index_add_operands, same_dtype=True,
            index_arg=1, index_bound=along, terms=_index_add_terms, weight=0.5, bound="table",
            call="torch.index_add({0}, {dim}, {1}, {2}, alpha={alpha})", reference="torch.index_add({0}, {dim}, {1}.long(), {2}, alpha={alpha})"),
+    # x[idx] += x[idx]: a write of a doubled value, exact; equal writes at a repeated index
+    OpSpec("index_put_self", 2, "fresh", _index_put_self, domains=("any", "index"), operands=_index_put_self_operands, index_arg=1, index_bound=rows,
+           terms=one_term, weight=0.3, bound="correctly_rounded", call="torch.index_put({0}, ({1},), {0}[{1}] + {0}[{1}])",
+           reference="torch.index_put({0}, ({1}.long(),), {0}[{1}.long()] + {0}[{1}.long()])"),
     OpSpec("scatter_add", 3, "fresh", _scatter_add, domains=("any", "index"), draw_attrs=draw_dim, operands=_scatter_add_operands, same_dtype=True,
            index_arg=1, index_bound=along, terms=_scatter_add_terms, weight=0.5, bound="table",
            call="torch.scatter_add({0}, {dim}, {1}, {2})", reference="torch.scatter_add({0}, {dim}, {1}.long(), {2})"),
