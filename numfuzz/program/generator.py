@@ -19,7 +19,7 @@ from numfuzz.program.fine import fine_ops
 from numfuzz.program.ir import Graph, GraphError, Node, TensorSpec
 from numfuzz.program.layout import draw_layout, draw_view
 from numfuzz.program.model_scale import JUDGE_ELEMENTS, LARGE_ELEMENTS, MIN_SAMPLES, SMALL_ELEMENTS, large_shape
-from numfuzz.program.op_db.family import INTEGER_TAIL, INTEGER_VALUES, integer_form, integer_weight, takes_integers
+from numfuzz.program.op_db.family import INTEGER_TAIL, INTEGER_VALUES, integer_weight, kept_out_of_regions, takes_integers
 from numfuzz.program.op_spec import INDEX_DTYPE, scalar
 from numfuzz.program.ops import OPS, OpSpec, autocast_policy, infer_node, infer_specs
 from numfuzz.program.scalars import PASSED
@@ -291,7 +291,7 @@ def generate_drawn(draw: GraphStreams, config: GenConfig | None = None, widths: 
         b.nodes = swap_ops(draw("swaps"), b.nodes, lambda nodes: _retyped(b, nodes), allowed=set(config.ops))
     b.draw_layouts()
     graph = _renumber(b)
-    return (draw_region(draw("autocast"), graph, infer_specs, autocast_policy, keep_out=integer_form) if autocast else graph), b.recipes, origin
+    return (draw_region(draw("autocast"), graph, infer_specs, autocast_policy, keep_out=kept_out_of_regions) if autocast else graph), b.recipes, origin
 
 
 def _grow_to_size(b: _Builder, draw: GraphStreams, target: int) -> None:

@@ -57,6 +57,9 @@ class Form:
         return self.meta and all(a.kind == "value" for a in self.args)
 
 
+UNMEASURED = "unmeasured"  # an autocast policy the snapshot could not measure: the call raised under a region
+
+
 @dataclass(frozen=True)
 class DatabaseOp:
     name: str  # "db.nn.functional.gelu"

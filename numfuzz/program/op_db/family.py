@@ -38,6 +38,11 @@ INTEGER_REDUCTION_WEIGHT = 8.0
 # vectors hold 4 to 32 elements, and a random shape's few elements never reach past one
 INTEGER_TAIL = 0.5
 
+# An integer value drawn as the first tensor of a float form beside float operands, this often where the op has such a
+# form: type promotion across an integer or bool and a float tensor (ldexp of a bool by an fp16 tensor, pytorch#197091)
+MIXED_FORMS = 0.1
+MIXED_FLOATS = ("fp16", "bf16", "fp32")  # the float operands' dtype there (float64 values belong to float64 programs)
+
 INTEGER_VALUES = ("i64", "i32", "u8", "i8", "bool")  # the dtypes the databases sample integer forms in: an integer program's first value's
 
 
@@ -57,6 +62,12 @@ def integer_form(node: Node) -> bool:
     return form is not None and form.integer
 
 
+def kept_out_of_regions(node: Node) -> bool:
+    """A node an autocast region leaves out: an integer form (whose float result autocast may cast in ways no policy
+    states), or an op whose policy the snapshot could not measure (`UNMEASURED`)."""
+    return node.op in UNMEASURED_AUTOCAST or integer_form(node)
+
+
 def form_of(op: str, attrs: dict[str, Any]) -> Form | None:
     """The form a database node's attributes name: the drawn one (`sample`), else, in a case written before forms were
     numbered, the first with its call; None for another op."""
@@ -71,9 +82,13 @@ def draws_form(op: DatabaseOp):
     INTEGER_FORMS where it has both kinds."""
     floats = [k for k, f in enumerate(op.forms) if not f.integer]
     integers = [k for k, f in enumerate(op.forms) if f.integer]
+    mixed = [k for k in floats if any(a.floating and a.kind == "value" for a in op.forms[k].args[1:])]
 
     def draw(rng: random.Random, specs: list) -> dict[str, Any]:
         integer_first = bool(specs) and specs[0].dtype not in FLOATS
+        if integer_first and mixed and (not integers or rng.random() < MIXED_FORMS):
+            k = rng.choice(mixed)
+            return {FORM: op.forms[k].call, SAMPLE: k}
         if integer_first and not integers:
             raise GraphError(f"{op.name} has no integer form")
         pool = integers if integer_first or (integers and (not floats or rng.random() < INTEGER_FORMS)) else floats
@@ -89,8 +104,13 @@ def with_form(b: Builder, spec: OpSpec, first: int, attrs: dict[str, Any]) -> tu
     if form is None:
         raise GraphError(f"{spec.name} has no form {attrs.get(FORM)!r}")
     lead = form.args[0]
-    first = _first_integer(b, spec, lead, form, first) if form.integer else _first_float(b, spec, lead, form, first)
-    dtype = b.specs[first].dtype
+    if not form.integer and b.specs[first].dtype not in FLOATS:  # a mixed form (MIXED_FORMS): the integer value first
+        if not (form.sized or b.specs[first].shape == lead.shape):
+            raise GraphError(f"{spec.name}'s form takes {lead.shape}, not {b.specs[first].shape}")
+        dtype = b.rng.choice(MIXED_FLOATS)
+    else:
+        first = _first_integer(b, spec, lead, form, first) if form.integer else _first_float(b, spec, lead, form, first)
+        dtype = b.specs[first].dtype
     args = [first] + [_operand(b, arg, lead, form, b.specs[first].shape, dtype) for arg in form.args[1:]]
     sample = {SAMPLE: attrs[SAMPLE]} if SAMPLE in attrs else {}
     drawn = {FORM: form.call, **sample, **({DTYPE: dtype} if "{dtype}" in form.call else {})}
@@ -134,4 +154,5 @@ def _operand(b: Builder, arg: Arg, lead: Arg, form: Form, shape: tuple[int, ...]
 
 FORMS: dict[str, tuple[Form, ...]] = {}  # op name -> its forms, as the snapshot lists them, for the ops the table holds
 REDUCTIONS: set[str] = set()  # the ops of FORMS their database classes as reductions
+UNMEASURED_AUTOCAST: set[str] = set()  # the ops of FORMS whose autocast policy is UNMEASURED
 register("database", with_form)

@@ -31,6 +31,7 @@ from typing import Any, Callable, Iterable
 
 import torch
 
+from numfuzz.program.op_db.entries import UNMEASURED
 from numfuzz.program.op_db.sources import DTYPE_NAMES, FLOATS, Unusable, Written, lambda_of, write_call, write_lambda
 
 Writer = Callable[[Any, "int | None"], Written]  # a sample (and the index of a tuple result's tensor) -> its call, written
@@ -295,9 +296,11 @@ def _on_meta(call: str, tensors: list[torch.Tensor], expected: torch.Tensor) -> 
 
 
 def _autocast(entry: dict, function: Callable) -> str:
-    """The op's autocast policy on the CPU, from its first float form: bf16 out of fp32 inputs, or fp32 out of bf16 ones."""
+    """The op's autocast policy on the CPU, from its first float form: bf16 out of fp32 inputs, or fp32 out of bf16 ones;
+    UNMEASURED where the call raises in a region, or gives bf16 though the op takes no bf16 (linalg.pinv: a matmul
+    inside casts, eager's kernel and not a policy any trace sees): such an op is kept out of regions."""
     form = next((f for f in entry["forms"] if all(a["dtype"] == "fp32" or a["kind"] != "value" for a in f["args"])), None)
-    if form is None or "bf16" not in entry["dtypes"]:
+    if form is None:
         return ""
     rng = torch.Generator().manual_seed(0)
     tensors = [_drawn(a, rng) for a in form["args"]]
@@ -305,9 +308,11 @@ def _autocast(entry: dict, function: Callable) -> str:
     try:
         with torch.autocast("cpu", dtype=torch.bfloat16):
             lowered = _call(call, tensors)
-            raised = _call(call, [t.to(torch.bfloat16) if t.dtype == torch.float32 else t for t in tensors])
+            raised = _call(call, [t.to(torch.bfloat16) if t.dtype == torch.float32 else t for t in tensors]) if "bf16" in entry["dtypes"] else None
     except Exception:
-        return ""
+        return UNMEASURED
+    if raised is None:
+        return UNMEASURED if lowered.dtype == torch.bfloat16 else ""
     if lowered.dtype == torch.bfloat16 and form["out"] == "same":
         return "lower"
     return "fp32" if raised.dtype == torch.float32 and form["out"] == "same" else ""

@@ -6,7 +6,8 @@ node's own. What numfuzz needs of an op is derived where torch states it and def
 
 * dtypes      -- the CPU kernels' (`supported_dtypes("cpu")`), and those its forms' other tensors take;
 * domain      -- a unary ufunc's stated domain; else any;
-* autocast    -- measured: the result's dtype under a CPU bf16 region (`op_db.reading`);
+* autocast    -- measured: the result's dtype under a CPU bf16 region (`op_db.reading`); kept out of regions where
+                 the measuring call raised there (linalg.pinv: eager's inner matmul casts);
 * terms       -- the largest argument's elements per output element (a reduction's length; 1 pointwise);
 * bound       -- "table" where numfuzz/data/error_bounds.toml gives the op an entry (the reductions, as their
                  hand-written counterparts); else none is documented: the table's stated default (`undocumented`);
@@ -25,8 +26,8 @@ import tomllib
 from importlib import resources
 
 from numfuzz.program.op_db.calls import call_text, inferrer
-from numfuzz.program.op_db.entries import DatabaseOp, snapshot
-from numfuzz.program.op_db.family import FORMS, REDUCTIONS, draws_form
+from numfuzz.program.op_db.entries import UNMEASURED, DatabaseOp, snapshot
+from numfuzz.program.op_db.family import FORMS, REDUCTIONS, UNMEASURED_AUTOCAST, draws_form
 from numfuzz.program.op_spec import OpSpec
 
 DATABASE_WEIGHT = 0.3
@@ -64,6 +65,8 @@ def _spec(op: DatabaseOp) -> OpSpec:
     FORMS[op.name] = op.forms
     if op.reduction:
         REDUCTIONS.add(op.name)
+    if op.autocast == UNMEASURED:
+        UNMEASURED_AUTOCAST.add(op.name)
     return OpSpec(
         op.name,
         min(arities),
@@ -76,7 +79,7 @@ def _spec(op: DatabaseOp) -> OpSpec:
         draw_attrs=draws_form(op),
         bound="table" if op.name in _IN_BOUNDS_FILE else "undocumented",
         terms=_terms(op),
-        autocast=op.autocast,
+        autocast="" if op.autocast == UNMEASURED else op.autocast,
         lower=call_text,
         counterpart=_counterpart(op),
     )

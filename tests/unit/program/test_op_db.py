@@ -185,3 +185,26 @@ def test_a_float64_value_is_drawn_in_float64_programs_only():
         specs = infer_specs(graph)
         if any(s.dtype == "fp64" for s in specs):
             assert all(s.dtype == "fp64" for s in graph.inputs if not is_integer(s.dtype)), graph
+
+
+def test_an_integer_value_meets_float_operands_in_a_float_form():
+    """Type promotion across an integer or bool tensor and a float one (pytorch#197091: ldexp of a bool by an fp16
+    tensor): integer programs draw float forms with an integer first tensor, and eager gives the dtypes inferred."""
+    from numfuzz.program.dtypes import FLOAT_DTYPES
+    from numfuzz.program.op_db.family import form_of
+
+    mixed = []
+    for seed in range(300):
+        graph, _ = generate(seed, GenConfig(integers=1.0))
+        specs = infer_specs(graph)
+        for node in graph.nodes:
+            form = form_of(node.op, dict(node.attrs))
+            if form is not None and not form.integer and specs[node.args[0]].dtype not in FLOAT_DTYPES:
+                mixed.append((seed, node.op, specs[node.args[0]].dtype, {specs[a].dtype for a in node.args[1:]}))
+    assert len(mixed) >= 5 and all(others & set(FLOAT_DTYPES) or not others for _, _, _, others in mixed), mixed
+    for seed in sorted({m[0] for m in mixed})[:5]:
+        case = make_case(seed, RunSpec("eager", samples=1), GenConfig(integers=1.0))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            outcome = evaluate(case.graph, case.tensors(), resolve("eager"), "cpu")
+        assert "op table says" not in outcome.detail and outcome.verdict is not Verdict.EXACT_MISMATCH, (seed, outcome.detail)
