@@ -144,7 +144,8 @@ def test_integer_programs_reduce_past_a_vector_often():
 
 def test_a_node_takes_the_form_it_drew_of_those_one_call_has():
     """torch.mul({0}, {1}) has a form per dtype and per sample's shapes: a float program's db.mul multiplies floats (keyed
-    by the call alone, the last form, a bool one, won), and an integer program's its integers."""
+    by the call alone, the last form, a bool one, won), and an integer program's its integers, or, in a mixed form,
+    an integer first tensor by a float."""
     from numfuzz.program.op_db.calls import SAMPLE
     from numfuzz.program.op_db.family import FORMS, form_of
 
@@ -160,7 +161,11 @@ def test_a_node_takes_the_form_it_drew_of_those_one_call_has():
                 assert form is FORMS["db.mul"][node.attr(SAMPLE)]
                 first = specs[node.args[0]].dtype
                 seen[is_integer(first)] += 1
-                assert is_integer(first) == form.integer, (node, first)
+                if is_integer(first) and not form.integer:  # a mixed form (MIXED_FORMS): its other operands are floats
+                    assert all(not is_integer(specs[a].dtype) for a in node.args[1:]), (node, first)
+                    seen["mixed"] += 1
+                else:
+                    assert is_integer(first) == form.integer, (node, first)
     assert seen[True] and seen[False] >= 50, seen  # integer forms draw at INTEGER_FORMS, and in integer programs
 
 
