@@ -1,7 +1,7 @@
 """Index ops are judged through what their indices select: eager's program gathers the argument at each index, and the
 float64 reference is the extreme itself, so a right index gives the reference exactly and a tie never shows. Also the
 float64 references of the ops the index bugs' programs need beside them: an in-place sin and tan, ldexp of int8 exponents,
-affine_grid, and nearest interpolation of a 5-d input."""
+affine_grid, and nearest interpolation of a 5-d input; and x[idx] += x[idx] at a repeated index."""
 
 import mpmath
 import pytest
@@ -13,7 +13,7 @@ from numfuzz.program.layout import Layout
 from numfuzz.program.lowering import compile_source, lower
 
 # the ops whose float64 reference values this file checks (`test_reference_values` finds every file's)
-VALUES_TESTED = ("argmax", "argmin", "max_dim", "max_pool2d_indices", "sin_inplace", "tan_inplace", "ldexp", "affine_grid")
+VALUES_TESTED = ("argmax", "argmin", "max_dim", "max_pool2d_indices", "sin_inplace", "tan_inplace", "ldexp", "affine_grid", "index_put_self")
 
 ROWS = [f32([0.5, -2.0, 3.25, 3.25]), f32([-1.0, -1.5, -7.0, 0.125]), f32([9.0, 1.0, 2.0, -9.5])]
 
@@ -83,3 +83,14 @@ def test_nearest_interpolation_of_a_channels_last_5d_input():
     got = _eager("interpolate", spec, channels_last, **attrs)
     want = x.repeat_interleave(2, dim=3).repeat_interleave(2, dim=4)
     assert torch.equal(got, want) and torch.equal(reference("interpolate", x.tolist(), **attrs), want.double())
+
+
+def test_index_put_self_doubles_each_indexed_row_once_however_often_its_index_repeats():
+    """x[idx] += x[idx] writes 2 * x[i] at row i, once: a repeated index writes the same value again (pytorch#174074's
+    compiled result added it twice). Eager and the float64 reference agree, exactly."""
+    graph = Graph((TensorSpec((3, 2), "fp32"), TensorSpec((4,), "i64")), (Node.make("index_put_self", [0, 1]),), (2,))
+    x, idx = torch.tensor([[0.5, -1.25], [3.0, 0.1], [7.0, -2.0]]), torch.tensor([0, 2, 0, 0])
+    want = [[1.0, -2.5], [3.0, float(torch.tensor(0.1))], [14.0, -4.0]]
+    (eager,) = compile_source(lower(graph))(x, idx)
+    (exact,) = compile_source(lower(graph, reference=True))(x.double(), idx)
+    assert eager.tolist() == want and exact.tolist() == want and exact.dtype == torch.float64
