@@ -20,6 +20,7 @@ from numfuzz.judge.bounds import Bounds
 from numfuzz.judge.cast_dropped import cast_dropped_exactly
 from numfuzz.judge.cause import Diagnosis, kept_whatever_the_bound
 from numfuzz.judge.cause_tests import Stage, decided_facts, diagnose, first_holding
+from numfuzz.judge.decision_boundary import decided_at_a_boundary
 from numfuzz.judge.domain_edge import domain_edge_evidence
 from numfuzz.judge.evidence import Evidence
 from numfuzz.judge.execute import Outcome
@@ -57,9 +58,9 @@ def analyse(
     if outcome.oracle is Verdict.UNSUPPORTED:  # a refusal: only which op draws it (one compile per node tried)
         outcome.analysis = refusing_op(graph, samples, target, device, outcome)
         return outcome
-    if outcome.oracle is Verdict.EXACT_MISMATCH:  # integer values: no rounding to locate, only a dropped cast to tell
-        outcome.analysis = cast_dropped_exactly(graph, samples, outcome)
-        return outcome
+    if outcome.oracle is Verdict.EXACT_MISMATCH:  # integer values: no rounding to locate; a dropped cast, or a decision's boundary
+        outcome.analysis = cast_dropped_exactly(graph, samples, outcome) or decided_at_a_boundary(graph, samples, target, device, outcome, bounds)
+        return apply_rules(outcome, bounds) if outcome.analysis is not None else outcome
     output = flagged_index(outcome)
     ev = Evidence(graph, samples, target, device, outcome, 0 if output is None else output, upstream=upstream)
     facts = decided_facts(ev, bounds)

@@ -17,9 +17,15 @@ from numfuzz.program.dtypes import check_dtype
 
 class Amplified(Rule):
     """The probe shows no op where the target is worse than eager both locally and globally: the target parts from
-    eager only where it is as accurate or more, and an ill-conditioned op downstream amplifies that."""
+    eager only where it is as accurate or more, and an ill-conditioned op downstream amplifies that. An integer output
+    decided from floats that are no finding, differing only where they differ (`judge.decision_boundary`), too."""
 
-    name, judges, gives, reads = Verdict.AMPLIFIED.value, ACCURACY, Verdict.AMPLIFIED, ("ill_conditioned",)  # named for the verdict it gives
+    name, judges, gives, reads = (
+        Verdict.AMPLIFIED.value,
+        (*ACCURACY, Verdict.EXACT_MISMATCH),
+        Verdict.AMPLIFIED,
+        ("ill_conditioned",),
+    )  # named for the verdict it gives
 
     def holds(self, facts: Analysis, bounds: Bounds) -> str | None:
         return ILL_CONDITIONED.phrase if facts.ill_conditioned else None
