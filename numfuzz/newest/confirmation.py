@@ -14,6 +14,8 @@ from enum import Enum
 from pathlib import Path
 from typing import Sequence
 
+from packaging.version import InvalidVersion, Version
+
 from numfuzz.corpus.store import load_case
 from numfuzz.judge.verdicts import ACCURACY_SYMPTOMS, Verdict
 from numfuzz.newest.interpreters import AnswerCache, Interpreter, NewestError, replay_under, this_interpreter
@@ -63,14 +65,34 @@ def answer_of(interpreter: Interpreter, recorded_symptom: str, row: ReplayedHere
     return Answer(interpreter, State.CHANGED, row, f"now {row.symptom}" + (f" ({row.fingerprint[:80]})" if row.fingerprint else ""))
 
 
+def _ran_by(answer: Answer) -> tuple[str, Version]:
+    """What decided the answer, and its version: Thunder where its own target ran, else torch (Inductor, or through it)."""
+    thunder = answer.row is not None and answer.row.target.startswith("thunder") and not answer.row.through
+    name, version = ("thunder", answer.interpreter.thunder) if thunder else ("torch", answer.interpreter.torch)
+    try:
+        return name, Version(version)
+    except InvalidVersion:
+        return name, Version("0")
+
+
+def _as_new(reproduced: Answer, fixed: Answer) -> bool:
+    """Does `reproduced` come from a version of what ran `fixed` at least as new?"""
+    (name, version), (other, than) = _ran_by(reproduced), _ran_by(fixed)
+    return name == other and version >= than
+
+
 @dataclass
 class Confirmation:
     answers: list[Answer] = field(default_factory=list)
 
     @property
     def state(self) -> State:
-        """Fixed anywhere it could run wins: a maintainer on the newest would not see it."""
-        for state in (State.FIXED, State.REPRODUCES, State.CHANGED):
+        """Fixed where it could run wins, a maintainer on the newest would not see it; unless it reproduces on a version
+        as new or newer of what ran it (an Inductor case fixed on torch 2.11 and back on 2.15.0 is a regression)."""
+        reproduced = [a for a in self.answers if a.state is State.REPRODUCES]
+        if any(a.state is State.FIXED and not any(_as_new(r, a) for r in reproduced) for a in self.answers):
+            return State.FIXED
+        for state in (State.REPRODUCES, State.CHANGED):
             if any(a.state is state for a in self.answers):
                 return state
         return State.NOT_RUN
@@ -87,7 +109,8 @@ class Confirmation:
             return fixed + ", ".join(a.where for a in by[State.FIXED]) + (f"; still on {still}" if still else "")
         if self.state is State.CHANGED:
             return "changed: " + "; ".join(f"on {a.where} {a.note}" for a in by[State.CHANGED])
-        return reproduces + ", ".join(a.where for a in by[State.REPRODUCES])
+        older = ", ".join(a.where for a in by[State.FIXED])  # fixed there, back on a newer version
+        return reproduces + ", ".join(a.where for a in by[State.REPRODUCES]) + (f"; not on {older}" if older else "")
 
 
 @dataclass(frozen=True)

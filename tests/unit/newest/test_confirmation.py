@@ -43,6 +43,21 @@ def test_fixed_anywhere_wins_and_says_where_it_is_still():
     assert confirmation.text() == "fixed in torch 2.15.0 (through inductor); still on thunder 0.2.7.dev0 (torch 2.11.0)"
 
 
+def test_an_inductor_finding_gone_on_an_older_torch_and_back_on_the_newest_is_a_regression_not_fixed():
+    """The 2.15.0 campaign's add_scalar output that is a view of its input: equal on Thunder main's torch 2.11.0 (through
+    nothing: Inductor itself ran there), a finding again on 2.15.0. The older torch cannot call it fixed."""
+    confirmation = Confirmation([answer_of(NEWEST, "metadata", _row("metadata"), None), answer_of(MAIN, "metadata", _row("equal"), None)])
+    assert confirmation.state is State.REPRODUCES
+    assert confirmation.text() == "reproduces on torch 2.15.0; not on thunder 0.2.7.dev0 (torch 2.11.0)"
+    thunder = Confirmation(
+        [
+            answer_of(MAIN, "crash_compile:T", _row("equal", target="thunder:torchcompile"), None),
+            answer_of(NEWEST, "crash_compile:T", _row("crash_compile", "crash_compile:T"), None),
+        ]
+    )
+    assert thunder.state is State.FIXED  # Thunder fixed it; torch's version says nothing of Thunder's
+
+
 def test_nothing_that_ran_is_unconfirmed_with_the_reasons():
     skipped = ReplayedHere("case.json", "", False, "skipped", note="target thunder:torchcompile is unavailable")
     confirmation = Confirmation([answer_of(NEWEST, "less_accurate", skipped, None)])
