@@ -67,8 +67,14 @@ def test_a_user_file_adds_and_replaces_entries(tmp_path):
         ('[[issue]]\nid = "x"\ntitle = "t"\nstatus = "s"\nop = ["exp"]\n', "unknown key(s) op"),
         ('[[issue]]\nid = "x"\ntitle = "t"\nstatus = "s"\n[[issue]]\nid = "x"\ntitle = "t"\nstatus = "s"\n', "ids repeat"),
         ("[other]\nx = 1\n", "expected only [[issue]] tables"),
-        ('[[issue]]\nid = "x"\ntitle = "t"\nstatus = "s"\nops = ["exp", "expm"]\n', "issue 1 (x): 'ops' names 'expm', which is no op of the table (did you mean 'exp"),
-        ('[[issue]]\nid = "y"\ntitle = "t"\nstatus = "s"\nupstream_ops = ["conv3d"]\n', "issue 1 (y): 'upstream_ops' names 'conv3d', which is no op of the table"),
+        (
+            '[[issue]]\nid = "x"\ntitle = "t"\nstatus = "s"\nops = ["exp", "expm"]\n',
+            "issue 1 (x): 'ops' names 'expm', which is no op of the table (did you mean 'exp",
+        ),
+        (
+            '[[issue]]\nid = "y"\ntitle = "t"\nstatus = "s"\nupstream_ops = ["conv3d"]\n',
+            "issue 1 (y): 'upstream_ops' names 'conv3d', which is no op of the table",
+        ),
     ],
 )
 def test_a_malformed_file_is_one_line(text, message):
@@ -296,3 +302,12 @@ def test_a_database_op_is_known_under_its_hand_written_counterparts_issue():
     known = load_known()
     assert match_known(known, Signature("inductor", "less_accurate", ("db.std",), "bf16", "cancellation"), CPU_214).id == "inductor-cpu-var-fp32-accumulator"
     assert match_known(known, Signature("inductor", "less_accurate", ("db.masked.var",), "bf16", "cancellation"), CPU_214) is None
+
+
+def test_a_scalar_no_op_returning_its_input_is_the_aliasing_issue_from_the_torch_that_has_it():
+    """The 2.15.0 campaign's `x + 0.0`: Inductor returns x itself (pytorch#197893); torch 2.9.1 and 2.11 return a new tensor."""
+    known = load_known()
+    found = Signature("inductor", "metadata", fingerprint="add_scalar: a view of input x# where eager gives a new tensor")
+    assert match_known(known, found, {**CPU_214, "torch": "2.15.0"}).id == "pytorch-197893-noop-output-aliases-input"
+    assert match_known(known, found, CPU_29) is None
+    assert match_known(known, Signature("inductor", "metadata", fingerprint="db.clone: a view of input x# where eager gives a new tensor"), CPU_214) is None
