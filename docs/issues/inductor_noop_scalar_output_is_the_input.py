@@ -16,6 +16,8 @@ def f(x):
 
 x = torch.tensor([-0.0, 1.5])
 eager, compiled = f(x), torch.compile(f)(x)
-print(f"torch {torch.__version__}: compiled output is the input: {compiled is x}; signbit eager {torch.signbit(eager).tolist()}, compiled {torch.signbit(compiled).tolist()}")
+print(
+    f"torch {torch.__version__}: compiled output is the input: {compiled is x}; signbit eager {torch.signbit(eager).tolist()}, compiled {torch.signbit(compiled).tolist()}"
+)
 assert compiled is not x and compiled.data_ptr() != x.data_ptr(), "the compiled output is the input tensor itself"
 assert torch.equal(torch.signbit(compiled), torch.signbit(eager)), "-0.0 + 0.0 kept its sign"
