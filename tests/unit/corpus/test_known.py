@@ -67,8 +67,14 @@ def test_a_user_file_adds_and_replaces_entries(tmp_path):
         ('[[issue]]\nid = "x"\ntitle = "t"\nstatus = "s"\nop = ["exp"]\n', "unknown key(s) op"),
         ('[[issue]]\nid = "x"\ntitle = "t"\nstatus = "s"\n[[issue]]\nid = "x"\ntitle = "t"\nstatus = "s"\n', "ids repeat"),
         ("[other]\nx = 1\n", "expected only [[issue]] tables"),
-        ('[[issue]]\nid = "x"\ntitle = "t"\nstatus = "s"\nops = ["exp", "expm"]\n', "issue 1 (x): 'ops' names 'expm', which is no op of the table (did you mean 'exp"),
-        ('[[issue]]\nid = "y"\ntitle = "t"\nstatus = "s"\nupstream_ops = ["conv3d"]\n', "issue 1 (y): 'upstream_ops' names 'conv3d', which is no op of the table"),
+        (
+            '[[issue]]\nid = "x"\ntitle = "t"\nstatus = "s"\nops = ["exp", "expm"]\n',
+            "issue 1 (x): 'ops' names 'expm', which is no op of the table (did you mean 'exp",
+        ),
+        (
+            '[[issue]]\nid = "y"\ntitle = "t"\nstatus = "s"\nupstream_ops = ["conv3d"]\n',
+            "issue 1 (y): 'upstream_ops' names 'conv3d', which is no op of the table",
+        ),
     ],
 )
 def test_a_malformed_file_is_one_line(text, message):
