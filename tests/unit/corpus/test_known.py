@@ -158,6 +158,12 @@ def test_every_committed_thunder_finding_is_known_on_the_release_and_on_thunder_
         ("crash_compile:AttributeError", "db.masked.amax", "AttributeError: Unknown attribute layout", "numfuzz-thunder-masked-reductions-layout"),
         ("crash_compile:AttributeError", "db.masked.var", "AttributeError: is_floating_point", "numfuzz-thunder-masked-reductions-layout"),
         ("crash_compile:IndexError", "db.index_select", "IndexError: tuple index out of range", "numfuzz-thunder-index-select-0dim-input"),
+        (
+            "crash_compile:RuntimeError",
+            "db.polygamma.polygamma_n_2",
+            "RuntimeError: polygamma(n, a) expects the first argument to be an integer.",
+            "numfuzz-thunder-polygamma-method-argument-order",
+        ),
     ],
 )
 def test_a_crash_thunder_main_still_has_is_known_there(symptom, op, message, entry):
