@@ -177,6 +177,8 @@ def test_every_committed_thunder_finding_is_known_on_the_release_and_on_thunder_
             "TypeError: var() received an invalid combination of arguments - got (Tensor, bool, correction=int, keepdim=bool), but expected one of:",
             "numfuzz-thunder-var-std-unbiased-overloads",
         ),
+        ("crash_compile:AttributeError", "db.H", "AttributeError: Unknown attribute H", "numfuzz-thunder-tensor-h-mh-attributes"),
+        ("crash_compile:AttributeError", "db.mH", "AttributeError: Unknown attribute mH", "numfuzz-thunder-tensor-h-mh-attributes"),
     ],
 )
 def test_a_crash_thunder_main_still_has_is_known_there(symptom, op, message, entry):
