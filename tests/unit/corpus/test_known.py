@@ -179,6 +179,12 @@ def test_every_committed_thunder_finding_is_known_on_the_release_and_on_thunder_
         ),
         ("crash_compile:AttributeError", "db.H", "AttributeError: Unknown attribute H", "numfuzz-thunder-tensor-h-mh-attributes"),
         ("crash_compile:AttributeError", "db.mH", "AttributeError: Unknown attribute mH", "numfuzz-thunder-tensor-h-mh-attributes"),
+        (
+            "crash_compile:RuntimeError",
+            "db.nn.functional.avg_pool3d",
+            "RuntimeError: Expected dtype thunder.dtypes.int64 but found thunder.dtypes.float32_!",
+            "thunder-avg-pool-integer-input",
+        ),
     ],
 )
 def test_a_crash_thunder_main_still_has_is_known_there(symptom, op, message, entry):
