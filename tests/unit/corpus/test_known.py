@@ -158,6 +158,33 @@ def test_every_committed_thunder_finding_is_known_on_the_release_and_on_thunder_
         ("crash_compile:AttributeError", "db.masked.amax", "AttributeError: Unknown attribute layout", "numfuzz-thunder-masked-reductions-layout"),
         ("crash_compile:AttributeError", "db.masked.var", "AttributeError: is_floating_point", "numfuzz-thunder-masked-reductions-layout"),
         ("crash_compile:IndexError", "db.index_select", "IndexError: tuple index out of range", "numfuzz-thunder-index-select-0dim-input"),
+        (
+            "crash_compile:RuntimeError",
+            "db.polygamma.polygamma_n_2",
+            "RuntimeError: polygamma(n, a) expects the first argument to be an integer.",
+            "numfuzz-thunder-polygamma-method-argument-order",
+        ),
+        ("crash_compile:Unsupported", "db.std.unbiased", "Unsupported: TypeError when making fake tensor call", "numfuzz-thunder-var-std-unbiased-overloads"),
+        (
+            "crash_compile:IndexError",
+            "db.var_mean.unbiased",
+            "IndexError: Dimension out of range (expected to be in range of [-1, 0], but got True)",
+            "numfuzz-thunder-var-std-unbiased-overloads",
+        ),
+        (
+            "crash_compile:TypeError",
+            "db.var.unbiased",
+            "TypeError: var() received an invalid combination of arguments - got (Tensor, bool, correction=int, keepdim=bool), but expected one of:",
+            "numfuzz-thunder-var-std-unbiased-overloads",
+        ),
+        ("crash_compile:AttributeError", "db.H", "AttributeError: Unknown attribute H", "numfuzz-thunder-tensor-h-mh-attributes"),
+        ("crash_compile:AttributeError", "db.mH", "AttributeError: Unknown attribute mH", "numfuzz-thunder-tensor-h-mh-attributes"),
+        (
+            "crash_compile:RuntimeError",
+            "db.nn.functional.avg_pool3d",
+            "RuntimeError: Expected dtype thunder.dtypes.int64 but found thunder.dtypes.float32_!",
+            "thunder-avg-pool-integer-input",
+        ),
     ],
 )
 def test_a_crash_thunder_main_still_has_is_known_there(symptom, op, message, entry):
@@ -167,6 +194,17 @@ def test_a_crash_thunder_main_still_has_is_known_there(symptom, op, message, ent
     assert match_known(load_known(), signature, CPU_29).id == entry
     assert match_known(load_known(), signature, THUNDER_MAIN).id == entry
     assert match_known(load_known(), signature, {**THUNDER_MAIN, "thunder": "0.2.5"}) is None  # before the release it was found on
+
+
+def test_dynamos_generic_fake_tensor_message_is_the_unbiased_overloads_only_for_their_ops():
+    """`TypeError when making fake tensor call` is Dynamo's message for any refused call: the entry claims it for the unbiased OpInfos only."""
+    crash = Signature(
+        "thunder:torchcompile", "crash_compile:Unsupported", ("db.var.unbiased",), fingerprint="Unsupported: TypeError when making fake tensor call"
+    )
+    assert match_known(load_known(), crash, THUNDER_MAIN).id == "numfuzz-thunder-var-std-unbiased-overloads"
+    for op in ("db.var", "db.std_mean.unbiased"):  # the correction forms, and std_mean, which Thunder runs as torch's, pass
+        other = match_known(load_known(), Signature("thunder:torchcompile", crash.symptom, (op,), fingerprint=crash.fingerprint), THUNDER_MAIN)
+        assert other is None or other.id != "numfuzz-thunder-var-std-unbiased-overloads"
 
 
 def test_a_bare_index_error_is_the_0dim_index_select_only_for_its_ops():
