@@ -67,8 +67,14 @@ def test_a_user_file_adds_and_replaces_entries(tmp_path):
         ('[[issue]]\nid = "x"\ntitle = "t"\nstatus = "s"\nop = ["exp"]\n', "unknown key(s) op"),
         ('[[issue]]\nid = "x"\ntitle = "t"\nstatus = "s"\n[[issue]]\nid = "x"\ntitle = "t"\nstatus = "s"\n', "ids repeat"),
         ("[other]\nx = 1\n", "expected only [[issue]] tables"),
-        ('[[issue]]\nid = "x"\ntitle = "t"\nstatus = "s"\nops = ["exp", "expm"]\n', "issue 1 (x): 'ops' names 'expm', which is no op of the table (did you mean 'exp"),
-        ('[[issue]]\nid = "y"\ntitle = "t"\nstatus = "s"\nupstream_ops = ["conv3d"]\n', "issue 1 (y): 'upstream_ops' names 'conv3d', which is no op of the table"),
+        (
+            '[[issue]]\nid = "x"\ntitle = "t"\nstatus = "s"\nops = ["exp", "expm"]\n',
+            "issue 1 (x): 'ops' names 'expm', which is no op of the table (did you mean 'exp",
+        ),
+        (
+            '[[issue]]\nid = "y"\ntitle = "t"\nstatus = "s"\nupstream_ops = ["conv3d"]\n',
+            "issue 1 (y): 'upstream_ops' names 'conv3d', which is no op of the table",
+        ),
     ],
 )
 def test_a_malformed_file_is_one_line(text, message):
@@ -296,3 +302,27 @@ def test_a_database_op_is_known_under_its_hand_written_counterparts_issue():
     known = load_known()
     assert match_known(known, Signature("inductor", "less_accurate", ("db.std",), "bf16", "cancellation"), CPU_214).id == "inductor-cpu-var-fp32-accumulator"
     assert match_known(known, Signature("inductor", "less_accurate", ("db.masked.var",), "bf16", "cancellation"), CPU_214) is None
+
+
+def test_the_thunder_main_campaigns_addcmul_gradient_logical_xor_and_any_are_known():
+    """Thunder main's 20-minute campaign: the NaN gradient of addcmul (Thunder's own autodiff, any executor), logical_xor
+    of a uint8 tensor and an int64 0-dim 256 (Inductor's lowering, through the torchcompile executor) and any of uint8
+    returning bool (pytorch#198081, Inductor's too)."""
+    known = load_known()
+    torch_215 = {**CPU_214, "torch": "2.15.0+cu130"}
+    for target in ("thunder:torchcompile", "thunder:torch", "thunderfx"):
+        for op in ("addcmul", "db.addcmul"):
+            grad = Signature(target, "nonfinite", (op,), "fp32", "backward")
+            assert match_known(known, grad, THUNDER_MAIN).id == "numfuzz-thunder-addcmul-grad-scales-upstream-gradient"
+            assert match_known(known, grad, CPU_29).id == "numfuzz-thunder-addcmul-grad-scales-upstream-gradient"
+    assert match_known(known, Signature("inductor", "nonfinite", ("addcmul",), "fp32", "backward"), torch_215) is None  # Inductor is right
+    xor = "db.logical_xor: values differ from eager's at # of # elements (by up to #)"
+    for target, versions in (("thunder:torchcompile", THUNDER_MAIN), ("inductor", torch_215), ("inductor", CPU_29)):
+        found = Signature(target, "exact_mismatch", ("db.logical_xor",), fingerprint=xor)
+        assert match_known(known, found, versions).id == "numfuzz-inductor-logical-ops-0dim-operand-not-cast"
+        any_u8 = Signature(target, "mismatch", ("db.any",), fingerprint="db.any: bool where eager gives u#")
+        assert match_known(known, any_u8, versions).id == "pytorch-198081-any-uint8-returns-bool"
+    # Thunder's own torch executor agrees with eager on both: a mismatch there is another bug
+    assert match_known(known, Signature("thunder:torch", "exact_mismatch", ("db.logical_xor",), fingerprint=xor), THUNDER_MAIN) is None
+    other_shape = Signature("inductor", "mismatch", ("db.any",), fingerprint="db.any: shape (#) where eager gives (#, #)")
+    assert match_known(known, other_shape, torch_215) is None
