@@ -349,3 +349,27 @@ def test_a_scalar_no_op_returning_its_input_is_the_aliasing_issue_from_the_torch
     assert match_known(known, found, {**CPU_214, "torch": "2.15.0"}).id == "pytorch-197893-noop-output-aliases-input"
     assert match_known(known, found, CPU_29) is None
     assert match_known(known, Signature("inductor", "metadata", fingerprint="db.clone: a view of input x# where eager gives a new tensor"), CPU_214) is None
+
+
+def test_the_thunder_main_campaigns_addcmul_gradient_logical_xor_and_any_are_known():
+    """Thunder main's 20-minute campaign: the NaN gradient of addcmul (Thunder's own autodiff, any executor), logical_xor
+    of a uint8 tensor and an int64 0-dim 256 (Inductor's lowering, through the torchcompile executor) and any of uint8
+    returning bool (pytorch#198081, Inductor's too)."""
+    known = load_known()
+    torch_215 = {**CPU_214, "torch": "2.15.0+cu130"}
+    for target in ("thunder:torchcompile", "thunder:torch", "thunderfx"):
+        for op in ("addcmul", "db.addcmul"):
+            grad = Signature(target, "nonfinite", (op,), "fp32", "backward")
+            assert match_known(known, grad, THUNDER_MAIN).id == "numfuzz-thunder-addcmul-grad-scales-upstream-gradient"
+            assert match_known(known, grad, CPU_29).id == "numfuzz-thunder-addcmul-grad-scales-upstream-gradient"
+    assert match_known(known, Signature("inductor", "nonfinite", ("addcmul",), "fp32", "backward"), torch_215) is None  # Inductor is right
+    xor = "db.logical_xor: values differ from eager's at # of # elements (by up to #)"
+    for target, versions in (("thunder:torchcompile", THUNDER_MAIN), ("inductor", torch_215), ("inductor", CPU_29)):
+        found = Signature(target, "exact_mismatch", ("db.logical_xor",), fingerprint=xor)
+        assert match_known(known, found, versions).id == "numfuzz-inductor-logical-ops-0dim-operand-not-cast"
+        any_u8 = Signature(target, "mismatch", ("db.any",), fingerprint="db.any: bool where eager gives u#")
+        assert match_known(known, any_u8, versions).id == "pytorch-198081-any-uint8-returns-bool"
+    # Thunder's own torch executor agrees with eager on both: a mismatch there is another bug
+    assert match_known(known, Signature("thunder:torch", "exact_mismatch", ("db.logical_xor",), fingerprint=xor), THUNDER_MAIN) is None
+    other_shape = Signature("inductor", "mismatch", ("db.any",), fingerprint="db.any: shape (#) where eager gives (#, #)")
+    assert match_known(known, other_shape, torch_215) is None
