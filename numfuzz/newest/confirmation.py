@@ -75,10 +75,10 @@ def _ran_by(answer: Answer) -> tuple[str, Version]:
         return name, Version("0")
 
 
-def _as_new(reproduced: Answer, fixed: Answer) -> bool:
-    """Does `reproduced` come from a version of what ran `fixed` at least as new?"""
+def _newer(reproduced: Answer, fixed: Answer) -> bool:
+    """Does `reproduced` come from a newer version of what ran `fixed`?"""
     (name, version), (other, than) = _ran_by(reproduced), _ran_by(fixed)
-    return name == other and version >= than
+    return name == other and version > than
 
 
 @dataclass
@@ -87,10 +87,10 @@ class Confirmation:
 
     @property
     def state(self) -> State:
-        """Fixed where it could run wins, a maintainer on the newest would not see it; unless it reproduces on a version
-        as new or newer of what ran it (an Inductor case fixed on torch 2.11 and back on 2.15.0 is a regression)."""
+        """Fixed where it could run wins, a maintainer on the newest would not see it; unless it reproduces on a newer
+        version of what ran it (an Inductor case fixed on torch 2.11 and back on 2.15.0 is a regression)."""
         reproduced = [a for a in self.answers if a.state is State.REPRODUCES]
-        if any(a.state is State.FIXED and not any(_as_new(r, a) for r in reproduced) for a in self.answers):
+        if any(a.state is State.FIXED and not any(_newer(r, a) for r in reproduced) for a in self.answers):
             return State.FIXED
         for state in (State.REPRODUCES, State.CHANGED):
             if any(a.state is state for a in self.answers):
