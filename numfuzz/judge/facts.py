@@ -29,7 +29,9 @@ VERSION = 2
 # comes to read a new fact, or one measured anew, raises it and sets its own `since` to it.
 # 2: a gradient's largest absolute errors, an overflow eager makes too, a domain's edge, the condition at the culprit
 # 3: a lost non-finite class that the exact rest of the program gives (`class_rest`), for the verdict nonfinite_class
-RULES_VERSION = 3
+# 4: an integer output's dropped cast or decision boundary (`amplified` of an exact_mismatch), and float64 programs'
+#    rounding error measured on the fine reference
+RULES_VERSION = 4
 
 
 @dataclass(frozen=True)
