@@ -59,7 +59,7 @@ def analyse(
         outcome.analysis = refusing_op(graph, samples, target, device, outcome)
         return outcome
     if outcome.oracle is Verdict.EXACT_MISMATCH:  # integer values: no rounding to locate; a dropped cast, or a decision's boundary
-        outcome.analysis = cast_dropped_exactly(graph, samples, outcome) or decided_at_a_boundary(graph, samples, target, device, outcome, bounds)
+        outcome.analysis = cast_dropped_exactly(graph, samples, outcome) or decided_at_a_boundary(graph, samples, target, device, outcome, bounds, analyse)
         return apply_rules(outcome, bounds) if outcome.analysis is not None else outcome
     output = flagged_index(outcome)
     ev = Evidence(graph, samples, target, device, outcome, 0 if output is None else output, upstream=upstream)

@@ -11,6 +11,8 @@ otherwise: a finding.
 
 from __future__ import annotations
 
+from typing import Callable
+
 import numpy as np
 import torch
 
@@ -60,10 +62,14 @@ def _flipped_where_floats_differ(outcome: Outcome, floats_run: Outcome, graph: G
     return True
 
 
-def decided_at_a_boundary(graph: Graph, samples: list[list[torch.Tensor]], target: Target, device: str, outcome: Outcome, bounds: Bounds) -> Analysis | None:
-    """The facts of an exact mismatch that the floats it is decided from explain (cause ill_conditioned), else None."""
-    from numfuzz.judge.analysis import analyse  # the floats are judged as any program's outputs are
+Judge = Callable[[Graph, list[list[torch.Tensor]], Target, str, Outcome, Bounds], Outcome]  # `judge.analysis.analyse`
 
+
+def decided_at_a_boundary(
+    graph: Graph, samples: list[list[torch.Tensor]], target: Target, device: str, outcome: Outcome, bounds: Bounds, analyse: Judge
+) -> Analysis | None:
+    """The facts of an exact mismatch that the floats it is decided from explain (cause ill_conditioned), else None.
+    `analyse` judges the floats as any program's outputs are (the analysis passes itself in)."""
     decided = _deciding_floats(graph, outcome) if outcome.runs is not None else None
     if decided is None:
         return None
