@@ -381,4 +381,4 @@ def test_the_unbiased_keyword_of_the_plain_var_mean_form_is_the_overloads_issue(
     found = Signature(
         "thunder:torchcompile", "crash_compile:TypeError", ("db.var_mean",), fingerprint="TypeError: var_mean() got an unexpected keyword argument 'unbiased'"
     )
-    assert match_known(known, found, THUNDER_MAIN).id == "numfuzz-thunder-var-std-unbiased-overloads"
+    assert match_known(known, found, THUNDER_MAIN).id == "numfuzz-thunder-var-std-unbiased-keyword"
