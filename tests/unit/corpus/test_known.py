@@ -382,3 +382,10 @@ def test_the_unbiased_keyword_of_the_plain_var_mean_form_is_the_overloads_issue(
         "thunder:torchcompile", "crash_compile:TypeError", ("db.var_mean",), fingerprint="TypeError: var_mean() got an unexpected keyword argument 'unbiased'"
     )
     assert match_known(known, found, THUNDER_MAIN).id == "numfuzz-thunder-var-std-unbiased-keyword"
+
+
+def test_thunders_relu_dropping_a_nan_under_grad_is_known_there_only():
+    known = load_known()
+    found = Signature("thunder:torchcompile", "nonfinite_class", ("relu",), "fp16", "nonfinite_dropped")
+    assert match_known(known, found, THUNDER_MAIN).id == "numfuzz-thunder-relu-nan-dropped-with-grad"
+    assert match_known(known, Signature("inductor", "nonfinite_class", ("relu",), "fp16", "nonfinite_dropped"), CPU_214) is None
