@@ -7,8 +7,8 @@ pytorch#7999 (2018); no Thunder report found (searched its issues for relu, NaN,
 Exits 0 once fixed.
 """
 
-import torch
 import thunder
+import torch
 
 
 def f(x):
