@@ -41,7 +41,8 @@ def _index_select(specs: list[TensorSpec], attrs: dict) -> TensorSpec:
     return TensorSpec(x[:dim] + index + x[dim + 1 :], specs[0].dtype)
 
 
-def _index_select_operands(rng: random.Random, spec: TensorSpec, attrs: dict) -> list[tuple[int, ...]]:
+def index_vector_operands(rng: random.Random, spec: TensorSpec, attrs: dict) -> list[tuple[int, ...]]:
+    """A 1-d index of up to FRESH_DIM positions (often more than a dim has: a repeated index)."""
     need_rank(spec, 1)
     return [(rng.randint(1, FRESH_DIM),)]
 
@@ -67,7 +68,7 @@ SPECS: list[OpSpec] = [
     OpSpec("gather", 2, "fresh", _gather, domains=("any", "index"), draw_attrs=draw_dim, operands=gather_operands, index_arg=1, index_bound=along,
            terms=one_term, bound="correctly_rounded", call="torch.gather({0}, {dim}, {1})", reference="torch.gather({0}, {dim}, {1}.long())"),
     OpSpec(
-        "index_select", 2, "fresh", _index_select, domains=("any", "index"), draw_attrs=draw_dim, operands=_index_select_operands,
+        "index_select", 2, "fresh", _index_select, domains=("any", "index"), draw_attrs=draw_dim, operands=index_vector_operands,
         index_arg=1, index_bound=along, terms=one_term, weight=0.5, bound="correctly_rounded", call="torch.index_select({0}, {dim}, {1})", reference="torch.index_select({0}, {dim}, {1}.long())"
     ),
     # the weight is the drawn value (its rows are the vocabulary), the indices a new input; more

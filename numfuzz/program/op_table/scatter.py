@@ -18,7 +18,7 @@ from typing import Callable
 
 from numfuzz.program.ir import GraphError, TensorSpec
 from numfuzz.program.op_spec import Operands, OpSpec, draw_dim, need_rank, norm_dim, one_term
-from numfuzz.program.op_table.indexing import FRESH_DIM, along, gather_operands, rows
+from numfuzz.program.op_table.indexing import FRESH_DIM, along, gather_operands, index_vector_operands, rows
 
 ALPHAS = (1, 1, -1, 0.5, 3)  # index_add's scale of its source: mostly none
 
@@ -136,11 +136,6 @@ def _index_put_self(specs: list[TensorSpec], attrs: dict) -> TensorSpec:
     return specs[0]
 
 
-def _index_put_self_operands(rng: random.Random, spec: TensorSpec, attrs: dict) -> list[tuple[int, ...]]:
-    need_rank(spec, 1)
-    return [(rng.randint(1, FRESH_DIM),)]  # more indices than rows often: a repeated index
-
-
 def _scatter_add(specs: list[TensorSpec], attrs: dict) -> TensorSpec:
     x, index, src = specs[0].shape, specs[1].shape, specs[2].shape
     dim = norm_dim(attrs["dim"], len(x))
@@ -172,7 +167,7 @@ SPECS: list[OpSpec] = [
            index_arg=1, index_bound=along, terms=_index_add_terms, weight=0.5, bound="table",
            call="torch.index_add({0}, {dim}, {1}, {2}, alpha={alpha})", reference="torch.index_add({0}, {dim}, {1}.long(), {2}, alpha={alpha})"),
     # x[idx] += x[idx]: a write of a doubled value, exact; equal writes at a repeated index
-    OpSpec("index_put_self", 2, "fresh", _index_put_self, domains=("any", "index"), operands=_index_put_self_operands, index_arg=1, index_bound=rows,
+    OpSpec("index_put_self", 2, "fresh", _index_put_self, domains=("any", "index"), operands=index_vector_operands, index_arg=1, index_bound=rows,
            terms=one_term, weight=0.3, bound="correctly_rounded", call="torch.index_put({0}, ({1},), {0}[{1}] + {0}[{1}])",
            reference="torch.index_put({0}, ({1}.long(),), {0}[{1}.long()] + {0}[{1}.long()])"),
     OpSpec("scatter_add", 3, "fresh", _scatter_add, domains=("any", "index"), draw_attrs=draw_dim, operands=_scatter_add_operands, same_dtype=True,
