@@ -28,10 +28,10 @@ from numfuzz.program.ops import infer_specs
 from numfuzz.targets import Target
 
 
-def _deciding_floats(graph: Graph, outcome: Outcome) -> list[tuple[int, list[int]]] | None:
+def _deciding_floats(graph: Graph, specs: list, outcome: Outcome) -> list[tuple[int, list[int]]] | None:
     """(output index, the float values its node reads) for each output that differs; None where one is no node's
     result on floats (an input, or an integer op on integers)."""
-    specs, first = infer_specs(graph), len(graph.inputs)
+    first = len(graph.inputs)
     found = []
     for o in outcome.outputs:
         if o.verdict != Verdict.EXACT_MISMATCH.value or o.index >= len(graph.outputs):
@@ -44,10 +44,10 @@ def _deciding_floats(graph: Graph, outcome: Outcome) -> list[tuple[int, list[int
     return found or None
 
 
-def _flipped_where_floats_differ(outcome: Outcome, floats_run: Outcome, graph: Graph, decided: list[tuple[int, list[int]]]) -> bool:
+def _flipped_where_floats_differ(outcome: Outcome, floats_run: Outcome, graph: Graph, specs: list, decided: list[tuple[int, list[int]]]) -> bool:
     """At every element where the decision differs, one float it reads differs between the target and eager (where the
     op is elementwise, its output and those floats of one shape); else somewhere."""
-    specs, position = infer_specs(graph), 0
+    position = 0
     for index, floats in decided:
         eager, got = outcome.runs.flat("eager", index), outcome.runs.flat("target", index)
         flipped = eager != got
@@ -70,7 +70,8 @@ def decided_at_a_boundary(
 ) -> Analysis | None:
     """The facts of an exact mismatch that the floats it is decided from explain (cause ill_conditioned), else None.
     `analyse` judges the floats as any program's outputs are (the analysis passes itself in)."""
-    decided = _deciding_floats(graph, outcome) if outcome.runs is not None else None
+    specs = infer_specs(graph)
+    decided = _deciding_floats(graph, specs, outcome) if outcome.runs is not None else None
     if decided is None:
         return None
     floats = with_outputs(graph, [a for _, values in decided for a in values])
@@ -78,10 +79,10 @@ def decided_at_a_boundary(
     if floats_run.runs is None or not floats_run.verdict.is_clean and not floats_run.verdict.is_accuracy:
         return None  # the floats' program did not run as the program did
     judged = analyse(floats, samples, target, device, floats_run, bounds)
-    if judged.verdict.is_finding or not _flipped_where_floats_differ(outcome, floats_run, graph, decided):
+    if judged.verdict.is_finding or not _flipped_where_floats_differ(outcome, floats_run, graph, specs, decided):
         return None
     index, values = decided[0]
     node = graph.nodes[graph.outputs[index] - len(graph.inputs)]
     why = judged.detail or judged.verdict.value
     evidence = f"`{node.op}` decides from floats the target gives {judged.verdict.value} against float64 ({why}), and differs only where they do"
-    return Analysis(index, ILL_CONDITIONED.name, [evidence], node.op, infer_specs(graph)[values[0]].dtype)
+    return Analysis(index, ILL_CONDITIONED.name, [evidence], node.op, specs[values[0]].dtype)

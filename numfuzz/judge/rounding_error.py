@@ -207,8 +207,9 @@ def measure_side(fn, out: int, inputs, values, in_fmts, out_fmt, positions: list
     for s, (args, value) in enumerate(zip(inputs, values)):
         got = value.detach().to("cpu", torch.float64).reshape(-1).numpy()
         x64 = [as_float64(a) for a in args]
-        finer = None if fine is None else fine([x.numpy() for x in x64])
-        for _, j in [p for p in positions if p[0] == s]:
+        here = [j for t, j in positions if t == s]
+        finer = None if fine is None or not here else fine([x.numpy() for x in x64])  # once per sample measured
+        for j in here:
             xs = [leaf(x.clone()) for x in x64]
             y = fn(*xs)[out].reshape(-1)
             grads = partials_of(y[j], xs)
