@@ -177,6 +177,12 @@ def test_every_committed_thunder_finding_is_known_on_the_release_and_on_thunder_
             "TypeError: var() received an invalid combination of arguments - got (Tensor, bool, correction=int, keepdim=bool), but expected one of:",
             "numfuzz-thunder-var-std-unbiased-overloads",
         ),
+        (
+            "crash_compile:TypeError",
+            "db.var_mean",
+            "TypeError: var_mean() got an unexpected keyword argument 'unbiased'",
+            "numfuzz-thunder-var-std-unbiased-keyword",
+        ),
         ("crash_compile:AttributeError", "db.H", "AttributeError: Unknown attribute H", "numfuzz-thunder-tensor-h-mh-attributes"),
         ("crash_compile:AttributeError", "db.mH", "AttributeError: Unknown attribute mH", "numfuzz-thunder-tensor-h-mh-attributes"),
         (
@@ -373,15 +379,6 @@ def test_the_thunder_main_campaigns_addcmul_gradient_logical_xor_and_any_are_kno
     assert match_known(known, Signature("thunder:torch", "exact_mismatch", ("db.logical_xor",), fingerprint=xor), THUNDER_MAIN) is None
     other_shape = Signature("inductor", "mismatch", ("db.any",), fingerprint="db.any: shape (#) where eager gives (#, #)")
     assert match_known(known, other_shape, torch_215) is None
-
-
-def test_the_unbiased_keyword_of_the_plain_var_mean_form_is_the_overloads_issue():
-    """The quick start's db.var_mean form passes unbiased= as a keyword: Thunder's var_mean takes correction only."""
-    known = load_known()
-    found = Signature(
-        "thunder:torchcompile", "crash_compile:TypeError", ("db.var_mean",), fingerprint="TypeError: var_mean() got an unexpected keyword argument 'unbiased'"
-    )
-    assert match_known(known, found, THUNDER_MAIN).id == "numfuzz-thunder-var-std-unbiased-keyword"
 
 
 def test_thunders_relu_dropping_a_nan_under_grad_is_known_there_only():
