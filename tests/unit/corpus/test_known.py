@@ -183,6 +183,7 @@ def test_every_committed_thunder_finding_is_known_on_the_release_and_on_thunder_
             "TypeError: var_mean() got an unexpected keyword argument 'unbiased'",
             "numfuzz-thunder-var-std-unbiased-keyword",
         ),
+        ("crash_compile:TypeError", "db.__rmod__", "TypeError: 'NoneType' object is not callable", "numfuzz-thunder-tensor-mod-operator"),
         ("crash_compile:AttributeError", "db.H", "AttributeError: Unknown attribute H", "numfuzz-thunder-tensor-h-mh-attributes"),
         ("crash_compile:AttributeError", "db.mH", "AttributeError: Unknown attribute mH", "numfuzz-thunder-tensor-h-mh-attributes"),
         (
