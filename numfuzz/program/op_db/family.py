@@ -14,6 +14,7 @@ draws every value, layout and dtype; the call's other arguments are the sample's
 from __future__ import annotations
 
 import random
+import re
 from typing import Any
 
 from numfuzz.program.dtypes import FLOAT_DTYPES as FLOATS
@@ -42,6 +43,11 @@ INTEGER_TAIL = 0.5
 # form: type promotion across an integer or bool and a float tensor (ldexp of a bool by an fp16 tensor, pytorch#197091)
 MIXED_FORMS = 0.1
 MIXED_FLOATS = ("fp16", "bf16", "fp32")  # the float operands' dtype there (float64 values belong to float64 programs)
+
+# A polynomial's degree (special.*_polynomial_*(x, n)) counts a loop in eager's kernel, n recurrence steps an element:
+# drawn in [0, DEGREES), as an integer program's edge values (2**31 - 2) keep eager busy for minutes on one element
+DEGREE_OPERAND = re.compile(r"^db\.special\.\w+_polynomial_\w+$")
+DEGREES = 16
 
 INTEGER_VALUES = ("i64", "i32", "u8", "i8", "bool")  # the dtypes the databases sample integer forms in: an integer program's first value's
 
@@ -111,7 +117,8 @@ def with_form(b: Builder, spec: OpSpec, first: int, attrs: dict[str, Any]) -> tu
     else:
         first = _first_integer(b, spec, lead, form, first) if form.integer else _first_float(b, spec, lead, form, first)
         dtype = b.specs[first].dtype
-    args = [first] + [_operand(b, arg, lead, form, b.specs[first].shape, dtype) for arg in form.args[1:]]
+    shape, degree = b.specs[first].shape, DEGREE_OPERAND.match(spec.name) is not None
+    args = [first] + [_operand(b, arg, lead, form, shape, dtype, degree) for arg in form.args[1:]]
     sample = {SAMPLE: attrs[SAMPLE]} if SAMPLE in attrs else {}
     drawn = {FORM: form.call, **sample, **({DTYPE: dtype} if "{dtype}" in form.call else {})}
     return args, drawn
@@ -142,9 +149,12 @@ def _first_integer(b: Builder, spec: OpSpec, lead: Arg, form: Form, first: int) 
     return b.new_integer_input(lead.shape, lead.dtype)
 
 
-def _operand(b: Builder, arg: Arg, lead: Arg, form: Form, shape: tuple[int, ...], dtype: str) -> int:
-    """A further tensor: the first value's shape where the sample gave it the first's, else the sample's."""
+def _operand(b: Builder, arg: Arg, lead: Arg, form: Form, shape: tuple[int, ...], dtype: str, degree: bool = False) -> int:
+    """A further tensor: the first value's shape where the sample gave it the first's, else the sample's; a polynomial's
+    degree (`degree`) within [0, DEGREES)."""
     own = shape if form.sized and arg.shape == lead.shape else arg.shape
+    if degree:
+        return b.new_index_input(own, DEGREES, dtype if arg.floating and lead.floating else arg.dtype)
     if arg.kind == "index":
         return b.new_index_input(own, max(arg.high + 1, 1), arg.dtype)
     if arg.kind == "mask" or not arg.floating:

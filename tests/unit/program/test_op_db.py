@@ -213,3 +213,22 @@ def test_an_integer_value_meets_float_operands_in_a_float_form():
             warnings.simplefilter("ignore")
             outcome = evaluate(case.graph, case.tensors(), resolve("eager"), "cpu")
         assert "op table says" not in outcome.detail and outcome.verdict is not Verdict.EXACT_MISMATCH, (seed, outcome.detail)
+
+
+def test_a_polynomials_degree_stays_small_in_integer_and_float_programs():
+    """special.laguerre_polynomial_l(x, n) loops n times an element in eager's kernel: an integer program's edge value
+    2**31 - 2 as n kept eager's float64 reference busy past the case's limit (a Thunder-main campaign's timeout)."""
+    from numfuzz.program.op_db.family import DEGREES
+
+    polynomials = tuple(op for op in OPS if op.startswith("db.special.") and "_polynomial_" in op)
+    assert len(polynomials) >= 8, polynomials
+    degrees = []
+    for seed in range(60):
+        for integers in (0.0, 1.0):
+            case = make_case(seed, RunSpec("eager", samples=2), GenConfig.default(ops=(*polynomials, "neg"), integers=integers))
+            inputs = case.tensors()[0]
+            for node in case.graph.nodes:
+                if node.op in polynomials and node.args[1] < len(inputs):
+                    degrees.append(inputs[node.args[1]])
+    assert len(degrees) >= 40
+    assert all(0 <= float(n.min()) and float(n.max()) < DEGREES for n in degrees if n.numel())
