@@ -115,9 +115,11 @@ class ResultRecorder:
             logger.error("case {} ({}) was lost ({}) and cannot be rebuilt: {}", task.index, task.target, lost.verdict.value, exc)
             self._finish(task, None, [], 0, None)
             return None
-        case.result = Outcome(lost.verdict, lost.detail).to_json()
         case.extra["campaign"] = {"index": task.index, "seed": task.address.seed, **self.journal.identity}
         case.extra["worker_log"] = lost.log_tail[-3000:]
+        if not lost.in_target:
+            return self._lost_outside(task, lost, case)
+        case.result = Outcome(lost.verdict, lost.detail).to_json()
         path = self.save(case, "findings")
         found = None
         if path is not None:
@@ -126,6 +128,20 @@ class ResultRecorder:
         logger.info("finding: {} on {} (case {}): {} -> {}", lost.verdict.value, task.target, task.index, lost.detail, path)
         self._finish(task, lost.verdict, sorted({n.op for n in case.graph.nodes}), 0, None)
         return found
+
+    def _lost_outside(self, task: Task, lost: Lost, case: Case) -> None:
+        """A worker lost outside the target (`boundary`): no finding. Eager dying of a signal (its integer division of
+        the lowest value by -1 traps) makes the case invalid; a hang or the memory there is numfuzz's own error."""
+        ops = sorted({n.op for n in case.graph.nodes})
+        if lost.verdict in (Verdict.TIMEOUT, Verdict.OOM):
+            case.extra["error"] = f"{lost.verdict.value} outside the target (eager, the float64 reference or numfuzz's analysis): {lost.detail}"
+            path = self.save(case, "errors")
+            logger.error("numfuzz failed on case {} ({}): {}; saved as {}", task.index, task.target, case.extra["error"], path)
+            self._finish(task, None, ops, 0, None)
+            return None
+        logger.info("case {} on {}: eager's side died ({}): invalid", task.index, task.target, lost.detail)
+        self._finish(task, Verdict.INVALID, ops, 0, None)
+        return None
 
     def _finish(self, task: Task, verdict: Verdict | None, ops: list[str], samples: int, reply: CaseResult | ErrorReply | None) -> None:
         """Count the case and mark it done; `verdict` None: numfuzz itself failed on it; `reply` None: its worker died."""

@@ -9,10 +9,12 @@ callable, so that the second-size check can tell a recompile from a run of the s
 
 from __future__ import annotations
 
-from contextlib import AbstractContextManager, nullcontext
+from collections.abc import Iterator
+from contextlib import contextmanager, nullcontext
 from typing import Any, Callable
 
 from numfuzz.run_spec import RunSpec
+from numfuzz.targets.boundary import crossed
 from numfuzz.targets.protocol import Target, TargetError
 
 
@@ -32,11 +34,14 @@ def compile_count(target: Target, compiled: Callable) -> int | None:
     return method(getattr(compiled, "numfuzz_inner", compiled)) if callable(method) else None
 
 
-def inside_target(target: Target) -> AbstractContextManager:
-    """What a call into the target (its compile, its compiled forward, a backward through it) runs inside:
-    a worker's line tracer while a traced case runs (`TimedTarget.calling`), nothing elsewhere."""
+@contextmanager
+def inside_target(target: Target) -> Iterator[None]:
+    """What a call into the target (its compile, its compiled forward, a backward through it) runs inside: the
+    worker's flag that it is in the target (`boundary`), and a worker's line tracer while a traced case runs
+    (`TimedTarget.calling`)."""
     method = getattr(target, "calling", None)
-    return method() if callable(method) else nullcontext()
+    with crossed(), method() if callable(method) else nullcontext():
+        yield
 
 
 def dynamic_argument(mode: str) -> bool | None:

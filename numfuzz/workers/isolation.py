@@ -17,6 +17,7 @@ import torch
 
 from numfuzz.corpus.case import Case
 from numfuzz.judge.execute import Outcome
+from numfuzz.judge.verdicts import Verdict
 from numfuzz.program.ir import Graph
 from numfuzz.run_spec import RunSpec
 from numfuzz.workers.candidate_clock import CandidateClock
@@ -104,6 +105,8 @@ class IsolatedRunner:
                 for event in self.pool.poll(POLL_S):
                     if event.kind == "lost" and event.lost is not None:
                         self.crashes += 1
+                        if not event.lost.in_target:  # eager or numfuzz died: no verdict of the target's (`boundary`)
+                            return Outcome(Verdict.INVALID, f"{event.lost.verdict.value} outside the target: {event.lost.detail}")
                         return Outcome(event.lost.verdict, event.lost.detail)
                     if event.kind == "reply":
                         reply = event.reply

@@ -27,7 +27,7 @@ def minimize_finding(
     msg: MinimizeRequest,
     target: Any,
     settings: WorkerSettings,
-    entry: Callable[[Any, WorkerSettings], None],
+    entry: Callable[[Any, WorkerSettings, Any], None],
     notify: Notify,
     cancelled: Callable[[], bool],
 ) -> Minimized:
@@ -81,7 +81,7 @@ def _minimize_isolated(
     case: Any,
     target: Any,
     settings: WorkerSettings,
-    entry: Callable[[Any, WorkerSettings], None],
+    entry: Callable[[Any, WorkerSettings, Any], None],
     notify: Notify,
     cancelled: Callable[[], bool],
     seconds: float | None,

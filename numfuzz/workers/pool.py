@@ -19,6 +19,7 @@ from typing import Any, Callable
 
 from numfuzz.address import CaseAddress
 from numfuzz.judge.verdicts import Verdict
+from numfuzz.targets.boundary import shared_flag, was_inside
 from numfuzz.workers.messages import (
     BatchRequest,
     Cancel,
@@ -48,7 +49,7 @@ SIGNAL_VERDICTS = {
 }
 
 
-Entry = Callable[[Any, WorkerSettings], None]  # a worker process's main: serve(connection, settings)
+Entry = Callable[[Any, WorkerSettings, Any], None]  # a worker process's main: serve(connection, settings, flag)
 
 
 class WorkerStartError(RuntimeError):
@@ -92,6 +93,7 @@ class Lost:
     detail: str
     log_tail: str
     slot: int
+    in_target: bool = True  # inside a call into the target when it died (`boundary`); else eager's or numfuzz's doing
 
 
 @dataclass(frozen=True)
@@ -120,6 +122,7 @@ class Worker:
         self.log_path = log_dir / f"{log_name}-{slot}.log"
         self.context = context
         self.proc: Any = None
+        self.inside: Any = None  # the byte saying whether the process is in its target (`boundary`)
         self.conn: Any = None
         self.ready = False
         self.task: Task | None = None
@@ -136,7 +139,8 @@ class Worker:
     def start(self) -> None:
         parent_end, child_end = self.context.Pipe()
         settings = self.settings.with_changes(log_path=str(self.log_path))
-        self.proc = self.context.Process(target=self.entry, args=(child_end, settings), name=f"numfuzz-worker-{self.slot}")
+        self.inside = shared_flag(self.context)
+        self.proc = self.context.Process(target=self.entry, args=(child_end, settings, self.inside), name=f"numfuzz-worker-{self.slot}")
         self.proc.start()
         child_end.close()
         self.conn, self.ready, self.task, self.killed_for, self.tasks_served = parent_end, False, None, None, 0
@@ -302,7 +306,8 @@ class Pool:
         events = []
         if worker.task is not None:
             verdict, detail = worker.death()
-            events.append(Event("lost", worker.slot, lost=Lost(worker.task, verdict, detail, worker.log_tail(), worker.slot)))
+            lost = Lost(worker.task, verdict, detail, worker.log_tail(), worker.slot, was_inside(worker.inside))
+            events.append(Event("lost", worker.slot, lost=lost))
             why = verdict.value
         elif worker.ready:
             why = "recycled" if worker.leaving else "died idle"

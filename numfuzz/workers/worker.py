@@ -71,8 +71,11 @@ class _Cancel:
         return self.asked
 
 
-def serve(conn: Any, settings: WorkerSettings) -> None:
-    """Entry point of a worker process."""
+def serve(conn: Any, settings: WorkerSettings, inside: Any = None) -> None:
+    """Entry point of a worker process; `inside`: the byte its pool reads to tell a death in the target from one outside."""
+    from numfuzz.targets.boundary import share
+
+    share(inside)
     os.setsid()  # its own process group: a kill reaches compiler subprocesses, Ctrl-C does not
     _redirect_output(settings.log_path)
     faulthandler.enable()  # a segfault leaves a Python traceback in the worker log

@@ -47,7 +47,7 @@ class WorkerTasks:
     notify: Callable[[Progress], None] = staticmethod(lambda msg: None)
     cancelled: Callable[[], bool] = staticmethod(lambda: False)
 
-    def __init__(self, settings: WorkerSettings, entry: Callable[[Any, WorkerSettings], None]):
+    def __init__(self, settings: WorkerSettings, entry: Callable[[Any, WorkerSettings, Any], None]):
         self.entry = entry
         import torch
 

@@ -172,3 +172,21 @@ def test_a_ready_worker_reports_its_targets_batch_sizes(tmp_path):
         assert ("C++ builds link with" in said) == (shutil.which("ld.gold") is not None and "COMPILER_PATH" not in os.environ)
     finally:
         pool.close()
+
+
+def test_a_worker_lost_outside_its_target_is_told_from_one_lost_inside(tmp_path):
+    """eager's own integer division traps (SIGFPE) where no target ran: the pool says so, and the campaign keeps no
+    finding of it; the same death inside the target is the target's."""
+    from dying_worker import serve as dying
+
+    pool = Pool(1, _settings(tmp_path, ["eager"], imports=()), tmp_path, entry=dying)
+    try:
+        lost = {}
+        for where in ("inside", "outside"):
+            events = _run_one(pool, Task("evaluate", 0, where, 60.0, {}))
+            found = next(e.lost for e in events if e.kind == "lost")
+            assert found.verdict is Verdict.SEGFAULT and "SIGFPE" in found.detail
+            lost[where] = found.in_target
+    finally:
+        pool.close()
+    assert lost == {"inside": True, "outside": False}
