@@ -40,6 +40,8 @@ GRAPH_DRAWS = (
     "mix_dtypes", "repeat", "zero_dim", "out_of_domain", "scalar_args", "layouts", "swaps",
     # added later, each a chance with what it draws when taken: a 0-d value for an op along a dim, an input as a view
     "zero_dim_ops", "views",
+    # an integer input holding its dtype's lowest value (`values.LOWEST`)
+    "lowest",
 )  # fmt: skip
 
 

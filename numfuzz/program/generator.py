@@ -25,7 +25,7 @@ from numfuzz.program.ops import OPS, OpSpec, autocast_policy, infer_node, infer_
 from numfuzz.program.scalars import PASSED
 from numfuzz.program.seams import odd_tail_shape, seam_shape
 from numfuzz.program.space import GenConfig
-from numfuzz.program.values import INTEGER, RECIPE_KINDS, Recipe
+from numfuzz.program.values import INTEGER, LOWEST, LOWEST_SHARE, RECIPE_KINDS, SIGNED, Recipe
 from numfuzz.program.zoo import start_from_zoo
 
 RECIPE_WEIGHTS = (0.4, 0.2, 0.15, 0.1, 0.15)
@@ -69,7 +69,8 @@ class _Builder:
 
     def new_integer_input(self, shape: tuple[int, ...], dtype: str) -> int:
         """An integer or bool value of the program (`values.draw_integers`), not positions: an integer op's operand."""
-        return self._append_input(TensorSpec(tuple(shape), dtype), Recipe(INTEGER, INTEGER))
+        lowest = dtype in SIGNED and self.draw("lowest").random() < LOWEST_SHARE
+        return self._append_input(TensorSpec(tuple(shape), dtype), Recipe(INTEGER, LOWEST if lowest else INTEGER))
 
     def integers(self, dtype: str) -> list[int]:
         """The program's integer values of `dtype` an op may take: those ops made, and integer inputs that are values."""

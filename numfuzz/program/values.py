@@ -48,19 +48,25 @@ def torch_dtype(name: str) -> torch.dtype:
 
 
 INTEGER = "integer"  # the recipe of an integer or bool value of a program (`draw_integers`)
+# ... the domain of one that holds its signed dtype's lowest value too, where dividing by -1 overflows: eager's kernels trap
+# there before torch 2.15 (SIGFPE, the case then invalid: `targets.boundary`) and wrap from it, as compiled code must
+# (pytorch#184406); drawn for this share of integer inputs only, as each trap costs eager's worker a restart
+LOWEST = "lowest"
+LOWEST_SHARE = 0.05
+SIGNED = ("i8", "i16", "i32", "i64")
 # Integers as float64 draws hold them exactly up to 2**53: an int64 value is drawn within this
 INT64_DRAWN = 2**62
 
 
-def draw_integers(dtype: str, n: int, rng: np.random.Generator) -> np.ndarray:
+def draw_integers(dtype: str, n: int, rng: np.random.Generator, lowest: bool = False) -> np.ndarray:
     """Integer values of `dtype`: mostly small (where sums and products stay exact), some spread over the dtype's range,
-    some at its edges (where arithmetic wraps): an integer program's overflow is eager's to define, and the target's to keep."""
+    some at its edges (where arithmetic wraps): an integer program's overflow is eager's to define, and the target's to keep.
+    The signed dtype's lowest value is an edge only with `lowest` (`LOWEST`)."""
     low, high = INT_RANGES[dtype]
-    low, high = max(low if low == 0 else low + 1, -INT64_DRAWN), min(high, INT64_DRAWN)
+    low, high = max(low if low == 0 or lowest else low + 1, -INT64_DRAWN - lowest * INT64_DRAWN), min(high, INT64_DRAWN)
     small = np.clip(np.floor(rng.uniform(-16.0, 17.0, n)), low, high)
-    spread = np.floor(rng.uniform(float(low), float(high), n))
-    # a signed dtype's lowest value is left out: divided by -1 it traps (SIGFPE) and kills eager's process itself
-    edges = np.array([low + 1, low + 2, -1, 0, 1, high - 1, high], dtype=np.float64).clip(low, high)
+    spread = np.floor(rng.uniform(float(max(low, -INT64_DRAWN)), float(high), n))
+    edges = np.array([low, low + 2, -1, 0, 1, high - 1, high], dtype=np.float64).clip(low, high)
     edge = edges[np.minimum((rng.random(n) * edges.size).astype(np.int64), edges.size - 1)]
     pick = rng.random(n)
     return np.where(pick < 0.6, small, np.where(pick < 0.8, spread, edge))
@@ -69,7 +75,7 @@ def draw_integers(dtype: str, n: int, rng: np.random.Generator) -> np.ndarray:
 def draw_values(recipe: Recipe, spec: TensorSpec, rng: np.random.Generator) -> np.ndarray:
     n = spec.numel
     if recipe.kind == INTEGER:
-        return draw_integers(spec.dtype, n, rng).reshape(spec.shape)
+        return draw_integers(spec.dtype, n, rng, recipe.domain == LOWEST).reshape(spec.shape)
     if recipe.domain == "index":  # class targets and indices: uniform over [0, bound)
         bound = max(int(recipe.bound or 1), 1)
         return np.minimum(np.floor(rng.uniform(0.0, float(bound), n)), bound - 1).reshape(spec.shape)

@@ -116,3 +116,21 @@ def test_every_drawn_second_size_keeps_its_indices_in_range_and_loads():
             with_indices += 1
             Case.from_json(case.to_json())  # raises CaseError for an index out of range at the second size
     assert with_indices >= 10
+
+
+def test_a_few_signed_integer_inputs_hold_their_dtypes_lowest_value():
+    """int32 -2**31 // -1 wraps in eager (torch 2.15) and traps compiled (pytorch#184406): a few signed inputs draw
+    the lowest value among their edges (eager's own trap on older torch is no finding: `targets.boundary`)."""
+    from numfuzz.program.values import LOWEST, LOWEST_SHARE, SIGNED, torch_dtype
+
+    recipes = []
+    for seed in range(200):
+        case = make_case(seed, RunSpec("eager", samples=8), GenConfig.default(integers=1.0))
+        for k, (spec, recipe) in enumerate(zip(case.graph.inputs, case.recipes)):
+            if spec.dtype in SIGNED and recipe.kind == "integer":
+                values = np.concatenate([sample[k].numpy().ravel() for sample in case.tensors()])
+                recipes.append((recipe.domain, spec.dtype, bool((values == torch.iinfo(torch_dtype(spec.dtype)).min).any())))
+    lowest = [r for r in recipes if r[0] == LOWEST]
+    assert 0 < len(lowest) < 4 * LOWEST_SHARE * len(recipes), (len(lowest), len(recipes))
+    assert sum(held for _, _, held in lowest) >= len(lowest) // 2  # eight samples: most hold it somewhere
+    assert not any(held for domain, _, held in recipes if domain != LOWEST)
