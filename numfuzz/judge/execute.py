@@ -15,6 +15,7 @@ import torch
 
 from numfuzz.judge.chunks import Flat
 from numfuzz.judge.compiled import CompiledProgram, flat64
+from numfuzz.judge.error_parity import eager_raised_target_ran
 from numfuzz.judge.facts import RULES_VERSION, Analysis
 from numfuzz.judge.metadata import keeps_output_strides, metadata_differences
 from numfuzz.judge.oracle import OutputErrors, bits_lost, combine, compare_output
@@ -266,14 +267,16 @@ def eager_and_reference(
     eager_runs, ref_runs = [], []
     for i, sample in enumerate(on_device):
         try:
-            if grads is None:
-                eager_runs.append(program.eager(sample))
-                ref_runs.append(program.reference(sample))
-            else:
-                eager_runs.append(program.eager_grads(sample, grads[i]))
-                ref_runs.append(program.reference_grads(sample, grads[i]))
+            eager_runs.append(program.eager(sample) if grads is None else program.eager_grads(sample, grads[i]))
+        except Exception as exc:  # no finding, unless the target computes what eager refuses (outputs only)
+            unchecked = eager_raised_target_ran(program, sample, one_line(exc)) if grads is None else None
+            if unchecked is None:
+                return Outcome(Verdict.INVALID, f"eager raised {one_line(exc)}")
+            return Outcome(Verdict.UNCHECKED, unchecked, compile_s=program.compile_s, run_s=program.run_s)
+        try:
+            ref_runs.append(program.reference(sample) if grads is None else program.reference_grads(sample, grads[i]))
         except Exception as exc:
-            return Outcome(Verdict.INVALID, f"eager raised {one_line(exc)}")
+            return Outcome(Verdict.INVALID, f"the float64 reference raised {one_line(exc)}")
     for spec, out in zip(program.out_specs, eager_runs[0]):
         if out.dtype != torch_dtype(spec.dtype) or tuple(out.shape) != spec.shape:
             return Outcome(Verdict.INVALID, f"eager gave {out.dtype}{tuple(out.shape)}, op table says {spec}")

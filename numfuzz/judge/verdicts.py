@@ -18,6 +18,7 @@ class Verdict(str, Enum):
     # grouped per op and argument as a coverage list, never a new bug
     UNSUPPORTED = "unsupported"
     MISMATCH = "mismatch"  # output shape, dtype or count differs from eager
+    UNCHECKED = "unchecked"  # eager raises on the program and the target computes it: a check it lacks (judge.error_parity)
     EXACT_MISMATCH = "exact_mismatch"  # an integer or bool output's values differ from eager's, which are exact (judge.exact_outputs)
     METADATA = "metadata"  # an output's strides, aliasing or viewability differ from eager's (judge.metadata)
     NONDETERMINISTIC = "nondeterministic"  # two runs on the same inputs differ

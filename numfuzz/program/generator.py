@@ -19,7 +19,7 @@ from numfuzz.program.fine import fine_ops
 from numfuzz.program.ir import Graph, GraphError, Node, TensorSpec
 from numfuzz.program.layout import draw_layout, draw_view
 from numfuzz.program.model_scale import JUDGE_ELEMENTS, LARGE_ELEMENTS, MIN_SAMPLES, SMALL_ELEMENTS, large_shape
-from numfuzz.program.op_db.family import INTEGER_TAIL, INTEGER_VALUES, integer_weight, kept_out_of_regions, takes_integers
+from numfuzz.program.op_db.family import INTEGER_TAIL, INTEGER_VALUES, in_integer_programs, integer_weight, kept_out_of_regions
 from numfuzz.program.op_spec import INDEX_DTYPE, scalar
 from numfuzz.program.ops import OPS, OpSpec, autocast_policy, infer_node, infer_specs
 from numfuzz.program.scalars import PASSED
@@ -316,8 +316,8 @@ def _grow_to_size(b: _Builder, draw: GraphStreams, target: int) -> None:
 
 
 def integer_space(config: GenConfig) -> GenConfig:
-    """Where an integer program is drawn: the ops of the config's that have integer forms (`program.op_db`)."""
-    return replace(config, ops=tuple(o for o in config.ops if takes_integers(OPS[o])), mix_dtypes=0.0, seams=0.0, autocast=0.0)
+    """Where an integer program is drawn: the config's database ops, with integer forms or float ones to refuse (`program.op_db`)."""
+    return replace(config, ops=tuple(o for o in config.ops if in_integer_programs(OPS[o])), mix_dtypes=0.0, seams=0.0, autocast=0.0)
 
 
 def float64_space(config: GenConfig) -> GenConfig:

@@ -151,6 +151,7 @@ _PHRASES = {
     Verdict.CRASH_COMPILE: "raises while compiling",
     Verdict.CRASH_RUN: "raises when run again",
     Verdict.MISMATCH: "returns another shape or dtype than eager",
+    Verdict.UNCHECKED: "computes a program eager raises on",
     Verdict.METADATA: "returns an output laid out unlike eager's",
     Verdict.NONDETERMINISTIC: "gives different results on the same inputs",
     Verdict.POSITION_DEPENDENT: "gives different results for the same values at two positions",

@@ -189,7 +189,7 @@ def flat(runs, k):
     return np.concatenate([run[k].detach().to("cpu", torch.float64).reshape(-1).numpy() for run in runs])
 
 
-eager, got, again, reference = run_all()
+{"" if grad else EAGER_RAISES_SOURCE}eager, got, again, reference = run_all()
 {fine_reference_source(case)}for e, g in zip(eager[0], got[0]):
     assert g.dtype == e.dtype and g.shape == e.shape, f"compiled gives {{g.dtype}}{{tuple(g.shape)}}, eager {{e.dtype}}{{tuple(e.shape)}}"
 for a, b in zip(got[0], again):
@@ -200,6 +200,31 @@ for a, b in zip(got[0], again):
 {"" if grad else POSITION_ASSERTION}{GRAD_METADATA_ASSERTION if grad else METADATA_ASSERTION}{second_size_source(case, target)}
 print("OK: the compiled result is at least as accurate as eager, and laid out as eager's")
 '''
+
+
+# Where eager raises on the inputs, the compiled program must raise too (`judge.error_parity`): eager runs alone first.
+EAGER_RAISES_SOURCE = """def eager_error():
+    try:
+        with torch.no_grad():
+            for xs in samples:
+                fn(*lay_out([x.to(DEVICE) for x in xs]), *SCALARS)
+    except Exception as error:
+        return error
+    return None
+
+
+refused = eager_error()
+if refused is not None:
+    try:
+        with torch.no_grad():
+            for xs in samples:
+                compiled(*lay_out([x.to(DEVICE) for x in xs]), *SCALARS)
+    except Exception as error:
+        print(f"OK: eager raises {type(refused).__name__}, and so does the compiled program ({type(error).__name__})")
+        raise SystemExit(0)
+    raise AssertionError(f"eager raises {type(refused).__name__}: {refused}; the compiled program returns outputs")
+
+"""
 
 
 def fine_reference_source(case: Case) -> str:

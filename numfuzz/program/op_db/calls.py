@@ -114,6 +114,24 @@ def _on_cpu(fn: Callable, specs: tuple[tuple[tuple[int, ...], str], ...]) -> Any
 
 
 @functools.lru_cache(maxsize=4096)
+def eager_refuses(call: str, dtype: str, specs: tuple[tuple[tuple[int, ...], str], ...]) -> bool:
+    """Does eager raise on zeros of these small `specs` (a dtype its kernel lacks, a check), whatever meta says?"""
+    import torch
+
+    from numfuzz.program.values import torch_dtype
+
+    if sum(math.prod(shape) for shape, _ in specs) > CPU_CHECKED_ELEMENTS:
+        return False
+    try:
+        with torch.no_grad(), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            _compiled(call, len(specs), dtype)(*[torch.zeros(shape, dtype=torch_dtype(name)) for shape, name in specs])
+    except Exception:
+        return True
+    return False
+
+
+@functools.lru_cache(maxsize=4096)
 def _compiled(call: str, arity: int, dtype: str) -> Callable:
     import torch
     import torch.nn.functional as F

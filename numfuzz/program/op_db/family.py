@@ -20,7 +20,7 @@ from typing import Any
 from numfuzz.program.dtypes import FLOAT_DTYPES as FLOATS
 from numfuzz.program.families import Builder, register
 from numfuzz.program.ir import GraphError, Node
-from numfuzz.program.op_db.calls import DTYPE, FORM, SAMPLE
+from numfuzz.program.op_db.calls import DTYPE, FORM, SAMPLE, eager_refuses
 from numfuzz.program.op_db.entries import Arg, DatabaseOp, Form
 from numfuzz.program.op_spec import OpSpec
 
@@ -49,6 +49,11 @@ MIXED_FLOATS = ("fp16", "bf16", "fp32")  # the float operands' dtype there (floa
 DEGREE_OPERAND = re.compile(r"^db\.special\.\w+_polynomial_\w+$")
 DEGREES = 16
 
+# An integer program draws an op with float forms only at this share of its weight, a float form given the integer value:
+# kept only where eager refuses that dtype on its own (logcumsumexp of uint8 raises), so that a target computing it has
+# lost eager's check (`judge.error_parity`, pytorch#197807); where eager computes it, the generator draws another op
+REFUSED_DTYPE_WEIGHT = 0.05
+
 INTEGER_VALUES = ("i64", "i32", "u8", "i8", "bool")  # the dtypes the databases sample integer forms in: an integer program's first value's
 
 
@@ -57,9 +62,15 @@ def takes_integers(spec: OpSpec) -> bool:
     return any(f.integer for f in FORMS.get(spec.name, ()))
 
 
+def in_integer_programs(spec: OpSpec) -> bool:
+    """Does an integer program draw the op: a database op, with integer forms or with float ones to refuse an integer?"""
+    return spec.name in FORMS
+
+
 def integer_weight(spec: OpSpec) -> float:
-    """The op's weight in an integer program: its own, times INTEGER_REDUCTION_WEIGHT for a reduction."""
-    return spec.weight * (INTEGER_REDUCTION_WEIGHT if spec.name in REDUCTIONS else 1.0)
+    """The op's weight in an integer program: its own, times INTEGER_REDUCTION_WEIGHT for a reduction, times
+    REFUSED_DTYPE_WEIGHT for an op with float forms only."""
+    return spec.weight * (INTEGER_REDUCTION_WEIGHT if spec.name in REDUCTIONS else 1.0) * (1.0 if takes_integers(spec) else REFUSED_DTYPE_WEIGHT)
 
 
 def integer_form(node: Node) -> bool:
@@ -95,8 +106,9 @@ def draws_form(op: DatabaseOp):
         if integer_first and mixed and (not integers or rng.random() < MIXED_FORMS):
             k = rng.choice(mixed)
             return {FORM: op.forms[k].call, SAMPLE: k}
-        if integer_first and not integers:
-            raise GraphError(f"{op.name} has no integer form")
+        if integer_first and not integers:  # its float form, for eager to refuse the integer (REFUSED_DTYPE_WEIGHT)
+            k = rng.choice(floats)
+            return {FORM: op.forms[k].call, SAMPLE: k}
         pool = integers if integer_first or (integers and (not floats or rng.random() < INTEGER_FORMS)) else floats
         k = rng.choice(pool)
         return {FORM: op.forms[k].call, SAMPLE: k}
@@ -119,6 +131,10 @@ def with_form(b: Builder, spec: OpSpec, first: int, attrs: dict[str, Any]) -> tu
         dtype = b.specs[first].dtype
     shape, degree = b.specs[first].shape, DEGREE_OPERAND.match(spec.name) is not None
     args = [first] + [_operand(b, arg, lead, form, shape, dtype, degree) for arg in form.args[1:]]
+    if not form.integer and b.specs[first].dtype not in FLOATS and not any(a.floating and a.kind == "value" for a in form.args[1:]):
+        specs = tuple((b.specs[a].shape, b.specs[a].dtype) for a in args)
+        if not eager_refuses(form.call, dtype if "{dtype}" in form.call else "", specs):
+            raise GraphError(f"{spec.name} takes a {b.specs[first].dtype} in eager: no check of its dtype to test")
     sample = {SAMPLE: attrs[SAMPLE]} if SAMPLE in attrs else {}
     drawn = {FORM: form.call, **sample, **({DTYPE: dtype} if "{dtype}" in form.call else {})}
     return args, drawn

@@ -27,7 +27,7 @@ from importlib import resources
 
 from numfuzz.program.op_db.calls import call_text, inferrer
 from numfuzz.program.op_db.entries import UNMEASURED, DatabaseOp, snapshot
-from numfuzz.program.op_db.family import FORMS, REDUCTIONS, UNMEASURED_AUTOCAST, draws_form
+from numfuzz.program.op_db.family import FORMS, INTEGER_VALUES, REDUCTIONS, UNMEASURED_AUTOCAST, draws_form
 from numfuzz.program.op_spec import OpSpec
 
 DATABASE_WEIGHT = 0.3
@@ -62,6 +62,8 @@ def _terms(op: DatabaseOp):
 def _spec(op: DatabaseOp) -> OpSpec:
     arities = [len(f.args) for f in op.forms]
     dtypes = tuple(dict.fromkeys([*op.dtypes, *(a.dtype for f in op.forms for a in f.args)]))
+    if not any(f.integer for f in op.forms):  # an integer value is drawn for eager to refuse (`family.REFUSED_DTYPE_WEIGHT`)
+        dtypes += INTEGER_VALUES
     FORMS[op.name] = op.forms
     if op.reduction:
         REDUCTIONS.add(op.name)
