@@ -21,6 +21,8 @@ that each element has its own copy), one forward and backward for all of them wh
 `chunks.CHUNK_ELEMENTS` (every ordinary case), else per slab of whole samples or of one sample's
 rows; for any other op, the WORST elements by forward error, one backward each. Scalar
 attributes (`value=`, an exponent) are constants, not inputs.
+Where autograd has no derivative for the op (torch marks the special polynomials non-differentiable), forward
+differences in float64 stand in for it (`difference_partials`, `element_difference_partials`).
 
 The judgement against a documented bound (`numfuzz.judge.bounds`) keeps only the Pareto front
 of (forward error, needed) over the measured elements, so that it can be re-judged against
@@ -176,6 +178,52 @@ def partials_of(y: torch.Tensor, xs: list[torch.Tensor]) -> list[torch.Tensor | 
     return [next(found) if x.requires_grad else None for x in xs]
 
 
+DIFFERENCE_STEP = 2.0**-26  # relative: about the square root of float64's epsilon
+
+
+def difference_partials(fn, out: int, xs: list[torch.Tensor], y: torch.Tensor) -> list[torch.Tensor | None]:
+    """dy/dx of a pointwise op by forward differences in float64, each float input moved up by DIFFERENCE_STEP of itself
+    (each element has its own copy of every input, so one move per input gives every element's partial), for an op
+    autograd cannot differentiate. Forward, not central: an argument the kernel truncates to an integer (a polynomial's
+    degree n) has derivative 0 at an integral value, where a central step would straddle the jump."""
+    found = []
+    with torch.no_grad():
+        for i, x in enumerate(xs):
+            if not x.is_floating_point():
+                found.append(None)
+                continue
+            h = torch.where(x == 0, DIFFERENCE_STEP, x.abs() * DIFFERENCE_STEP).detach()
+            h = (x.detach() + h) - x.detach()  # the step as float64 represents it
+            moved = [x.detach() + h if k == i else other.detach() for k, other in enumerate(xs)]
+            found.append((fn(*moved)[out] - y) / h)
+    return found
+
+
+DIFFERENCE_MOVES = 4096  # input elements moved one at a time for one output element, at most
+
+
+def element_difference_partials(fn, out: int, xs: list[torch.Tensor], j: int, yj: float) -> list[torch.Tensor | None]:
+    """d y[j] / dx of any op by forward differences (`difference_partials`), one input element moved at a time."""
+    if sum(x.numel() for x in xs if x.is_floating_point()) > DIFFERENCE_MOVES:
+        raise RuntimeError(f"autograd has no derivative for the op, and its inputs exceed {DIFFERENCE_MOVES} elements to move one by one")
+    found = []
+    with torch.no_grad():
+        for i, x in enumerate(xs):
+            if not x.is_floating_point():
+                found.append(None)
+                continue
+            flat, partial = x.detach().reshape(-1), torch.zeros(x.numel(), dtype=torch.float64)
+            for e in range(flat.numel()):
+                step = DIFFERENCE_STEP if flat[e] == 0 else abs(float(flat[e])) * DIFFERENCE_STEP
+                bumped = flat.clone()
+                bumped[e] += step
+                h = float(bumped[e] - flat[e])
+                moved = [bumped.reshape(x.shape) if k == i else other.detach() for k, other in enumerate(xs)]
+                partial[e] = (float(fn(*moved)[out].reshape(-1)[j]) - yj) / h
+            found.append(partial.reshape(x.shape))
+    return found
+
+
 def _moved(x: torch.Tensor, delta: np.ndarray) -> torch.Tensor:
     """An input moved by `delta` (its shape, flat); an integer input is never moved."""
     return x.detach() + torch.from_numpy(delta).reshape(x.shape) if x.is_floating_point() else x.detach()
@@ -212,7 +260,7 @@ def measure_side(fn, out: int, inputs, values, in_fmts, out_fmt, positions: list
         for j in here:
             xs = [leaf(x.clone()) for x in x64]
             y = fn(*xs)[out].reshape(-1)
-            grads = partials_of(y[j], xs)
+            grads = partials_of(y[j], xs) if y.requires_grad else element_difference_partials(fn, out, xs, j, float(y[j]))
             flat = [x.detach().reshape(-1).numpy() for x in xs]
             partials = [np.zeros(x.numel()) if g is None else g.reshape(-1).numpy() for g, x in zip(grads, xs)]
 
@@ -260,7 +308,8 @@ def _slabs(samples: int, shape: tuple[int, ...]) -> Iterator[tuple[int, int, sli
 
 def _measure_slab(side: Side, fn, out: int, xs: list[torch.Tensor], got: np.ndarray, numel: int, offset: int, in_fmts, out_fmt, skip) -> None:
     y = fn(*xs)[out]
-    grads = partials_of(y.sum(), xs)
+    # an op autograd has no formula for (torch marks the special polynomials non-differentiable): forward differences
+    grads = partials_of(y.sum(), xs) if y.requires_grad else difference_partials(fn, out, xs, y.detach())
     flat = [x.detach().reshape(-1).numpy() for x in xs]
     partials = [np.zeros(len(got)) if g is None else g.reshape(-1).numpy() for g in grads]
 

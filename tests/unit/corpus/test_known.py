@@ -387,3 +387,52 @@ def test_thunders_relu_dropping_a_nan_under_grad_is_known_there_only():
     found = Signature("thunder:torchcompile", "nonfinite_class", ("relu",), "fp16", "nonfinite_dropped")
     assert match_known(known, found, THUNDER_MAIN).id == "numfuzz-thunder-relu-nan-dropped-with-grad"
     assert match_known(known, Signature("inductor", "nonfinite_class", ("relu",), "fp16", "nonfinite_dropped"), CPU_214) is None
+
+
+@pytest.mark.parametrize(
+    "target, signature, versions, entry",
+    [
+        # a returned view of a cat operand aliases the returned cat: Inductor's, and through Thunder's torchcompile executor
+        (
+            "thunder:torchcompile",
+            Signature("", "metadata", ("cat", "permute"), fingerprint="cat, permute: share memory where eager's do not"),
+            THUNDER_MAIN,
+            "numfuzz-inductor-cat-operand-view-output-aliases-cat",
+        ),
+        (
+            "inductor",
+            Signature("", "metadata", ("cat", "unsqueeze"), fingerprint="cat, unsqueeze: share memory where eager's do not"),
+            {**CPU_214, "torch": "2.15.0+cu130"},
+            "numfuzz-inductor-cat-operand-view-output-aliases-cat",
+        ),
+        ("inductor", Signature("", "metadata", ("exp",), fingerprint="exp, sin: share memory where eager's do not"), CPU_29, None),
+        (  # the cat-with-an-empty-operand layout keeps its own entry
+            "inductor",
+            Signature("", "metadata", ("cat",), fingerprint="cat: strides (#) where eager gives (#), so a flat view fails"),
+            CPU_29,
+            "numfuzz-cat-empty-operand-layout",
+        ),
+        # any/all with dim=(): a 0-dim result where eager's keeps x's shape
+        (
+            "thunder:torchcompile",
+            Signature("", "mismatch", ("db.any",), fingerprint="db.any: shape () where eager gives (#, #)"),
+            THUNDER_MAIN,
+            "numfuzz-inductor-any-all-empty-dim-reduces-all",
+        ),
+        ("thunder:torch", Signature("", "mismatch", ("db.any",), fingerprint="db.any: shape () where eager gives (#, #)"), THUNDER_MAIN, None),
+        # the stack family's gradient dropped by Thunder, any executor; Inductor's is eager's
+        (
+            "thunder:torchcompile",
+            Signature("", "less_accurate", ("db.dstack",), "fp32", "backward"),
+            THUNDER_MAIN,
+            "numfuzz-thunder-stack-family-drops-gradient",
+        ),
+        ("thunder:torch", Signature("", "less_accurate", ("db.hstack",), "fp32", "backward"), CPU_29, "numfuzz-thunder-stack-family-drops-gradient"),
+        ("inductor", Signature("", "less_accurate", ("db.dstack",), "fp32", "backward"), CPU_29, None),
+    ],
+)
+def test_the_thunder_main_campaigns_cat_view_any_empty_dim_and_dstack_gradient_are_known(target, signature, versions, entry):
+    from dataclasses import replace
+
+    found = match_known(load_known(), replace(signature, target=target), versions)
+    assert (found.id if found else None) == entry

@@ -246,3 +246,35 @@ def test_a_float64_sum_in_order_is_rounding_though_its_moves_are_under_an_ulp():
     record = outcome.analysis.rounding_error
     assert outcome.oracle is Verdict.LESS_ACCURATE and outcome.outputs[0].target_max_ulp >= 128, outcome.detail
     assert outcome.verdict is Verdict.WITHIN_ROUNDING and record.target.max_needed_ulp < 0.5, outcome.detail
+
+
+class _ChebyshevUByRecurrence(torch.overrides.TorchFunctionMode):
+    """U_n(x) by the three-term recurrence, each step rounded to fp32 without a fused multiply-add (Inductor's CPU kernel)."""
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        if func is torch.special.chebyshev_polynomial_u and args[0].dtype == torch.float32:
+            x, n = args[0], int(args[1])
+            p, q = torch.ones_like(x), 2 * x
+            for _ in range(n - 1):
+                p, q = q, (2 * x) * q - p
+            return q
+        return func(*args, **kwargs)
+
+
+def test_an_op_autograd_cannot_differentiate_is_measured_by_differences():
+    """The Thunder-main campaign's chebyshev_polynomial_u: torch marks it non-differentiable, so the record said "not
+    measured: element 0 of tensors does not require grad" and 1.22 ULP stayed a finding. By forward differences (the
+    degree, truncated to an integer, has derivative 0) it is within its 2 ULP bound, at condition 3."""
+    graph = Graph(
+        (TensorSpec((), "fp32"), TensorSpec((16,), "fp32")),
+        (Node.make("db.special.chebyshev_polynomial_u", [1, 0], form="torch.special.chebyshev_polynomial_u({0}, {1})", sample=1),),
+        (2,),
+    )
+    values = [torch.tensor(4.0), torch.full((16,), 0.6928105354309082)]
+    outcome = run_case(Case.from_tensors(graph, [values], "eager"), ModeTarget("chebyshev_u_recurrence", _ChebyshevUByRecurrence), "cpu")
+    record = outcome.analysis.rounding_error
+    assert outcome.oracle is Verdict.LESS_ACCURATE and outcome.outputs[0].target_max_ulp > 1.0, outcome.detail
+    assert not record.stored.get("error"), record.stored
+    assert outcome.verdict is Verdict.WITHIN_ROUNDING, outcome.detail
+    assert 2.5 < record.target.max_condition < 3.5
