@@ -22,6 +22,29 @@ def _draw_cast(rng: random.Random, specs: list[TensorSpec]) -> dict:
     return {"dtype": rng.choice(others)}
 
 
+# A bitcast: a value's bits read as the signed integer of its width, or as bytes (x.t().contiguous().view(torch.uint8),
+# which Inductor failed to lower before torch 2.15: pytorch#185515), judged exactly. It casts to the dtype it was drawn on
+# first, a no-op in eager, so that the float64 reference reads eager's bits too; bytes need a last dim of stride 1.
+BITCAST_WIDTHS = {"float16": ("int16", 2), "bfloat16": ("int16", 2), "float32": ("int32", 4)}
+_BITCAST_NAMES = {"float16": "fp16", "bfloat16": "bf16", "float32": "fp32", "int16": "i16", "int32": "i32", "uint8": "u8"}
+
+
+def _draw_bitcast(rng: random.Random, specs: list[TensorSpec]) -> dict:
+    src = next((torch_name for torch_name, name in _BITCAST_NAMES.items() if name == specs[0].dtype and torch_name in BITCAST_WIDTHS), None)
+    if src is None:
+        raise GraphError(f"no bitcast of {specs[0].dtype} drawn")
+    return {"src": src, "dst": rng.choice([BITCAST_WIDTHS[src][0], "uint8"])}
+
+
+def _bitcast(specs: list[TensorSpec], attrs: dict) -> TensorSpec:
+    shape, (same_width, size) = specs[0].shape, BITCAST_WIDTHS[attrs["src"]]
+    if attrs["dst"] == same_width:
+        return TensorSpec(shape, _BITCAST_NAMES[same_width])
+    if not shape:
+        raise GraphError("a 0-d value has no last dim to read as bytes")
+    return TensorSpec((*shape[:-1], shape[-1] * size), "u8")
+
+
 def _cat(specs: list[TensorSpec], attrs: dict) -> TensorSpec:
     a, b = specs[0].shape, specs[1].shape
     if len(a) != len(b) or not a:
@@ -187,6 +210,16 @@ for _name, _draw in [
 
 SPECS: list[OpSpec] = [
     OpSpec("cast", 1, "unary", _cast, draw_attrs=_draw_cast, weight=2.0, bound="table"),
+    OpSpec(
+        "view_dtype",
+        1,
+        "unary",
+        _bitcast,
+        draw_attrs=_draw_bitcast,
+        weight=0.2,
+        bound="correctly_rounded",
+        call="{0}.to(torch.{src}).contiguous().view(torch.{dst})",
+    ),
     OpSpec("cat", 2, "cat", _cat, draw_attrs=draw_dim, bound="table", call="torch.cat(({0}, {1}), dim={dim})"),
     OpSpec("reshape", 1, "reshape", _reshape, weight=0.5, bound="table", call="{0}.reshape({shape!r})", captured=("{0}.view({shape!r})",)),
     OpSpec("permute", 1, "permute", _permute, weight=0.5, bound="table", call="{0}.permute({perm!r})"),

@@ -436,3 +436,12 @@ def test_the_thunder_main_campaigns_cat_view_any_empty_dim_and_dstack_gradient_a
 
     found = match_known(load_known(), replace(signature, target=target), versions)
     assert (found.id if found else None) == entry
+
+
+def test_a_bitcast_to_bytes_after_a_transpose_failing_to_lower_is_pytorch_185515_before_torch_2_15():
+    from numfuzz.judge.crash import crash_fingerprint
+
+    message = "InductorError: LoweringException: RuntimeError: self.stride(-1) must be 1 to view Float as Byte (different element sizes), but got 6"
+    crash = Signature("inductor", "crash_compile:InductorError", ("view_dtype",), fingerprint=crash_fingerprint(message))
+    assert match_known(load_known(), crash, CPU_29).id == "pytorch-185515"
+    assert match_known(load_known(), crash, {**CPU_29, "torch": "2.15.0"}) is None  # lowered there: a new finding
