@@ -22,8 +22,9 @@ that each element has its own copy), one forward and backward for all of them wh
 rows; for any other op, the WORST elements by forward error, one backward each. Scalar
 attributes (`value=`, an exponent) are constants, not inputs.
 Where autograd has no derivative for the op (torch marks the special polynomials non-differentiable), forward
-differences in float64 stand in for it (`judge.rounding_partials`). A float64 program's op is evaluated finer than
-float64 where it can be (`judge.rounding_fine`).
+differences in float64 stand in for it (`judge.rounding_partials`). A float64 program's op, pointwise or not, takes its
+exact values and its values at the moved inputs from the fine reference where it answers (`judge.rounding_fine`): float64
+rounds there as much as it judges, and loses a move of a fraction of an ULP.
 
 The judgement against a documented bound (`numfuzz.judge.bounds`) keeps only the Pareto front
 of (forward error, needed) over the measured elements, so that it can be re-judged against
@@ -48,7 +49,7 @@ from numfuzz.judge.bounds import FP32_MANTISSA, Bounds
 from numfuzz.judge.chunks import chunk_elements
 from numfuzz.judge.evidence import Evidence
 from numfuzz.judge.oracle import ulp
-from numfuzz.judge.rounding_fine import fine_reference
+from numfuzz.judge.rounding_fine import fine_reference, finer_pointwise
 from numfuzz.judge.rounding_partials import as_float64, difference_partials, element_difference_partials, leaf, partials_of
 from numfuzz.judge.rounding_record import RoundingRecord
 from numfuzz.judge.rounding_side import WORST, Element, Side, key_nan_low, nan_low
@@ -172,7 +173,7 @@ def measure_side(fn, out: int, inputs, values, in_fmts, out_fmt, positions: list
     """`fine` (`fine_reference`): the exact values and the moved inputs' values from it, where it answers."""
     side = Side()
     if positions is None:  # pointwise: every sample at once, each input expanded to the output's shape
-        _pointwise(side, fn, out, inputs, values, in_fmts, out_fmt, skip)
+        _pointwise(side, fn, out, inputs, values, in_fmts, out_fmt, skip, fine)
         return side
     for s, (args, value) in enumerate(zip(inputs, values)):
         got = value.detach().to("cpu", torch.float64).reshape(-1).numpy()
@@ -197,7 +198,7 @@ def measure_side(fn, out: int, inputs, values, in_fmts, out_fmt, positions: list
     return side
 
 
-def _pointwise(side: Side, fn, out: int, inputs, values, in_fmts, out_fmt, skip: np.ndarray | None = None) -> None:
+def _pointwise(side: Side, fn, out: int, inputs, values, in_fmts, out_fmt, skip: np.ndarray | None = None, fine=None) -> None:
     """One forward and one backward per slab of the samples stacked (`_slabs`): each element has its own copy of every input."""
     shape = tuple(values[0].shape)
     numel = max(1, math.prod(shape))
@@ -210,7 +211,7 @@ def _pointwise(side: Side, fn, out: int, inputs, values, in_fmts, out_fmt, skip:
 
         xs = [leaf(torch.stack([slab(args[i]) for args in inputs[first:last]])) for i in range(len(inputs[0]))]
         got = torch.cat([slab(v).reshape(-1) for v in values[first:last]]).numpy()
-        _measure_slab(side, fn, out, xs, got, numel, offset, in_fmts, out_fmt, None if skip is None else skip[offset : offset + got.size])
+        _measure_slab(side, fn, out, xs, got, numel, offset, in_fmts, out_fmt, None if skip is None else skip[offset : offset + got.size], fine)
 
 
 def _slabs(samples: int, shape: tuple[int, ...]) -> Iterator[tuple[int, int, slice]]:
@@ -228,7 +229,8 @@ def _slabs(samples: int, shape: tuple[int, ...]) -> Iterator[tuple[int, int, sli
             yield s, s + 1, slice(row, min(row + step, shape[0]))
 
 
-def _measure_slab(side: Side, fn, out: int, xs: list[torch.Tensor], got: np.ndarray, numel: int, offset: int, in_fmts, out_fmt, skip) -> None:
+def _measure_slab(side: Side, fn, out: int, xs: list[torch.Tensor], got: np.ndarray, numel: int, offset: int, in_fmts, out_fmt, skip, fine=None) -> None:
+    """`fine` (`fine_reference`): the exact values and the moved inputs' values from it, where it answers."""
     y = fn(*xs)[out]
     # an op autograd has no formula for (torch marks the special polynomials non-differentiable): forward differences
     grads = partials_of(y.sum(), xs) if y.requires_grad else difference_partials(fn, out, xs, y.detach())
@@ -244,6 +246,8 @@ def _measure_slab(side: Side, fn, out: int, xs: list[torch.Tensor], got: np.ndar
             return fn(*[torch.from_numpy(a).reshape(x.shape) for x, a in zip(xs, arrays)])[out].reshape(-1).numpy()
 
     exact, other_zero = at_other_zero(y.detach().reshape(-1).numpy(), got, flat, at)
+    if fine is not None:
+        exact, moved = finer_pointwise(fine, flat, exact, moved)
     side.signed_zero += int(other_zero.sum())
     _add(side, numel, offset, got, exact, flat, partials, in_fmts, out_fmt, moved, skip, other_zero)
 
