@@ -31,7 +31,9 @@ VERSION = 2
 # 3: a lost non-finite class that the exact rest of the program gives (`class_rest`), for the verdict nonfinite_class
 # 4: an integer output's dropped cast or decision boundary (`amplified` of an exact_mismatch), and float64 programs'
 #    rounding error measured on the fine reference
-RULES_VERSION = 4
+# 5: float64 programs' pointwise ops measured on the fine reference too, and ops autograd cannot differentiate measured
+#    by forward differences (before: "not measured")
+RULES_VERSION = 5
 
 
 @dataclass(frozen=True)

@@ -22,7 +22,9 @@ that each element has its own copy), one forward and backward for all of them wh
 rows; for any other op, the WORST elements by forward error, one backward each. Scalar
 attributes (`value=`, an exponent) are constants, not inputs.
 Where autograd has no derivative for the op (torch marks the special polynomials non-differentiable), forward
-differences in float64 stand in for it (`difference_partials`, `element_difference_partials`).
+differences in float64 stand in for it (`judge.rounding_partials`). A float64 program's op, pointwise or not, takes its
+exact values and its values at the moved inputs from the fine reference where it answers (`judge.rounding_fine`): float64
+rounds there as much as it judges, and loses a move of a fraction of an ULP.
 
 The judgement against a documented bound (`numfuzz.judge.bounds`) keeps only the Pareto front
 of (forward error, needed) over the measured elements, so that it can be re-judged against
@@ -38,7 +40,7 @@ op with them so rounded (`fp32_scalars`); the value is within its bound where ei
 from __future__ import annotations
 
 import math
-from typing import Callable, Iterator
+from typing import Iterator
 
 import numpy as np
 import torch
@@ -47,11 +49,12 @@ from numfuzz.judge.bounds import FP32_MANTISSA, Bounds
 from numfuzz.judge.chunks import chunk_elements
 from numfuzz.judge.evidence import Evidence
 from numfuzz.judge.oracle import ulp
+from numfuzz.judge.rounding_fine import fine_reference, finer_pointwise
+from numfuzz.judge.rounding_partials import as_float64, difference_partials, element_difference_partials, leaf, partials_of
 from numfuzz.judge.rounding_record import RoundingRecord
 from numfuzz.judge.rounding_side import WORST, Element, Side, key_nan_low, nan_low
 from numfuzz.program.dtypes import check_dtype, is_integer
 from numfuzz.program.families import family_of
-from numfuzz.program.fine import fine_outputs, is_fine
 from numfuzz.program.ir import Graph, Node
 from numfuzz.program.lowering import compile_source, lower
 from numfuzz.program.ops import infer_specs, lookup
@@ -161,96 +164,16 @@ def _forward(got: np.ndarray, exact: np.ndarray, fmt, unit: np.ndarray | None = 
     return np.where(np.isfinite(got), err, np.inf)
 
 
-def as_float64(x: torch.Tensor) -> torch.Tensor:
-    """An input as the float64 reference takes it, on the CPU: a float in float64, an integer or bool as it is."""
-    return x.detach().to("cpu", torch.float64) if x.is_floating_point() else x.detach().to("cpu")
-
-
-def leaf(x: torch.Tensor) -> torch.Tensor:
-    """A float input as a leaf autograd differentiates by; an integer or bool input has no derivative and stays as it is."""
-    return x.requires_grad_(True) if x.is_floating_point() else x
-
-
-def partials_of(y: torch.Tensor, xs: list[torch.Tensor]) -> list[torch.Tensor | None]:
-    """dy/dx for each input that is a leaf (`leaf`); None for the others and where y does not depend on it."""
-    floats = [x for x in xs if x.requires_grad]
-    found = iter(torch.autograd.grad(y, floats, allow_unused=True) if floats else ())
-    return [next(found) if x.requires_grad else None for x in xs]
-
-
-DIFFERENCE_STEP = 2.0**-26  # relative: about the square root of float64's epsilon
-
-
-def difference_partials(fn, out: int, xs: list[torch.Tensor], y: torch.Tensor) -> list[torch.Tensor | None]:
-    """dy/dx of a pointwise op by forward differences in float64, each float input moved up by DIFFERENCE_STEP of itself
-    (each element has its own copy of every input, so one move per input gives every element's partial), for an op
-    autograd cannot differentiate. Forward, not central: an argument the kernel truncates to an integer (a polynomial's
-    degree n) has derivative 0 at an integral value, where a central step would straddle the jump."""
-    found = []
-    with torch.no_grad():
-        for i, x in enumerate(xs):
-            if not x.is_floating_point():
-                found.append(None)
-                continue
-            h = torch.where(x == 0, DIFFERENCE_STEP, x.abs() * DIFFERENCE_STEP).detach()
-            h = (x.detach() + h) - x.detach()  # the step as float64 represents it
-            moved = [x.detach() + h if k == i else other.detach() for k, other in enumerate(xs)]
-            found.append((fn(*moved)[out] - y) / h)
-    return found
-
-
-DIFFERENCE_MOVES = 4096  # input elements moved one at a time for one output element, at most
-
-
-def element_difference_partials(fn, out: int, xs: list[torch.Tensor], j: int, yj: float) -> list[torch.Tensor | None]:
-    """d y[j] / dx of any op by forward differences (`difference_partials`), one input element moved at a time."""
-    if sum(x.numel() for x in xs if x.is_floating_point()) > DIFFERENCE_MOVES:
-        raise RuntimeError(f"autograd has no derivative for the op, and its inputs exceed {DIFFERENCE_MOVES} elements to move one by one")
-    found = []
-    with torch.no_grad():
-        for i, x in enumerate(xs):
-            if not x.is_floating_point():
-                found.append(None)
-                continue
-            flat, partial = x.detach().reshape(-1), torch.zeros(x.numel(), dtype=torch.float64)
-            for e in range(flat.numel()):
-                step = DIFFERENCE_STEP if flat[e] == 0 else abs(float(flat[e])) * DIFFERENCE_STEP
-                bumped = flat.clone()
-                bumped[e] += step
-                h = float(bumped[e] - flat[e])
-                moved = [bumped.reshape(x.shape) if k == i else other.detach() for k, other in enumerate(xs)]
-                partial[e] = (float(fn(*moved)[out].reshape(-1)[j]) - yj) / h
-            found.append(partial.reshape(x.shape))
-    return found
-
-
 def _moved(x: torch.Tensor, delta: np.ndarray) -> torch.Tensor:
     """An input moved by `delta` (its shape, flat); an integer input is never moved."""
     return x.detach() + torch.from_numpy(delta).reshape(x.shape) if x.is_floating_point() else x.detach()
-
-
-def fine_reference(alone: Graph, out: int) -> Callable[..., np.ndarray | None] | None:
-    """A float64 program's op evaluated finer than float64 (`program.fine`), output `out` flat; None for any other op.
-
-    In float64 the op's own float64 reference rounds as much as the values it judges, and a move of a fraction of an
-    input's ULP is lost when the moved input is stored in float64: a 5-term sum that dropped an addend's last bits
-    (0.25 ULP of each term explains it) found no move at all."""
-    if not is_fine(alone):
-        return None
-    source = lower(alone, reference=True)
-
-    def evaluate(xs: list[np.ndarray], moves: list[np.ndarray] | None = None) -> np.ndarray | None:
-        found = fine_outputs(source, xs, [], moves)
-        return None if found is None else found[out].reshape(-1)
-
-    return evaluate
 
 
 def measure_side(fn, out: int, inputs, values, in_fmts, out_fmt, positions: list[tuple[int, int]] | None, skip: np.ndarray | None = None, fine=None) -> Side:
     """`fine` (`fine_reference`): the exact values and the moved inputs' values from it, where it answers."""
     side = Side()
     if positions is None:  # pointwise: every sample at once, each input expanded to the output's shape
-        _pointwise(side, fn, out, inputs, values, in_fmts, out_fmt, skip)
+        _pointwise(side, fn, out, inputs, values, in_fmts, out_fmt, skip, fine)
         return side
     for s, (args, value) in enumerate(zip(inputs, values)):
         got = value.detach().to("cpu", torch.float64).reshape(-1).numpy()
@@ -275,7 +198,7 @@ def measure_side(fn, out: int, inputs, values, in_fmts, out_fmt, positions: list
     return side
 
 
-def _pointwise(side: Side, fn, out: int, inputs, values, in_fmts, out_fmt, skip: np.ndarray | None = None) -> None:
+def _pointwise(side: Side, fn, out: int, inputs, values, in_fmts, out_fmt, skip: np.ndarray | None = None, fine=None) -> None:
     """One forward and one backward per slab of the samples stacked (`_slabs`): each element has its own copy of every input."""
     shape = tuple(values[0].shape)
     numel = max(1, math.prod(shape))
@@ -288,7 +211,7 @@ def _pointwise(side: Side, fn, out: int, inputs, values, in_fmts, out_fmt, skip:
 
         xs = [leaf(torch.stack([slab(args[i]) for args in inputs[first:last]])) for i in range(len(inputs[0]))]
         got = torch.cat([slab(v).reshape(-1) for v in values[first:last]]).numpy()
-        _measure_slab(side, fn, out, xs, got, numel, offset, in_fmts, out_fmt, None if skip is None else skip[offset : offset + got.size])
+        _measure_slab(side, fn, out, xs, got, numel, offset, in_fmts, out_fmt, None if skip is None else skip[offset : offset + got.size], fine)
 
 
 def _slabs(samples: int, shape: tuple[int, ...]) -> Iterator[tuple[int, int, slice]]:
@@ -306,7 +229,8 @@ def _slabs(samples: int, shape: tuple[int, ...]) -> Iterator[tuple[int, int, sli
             yield s, s + 1, slice(row, min(row + step, shape[0]))
 
 
-def _measure_slab(side: Side, fn, out: int, xs: list[torch.Tensor], got: np.ndarray, numel: int, offset: int, in_fmts, out_fmt, skip) -> None:
+def _measure_slab(side: Side, fn, out: int, xs: list[torch.Tensor], got: np.ndarray, numel: int, offset: int, in_fmts, out_fmt, skip, fine=None) -> None:
+    """`fine` (`fine_reference`): the exact values and the moved inputs' values from it, where it answers."""
     y = fn(*xs)[out]
     # an op autograd has no formula for (torch marks the special polynomials non-differentiable): forward differences
     grads = partials_of(y.sum(), xs) if y.requires_grad else difference_partials(fn, out, xs, y.detach())
@@ -322,6 +246,8 @@ def _measure_slab(side: Side, fn, out: int, xs: list[torch.Tensor], got: np.ndar
             return fn(*[torch.from_numpy(a).reshape(x.shape) for x, a in zip(xs, arrays)])[out].reshape(-1).numpy()
 
     exact, other_zero = at_other_zero(y.detach().reshape(-1).numpy(), got, flat, at)
+    if fine is not None:
+        exact, moved = finer_pointwise(fine, flat, exact, moved)
     side.signed_zero += int(other_zero.sum())
     _add(side, numel, offset, got, exact, flat, partials, in_fmts, out_fmt, moved, skip, other_zero)
 
