@@ -82,6 +82,23 @@ def _slice_operands(rng: random.Random, spec: TensorSpec, attrs: dict) -> list[t
     return [_slice_shape(spec, attrs)]
 
 
+def _draw_windows(rng: random.Random, specs: list[TensorSpec]) -> dict:
+    """Windows along a dim, as unfold draws them: overlapping (a step shorter than the window) or with gaps between."""
+    dims = [d for d, n in enumerate(specs[0].shape) if n >= 2]
+    if not dims:
+        raise GraphError("no dim of 2 or more to draw windows along")
+    dim = rng.choice(dims)
+    size = rng.randint(1, specs[0].shape[dim] - 1)
+    return {"dim": dim, "size": size, "step": rng.randint(1, size + 2)}
+
+
+def _windows(specs: list[TensorSpec], attrs: dict) -> TensorSpec:
+    shape, dim, size, step = specs[0].shape, attrs["dim"], attrs["size"], attrs["step"]
+    if not 0 <= dim < len(shape) or not (1 <= size <= shape[dim] and step >= 1):
+        raise GraphError(f"no windows of {size} by {step} along dim {dim} of {shape}")
+    return specs[0]
+
+
 SPECS: list[OpSpec] = [
     OpSpec("add_inplace", 2, "elementwise", _in_place, weight=0.5, bound="correctly_rounded", call="{0}.clone().add_({1})"),
     OpSpec("mul_inplace", 2, "elementwise", _in_place, weight=0.5, bound="correctly_rounded", call="{0}.clone().mul_({1})"),
@@ -151,6 +168,20 @@ SPECS: list[OpSpec] = [
         weight=0.3,
         bound="correctly_rounded",
         call="(lambda t: (t.transpose({dim0}, {dim1}).mul_({1}), t)[1])({0}.clone())",
+    ),
+    # abs_ through windows of x (unfold), x read on: windows that overlap ((x + x).unfold(1, 4, 2).abs_(), pytorch#183888;
+    # abs is idempotent, so a shared element has one value whatever the order) or leave gaps, which a compiled mutation
+    # through the view zeroed (pytorch#198102)
+    OpSpec(
+        "abs_inplace_windows",
+        1,
+        "window",
+        _windows,
+        draw_attrs=_draw_windows,
+        terms=one_term,
+        weight=0.3,
+        bound="correctly_rounded",
+        call="(lambda t: (t.unfold({dim}, {size}, {step}).abs_(), t)[1])({0}.clone())",
     ),
     # a KV cache's update: new rows copied into a slice of the cache (cast to its dtype), the whole cache read on
     OpSpec(

@@ -11,7 +11,17 @@ from numfuzz.program.ir import Graph, Node, TensorSpec
 from numfuzz.program.lowering import compile_source, lower
 
 # the ops whose float64 reference values this file checks (`test_reference_values` finds every file's)
-VALUES_TESTED = ("sub_inplace", "div_inplace", "mul_scalar_inplace", "lerp_inplace", "addcmul_inplace", "addcdiv_inplace", "clamp_inplace", "mul_inplace_view")
+VALUES_TESTED = (
+    "sub_inplace",
+    "div_inplace",
+    "mul_scalar_inplace",
+    "lerp_inplace",
+    "addcmul_inplace",
+    "addcdiv_inplace",
+    "clamp_inplace",
+    "mul_inplace_view",
+    "abs_inplace_windows",
+)
 
 X = [ANY[:4], ANY[4:8], ANY[7:]]  # (3, 4)
 Y = [f32([0.3, -1.7, 2.5, 1e-3])]  # (1, 4): broadcast along the rows
@@ -52,3 +62,14 @@ def test_a_write_through_a_transposed_view_lands_in_the_base():
     x = [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]  # (2, 3); its transpose (3, 2) times a column (3, 1) scales the base's columns
     out, _ = _run("mul_inplace_view", [x, [[10.0], [100.0], [-1.0]]], {"dim0": 0, "dim1": -1})
     assert out.tolist() == [[10.0, 200.0, -3.0], [40.0, 500.0, -6.0]]
+
+
+@pytest.mark.parametrize("size, step, want", [(1, 2, [1, -2, 3, -4, 5, -6]), (3, 2, [1, 2, 3, 4, 5, -6]), (2, 3, [1, 2, -3, 4, 5, -6])])
+def test_abs_through_unfold_windows_lands_on_the_elements_a_window_covers(size, step, want):
+    """abs_inplace_windows: every element some window covers, once or twice (overlap), is made positive; the rest are kept."""
+    graph = Graph((TensorSpec((1, 6), "fp32"),), (Node.make("abs_inplace_windows", [0], dim=1, size=size, step=step),), (1,))
+    x = torch.tensor([[-1.0, -2, -3, -4, -5, -6]])
+    for reference in (False, True):
+        fn = compile_source(lower(graph, reference=reference))
+        (got,) = fn(x.double() if reference else x)
+        assert got.tolist() == [want] and x[0, 0] == -1.0  # the input is left as it was
