@@ -180,9 +180,10 @@ NAN_KEPT = ("numfuzz/judge/nonfinite_class.py", r"^def class_lost")  # a NaN eag
 ERROR_PARITY = ("numfuzz/judge/error_parity.py", r"^def eager_raised_target_ran")  # eager raises, the target computes
 LOWEST_INTEGER = ("numfuzz/program/values.py", r"edges = np.array\(\[low,")  # a signed dtype's lowest value drawn
 DEFAULT_DTYPE_CHANGED = ("numfuzz/runner/case_runner.py", r"set_default_dtype")  # a global changed between calls
-INPLACE_ON_VIEW = ("numfuzz/program/op_table/inplace.py", r"overlapping view")  # in-place ops on a computed view
+INPLACE_ON_VIEW = ("numfuzz/program/op_table/inplace.py", r"windows that overlap")  # an in-place op on a computed view whose elements overlap
 DUPLICATE_INDEX_WRITE = ("numfuzz/program/op_table/scatter.py", r'OpSpec\("index_put_self"')  # x[i] += x[i] at repeated i
-COMPUTED_INDEX = ("numfuzz/program/op_table/scatter.py", r"computed index")  # indices a program computes (an index is an input)
+SELF_UPDATE = ("numfuzz/program/op_table/inplace.py", r"its own flip")  # x.add_(x.flip(0)): an in-place op reading its own target
+COMPUTED_INDEX = ("numfuzz/program/op_table/scatter.py", r"at a computed index")  # indices a program computes (an index is an input)
 TENSOR_LISTS = ("numfuzz/program/op_db/sources.py", r"^def _tensors")  # cat, stack: a list of tensors as the first argument
 ZERO_TENSOR = ("numfuzz/program/values.py", r"_efficientzerotensor")  # a ZeroTensor input (an sgn gradient's)
 MIXED_OPERANDS = ("numfuzz/program/op_db/family.py", r"^MIXED_FORMS = ")  # a bool or integer first operand beside a float one
@@ -281,12 +282,12 @@ SURVEY_2026_SYMPTOMS = [
         "index_put_ at arange(n) of x * 2, then x.add_(x.flip(0)): wrong at every size",
         ("db.index_put", "db.flip", "add_inplace"),
         (),
-        (INPLACE_ON_VIEW,),
+        (SELF_UPDATE,),
     ),
     Row(
         "#197582",
         "v = x.view(-1); v[arange(4) % 2] = v[...] + 1: duplicate computed indices",
-        ("index_put_self", "db.remainder"),
+        ("index_put_self_computed",),
         (),
         (DUPLICATE_INDEX_WRITE, COMPUTED_INDEX),
     ),

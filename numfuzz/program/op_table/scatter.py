@@ -136,6 +136,21 @@ def _index_put_self(specs: list[TensorSpec], attrs: dict) -> TensorSpec:
     return specs[0]
 
 
+def _draw_computed_index(rng: random.Random, specs: list[TensorSpec]) -> dict:
+    """An index the program computes, arange(length) % modulus: repeated wherever length passes the modulus."""
+    need_rank(specs[0], 1)
+    rows = specs[0].shape[0]
+    if not rows:
+        raise GraphError("no row of an empty dim to index")
+    return {"length": rng.randint(1, 2 * rows), "modulus": rng.randint(1, rows)}
+
+
+def _index_put_computed(specs: list[TensorSpec], attrs: dict) -> TensorSpec:
+    if not specs[0].shape or not 1 <= attrs["modulus"] <= specs[0].shape[0] or attrs["length"] < 1:
+        raise GraphError(f"arange({attrs['length']}) % {attrs['modulus']} does not index dim 0 of {specs[0].shape}")
+    return specs[0]
+
+
 def _scatter_add(specs: list[TensorSpec], attrs: dict) -> TensorSpec:
     x, index, src = specs[0].shape, specs[1].shape, specs[2].shape
     dim = norm_dim(attrs["dim"], len(x))
@@ -170,6 +185,10 @@ SPECS: list[OpSpec] = [
     OpSpec("index_put_self", 2, "fresh", _index_put_self, domains=("any", "index"), operands=index_vector_operands, index_arg=1, index_bound=rows,
            terms=one_term, weight=0.3, bound="correctly_rounded", call="torch.index_put({0}, ({1},), {0}[{1}] + {0}[{1}])",
            reference="torch.index_put({0}, ({1}.long(),), {0}[{1}.long()] + {0}[{1}.long()])"),
+    # ... at a computed index (v[arange(4) % 2] = v[...] + 1, pytorch#197582): the compiler sees how the index is made
+    OpSpec("index_put_self_computed", 1, "window", _index_put_computed, draw_attrs=_draw_computed_index, terms=one_term, weight=0.2,
+           bound="correctly_rounded",
+           call="(lambda t, i: torch.index_put(t, (i,), t[i] + t[i]))({0}, torch.arange({length}, device={0}.device) % {modulus})"),
     OpSpec("scatter_add", 3, "fresh", _scatter_add, domains=("any", "index"), draw_attrs=draw_dim, operands=_scatter_add_operands, same_dtype=True,
            index_arg=1, index_bound=along, terms=_scatter_add_terms, weight=0.5, bound="table",
            call="torch.scatter_add({0}, {dim}, {1}, {2})", reference="torch.scatter_add({0}, {dim}, {1}.long(), {2})"),

@@ -184,6 +184,7 @@ def test_every_committed_thunder_finding_is_known_on_the_release_and_on_thunder_
             "numfuzz-thunder-var-std-unbiased-keyword",
         ),
         ("crash_compile:TypeError", "db.__rmod__", "TypeError: 'NoneType' object is not callable", "numfuzz-thunder-tensor-mod-operator"),
+        ("crash_compile:TypeError", "index_put_self_computed", "TypeError: 'NoneType' object is not callable", "numfuzz-thunder-tensor-mod-operator"),
         ("crash_compile:AttributeError", "db.H", "AttributeError: Unknown attribute H", "numfuzz-thunder-tensor-h-mh-attributes"),
         ("crash_compile:AttributeError", "db.mH", "AttributeError: Unknown attribute mH", "numfuzz-thunder-tensor-h-mh-attributes"),
         (
@@ -445,3 +446,15 @@ def test_a_bitcast_to_bytes_after_a_transpose_failing_to_lower_is_pytorch_185515
     crash = Signature("inductor", "crash_compile:InductorError", ("view_dtype",), fingerprint=crash_fingerprint(message))
     assert match_known(load_known(), crash, CPU_29).id == "pytorch-185515"
     assert match_known(load_known(), crash, {**CPU_29, "torch": "2.15.0"}) is None  # lowered there: a new finding
+
+
+def test_a_write_through_unfold_windows_is_the_overlap_ban_or_the_gaps_zeroed():
+    """Overlapping windows: torch.compile's functionalization refuses by design; windows with gaps: the base zeroed."""
+    from numfuzz.judge.crash import crash_fingerprint
+
+    message = "BackendCompilerFailed: backend='inductor' raised: RuntimeError: While executing unfold, functionalization encountered a tensor being mutated that has internal overlap. When using torch.compile"
+    banned = Signature("inductor", "crash_compile:BackendCompilerFailed", ("abs_inplace_windows",), fingerprint=crash_fingerprint(message))
+    assert match_known(load_known(), banned, CPU_29).id == "pytorch-165409"
+    zeroed = Signature("inductor", "less_accurate", ("abs_inplace_windows",), "fp32", "unexplained")
+    assert match_known(load_known(), zeroed, CPU_29).id == "pytorch-198102"
+    assert match_known(load_known(), Signature("inductor", "less_accurate", ("abs",), "fp32", "unexplained"), CPU_29) is None

@@ -13,7 +13,18 @@ from numfuzz.program.layout import Layout
 from numfuzz.program.lowering import compile_source, lower
 
 # the ops whose float64 reference values this file checks (`test_reference_values` finds every file's)
-VALUES_TESTED = ("argmax", "argmin", "max_dim", "max_pool2d_indices", "sin_inplace", "tan_inplace", "ldexp", "affine_grid", "index_put_self")
+VALUES_TESTED = (
+    "argmax",
+    "argmin",
+    "max_dim",
+    "max_pool2d_indices",
+    "sin_inplace",
+    "tan_inplace",
+    "ldexp",
+    "affine_grid",
+    "index_put_self",
+    "index_put_self_computed",
+)
 
 ROWS = [f32([0.5, -2.0, 3.25, 3.25]), f32([-1.0, -1.5, -7.0, 0.125]), f32([9.0, 1.0, 2.0, -9.5])]
 
@@ -94,3 +105,12 @@ def test_index_put_self_doubles_each_indexed_row_once_however_often_its_index_re
     (eager,) = compile_source(lower(graph))(x, idx)
     (exact,) = compile_source(lower(graph, reference=True))(x.double(), idx)
     assert eager.tolist() == want and exact.tolist() == want and exact.dtype == torch.float64
+
+
+def test_index_put_self_at_a_computed_index_doubles_each_row_it_names_once():
+    """index_put_self_computed: arange(5) % 2 names rows 0 and 1 (each twice, with equal writes); rows 2 on are kept."""
+    graph = Graph((TensorSpec((3, 2), "fp32"),), (Node.make("index_put_self_computed", [0], length=5, modulus=2),), (1,))
+    x = torch.tensor([[1.0, -2.0], [3.0, 4.5], [5.0, 6.0]])
+    for in_float64 in (False, True):
+        (got,) = compile_source(lower(graph, reference=in_float64))(x.double() if in_float64 else x)
+        assert got.tolist() == [[2.0, -4.0], [6.0, 9.0], [5.0, 6.0]]
