@@ -194,7 +194,7 @@ def _print_groups(directory: Path, shown: list, hidden: int, confirmations: dict
     from numfuzz.judge.rounding_error_text import describe
     from numfuzz.judge.verdicts import severity_text
 
-    note = f" ({hidden} benign group{'s' * (hidden != 1)} hidden, within_rounding or eager_unstable: --all lists them)" if hidden else ""
+    note = f" ({hidden} benign group{'s' * (hidden != 1)} hidden, within_rounding, eager_unstable or subgradient: --all lists them)" if hidden else ""
     if not shown:
         click.echo(f"no findings under {directory}{note}")
         return

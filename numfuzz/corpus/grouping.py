@@ -44,7 +44,7 @@ class Group:
     smallest_key: tuple = ()
     known: KnownIssue | None = None
     mechanism: Mechanism | None = None
-    benign: bool = True  # every finding in it is benign under the bounds in force (within_rounding, eager_unstable)
+    benign: bool = True  # every finding in it is benign under the bounds in force (within_rounding, eager_unstable, subgradient)
     verdicts: set[str] = field(default_factory=set)  # its findings' final verdicts
     analysis: Analysis | None = None  # the smallest case's: culprit, cause, evidence
     minimized: bool = False  # the smallest case is a minimised one

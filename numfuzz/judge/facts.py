@@ -33,7 +33,8 @@ VERSION = 2
 #    rounding error measured on the fine reference
 # 5: float64 programs' pointwise ops measured on the fine reference too, and ops autograd cannot differentiate measured
 #    by forward differences (before: "not measured")
-RULES_VERSION = 5
+# 6: a gradient that parts from eager's only on its culprit's kinks, a subgradient (`subgradient`)
+RULES_VERSION = 6
 
 
 @dataclass(frozen=True)
@@ -119,6 +120,8 @@ class Analysis:
     domain_edge: str | None = None
     # evidence: a non-finite class lost (nonfinite_class) that the exact rest of the program gives from the culprit's value
     class_rest: str | None = None
+    # evidence: a gradient that parts from eager's only on kinks of its culprit, between the one-sided derivatives (`judge.kinks`)
+    subgradient: str | None = None
 
     @property
     def ill_conditioned(self) -> bool:
@@ -137,7 +140,7 @@ class Analysis:
         data["culprit"] = self.culprit.to_json() if self.culprit is not None else None
         if self.rounding_error is not None:
             data["rounding_error"] = self.rounding_error.to_json()
-        for name in ("gradient_of", "nonfinite_rest", "reordered", "fused_backward_bits", "overflows_too", "domain_edge", "class_rest"):
+        for name in ("gradient_of", "nonfinite_rest", "reordered", "fused_backward_bits", "overflows_too", "domain_edge", "class_rest", "subgradient"):
             if getattr(self, name) is not None:
                 data[name] = getattr(self, name)
         if self.gradient_max_abs is not None:
@@ -174,6 +177,7 @@ class Analysis:
                 overflows_too=_text(data.get("overflows_too")),
                 domain_edge=_text(data.get("domain_edge")),
                 class_rest=_text(data.get("class_rest")),
+                subgradient=_text(data.get("subgradient")),
             )
         except (KeyError, TypeError, ValueError) as exc:
             raise ValueError(f"unreadable analysis: {exc}") from None

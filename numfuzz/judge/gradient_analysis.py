@@ -23,6 +23,7 @@ from numfuzz.judge.evidence import Evidence
 from numfuzz.judge.execute import Outcome, evaluate
 from numfuzz.judge.facts import Analysis, Culprit
 from numfuzz.judge.gradient_rounding import measure_gradient
+from numfuzz.judge.kinks import subgradient_evidence
 from numfuzz.judge.oracle import gradient_bits_lost
 from numfuzz.judge.reduction_order import reordered_gradient_evidence
 from numfuzz.judge.verdicts import Verdict
@@ -135,6 +136,7 @@ def analyse_gradient(
     if cut is None and outcome.oracle is Verdict.LESS_ACCURATE:  # no op's backward alone is worse: how much the whole one loses
         facts.fused_backward_bits = next((gradient_bits_lost(o) for o in outcome.outputs if o.index == flagged), None)
     facts.gradient_max_abs = gradient_max_abs(outcome.outputs, flagged)
+    facts.subgradient = subgradient_evidence(cut) if cut is not None and outcome.oracle is Verdict.LESS_ACCURATE else None
     return facts
 
 

@@ -37,11 +37,15 @@ class Verdict(str, Enum):
     # benign: less accurate than eager, yet eager's own value at the op where it starts is far outside that op's
     # bound as well: the formula is unstable whoever computes it (judge.rules.EagerFailsToo)
     EAGER_UNSTABLE = "eager_unstable"
+    # benign: a gradient that parts from eager's only where the culprit op has no derivative (an input on a kink: clamp
+    # at a bound, relu at 0), and is between its one-sided derivatives there, as eager's: a subgradient (judge.kinks)
+    SUBGRADIENT = "subgradient"
     INVALID = "invalid"  # the program itself is bad: eager raised, or no finite reference
 
     @property
     def is_finding(self) -> bool:
-        return self not in (Verdict.EQUAL, Verdict.MORE_ACCURATE, Verdict.AMPLIFIED, Verdict.WITHIN_ROUNDING, Verdict.EAGER_UNSTABLE, Verdict.INVALID)
+        benign = (Verdict.AMPLIFIED, Verdict.WITHIN_ROUNDING, Verdict.EAGER_UNSTABLE, Verdict.SUBGRADIENT)
+        return self not in (Verdict.EQUAL, Verdict.MORE_ACCURATE, *benign, Verdict.INVALID)
 
     @property
     def is_refusal(self) -> bool:
@@ -61,7 +65,7 @@ class Verdict(str, Enum):
     @property
     def is_listed_benign(self) -> bool:
         """Benign, yet kept in a campaign's corpus for `corpus --all` to list: less accurate than eager for a reason a rule names."""
-        return self in (Verdict.WITHIN_ROUNDING, Verdict.EAGER_UNSTABLE)
+        return self in (Verdict.WITHIN_ROUNDING, Verdict.EAGER_UNSTABLE, Verdict.SUBGRADIENT)
 
     @property
     def is_kept(self) -> bool:

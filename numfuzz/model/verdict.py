@@ -71,7 +71,7 @@ def _most_severe(verdicts: list[Verdict]) -> Verdict:
     if not verdicts:
         return Verdict.INVALID
     findings = [v for v in SEVERITY if v.is_finding]  # the oracle's findings first, then the benign the rules name, then the clean
-    ranked = [*findings, Verdict.WITHIN_ROUNDING, Verdict.EAGER_UNSTABLE, Verdict.AMPLIFIED, *(v for v in SEVERITY if not v.is_finding)]
+    ranked = [*findings, Verdict.WITHIN_ROUNDING, Verdict.EAGER_UNSTABLE, Verdict.SUBGRADIENT, Verdict.AMPLIFIED, *(v for v in SEVERITY if not v.is_finding)]
     return next((v for v in ranked if v in verdicts), verdicts[0])
 
 

@@ -23,7 +23,7 @@ from numfuzz.sweep.results import read_versions
 from numfuzz.sweep.summary import STATES, cell_state, summarize
 
 PAGE = "index.html"
-BENIGN = {"within_rounding", "amplified", "eager_unstable"}
+BENIGN = {"within_rounding", "amplified", "eager_unstable", "subgradient"}
 CLEAN = {"equal", "more_accurate"}
 FINDINGS = {"less_accurate", "nonfinite", "nonfinite_class", "position_dependent", "mismatch", "nondeterministic"}
 

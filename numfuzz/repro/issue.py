@@ -163,6 +163,7 @@ _PHRASES = {
     Verdict.MORE_ACCURATE: "is more accurate than eager here (no finding)",
     Verdict.WITHIN_ROUNDING: "is less accurate than eager only within its ops' documented rounding here (no finding)",
     Verdict.EAGER_UNSTABLE: "is less accurate than eager, where eager is equally unstable at the op it starts at (no finding)",
+    Verdict.SUBGRADIENT: "takes another derivative than eager where its op has none (no finding)",
 }
 
 

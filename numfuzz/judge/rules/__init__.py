@@ -17,21 +17,23 @@ The rules, in order (each class states its rule in its docstring: `rules.values`
                                its domain's edge, reached by a value a fused kernel did not round.
 5. kept_cause               -- a dropped cast, an emulated rounding, a non-finite intermediate, or a
                                narrow accumulator: a finding whatever the bound.
-6. gradient_within_bound    -- a gradient whose culprit's backward is within its bound.
-7. fused_backward           -- a gradient no op's backward alone makes less accurate, at most 2 bits
+6. subgradient              -- a gradient that parts from eager's only where its culprit has no derivative,
+                               between the one-sided derivatives there: another subgradient (`judge.kinks`).
+7. gradient_within_bound    -- a gradient whose culprit's backward is within its bound.
+8. fused_backward           -- a gradient no op's backward alone makes less accurate, at most 2 bits
                                worse: how the backward is fused.
-8. gradient_abs_no_worse    -- a gradient whose largest absolute error is no larger than eager's: its
+9. gradient_abs_no_worse    -- a gradient whose largest absolute error is no larger than eager's: its
                                ULPs are lost at elements near zero, rounding of a sum.
-9. value_within_bound       -- a value whose culprit op is within its bound.
-10. ill_conditioned_culprit  -- a value beyond its culprit's bound only where the op's condition is
+10. value_within_bound       -- a value whose culprit op is within its bound.
+11. ill_conditioned_culprit  -- a value beyond its culprit's bound only where the op's condition is
                                infinite or as large as its dtype's precision: the op amplifies.
-11. nonfinite_rest          -- a non-finite value that the exact rest of the program makes from a
+12. nonfinite_rest          -- a non-finite value that the exact rest of the program makes from a
                                culprit value within its bound.
-12. class_rest              -- a NaN or inf that eager and float64 agree on, lost (nonfinite_class) where the exact
+13. class_rest              -- a NaN or inf that eager and float64 agree on, lost (nonfinite_class) where the exact
                                rest of the program gives the target's class from a culprit value within its bound;
                                an op that itself loses it (the cause nonfinite_dropped) is kept by kept_cause.
-13. position_within_bound   -- two positions that part at an op within its bound at both.
-14. eager_fails_too         -- eager's own value at the culprit is far outside the op's bound as
+14. position_within_bound   -- two positions that part at an op within its bound at both.
+15. eager_fails_too         -- eager's own value at the culprit is far outside the op's bound as
                                well: the formula is unstable whoever computes it.
 
 Where none holds, the oracle's verdict stands.
@@ -46,7 +48,7 @@ from __future__ import annotations
 from numfuzz.judge.bounds import Bounds
 from numfuzz.judge.execute import Outcome
 from numfuzz.judge.facts import RULES_VERSION, Analysis
-from numfuzz.judge.rules.gradients import FUSED_BACKWARD_LOCATED, FusedBackward, GradientAbsNoWorse, GradientWithinBound
+from numfuzz.judge.rules.gradients import FUSED_BACKWARD_LOCATED, FusedBackward, GradientAbsNoWorse, GradientWithinBound, Subgradient
 from numfuzz.judge.rules.nonfinite import ClassRest, DomainEdge, NonfiniteRest, OverflowsToo, ReorderedReduction
 from numfuzz.judge.rules.rule import Judgement, Rule
 from numfuzz.judge.rules.values import Amplified, EagerFailsToo, IllConditionedCulprit, KeptCause, PositionWithinBound, ValueWithinBound
@@ -60,6 +62,7 @@ RULES: tuple[Rule, ...] = (
     OverflowsToo(),
     DomainEdge(),
     KeptCause(),
+    Subgradient(),
     GradientWithinBound(),
     FusedBackward(),
     GradientAbsNoWorse(),

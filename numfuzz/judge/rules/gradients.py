@@ -77,3 +77,14 @@ class GradientAbsNoWorse(Rule):
 
     def unmeasured(self, facts: Analysis, bounds: Bounds) -> str | None:
         return "the gradient's largest absolute errors" if facts.gradient_of is not None and facts.gradient_max_abs is None else None
+
+
+class Subgradient(Rule):
+    """A less accurate gradient that parts from eager's only where the culprit op has no derivative (clamp at x = min =
+    max, relu or abs at 0, max at a tie), and is between the op's one-sided derivatives there, as eager's is: autograd
+    chose another subgradient, which no maintainer takes as a bug (`judge.kinks`)."""
+
+    name, judges, gives, reads, since = "subgradient", (Verdict.LESS_ACCURATE,), Verdict.SUBGRADIENT, ("gradient_of", "subgradient"), 6
+
+    def holds(self, facts: Analysis, bounds: Bounds) -> str | None:
+        return facts.subgradient if facts.gradient_of is not None else None

@@ -1,0 +1,90 @@
+"""A gradient taken where the op has none: an input on a kink (clamp at a bound, relu or abs at 0, max at a tie).
+
+There the op's left and right derivatives differ, and autograd returns one of them, or a value between: a
+subgradient, chosen by the backward formula. No choice is more accurate than another, and no maintainer takes a
+different one as a bug. Where both sides agree and eager's formula still gives another value (clamp at x = min = max
+is constant in x, derivative 0 from both sides; eager's formula gives 1, Thunder's 0), the target's is the op's own. `subgradient_evidence` asks, of the
+culprit's backward cut out and run alone (`gradient_analysis.Cut`), whether every element where the target's gradient
+parts from eager's sits on a kink of the op, with the target's value between the one-sided derivatives there, each
+measured in float64 by a step to either side.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+import torch
+
+from numfuzz.program.lowering import compile_source, lower
+
+if TYPE_CHECKING:
+    from numfuzz.judge.gradient_analysis import Cut
+
+PARTED = 2.0**-7  # relative difference from eager's gradient past any rounding's: a choice of derivative, or a bug
+MEASURED = 32  # elements measured at most (two float64 runs of the op each)
+STEP = 2.0**-24  # the step to either side, relative to the input's size: the loss's own rounding (a sum of many terms) small against its change
+
+
+def subgradient_evidence(cut: Cut) -> str | None:
+    """Why the target's gradient is a subgradient at every element it parts from eager's; None where one is not."""
+    runs = cut.outcome.runs
+    if runs is None:
+        return None
+    reference = compile_source(lower(cut.graph, reference=True))
+    outputs, seen = len(cut.graph.outputs), []
+    for s, (eager, target) in enumerate(zip(runs.eager, runs.target)):
+        for k in range(len(cut.rows[s])):
+            e, t = _flat(eager[outputs + k]), _flat(target[outputs + k])
+            if e.size != t.size or not e.size:
+                continue
+            with np.errstate(invalid="ignore"):
+                parted = np.flatnonzero(np.abs(t - e) > PARTED * np.maximum(np.maximum(np.abs(e), np.abs(t)), 1e-30))
+            for i in parted[: MEASURED - len(seen)]:
+                sides = _one_sided(reference, cut.rows[s], cut.upstream[s], k, int(i))
+                if sides is None or not _between(t[i], *sides):
+                    return None
+                seen.append((float(t[i]), float(e[i]), sides))
+            if len(seen) >= MEASURED:
+                break
+    if not seen:
+        return None
+    t, e, (left, right) = seen[0]
+    where = "where it has no derivative" if abs(right - left) > 1e-3 * (abs(left) + abs(right)) else "where its derivative is the same from both sides"
+    return (
+        f"at each of the {len(seen)} element(s) measured where the target's gradient parts from eager's, the op's input sits {where} "
+        f"(from one side {left:.3g}, from the other {right:.3g}): the target's {t:.3g} lies between them, where eager's formula gives {e:.3g}"
+    )
+
+
+def _flat(x: torch.Tensor) -> np.ndarray:
+    return x.detach().to("cpu", torch.float64).reshape(-1).numpy()
+
+
+def _one_sided(reference, row: list[torch.Tensor], upstream: list[torch.Tensor], k: int, i: int) -> tuple[float, float] | None:
+    """The derivatives of sum(upstream * op(x)) in x[k]'s element i, from the left and from the right (equal where the op
+    is smooth there: then only a target that gives that derivative, where eager's formula gives another, is no bug)."""
+    xs = [x.detach().to("cpu", torch.float64) if x.is_floating_point() else x.detach().cpu() for x in row]
+    if not xs[k].is_floating_point():
+        return None
+    gs = [g.detach().to("cpu", torch.float64) for g in upstream]
+    base = xs[k].reshape(-1)[i].item()
+    step = STEP * max(abs(base), 1.0)
+
+    def loss(at: float) -> float:
+        moved = [x.clone() for x in xs]
+        moved[k].reshape(-1)[i] = at
+        with torch.no_grad():
+            out = reference(*moved)
+        outs = out if isinstance(out, (tuple, list)) else (out,)
+        return float(sum((g * o.to(torch.float64)).sum() for g, o in zip(gs, outs)))
+
+    middle = loss(base)
+    right, left = (loss(base + step) - middle) / step, (middle - loss(base - step)) / step
+    return (left, right) if np.isfinite(left) and np.isfinite(right) else None
+
+
+def _between(value: float, left: float, right: float) -> bool:
+    low, high = min(left, right), max(left, right)
+    slack = 1e-4 * (abs(low) + abs(high)) + 1e-12  # the steps' own error, in a loss summing many terms
+    return bool(np.isfinite(value)) and low - slack <= value <= high + slack
