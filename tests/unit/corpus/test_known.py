@@ -192,6 +192,7 @@ def test_every_committed_thunder_finding_is_known_on_the_release_and_on_thunder_
             "RuntimeError: Expected dtype thunder.dtypes.int64 but found thunder.dtypes.float32_!",
             "thunder-avg-pool-integer-input",
         ),
+        ("crash_compile:AttributeError", "db.__rdiv__", "AttributeError: Unknown attribute __rdiv__", "numfuzz-thunder-tensor-rdiv-method"),
     ],
 )
 def test_a_crash_thunder_main_still_has_is_known_there(symptom, op, message, entry):
