@@ -193,6 +193,13 @@ def test_every_committed_thunder_finding_is_known_on_the_release_and_on_thunder_
             "thunder-avg-pool-integer-input",
         ),
         ("crash_compile:AttributeError", "db.__rdiv__", "AttributeError: Unknown attribute __rdiv__", "numfuzz-thunder-tensor-rdiv-method"),
+        (
+            "crash_compile:InterpreterError",
+            "sdpa_masked",
+            "InterpreterError: Encountered exception AssertionError: A symbol [Symbol name=autocast_exit] was called while processing a primitive"
+            " while tracing <function fn at 0x7f6cefc48e00>:",
+            "numfuzz-thunder-autocast-sdpa-float-mask",
+        ),
     ],
 )
 def test_a_crash_thunder_main_still_has_is_known_there(symptom, op, message, entry):
