@@ -395,3 +395,23 @@ def test_thunders_relu_dropping_a_nan_under_grad_is_known_there_only():
     found = Signature("thunder:torchcompile", "nonfinite_class", ("relu",), "fp16", "nonfinite_dropped")
     assert match_known(known, found, THUNDER_MAIN).id == "numfuzz-thunder-relu-nan-dropped-with-grad"
     assert match_known(known, Signature("inductor", "nonfinite_class", ("relu",), "fp16", "nonfinite_dropped"), CPU_214) is None
+
+
+def test_take_of_a_0dim_index_under_thunders_torchcompile_is_the_torch_issue_until_its_fix():
+    """torch.take(x, i) of a 0-d index: torch.compile(fullgraph=True) fails on torch 2.9.1 and 2.11.0 (pytorch PR #186138
+    fixed it; 2.15.0 passes), whatever Thunder runs it; Thunder's own torch executor passes, Inductor without fullgraph too."""
+    from numfuzz.judge.crash import crash_fingerprint
+
+    entry = "pytorch-186138-take-0dim-index-data-dependent"
+    main = crash_fingerprint(
+        "BackendCompilerFailed: backend='inductor' raised: GuardOnDataDependentSymNode: Could not extract specialized integer from data-dependent"
+        " expression u0 (unhinted: u0).  (Size-like symbols: none)"
+    )
+    found = Signature("thunder:torchcompile", "crash_compile:BackendCompilerFailed", ("db.take",), fingerprint=main)
+    assert match_known(load_known(), found, THUNDER_MAIN).id == entry
+    release = Signature("thunder:torchcompile", "crash_compile:Unsupported", ("db.take",), fingerprint="Unsupported: Backend compiler exception")
+    assert match_known(load_known(), release, CPU_29).id == entry
+    assert match_known(load_known(), found, {**THUNDER_MAIN, "torch": "2.15.0"}) is None
+    assert match_known(load_known(), Signature("thunder:torch", found.symptom, ("db.take",), fingerprint=main), THUNDER_MAIN) is None
+    other = match_known(load_known(), Signature("thunder:torchcompile", release.symptom, ("db.gather",), fingerprint=release.fingerprint), CPU_29)
+    assert other is None or other.id != entry
