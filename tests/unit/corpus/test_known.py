@@ -200,6 +200,8 @@ def test_every_committed_thunder_finding_is_known_on_the_release_and_on_thunder_
             " while tracing <function fn at 0x7f6cefc48e00>:",
             "numfuzz-thunder-autocast-sdpa-float-mask",
         ),
+        ("crash_compile:IndexError", "logsumexp", "IndexError: tuple index out of range", "numfuzz-thunder-squeeze-0dim-explicit-dim"),
+        ("crash_compile:IndexError", "db.squeeze", "IndexError: tuple index out of range", "numfuzz-thunder-squeeze-0dim-explicit-dim"),
     ],
 )
 def test_a_crash_thunder_main_still_has_is_known_there(symptom, op, message, entry):
