@@ -202,6 +202,13 @@ def test_every_committed_thunder_finding_is_known_on_the_release_and_on_thunder_
         ),
         ("crash_compile:IndexError", "logsumexp", "IndexError: tuple index out of range", "numfuzz-thunder-squeeze-0dim-explicit-dim"),
         ("crash_compile:IndexError", "db.squeeze", "IndexError: tuple index out of range", "numfuzz-thunder-squeeze-0dim-explicit-dim"),
+        (
+            "crash_compile:ValueError",
+            "db.nn.functional.adaptive_avg_pool2d",
+            "ValueError: Element 0 (None) had an unexpected type <class 'NoneType'>. Supported types are (<class 'int'>,"
+            " <class 'thunder.core.proxies.IntegerProxy'>)",
+            "numfuzz-thunder-adaptive-avg-pool2d-none-output-size",
+        ),
     ],
 )
 def test_a_crash_thunder_main_still_has_is_known_there(symptom, op, message, entry):
