@@ -424,3 +424,20 @@ def test_take_of_a_0dim_index_under_thunders_torchcompile_is_the_torch_issue_unt
     assert match_known(load_known(), Signature("thunder:torch", found.symptom, ("db.take",), fingerprint=main), THUNDER_MAIN) is None
     other = match_known(load_known(), Signature("thunder:torchcompile", release.symptom, ("db.gather",), fingerprint=release.fingerprint), CPU_29)
     assert other is None or other.id != entry
+
+
+def test_thunders_tensor_unfold_running_functional_unfold_is_known_whatever_its_symptom():
+    """Thunder's executor runs F.unfold for Tensor.unfold: the campaign's wrong shape, and the crash a 1-d input gives."""
+    known = load_known()
+    entry = "numfuzz-thunder-tensor-unfold-runs-functional-unfold"
+    shape = Signature("thunder:torchcompile", "mismatch", ("db.unfold",), fingerprint="db.unfold: shape (#, #, #) where eager gives (#, #, #, #, #)")
+    assert match_known(known, shape, THUNDER_MAIN).id == entry
+    assert match_known(known, shape, CPU_29).id == entry
+    crash = Signature(
+        "thunder:torch",
+        "crash_compile:NotImplementedError",
+        ("db.unfold",),
+        fingerprint="NotImplementedError: Exception encountered when doing automatic registration for unfold, please use manual registration: *",
+    )
+    assert match_known(known, crash, THUNDER_MAIN).id == entry
+    assert match_known(known, Signature("inductor", "mismatch", ("db.unfold",), fingerprint=shape.fingerprint), CPU_214) is None
