@@ -441,3 +441,13 @@ def test_thunders_tensor_unfold_running_functional_unfold_is_known_whatever_its_
     )
     assert match_known(known, crash, THUNDER_MAIN).id == entry
     assert match_known(known, Signature("inductor", "mismatch", ("db.unfold",), fingerprint=shape.fingerprint), CPU_214) is None
+
+
+def test_thunders_repeat_interleave_returning_a_view_of_its_input_is_known():
+    """A 0-d input or repeats=1: Thunder's reshape of the expanded input views it; eager's repeat_interleave copies."""
+    known = load_known()
+    view = Signature("thunder:torchcompile", "metadata", fingerprint="db.repeat_interleave: a view of input x# where eager gives a new tensor")
+    assert match_known(known, view, THUNDER_MAIN).id == "numfuzz-thunder-repeat-interleave-output-aliases-input"
+    assert match_known(known, view, CPU_29).id == "numfuzz-thunder-repeat-interleave-output-aliases-input"
+    other = Signature("thunder:torchcompile", "metadata", fingerprint="db.clone: a view of input x# where eager gives a new tensor")
+    assert match_known(known, other, THUNDER_MAIN) is None
