@@ -193,6 +193,23 @@ def test_every_committed_thunder_finding_is_known_on_the_release_and_on_thunder_
             "RuntimeError: Expected dtype thunder.dtypes.int64 but found thunder.dtypes.float32_!",
             "thunder-avg-pool-integer-input",
         ),
+        ("crash_compile:AttributeError", "db.__rdiv__", "AttributeError: Unknown attribute __rdiv__", "numfuzz-thunder-tensor-rdiv-method"),
+        (
+            "crash_compile:InterpreterError",
+            "sdpa_masked",
+            "InterpreterError: Encountered exception AssertionError: A symbol [Symbol name=autocast_exit] was called while processing a primitive"
+            " while tracing <function fn at 0x7f6cefc48e00>:",
+            "numfuzz-thunder-autocast-sdpa-float-mask",
+        ),
+        ("crash_compile:IndexError", "logsumexp", "IndexError: tuple index out of range", "numfuzz-thunder-squeeze-0dim-explicit-dim"),
+        ("crash_compile:IndexError", "db.squeeze", "IndexError: tuple index out of range", "numfuzz-thunder-squeeze-0dim-explicit-dim"),
+        (
+            "crash_compile:ValueError",
+            "db.nn.functional.adaptive_avg_pool2d",
+            "ValueError: Element 0 (None) had an unexpected type <class 'NoneType'>. Supported types are (<class 'int'>,"
+            " <class 'thunder.core.proxies.IntegerProxy'>)",
+            "numfuzz-thunder-adaptive-avg-pool2d-none-output-size",
+        ),
     ],
 )
 def test_a_crash_thunder_main_still_has_is_known_there(symptom, op, message, entry):
@@ -458,3 +475,50 @@ def test_a_write_through_unfold_windows_is_the_overlap_ban_or_the_gaps_zeroed():
     zeroed = Signature("inductor", "less_accurate", ("abs_inplace_windows",), "fp32", "unexplained")
     assert match_known(load_known(), zeroed, CPU_29).id == "pytorch-198102"
     assert match_known(load_known(), Signature("inductor", "less_accurate", ("abs",), "fp32", "unexplained"), CPU_29) is None
+
+
+def test_take_of_a_0dim_index_under_thunders_torchcompile_is_the_torch_issue_until_its_fix():
+    """torch.take(x, i) of a 0-d index: torch.compile(fullgraph=True) fails on torch 2.9.1 and 2.11.0 (pytorch PR #186138
+    fixed it; 2.15.0 passes), whatever Thunder runs it; Thunder's own torch executor passes, Inductor without fullgraph too."""
+    from numfuzz.judge.crash import crash_fingerprint
+
+    entry = "pytorch-186138-take-0dim-index-data-dependent"
+    main = crash_fingerprint(
+        "BackendCompilerFailed: backend='inductor' raised: GuardOnDataDependentSymNode: Could not extract specialized integer from data-dependent"
+        " expression u0 (unhinted: u0).  (Size-like symbols: none)"
+    )
+    found = Signature("thunder:torchcompile", "crash_compile:BackendCompilerFailed", ("db.take",), fingerprint=main)
+    assert match_known(load_known(), found, THUNDER_MAIN).id == entry
+    release = Signature("thunder:torchcompile", "crash_compile:Unsupported", ("db.take",), fingerprint="Unsupported: Backend compiler exception")
+    assert match_known(load_known(), release, CPU_29).id == entry
+    assert match_known(load_known(), found, {**THUNDER_MAIN, "torch": "2.15.0"}) is None
+    assert match_known(load_known(), Signature("thunder:torch", found.symptom, ("db.take",), fingerprint=main), THUNDER_MAIN) is None
+    other = match_known(load_known(), Signature("thunder:torchcompile", release.symptom, ("db.gather",), fingerprint=release.fingerprint), CPU_29)
+    assert other is None or other.id != entry
+
+
+def test_thunders_tensor_unfold_running_functional_unfold_is_known_whatever_its_symptom():
+    """Thunder's executor runs F.unfold for Tensor.unfold: the campaign's wrong shape, and the crash a 1-d input gives."""
+    known = load_known()
+    entry = "numfuzz-thunder-tensor-unfold-runs-functional-unfold"
+    shape = Signature("thunder:torchcompile", "mismatch", ("db.unfold",), fingerprint="db.unfold: shape (#, #, #) where eager gives (#, #, #, #, #)")
+    assert match_known(known, shape, THUNDER_MAIN).id == entry
+    assert match_known(known, shape, CPU_29).id == entry
+    crash = Signature(
+        "thunder:torch",
+        "crash_compile:NotImplementedError",
+        ("db.unfold",),
+        fingerprint="NotImplementedError: Exception encountered when doing automatic registration for unfold, please use manual registration: *",
+    )
+    assert match_known(known, crash, THUNDER_MAIN).id == entry
+    assert match_known(known, Signature("inductor", "mismatch", ("db.unfold",), fingerprint=shape.fingerprint), CPU_214) is None
+
+
+def test_thunders_repeat_interleave_returning_a_view_of_its_input_is_known():
+    """A 0-d input or repeats=1: Thunder's reshape of the expanded input views it; eager's repeat_interleave copies."""
+    known = load_known()
+    view = Signature("thunder:torchcompile", "metadata", fingerprint="db.repeat_interleave: a view of input x# where eager gives a new tensor")
+    assert match_known(known, view, THUNDER_MAIN).id == "numfuzz-thunder-repeat-interleave-output-aliases-input"
+    assert match_known(known, view, CPU_29).id == "numfuzz-thunder-repeat-interleave-output-aliases-input"
+    other = Signature("thunder:torchcompile", "metadata", fingerprint="db.clone: a view of input x# where eager gives a new tensor")
+    assert match_known(known, other, THUNDER_MAIN) is None
