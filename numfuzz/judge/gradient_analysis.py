@@ -136,7 +136,9 @@ def analyse_gradient(
     if cut is None and outcome.oracle is Verdict.LESS_ACCURATE:  # no op's backward alone is worse: how much the whole one loses
         facts.fused_backward_bits = next((gradient_bits_lost(o) for o in outcome.outputs if o.index == flagged), None)
     facts.gradient_max_abs = gradient_max_abs(outcome.outputs, flagged)
-    facts.subgradient = subgradient_evidence(cut) if cut is not None and outcome.oracle is Verdict.LESS_ACCURATE else None
+    facts.subgradient = (
+        subgradient_evidence(cut.graph, cut.rows, cut.upstream, cut.outcome.runs) if cut is not None and outcome.oracle is Verdict.LESS_ACCURATE else None
+    )
     return facts
 
 

@@ -4,44 +4,40 @@ There the op's left and right derivatives differ, and autograd returns one of th
 subgradient, chosen by the backward formula. No choice is more accurate than another, and no maintainer takes a
 different one as a bug. Where both sides agree and eager's formula still gives another value (clamp at x = min = max
 is constant in x, derivative 0 from both sides; eager's formula gives 1, Thunder's 0), the target's is the op's own. `subgradient_evidence` asks, of the
-culprit's backward cut out and run alone (`gradient_analysis.Cut`), whether every element where the target's gradient
+culprit's backward cut out and run alone (`gradient_analysis.locate_backward`), whether every element where the target's gradient
 parts from eager's sits on a kink of the op, with the target's value between the one-sided derivatives there, each
 measured in float64 by a step to either side.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import numpy as np
 import torch
 
+from numfuzz.program.ir import Graph
 from numfuzz.program.lowering import compile_source, lower
-
-if TYPE_CHECKING:
-    from numfuzz.judge.gradient_analysis import Cut
 
 PARTED = 2.0**-7  # relative difference from eager's gradient past any rounding's: a choice of derivative, or a bug
 MEASURED = 32  # elements measured at most (two float64 runs of the op each)
 STEP = 2.0**-24  # the step to either side, relative to the input's size: the loss's own rounding (a sum of many terms) small against its change
 
 
-def subgradient_evidence(cut: Cut) -> str | None:
-    """Why the target's gradient is a subgradient at every element it parts from eager's; None where one is not."""
-    runs = cut.outcome.runs
+def subgradient_evidence(graph: Graph, rows: list[list[torch.Tensor]], upstream: list[list[torch.Tensor]], runs) -> str | None:
+    """Why the target's gradient is a subgradient at every element it parts from eager's; None where one is not.
+    `graph`: the culprit alone, `rows` and `upstream`: its inputs and its output's gradient per sample, `runs`: its judged runs."""
     if runs is None:
         return None
-    reference = compile_source(lower(cut.graph, reference=True))
-    outputs, seen = len(cut.graph.outputs), []
+    reference = compile_source(lower(graph, reference=True))
+    outputs, seen = len(graph.outputs), []
     for s, (eager, target) in enumerate(zip(runs.eager, runs.target)):
-        for k in range(len(cut.rows[s])):
+        for k in range(len(rows[s])):
             e, t = _flat(eager[outputs + k]), _flat(target[outputs + k])
             if e.size != t.size or not e.size:
                 continue
             with np.errstate(invalid="ignore"):
                 parted = np.flatnonzero(np.abs(t - e) > PARTED * np.maximum(np.maximum(np.abs(e), np.abs(t)), 1e-30))
             for i in parted[: MEASURED - len(seen)]:
-                sides = _one_sided(reference, cut.rows[s], cut.upstream[s], k, int(i))
+                sides = _one_sided(reference, rows[s], upstream[s], k, int(i))
                 if sides is None or not _between(t[i], *sides):
                     return None
                 seen.append((float(t[i]), float(e[i]), sides))
