@@ -50,7 +50,7 @@ from numfuzz.judge.chunks import chunk_elements
 from numfuzz.judge.evidence import Evidence
 from numfuzz.judge.oracle import ulp
 from numfuzz.judge.rounding_fine import fine_reference, finer_pointwise
-from numfuzz.judge.rounding_partials import as_float64, difference_partials, element_difference_partials, leaf, partials_of
+from numfuzz.judge.rounding_partials import as_float64, difference_partials, element_difference_partials, leaf, partials_or_differences
 from numfuzz.judge.rounding_record import RoundingRecord
 from numfuzz.judge.rounding_side import WORST, Element, Side, key_nan_low, nan_low
 from numfuzz.program.dtypes import check_dtype, is_integer
@@ -183,7 +183,7 @@ def measure_side(fn, out: int, inputs, values, in_fmts, out_fmt, positions: list
         for j in here:
             xs = [leaf(x.clone()) for x in x64]
             y = fn(*xs)[out].reshape(-1)
-            grads = partials_of(y[j], xs) if y.requires_grad else element_difference_partials(fn, out, xs, j, float(y[j]))
+            grads = partials_or_differences(y[j], xs, element_difference_partials, fn, out, xs, j, float(y[j]))
             flat = [x.detach().reshape(-1).numpy() for x in xs]
             partials = [np.zeros(x.numel()) if g is None else g.reshape(-1).numpy() for g, x in zip(grads, xs)]
 
@@ -232,8 +232,8 @@ def _slabs(samples: int, shape: tuple[int, ...]) -> Iterator[tuple[int, int, sli
 def _measure_slab(side: Side, fn, out: int, xs: list[torch.Tensor], got: np.ndarray, numel: int, offset: int, in_fmts, out_fmt, skip, fine=None) -> None:
     """`fine` (`fine_reference`): the exact values and the moved inputs' values from it, where it answers."""
     y = fn(*xs)[out]
-    # an op autograd has no formula for (torch marks the special polynomials non-differentiable): forward differences
-    grads = partials_of(y.sum(), xs) if y.requires_grad else difference_partials(fn, out, xs, y.detach())
+    # an op autograd has no formula for (the special polynomials, floor_divide): forward differences
+    grads = partials_or_differences(y.sum(), xs, difference_partials, fn, out, xs, y.detach())
     flat = [x.detach().reshape(-1).numpy() for x in xs]
     partials = [np.zeros(len(got)) if g is None else g.reshape(-1).numpy() for g in grads]
 

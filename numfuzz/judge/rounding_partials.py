@@ -24,6 +24,19 @@ def partials_of(y: torch.Tensor, xs: list[torch.Tensor]) -> list[torch.Tensor | 
     return [next(found) if x.requires_grad else None for x in xs]
 
 
+def partials_or_differences(y: torch.Tensor, xs: list[torch.Tensor], differences, *args) -> list[torch.Tensor | None]:
+    """`partials_of(y, xs)` where autograd differentiates the op, else `differences(*args)` (forward differences): where y
+    does not require grad (torch marks the special polynomials non-differentiable), and where its derivative is a
+    NotImplemented node, raising "derivative for aten::floor_divide is not implemented" when asked for."""
+    if y.requires_grad:
+        try:
+            return partials_of(y, xs)
+        except RuntimeError as e:
+            if "is not implemented" not in str(e):
+                raise
+    return differences(*args)
+
+
 DIFFERENCE_STEP = 2.0**-26  # relative: about the square root of float64's epsilon
 
 

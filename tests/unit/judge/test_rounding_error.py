@@ -336,3 +336,28 @@ def test_a_float64_pointwise_op_by_a_cancelling_formula_stays_a_finding_on_the_f
     assert outcome.verdict is Verdict.LESS_ACCURATE and not record_within(record, load_bounds([])), outcome.detail
     assert record.stored["all_elements"] and record.target.max_needed_ulp > 1e3 and record.target.max_condition < 1.01
     assert record.eager.max_needed_ulp < 1.0
+
+
+class _FloorOfRoundedQuotient(torch.overrides.TorchFunctionMode):
+    """floor(a / b) of the quotient rounded to fp32, rounded to bf16 (Inductor's lowering of floating floor division)."""
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        if func is torch.floor_divide and args[0].dtype == torch.bfloat16:
+            return torch.floor(args[0].float() / args[1].float()).to(torch.bfloat16)
+        return func(*args, **(kwargs or {}))
+
+
+def test_an_op_whose_derivative_is_not_implemented_is_measured_by_differences():
+    """The 2.15.0 campaign's bf16 floor_divide: autograd gives it a NotImplemented node, which raises "derivative for
+    aten::floor_divide is not implemented" when asked (its output does require grad), so the record said "not measured"
+    where an op torch marks non-differentiable is measured by forward differences. It is measured the same way now."""
+    graph = Graph(
+        (TensorSpec((), "bf16"), TensorSpec((12,), "bf16")),
+        (Node.make("db.floor_divide", [0, 1], form="torch.floor_divide({0}, {1})", sample=5),),
+        (2,),
+    )
+    values = [torch.tensor(-3.1554436208840472e-30, dtype=torch.bfloat16), torch.full((12,), 4503599627370496.0, dtype=torch.bfloat16)]
+    outcome = run_case(Case.from_tensors(graph, [values], "eager"), ModeTarget("floor_of_rounded_quotient", _FloorOfRoundedQuotient), "cpu")
+    record = outcome.analysis.rounding_error
+    assert outcome.oracle is Verdict.LESS_ACCURATE, outcome.detail  # -0 where eager and float64 give -1
+    assert not record.stored.get("error"), record.stored
