@@ -522,3 +522,33 @@ def test_thunders_repeat_interleave_returning_a_view_of_its_input_is_known():
     assert match_known(known, view, CPU_29).id == "numfuzz-thunder-repeat-interleave-output-aliases-input"
     other = Signature("thunder:torchcompile", "metadata", fingerprint="db.clone: a view of input x# where eager gives a new tensor")
     assert match_known(known, other, THUNDER_MAIN) is None
+
+
+def test_the_inductor_2_15_campaigns_floor_divide_upsample_abort_strides_and_unchecked_groups_are_known():
+    """The 30-minute torch 2.15.0 campaign's groups: each upstream issue or numfuzz entry claims its group, no other."""
+    from numfuzz.judge.crash import crash_fingerprint
+
+    known, cpu = load_known(), {"torch": "2.15.0+cu132", "device": "cpu", "thunder": "absent"}
+    floor = Signature("inductor", "less_accurate", ("db.floor_divide",), "bf16", "unexplained")
+    assert match_known(known, floor, cpu).id == "pytorch-197895"
+    assert match_known(known, Signature("inductor", "exact_mismatch", ("db.floor_divide",), fingerprint="x"), cpu) is None  # integers
+    values = "db.nn.functional.upsample_bilinear: values differ from eager's at # of # elements (by up to #)"
+    assert match_known(known, Signature("inductor", "exact_mismatch", ("db.nn.functional.upsample_bilinear",), fingerprint=values), cpu).id == "pytorch-113024"
+    abort = Signature("inductor", "abort", ("db.embedding", "db.nn.functional.conv_transpose3d"), mode="threads=2")
+    assert match_known(known, abort, cpu).id == "pytorch-195402"
+    assert match_known(known, Signature("inductor", "abort", ("db.nn.functional.conv_transpose3d",)), cpu) is None
+    strides = Signature("inductor", "metadata", ("batch_norm",), fingerprint="batch_norm: strides (#) where eager gives (#), so a flat view fails")
+    assert match_known(known, strides, cpu).id == "pytorch-192668"
+    mv = "eager raised RuntimeError: addmv input tensors must have the same dtype, but got Char, Int, and Char; the target returned outputs"
+    assert match_known(known, Signature("inductor", "unchecked", ("db.__rmatmul__",), fingerprint=crash_fingerprint(mv)), cpu).id == (
+        "numfuzz-inductor-mv-mixed-dtypes-unchecked"
+    )
+    old = "eager raised RuntimeError: expected scalar type Int but found Char; the target returned outputs"
+    assert (
+        match_known(known, Signature("inductor", "unchecked", ("db.matmul",), fingerprint=crash_fingerprint(old)), CPU_29).id
+        == "numfuzz-inductor-mv-mixed-dtypes-unchecked"
+    )
+    assert match_known(known, Signature("inductor", "unchecked", ("db.add",), fingerprint=crash_fingerprint(old)), CPU_29) is None
+    pool = "eager raised NotImplementedError: \"avg_pool3d_out_frame\" not implemented for 'BFloat16'; the target returned outputs"
+    lrn = match_known(known, Signature("inductor", "unchecked", ("db.nn.functional.local_response_norm",), fingerprint=crash_fingerprint(pool)), cpu)
+    assert lrn.id == "pytorch-83321" and lrn.kind == "limitation"
