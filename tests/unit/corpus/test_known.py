@@ -522,3 +522,44 @@ def test_thunders_repeat_interleave_returning_a_view_of_its_input_is_known():
     assert match_known(known, view, CPU_29).id == "numfuzz-thunder-repeat-interleave-output-aliases-input"
     other = Signature("thunder:torchcompile", "metadata", fingerprint="db.clone: a view of input x# where eager gives a new tensor")
     assert match_known(known, other, THUNDER_MAIN) is None
+
+
+def test_the_thunder_main_campaigns_fill_atleast_1d_where_method_and_empty_logsumexp_are_known():
+    """Four crashes of the 30-minute Thunder-main campaign: a missing fill_, atleast_1d of a list, the method where's
+    argument order, and logsumexp over an empty dim; each on the release and main, none before."""
+    from numfuzz.judge.crash import crash_fingerprint
+
+    rows = [
+        ("crash_compile:AttributeError", "db.torch_randn_like_and_zero", "AttributeError: Unknown attribute fill_", "numfuzz-thunder-tensor-fill-method"),
+        (
+            "crash_compile:AttributeError",
+            "db.atleast_1d",
+            "AttributeError: 'list' object has no attribute 'ndim'",
+            "numfuzz-thunder-atleast-1d-sequence-argument",
+        ),
+        (
+            "crash_compile:RuntimeError",
+            "db.where",
+            "RuntimeError: Expected pred to be a tensor with dtype bool, but found dtype thunder.dtypes.int32",
+            "numfuzz-thunder-tensor-where-method-argument-order",
+        ),
+        (
+            "crash_compile:RuntimeError",
+            "logsumexp",
+            "RuntimeError: Can't reduce over a zero-size dimension when computing a reduction without an identity value.",
+            "numfuzz-thunder-logsumexp-empty-dim",
+        ),
+    ]
+    for symptom, op, message, entry in rows:
+        signature = Signature("thunder:torchcompile", symptom, (op,), fingerprint=crash_fingerprint(message))
+        assert match_known(load_known(), signature, CPU_29).id == entry
+        assert match_known(load_known(), signature, THUNDER_MAIN).id == entry
+        assert match_known(load_known(), signature, {**THUNDER_MAIN, "thunder": "0.2.5"}) is None
+    fill = match_known(
+        load_known(),
+        Signature("thunder:torch", "crash_compile:AttributeError", ("db.fill",), fingerprint="AttributeError: Unknown attribute fill_"),
+        THUNDER_MAIN,
+    )
+    assert fill.id == "numfuzz-thunder-tensor-fill-method" and fill.kind == "limitation"
+    amax = Signature("thunder:torchcompile", "crash_compile:RuntimeError", ("db.amax",), fingerprint=crash_fingerprint(rows[3][2]))
+    assert match_known(load_known(), amax, THUNDER_MAIN) is None  # eager's amax refuses an empty dim too
