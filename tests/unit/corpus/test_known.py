@@ -563,3 +563,14 @@ def test_the_thunder_main_campaigns_fill_atleast_1d_where_method_and_empty_logsu
     assert fill.id == "numfuzz-thunder-tensor-fill-method" and fill.kind == "limitation"
     amax = Signature("thunder:torchcompile", "crash_compile:RuntimeError", ("db.amax",), fingerprint=crash_fingerprint(rows[3][2]))
     assert match_known(load_known(), amax, THUNDER_MAIN) is None  # eager's amax refuses an empty dim too
+
+
+def test_a_compiled_integer_floor_division_lost_to_sigfpe_is_pytorch_143649_until_its_fix():
+    """The campaign's int64 floor_divide by 0 (and the lowest value by -1): SIGFPE compiled before torch 2.15."""
+    signature = Signature("thunder:torchcompile", "segfault", ("db.floor_divide",))
+    entry = match_known(load_known(), signature, THUNDER_MAIN)
+    assert entry.id == "pytorch-143649-integer-div-by-zero-sigfpe" and entry.fixed_in == "PR #186021"
+    assert match_known(load_known(), Signature("inductor", "segfault", ("db.floor_divide",)), CPU_29).id == entry.id
+    assert match_known(load_known(), Signature("inductor", "segfault", ("db.floor_divide",)), {"torch": "2.15.0", "device": "cpu"}) is None
+    other = match_known(load_known(), Signature("inductor", "segfault", ("db.remainder",)), CPU_29)
+    assert other is None or other.id != entry.id
