@@ -574,3 +574,20 @@ def test_a_compiled_integer_floor_division_lost_to_sigfpe_is_pytorch_143649_unti
     assert match_known(load_known(), Signature("inductor", "segfault", ("db.floor_divide",)), {"torch": "2.15.0", "device": "cpu"}) is None
     other = match_known(load_known(), Signature("inductor", "segfault", ("db.remainder",)), CPU_29)
     assert other is None or other.id != entry.id
+
+
+def test_a_special_polynomial_compiled_as_its_recurrence_without_fma_is_known_as_no_bug():
+    """shifted_chebyshev_polynomial_v(16, 9): compiled is the fp32 recurrence without FMA (2.15 ULP), eager with it."""
+    signature = Signature("thunder:torchcompile", "less_accurate", ("db.special.shifted_chebyshev_polynomial_v",), "fp32", "kernel_accuracy")
+    entry = match_known(load_known(), signature, THUNDER_MAIN)
+    assert entry.id == "numfuzz-special-polynomial-recurrence-without-fma" and entry.kind == "limitation"
+    assert (
+        match_known(load_known(), Signature("inductor", "less_accurate", ("db.special.chebyshev_polynomial_t",), "fp32", "kernel_accuracy"), CPU_214).id
+        == entry.id
+    )
+    assert (
+        match_known(load_known(), Signature("thunder:torch", "less_accurate", ("db.special.chebyshev_polynomial_t",), "fp32", "kernel_accuracy"), CPU_29)
+        is None
+    )
+    other = match_known(load_known(), Signature("inductor", "less_accurate", ("db.special.hermite_polynomial_h",), "fp32", "kernel_accuracy"), CPU_214)
+    assert other is None or other.id != entry.id
