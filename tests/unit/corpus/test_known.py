@@ -552,3 +552,72 @@ def test_the_inductor_2_15_campaigns_floor_divide_upsample_abort_strides_and_unc
     pool = "eager raised NotImplementedError: \"avg_pool3d_out_frame\" not implemented for 'BFloat16'; the target returned outputs"
     lrn = match_known(known, Signature("inductor", "unchecked", ("db.nn.functional.local_response_norm",), fingerprint=crash_fingerprint(pool)), cpu)
     assert lrn.id == "pytorch-83321" and lrn.kind == "limitation"
+
+
+def test_the_thunder_main_campaigns_fill_atleast_1d_where_method_and_empty_logsumexp_are_known():
+    """Four crashes of the 30-minute Thunder-main campaign: a missing fill_, atleast_1d of a list, the method where's
+    argument order, and logsumexp over an empty dim; each on the release and main, none before."""
+    from numfuzz.judge.crash import crash_fingerprint
+
+    rows = [
+        ("crash_compile:AttributeError", "db.torch_randn_like_and_zero", "AttributeError: Unknown attribute fill_", "numfuzz-thunder-tensor-fill-method"),
+        (
+            "crash_compile:AttributeError",
+            "db.atleast_1d",
+            "AttributeError: 'list' object has no attribute 'ndim'",
+            "numfuzz-thunder-atleast-1d-sequence-argument",
+        ),
+        (
+            "crash_compile:RuntimeError",
+            "db.where",
+            "RuntimeError: Expected pred to be a tensor with dtype bool, but found dtype thunder.dtypes.int32",
+            "numfuzz-thunder-tensor-where-method-argument-order",
+        ),
+        (
+            "crash_compile:RuntimeError",
+            "logsumexp",
+            "RuntimeError: Can't reduce over a zero-size dimension when computing a reduction without an identity value.",
+            "numfuzz-thunder-logsumexp-empty-dim",
+        ),
+    ]
+    for symptom, op, message, entry in rows:
+        signature = Signature("thunder:torchcompile", symptom, (op,), fingerprint=crash_fingerprint(message))
+        assert match_known(load_known(), signature, CPU_29).id == entry
+        assert match_known(load_known(), signature, THUNDER_MAIN).id == entry
+        assert match_known(load_known(), signature, {**THUNDER_MAIN, "thunder": "0.2.5"}) is None
+    fill = match_known(
+        load_known(),
+        Signature("thunder:torch", "crash_compile:AttributeError", ("db.fill",), fingerprint="AttributeError: Unknown attribute fill_"),
+        THUNDER_MAIN,
+    )
+    assert fill.id == "numfuzz-thunder-tensor-fill-method" and fill.kind == "limitation"
+    amax = Signature("thunder:torchcompile", "crash_compile:RuntimeError", ("db.amax",), fingerprint=crash_fingerprint(rows[3][2]))
+    assert match_known(load_known(), amax, THUNDER_MAIN) is None  # eager's amax refuses an empty dim too
+
+
+def test_a_compiled_integer_floor_division_lost_to_sigfpe_is_pytorch_143649_until_its_fix():
+    """The campaign's int64 floor_divide by 0 (and the lowest value by -1): SIGFPE compiled before torch 2.15."""
+    signature = Signature("thunder:torchcompile", "segfault", ("db.floor_divide",))
+    entry = match_known(load_known(), signature, THUNDER_MAIN)
+    assert entry.id == "pytorch-143649-integer-div-by-zero-sigfpe" and entry.fixed_in == "PR #186021"
+    assert match_known(load_known(), Signature("inductor", "segfault", ("db.floor_divide",)), CPU_29).id == entry.id
+    assert match_known(load_known(), Signature("inductor", "segfault", ("db.floor_divide",)), {"torch": "2.15.0", "device": "cpu"}) is None
+    other = match_known(load_known(), Signature("inductor", "segfault", ("db.remainder",)), CPU_29)
+    assert other is None or other.id != entry.id
+
+
+def test_a_special_polynomial_compiled_as_its_recurrence_without_fma_is_known_as_no_bug():
+    """shifted_chebyshev_polynomial_v(16, 9): compiled is the fp32 recurrence without FMA (2.15 ULP), eager with it."""
+    signature = Signature("thunder:torchcompile", "less_accurate", ("db.special.shifted_chebyshev_polynomial_v",), "fp32", "kernel_accuracy")
+    entry = match_known(load_known(), signature, THUNDER_MAIN)
+    assert entry.id == "numfuzz-special-polynomial-recurrence-without-fma" and entry.kind == "limitation"
+    assert (
+        match_known(load_known(), Signature("inductor", "less_accurate", ("db.special.chebyshev_polynomial_t",), "fp32", "kernel_accuracy"), CPU_214).id
+        == entry.id
+    )
+    assert (
+        match_known(load_known(), Signature("thunder:torch", "less_accurate", ("db.special.chebyshev_polynomial_t",), "fp32", "kernel_accuracy"), CPU_29)
+        is None
+    )
+    other = match_known(load_known(), Signature("inductor", "less_accurate", ("db.special.hermite_polynomial_h",), "fp32", "kernel_accuracy"), CPU_214)
+    assert other is None or other.id != entry.id

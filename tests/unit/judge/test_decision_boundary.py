@@ -49,3 +49,34 @@ def test_a_decision_flipped_by_a_sum_within_rounding_is_amplified():
 def test_a_deciding_op_wrong_on_eagers_own_floats_stays_a_finding():
     outcome = run_case(Case.from_tensors(GRAPH, [[X]], "eager"), ModeTarget("signbit_negated", _SignbitNegated), "cpu")
     assert outcome.verdict is Verdict.EXACT_MISMATCH and outcome.analysis is None, outcome.detail
+
+
+class _NaNSignFlipped(torch.overrides.TorchFunctionMode):
+    """A NaN of the other sign from sqrt, as Inductor's vectorised kernels may give (pytorch#189808)."""
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        out = func(*args, **(kwargs or {}))
+        return torch.where(torch.isnan(out), -out, out) if func is torch.sqrt else out
+
+
+SQRT_GRAPH = Graph(
+    (TensorSpec((3,), "fp32"),),
+    (Node.make("sqrt", [0]), Node.make("db.signbit", [1], form="torch.signbit({0})", sample=SIGNBIT)),
+    (2,),
+)
+
+
+def test_a_decision_flipped_by_a_nans_sign_is_amplified():
+    # sqrt(-1) is NaN on both sides, of another sign: no class (IEEE 754 does not interpret it), and signbit reads it
+    x = torch.tensor([-1.0, 4.0, 0.25])
+    outcome = run_case(Case.from_tensors(SQRT_GRAPH, [[x]], "eager"), ModeTarget("nan_sign_flipped", _NaNSignFlipped), "cpu")
+    assert outcome.oracle is Verdict.EXACT_MISMATCH and outcome.verdict is Verdict.AMPLIFIED, outcome.detail
+    assert outcome.analysis.cause == "ill_conditioned" and "db.signbit" in outcome.analysis.evidence[0]
+
+
+def test_a_decision_read_from_nans_alone_of_another_sign_is_amplified():
+    # every float NaN: the floats' program has no finite reference to judge, and the classes agree everywhere
+    x = torch.tensor([-1.0, -4.0, -0.25])
+    outcome = run_case(Case.from_tensors(SQRT_GRAPH, [[x]], "eager"), ModeTarget("nan_sign_flipped", _NaNSignFlipped), "cpu")
+    assert outcome.oracle is Verdict.EXACT_MISMATCH and outcome.verdict is Verdict.AMPLIFIED, outcome.detail
+    assert "NaN" in outcome.analysis.evidence[0]
