@@ -621,3 +621,12 @@ def test_a_special_polynomial_compiled_as_its_recurrence_without_fma_is_known_as
     )
     other = match_known(load_known(), Signature("inductor", "less_accurate", ("db.special.hermite_polynomial_h",), "fp32", "kernel_accuracy"), CPU_214)
     assert other is None or other.id != entry.id
+
+
+def test_any_all_with_an_empty_dim_failing_to_compile_on_torch_2_9_is_the_empty_dim_bug():
+    from numfuzz.judge.crash import crash_fingerprint
+
+    message = "BackendCompilerFailed: backend='inductor' raised: AssertionError: size=[], stride=[2, 1]"
+    crash = Signature("thunder:torchcompile", "crash_compile:BackendCompilerFailed", ("db.all",), fingerprint=crash_fingerprint(message))
+    assert match_known(load_known(), crash, CPU_29).id == "numfuzz-inductor-any-all-empty-dim-reduces-all-compile-error"
+    assert match_known(load_known(), crash, THUNDER_MAIN) is None  # torch 2.11 compiles it: the mismatch entry's
