@@ -34,7 +34,9 @@ VERSION = 2
 # 5: float64 programs' pointwise ops measured on the fine reference too, and ops autograd cannot differentiate measured
 #    by forward differences (before: "not measured")
 # 6: a gradient that parts from eager's only on its culprit's kinks, a subgradient (`subgradient`)
-RULES_VERSION = 6
+# 7: an integer output's decision boundary with a NaN of the other sign counted as a difference, and floats non-finite on
+#    every side in one class no finding (`amplified` of a signbit of a NaN)
+RULES_VERSION = 7
 
 
 @dataclass(frozen=True)
