@@ -97,38 +97,34 @@ def _on_cpu(fn: Callable, specs: tuple[tuple[tuple[int, ...], str], ...]) -> Any
     the call refuses (a singular matrix), where meta's answer stands; why not, for a dim out of range."""
     import torch
 
-    from numfuzz.program.values import torch_dtype
-
-    if sum(math.prod(shape) for shape, _ in specs) > CPU_CHECKED_ELEMENTS:
-        return None
-    try:
-        with torch.no_grad(), warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            out = fn(*[torch.zeros(shape, dtype=torch_dtype(name)) for shape, name in specs])
-    except IndexError as exc:
-        first = (str(exc).strip().splitlines() or ["IndexError"])[0]
+    out = _on_zeros(fn, specs)
+    if isinstance(out, IndexError):
+        first = (str(out).strip().splitlines() or ["IndexError"])[0]
         return f"IndexError: {first[:160]}" if "out of range" in first else None
-    except Exception:  # zeros are values the call refuses: meta's answer stands
-        return None
-    return out if isinstance(out, torch.Tensor) else None
+    return out if isinstance(out, torch.Tensor) else None  # an exception: zeros are values the call refuses
 
 
 @functools.lru_cache(maxsize=4096)
 def eager_refuses(call: str, dtype: str, specs: tuple[tuple[tuple[int, ...], str], ...]) -> bool:
     """Does eager raise on zeros of these small `specs` (a dtype its kernel lacks, a check), whatever meta says?"""
+    return isinstance(_on_zeros(_compiled(call, len(specs), dtype), specs), Exception)
+
+
+def _on_zeros(fn: Callable, specs: tuple[tuple[tuple[int, ...], str], ...]) -> Any:
+    """`fn` on zeros of `specs` on the CPU, as eager runs it: its result, or the exception it raised; None where the
+    specs are larger than CPU_CHECKED_ELEMENTS (not run)."""
     import torch
 
     from numfuzz.program.values import torch_dtype
 
     if sum(math.prod(shape) for shape, _ in specs) > CPU_CHECKED_ELEMENTS:
-        return False
+        return None
     try:
         with torch.no_grad(), warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            _compiled(call, len(specs), dtype)(*[torch.zeros(shape, dtype=torch_dtype(name)) for shape, name in specs])
-    except Exception:
-        return True
-    return False
+            return fn(*[torch.zeros(shape, dtype=torch_dtype(name)) for shape, name in specs])
+    except Exception as exc:
+        return exc
 
 
 @functools.lru_cache(maxsize=4096)
