@@ -51,6 +51,11 @@ class Form:
         return not self.args[0].floating
 
     @property
+    def mixed(self) -> bool:
+        """Float values beside its first tensor: an integer first tensor meets them (`family.MIXED_FORMS`) by promotion."""
+        return any(a.floating and a.kind == "value" for a in self.args[1:])
+
+    @property
     def sized(self) -> bool:
         """Its tensors take other sizes (inferred on meta tensors): none holds positions or a mask, whose ranges and
         shapes are the sample's, made for its other tensors' sizes."""

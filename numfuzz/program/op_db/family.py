@@ -99,7 +99,7 @@ def draws_form(op: DatabaseOp):
     INTEGER_FORMS where it has both kinds."""
     floats = [k for k, f in enumerate(op.forms) if not f.integer]
     integers = [k for k, f in enumerate(op.forms) if f.integer]
-    mixed = [k for k in floats if any(a.floating and a.kind == "value" for a in op.forms[k].args[1:])]
+    mixed = [k for k in floats if op.forms[k].mixed]
 
     def draw(rng: random.Random, specs: list) -> dict[str, Any]:
         integer_first = bool(specs) and specs[0].dtype not in FLOATS
@@ -131,7 +131,7 @@ def with_form(b: Builder, spec: OpSpec, first: int, attrs: dict[str, Any]) -> tu
         dtype = b.specs[first].dtype
     shape, degree = b.specs[first].shape, DEGREE_OPERAND.match(spec.name) is not None
     args = [first] + [_operand(b, arg, lead, form, shape, dtype, degree) for arg in form.args[1:]]
-    if not form.integer and b.specs[first].dtype not in FLOATS and not any(a.floating and a.kind == "value" for a in form.args[1:]):
+    if not form.integer and b.specs[first].dtype not in FLOATS and not form.mixed:
         specs = tuple((b.specs[a].shape, b.specs[a].dtype) for a in args)
         if not eager_refuses(form.call, dtype if "{dtype}" in form.call else "", specs):
             raise GraphError(f"{spec.name} takes a {b.specs[first].dtype} in eager: no check of its dtype to test")
