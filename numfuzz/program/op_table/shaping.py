@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from numfuzz.program.dtypes import PROGRAM_DTYPES, promote
+from numfuzz.program.dtypes import PROGRAM_DTYPES, promote, torch_name
 from numfuzz.program.families import Builder, register
 from numfuzz.program.ir import GraphError, Node, TensorSpec
 from numfuzz.program.op_spec import OpSpec, draw_dim, norm_dim, one_term
@@ -25,21 +25,21 @@ def _draw_cast(rng: random.Random, specs: list[TensorSpec]) -> dict:
 # A bitcast: a value's bits read as the signed integer of its width, or as bytes (x.t().contiguous().view(torch.uint8),
 # which Inductor failed to lower before torch 2.15: pytorch#185515), judged exactly. It casts to the dtype it was drawn on
 # first, a no-op in eager, so that the float64 reference reads eager's bits too; bytes need a last dim of stride 1.
-BITCAST_WIDTHS = {"float16": ("int16", 2), "bfloat16": ("int16", 2), "float32": ("int32", 4)}
-_BITCAST_NAMES = {"float16": "fp16", "bfloat16": "bf16", "float32": "fp32", "int16": "i16", "int32": "i32", "uint8": "u8"}
+BITCAST_WIDTHS = {"fp16": ("i16", 2), "bf16": ("i16", 2), "fp32": ("i32", 4)}
+_NAMED = {torch_name(n): n for n in ("fp16", "bf16", "fp32", "i16", "i32", "u8")}  # its attributes hold torch's names, as the call writes them
 
 
 def _draw_bitcast(rng: random.Random, specs: list[TensorSpec]) -> dict:
-    src = next((torch_name for torch_name, name in _BITCAST_NAMES.items() if name == specs[0].dtype and torch_name in BITCAST_WIDTHS), None)
-    if src is None:
-        raise GraphError(f"no bitcast of {specs[0].dtype} drawn")
-    return {"src": src, "dst": rng.choice([BITCAST_WIDTHS[src][0], "uint8"])}
+    src = specs[0].dtype
+    if src not in BITCAST_WIDTHS:
+        raise GraphError(f"no bitcast of {src} drawn")
+    return {"src": torch_name(src), "dst": torch_name(rng.choice([BITCAST_WIDTHS[src][0], "u8"]))}
 
 
 def _bitcast(specs: list[TensorSpec], attrs: dict) -> TensorSpec:
-    shape, (same_width, size) = specs[0].shape, BITCAST_WIDTHS[attrs["src"]]
-    if attrs["dst"] == same_width:
-        return TensorSpec(shape, _BITCAST_NAMES[same_width])
+    shape, (same_width, size) = specs[0].shape, BITCAST_WIDTHS[_NAMED[attrs["src"]]]
+    if _NAMED[attrs["dst"]] == same_width:
+        return TensorSpec(shape, same_width)
     if not shape:
         raise GraphError("a 0-d value has no last dim to read as bytes")
     return TensorSpec((*shape[:-1], shape[-1] * size), "u8")
