@@ -3,10 +3,10 @@
 There the op's left and right derivatives differ, and autograd returns one of them, or a value between: a
 subgradient, chosen by the backward formula. No choice is more accurate than another, and no maintainer takes a
 different one as a bug. Where both sides agree and eager's formula still gives another value (clamp at x = min = max
-is constant in x, derivative 0 from both sides; eager's formula gives 1, Thunder's 0), the target's is the op's own. `subgradient_evidence` asks, of the
-culprit's backward cut out and run alone (`gradient_analysis.locate_backward`), whether every element where the target's gradient
-parts from eager's sits on a kink of the op, with the target's value between the one-sided derivatives there, each
-measured in float64 by a step to either side.
+is constant in x, derivative 0 from both sides; eager's formula gives 1, Thunder's 0), the target's is the op's own.
+`subgradient_evidence` asks, of the culprit's backward cut out and run alone (`gradient_analysis.locate_backward`),
+whether every element where the target's gradient parts from eager's has the target's value between the op's
+one-sided derivatives there, each measured in float64 by a step to either side.
 """
 
 from __future__ import annotations
@@ -14,6 +14,8 @@ from __future__ import annotations
 import numpy as np
 import torch
 
+from numfuzz.judge.compiled import flat64
+from numfuzz.judge.rounding_partials import as_float64
 from numfuzz.program.ir import Graph
 from numfuzz.program.lowering import compile_source, lower
 
@@ -30,14 +32,16 @@ def subgradient_evidence(graph: Graph, rows: list[list[torch.Tensor]], upstream:
     reference = compile_source(lower(graph, reference=True))
     outputs, seen = len(graph.outputs), []
     for s, (eager, target) in enumerate(zip(runs.eager, runs.target)):
+        loss = None  # the sample's loss, made once where an element parts
         for k in range(len(rows[s])):
-            e, t = _flat(eager[outputs + k]), _flat(target[outputs + k])
+            e, t = flat64([eager[outputs + k]]), flat64([target[outputs + k]])
             if e.size != t.size or not e.size:
                 continue
             with np.errstate(invalid="ignore"):
                 parted = np.flatnonzero(np.abs(t - e) > PARTED * np.maximum(np.maximum(np.abs(e), np.abs(t)), 1e-30))
             for i in parted[: MEASURED - len(seen)]:
-                sides = _one_sided(reference, rows[s], upstream[s], k, int(i))
+                loss = _Loss(reference, rows[s], upstream[s]) if loss is None else loss
+                sides = loss.one_sided(k, int(i))
                 if sides is None or not _between(t[i], *sides):
                     return None
                 seen.append((float(t[i]), float(e[i]), sides))
@@ -53,31 +57,34 @@ def subgradient_evidence(graph: Graph, rows: list[list[torch.Tensor]], upstream:
     )
 
 
-def _flat(x: torch.Tensor) -> np.ndarray:
-    return x.detach().to("cpu", torch.float64).reshape(-1).numpy()
+class _Loss:
+    """sum(upstream * op(x)) of one sample in float64, its value at the sample's own inputs computed once."""
 
+    def __init__(self, reference, row: list[torch.Tensor], upstream: list[torch.Tensor]):
+        self.reference, self.xs, self.gs = reference, [as_float64(x) for x in row], [as_float64(g) for g in upstream]
+        self.middle = self._value(self.xs)
 
-def _one_sided(reference, row: list[torch.Tensor], upstream: list[torch.Tensor], k: int, i: int) -> tuple[float, float] | None:
-    """The derivatives of sum(upstream * op(x)) in x[k]'s element i, from the left and from the right (equal where the op
-    is smooth there: then only a target that gives that derivative, where eager's formula gives another, is no bug)."""
-    xs = [x.detach().to("cpu", torch.float64) if x.is_floating_point() else x.detach().cpu() for x in row]
-    if not xs[k].is_floating_point():
-        return None
-    gs = [g.detach().to("cpu", torch.float64) for g in upstream]
-    base = xs[k].reshape(-1)[i].item()
-    step = STEP * max(abs(base), 1.0)
-
-    def loss(at: float) -> float:
-        moved = [x.clone() for x in xs]
-        moved[k].reshape(-1)[i] = at
+    def _value(self, xs: list[torch.Tensor]) -> float:
         with torch.no_grad():
-            out = reference(*moved)
+            out = self.reference(*xs)
         outs = out if isinstance(out, (tuple, list)) else (out,)
-        return float(sum((g * o.to(torch.float64)).sum() for g, o in zip(gs, outs)))
+        return float(sum((g * o.to(torch.float64)).sum() for g, o in zip(self.gs, outs)))
 
-    middle = loss(base)
-    right, left = (loss(base + step) - middle) / step, (middle - loss(base - step)) / step
-    return (left, right) if np.isfinite(left) and np.isfinite(right) else None
+    def at(self, k: int, i: int, value: float) -> float:
+        """The loss with x[k]'s element i set to `value`."""
+        moved = [x.clone() for x in self.xs]
+        moved[k].reshape(-1)[i] = value
+        return self._value(moved)
+
+    def one_sided(self, k: int, i: int) -> tuple[float, float] | None:
+        """The derivatives in x[k]'s element i from the left and from the right (equal where the op is smooth there:
+        then only a target that gives that derivative, where eager's formula gives another, is no bug)."""
+        if not self.xs[k].is_floating_point():
+            return None
+        base = self.xs[k].reshape(-1)[i].item()
+        step = STEP * max(abs(base), 1.0)
+        right, left = (self.at(k, i, base + step) - self.middle) / step, (self.middle - self.at(k, i, base - step)) / step
+        return (left, right) if np.isfinite(left) and np.isfinite(right) else None
 
 
 def _between(value: float, left: float, right: float) -> bool:
