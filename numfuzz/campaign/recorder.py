@@ -117,8 +117,9 @@ class ResultRecorder:
             return None
         case.extra["campaign"] = {"index": task.index, "seed": task.address.seed, **self.journal.identity}
         case.extra["worker_log"] = lost.log_tail[-3000:]
+        ops = sorted({n.op for n in case.graph.nodes})
         if not lost.in_target:
-            return self._lost_outside(task, lost, case)
+            return self._lost_outside(task, lost, case, ops)
         case.result = Outcome(lost.verdict, lost.detail).to_json()
         path = self.save(case, "findings")
         found = None
@@ -126,13 +127,12 @@ class ResultRecorder:
             self.findings.append(path)
             found = Finding(case, path, task.index, case.result)  # minimised in a worker, through an isolated one
         logger.info("finding: {} on {} (case {}): {} -> {}", lost.verdict.value, task.target, task.index, lost.detail, path)
-        self._finish(task, lost.verdict, sorted({n.op for n in case.graph.nodes}), 0, None)
+        self._finish(task, lost.verdict, ops, 0, None)
         return found
 
-    def _lost_outside(self, task: Task, lost: Lost, case: Case) -> None:
+    def _lost_outside(self, task: Task, lost: Lost, case: Case, ops: list[str]) -> None:
         """A worker lost outside the target (`boundary`): no finding. Eager dying of a signal (its integer division of
         the lowest value by -1 traps) makes the case invalid; a hang or the memory there is numfuzz's own error."""
-        ops = sorted({n.op for n in case.graph.nodes})
         if lost.verdict in (Verdict.TIMEOUT, Verdict.OOM):
             case.extra["error"] = f"{lost.verdict.value} outside the target (eager, the float64 reference or numfuzz's analysis): {lost.detail}"
             path = self.save(case, "errors")
