@@ -69,7 +69,12 @@ def test_the_readme_example_fails_on_its_planted_bug_and_prints_the_shrunk_progr
     printed = "\n".join(getattr(failure.value, "__notes__", []))
     assert "Falsifying example" in printed or "Failing test case" in printed
     assert "def fn(" in printed and len(re.findall(r"\n\s+t\d+ = ", printed)) == 1  # one op
-    assert "less_accurate" in str(failure.value) and "starts at: t0 = " in str(failure.value)
+    # my_compile's two bugs: rounding (less accurate from the culprit on) and copies where eager gives views
+    # (metadata); which one the shrunk program shows depends on the op table and Hypothesis's generation order
+    explained = str(failure.value)
+    rounded = "verdict: less_accurate" in explained and "starts at: t0 = " in explained
+    copied = "verdict: metadata" in explained and "a new tensor where eager gives a view" in explained
+    assert rounded or copied, explained
 
 
 @settings(max_examples=50, deadline=None, database=None)
