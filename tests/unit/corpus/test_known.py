@@ -619,7 +619,9 @@ def test_a_special_polynomial_compiled_as_its_recurrence_without_fma_is_known_as
         match_known(load_known(), Signature("thunder:torch", "less_accurate", ("db.special.chebyshev_polynomial_t",), "fp32", "kernel_accuracy"), CPU_29)
         is None
     )
-    other = match_known(load_known(), Signature("inductor", "less_accurate", ("db.special.hermite_polynomial_h",), "fp32", "kernel_accuracy"), CPU_214)
+    for op in ("db.special.hermite_polynomial_h", "db.special.laguerre_polynomial_l", "db.special.legendre_polynomial_p"):
+        assert match_known(load_known(), Signature("inductor", "less_accurate", (op,), "fp32", "kernel_accuracy"), CPU_214).id == entry.id
+    other = match_known(load_known(), Signature("inductor", "less_accurate", ("db.special.zeta",), "fp32", "kernel_accuracy"), CPU_214)
     assert other is None or other.id != entry.id
 
 
