@@ -10,8 +10,9 @@ fp32 ULP) for most ops, and these helpers bring the rest there:
   reduces x by its nearest integer n first (exact in float64) and takes sin(pi * r) * (-1)^n.
 * `digamma_exact`: torch's float64 digamma cancels near digamma's roots (1.4616..., and one in
   each (-n, -n+1)), up to ~0.5 fp32 ULP off there. Elements whose result is below 1/8 in
-  magnitude are recomputed with mpmath at 80 bits; elsewhere torch's result is within ~1e-12
-  relative (checked against mpmath in the unit tests).
+  magnitude are recomputed with mpmath at 80 bits, once per distinct value and out of place (a model-sized
+  value near a root, with gradients, cost minutes element by element); elsewhere torch's result is within
+  ~1e-12 relative (checked against mpmath in the unit tests).
 * `tanhshrink_exact`: x - tanh(x) cancels for small x (x = 1e-6 loses 40 bits). Below 1/16 the
   helper sums its Taylor series, x^3/3 - 2x^5/15 + ..., to seven terms (relative error < 1e-16).
 * `bce_logits_exact`: torch computes (1 - t) x - log_sigmoid(x), which cancels for x << 0 and t
@@ -37,15 +38,19 @@ def sinc_exact(x):
 ''',
     "digamma_exact": '''\
 def digamma_exact(x):
-    """float64 digamma; near its roots, where that cancels, mpmath at 80 bits."""
+    """float64 digamma; near its roots, where that cancels, mpmath at 80 bits, once per distinct value. The
+    correction is a constant: the gradient stays torch's trigamma."""
     import mpmath
 
-    y = torch.digamma(x).reshape(-1).clone()
-    flat = x.reshape(-1)
+    y = torch.digamma(x)
+    near = y.detach().abs() < 0.125
+    if not near.any():
+        return y
+    values, where = torch.unique(x.detach()[near], return_inverse=True)
     with mpmath.workprec(80):
-        for i in (y.abs() < 0.125).nonzero().flatten().tolist():
-            y[i] = float(mpmath.digamma(mpmath.mpf(float(flat[i]))))
-    return y.reshape(x.shape)
+        exact = torch.tensor([float(mpmath.digamma(v)) for v in values.tolist()], dtype=y.dtype)
+    correction = torch.zeros_like(y.detach()).masked_scatter(near, exact[where] - y.detach()[near])
+    return torch.where(near, y + correction, y)
 ''',
     "tanhshrink_exact": '''\
 def tanhshrink_exact(x):
