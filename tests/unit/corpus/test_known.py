@@ -649,3 +649,18 @@ def test_a_thunder_norm_input_gradient_less_accurate_in_fp16_is_the_twice_rounde
     ):
         matched = match_known(load_known(), other, THUNDER_MAIN)
         assert matched is None or matched.id != entry
+
+
+def test_thunders_float_method_refusing_memory_format_is_known_on_the_release_and_main():
+    """x.float(memory_format=...) of the campaign's float OpInfo: TypeError on the release and main, not before."""
+    from numfuzz.judge.crash import crash_fingerprint
+
+    message = "TypeError: TensorProxy.float() got an unexpected keyword argument 'memory_format'"
+    signature = Signature("thunder:torchcompile", "crash_compile:TypeError", ("db.float",), fingerprint=crash_fingerprint(message))
+    entry = "numfuzz-thunder-tensor-float-memory-format"
+    assert match_known(load_known(), signature, THUNDER_MAIN).id == entry
+    assert match_known(load_known(), signature, CPU_29).id == entry
+    assert match_known(load_known(), signature, {**THUNDER_MAIN, "thunder": "0.2.5"}) is None
+    half = Signature("thunder:torchcompile", "crash_compile:TypeError", ("db.half",), fingerprint=crash_fingerprint(message.replace("float", "half")))
+    matched = match_known(load_known(), half, THUNDER_MAIN)
+    assert matched is None or matched.id != entry
