@@ -632,3 +632,37 @@ def test_any_all_with_an_empty_dim_failing_to_compile_on_torch_2_9_is_the_empty_
     crash = Signature("thunder:torchcompile", "crash_compile:BackendCompilerFailed", ("db.all",), fingerprint=crash_fingerprint(message))
     assert match_known(load_known(), crash, CPU_29).id == "numfuzz-inductor-any-all-empty-dim-reduces-all-compile-error"
     assert match_known(load_known(), crash, THUNDER_MAIN) is None  # torch 2.11 compiles it: the mismatch entry's
+
+
+def test_a_thunder_norm_input_gradient_less_accurate_in_fp16_is_the_twice_rounded_cotangents():
+    """The 10-minute Thunder-main campaign's group_norm gradient (fp16, 763 ULP where eager's is 32): Thunder's
+    _normalize gives the input two cotangents rounded to fp16 apart; on the release and main, not before, not a
+    forward finding, not fp32, not eval-mode batch_norm (which normalises the fp32 copy)."""
+    entry = "numfuzz-thunder-norm-input-grad-rounded-twice"
+    found = Signature("thunder:torchcompile", "less_accurate", ("group_norm",), "fp16", "backward")
+    assert match_known(load_known(), found, THUNDER_MAIN).id == entry
+    assert match_known(load_known(), Signature("thunder:torch", "less_accurate", ("layer_norm",), "bf16", "backward"), CPU_29).id == entry
+    assert match_known(load_known(), found, {**THUNDER_MAIN, "thunder": "0.2.5"}) is None
+    for other in (
+        Signature("thunder:torchcompile", "less_accurate", ("group_norm",), "fp32", "backward"),
+        Signature("thunder:torchcompile", "less_accurate", ("group_norm",), "fp16", "cancellation"),
+        Signature("thunder:torchcompile", "less_accurate", ("batch_norm",), "fp16", "backward"),
+        Signature("inductor", "less_accurate", ("group_norm",), "fp16", "backward"),
+    ):
+        matched = match_known(load_known(), other, THUNDER_MAIN)
+        assert matched is None or matched.id != entry
+
+
+def test_thunders_float_method_refusing_memory_format_is_known_on_the_release_and_main():
+    """x.float(memory_format=...) of the campaign's float OpInfo: TypeError on the release and main, not before."""
+    from numfuzz.judge.crash import crash_fingerprint
+
+    message = "TypeError: TensorProxy.float() got an unexpected keyword argument 'memory_format'"
+    signature = Signature("thunder:torchcompile", "crash_compile:TypeError", ("db.float",), fingerprint=crash_fingerprint(message))
+    entry = "numfuzz-thunder-tensor-float-memory-format"
+    assert match_known(load_known(), signature, THUNDER_MAIN).id == entry
+    assert match_known(load_known(), signature, CPU_29).id == entry
+    assert match_known(load_known(), signature, {**THUNDER_MAIN, "thunder": "0.2.5"}) is None
+    half = Signature("thunder:torchcompile", "crash_compile:TypeError", ("db.half",), fingerprint=crash_fingerprint(message.replace("float", "half")))
+    matched = match_known(load_known(), half, THUNDER_MAIN)
+    assert matched is None or matched.id != entry
