@@ -630,3 +630,23 @@ def test_any_all_with_an_empty_dim_failing_to_compile_on_torch_2_9_is_the_empty_
     crash = Signature("thunder:torchcompile", "crash_compile:BackendCompilerFailed", ("db.all",), fingerprint=crash_fingerprint(message))
     assert match_known(load_known(), crash, CPU_29).id == "numfuzz-inductor-any-all-empty-dim-reduces-all-compile-error"
     assert match_known(load_known(), crash, THUNDER_MAIN) is None  # torch 2.11 compiles it: the mismatch entry's
+
+
+def test_an_unused_differentiable_output_under_thunders_torchcompile_executor_is_the_dropped_zero_gradient():
+    """torch.cummax(x, 1)[1] with gradients (the campaign's case): the unused values' zero gradient is dropped by the fusion pass's dce."""
+    from numfuzz.judge.crash import crash_fingerprint
+
+    entry = "numfuzz-thunder-torchcompile-unused-output-zero-grad-dropped"
+    for op in ("db.cummax", "db.cummin", "db.median", "db.kthvalue", "db.std_mean", "db.linalg.slogdet"):
+        signature = Signature("thunder:torchcompile", "crash_compile:KeyError", (op,), fingerprint=crash_fingerprint("KeyError: 't4'"))
+        assert match_known(load_known(), signature, THUNDER_MAIN).id == entry
+        assert match_known(load_known(), signature, CPU_29).id == entry
+    cummax = Signature("thunder:torchcompile", "crash_compile:KeyError", ("db.cummax",), fingerprint="KeyError: 't#'")
+    for other in (
+        Signature("thunder:torch", cummax.symptom, cummax.ops, fingerprint=cummax.fingerprint),  # no fusion pass: it passes
+        Signature("thunder:torchcompile", cummax.symptom, ("db.sort",), fingerprint=cummax.fingerprint),  # Thunder's own rule
+        Signature("thunder:torchcompile", cummax.symptom, cummax.ops, fingerprint="KeyError: 'type'"),
+    ):
+        found = match_known(load_known(), other, THUNDER_MAIN)
+        assert found is None or found.id != entry
+    assert match_known(load_known(), cummax, {**THUNDER_MAIN, "thunder": "0.2.5"}) is None
