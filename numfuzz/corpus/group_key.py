@@ -16,7 +16,7 @@ from numfuzz.judge.facts import Analysis
 from numfuzz.judge.cause import root_title
 from numfuzz.judge.mechanism import Mechanism, mechanism_of
 from numfuzz.judge.signature import Signature
-from numfuzz.judge.verdicts import Verdict
+from numfuzz.judge.verdicts import LOST_SYMPTOMS, Verdict
 from numfuzz.program.graph_edit import cone
 from numfuzz.program.ir import Graph
 from numfuzz.run_spec import RunSpec
@@ -39,7 +39,8 @@ class GroupKey:
         """The key of a finding: its signature, its program (None: not at hand), its facts, the known issues to match,
         and how its case ran (None: not at hand)."""
         mechanism = mechanism_of(signature, graph, facts, run) if graph is not None else None
-        issue = match_known(known, signature, provenance, mechanism.name if mechanism is not None else "", culprit_cone_ops(graph, facts))
+        upstream = culprit_cone_ops(graph, facts) or lost_candidates(signature, graph)
+        issue = match_known(known, signature, provenance, mechanism.name if mechanism is not None else "", upstream)
         if issue is not None:
             return GroupKey(("known", issue.id, signature.target), signature, issue, mechanism)
         if mechanism is not None and mechanism.groups:
@@ -85,3 +86,11 @@ def culprit_cone_ops(graph: Graph | None, facts: Analysis | None) -> frozenset[s
     if facts.gradient_of is not None or facts.culprit.located.startswith("cutting"):
         found |= {k for k in range(node + 1, len(graph.nodes)) if node in cone(graph, n_in + k)}
     return frozenset(graph.nodes[k].op for k in found)
+
+
+def lost_candidates(signature: Signature, graph: Graph | None) -> frozenset[str]:
+    """A lost worker's finding not yet minimised (its symptom the process's death, no op named): every op of its
+    program is a candidate culprit, for a known-issue rule that names the symptom (`KnownIssue.matches`)."""
+    if graph is None or signature.located or signature.symptom not in LOST_SYMPTOMS:
+        return frozenset()
+    return frozenset(n.op for n in graph.nodes)

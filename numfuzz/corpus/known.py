@@ -19,6 +19,7 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
 from numfuzz.judge.signature import Signature
+from numfuzz.judge.verdicts import LOST_SYMPTOMS
 from numfuzz.program.ops import OPS
 
 BUILTIN = "known_issues.toml"
@@ -72,7 +73,7 @@ class KnownIssue:
             return False
         if self.symptoms and signature.symptom not in self.symptoms:
             return False
-        if self.ops and not _with_counterparts(signature.ops) & set(self.ops):
+        if self.ops and not _with_counterparts(_located_at(signature, upstream) if self.symptoms else signature.ops) & set(self.ops):
             return False
         if self.upstream_ops and not _with_counterparts(upstream) & set(self.upstream_ops):
             return False
@@ -83,6 +84,13 @@ class KnownIssue:
         if self.device and not str(provenance.get("device", "")).startswith(self.device):
             return False
         return _version_in(provenance.get("torch"), self.torch) and _version_in(provenance.get("thunder"), self.thunder)
+
+
+def _located_at(signature: Signature, upstream: frozenset[str]) -> tuple[str, ...] | frozenset[str]:
+    """The ops a finding is at: its signature's, or for a lost worker's finding not yet minimised (no op named) the ops
+    of its program (`upstream`: the candidates, `group_key.lost_candidates`). Only a rule that names the symptom reads
+    them: an op rule of another symptom keeps to a located culprit."""
+    return upstream if not signature.ops and signature.symptom in LOST_SYMPTOMS else signature.ops
 
 
 def _with_counterparts(ops) -> set[str]:

@@ -79,6 +79,7 @@ class Verdict(str, Enum):
 
 
 ACCURACY_SYMPTOMS = tuple(v.value for v in Verdict if v.is_accuracy)  # the symptoms (stored verdict names) that are about the values
+LOST_SYMPTOMS = tuple(v.value for v in Verdict if v.kills_process)  # a lost worker's: its finding names no op until minimised
 
 
 def parse_verdict(text: str) -> Verdict:

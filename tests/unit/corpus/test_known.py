@@ -666,3 +666,43 @@ def test_thunders_float_method_refusing_memory_format_is_known_on_the_release_an
     half = Signature("thunder:torchcompile", "crash_compile:TypeError", ("db.half",), fingerprint=crash_fingerprint(message.replace("float", "half")))
     matched = match_known(load_known(), half, THUNDER_MAIN)
     assert matched is None or matched.id != entry
+
+
+def test_an_unused_differentiable_output_under_thunders_torchcompile_executor_is_the_dropped_zero_gradient():
+    """torch.cummax(x, 1)[1] with gradients (the campaign's case): the unused values' zero gradient is dropped by the fusion pass's dce."""
+    from numfuzz.judge.crash import crash_fingerprint
+
+    entry = "numfuzz-thunder-torchcompile-unused-output-zero-grad-dropped"
+    for op in ("db.cummax", "db.cummin", "db.median", "db.kthvalue", "db.std_mean", "db.linalg.slogdet"):
+        signature = Signature("thunder:torchcompile", "crash_compile:KeyError", (op,), fingerprint=crash_fingerprint("KeyError: 't4'"))
+        assert match_known(load_known(), signature, THUNDER_MAIN).id == entry
+        assert match_known(load_known(), signature, CPU_29).id == entry
+    cummax = Signature("thunder:torchcompile", "crash_compile:KeyError", ("db.cummax",), fingerprint="KeyError: 't#'")
+    for other in (
+        Signature("thunder:torch", cummax.symptom, cummax.ops, fingerprint=cummax.fingerprint),  # no fusion pass: it passes
+        Signature("thunder:torchcompile", cummax.symptom, ("db.sort",), fingerprint=cummax.fingerprint),  # Thunder's own rule
+        Signature("thunder:torchcompile", cummax.symptom, cummax.ops, fingerprint="KeyError: 'type'"),
+    ):
+        found = match_known(load_known(), other, THUNDER_MAIN)
+        assert found is None or found.id != entry
+    assert match_known(load_known(), cummax, {**THUNDER_MAIN, "thunder": "0.2.5"}) is None
+
+
+def test_a_lost_worker_not_yet_minimised_is_matched_by_its_programs_ops_to_a_rule_naming_its_symptom():
+    """The campaign's SIGFPE: a program holding int64 fmod by a 0-d divisor 0, lost before any op was named (pytorch#154420 until 2.13)."""
+    from numfuzz.corpus.group_key import GroupKey
+    from numfuzz.program.ir import Graph, Node, TensorSpec
+
+    inputs = (TensorSpec((5,), "i64"), TensorSpec((), "i64"), TensorSpec((4,), "fp16"))
+    graph = Graph(inputs, (Node.make("db.fmod", [0, 1], form="torch.fmod({0}, {1})", sample=9), Node.make("softplus", [2])), (3, 4))
+    lost = Signature("thunder:torchcompile", "segfault")
+    key = GroupKey.of(lost, graph, None, load_known(), THUNDER_MAIN)
+    assert key.known is not None and key.known.id == "pytorch-154420-integer-mod-by-zero-sigfpe" and key.known.fixed_in == "PR #179923"
+    assert GroupKey.of(lost, graph, None, load_known(), {**THUNDER_MAIN, "torch": "2.15.0"}).known is None  # fixed there
+    assert match_known(load_known(), lost, THUNDER_MAIN) is None  # no program at hand: no op to match
+    assert match_known(load_known(), Signature("inductor", "segfault", ("db.fmod",)), CPU_29).id == key.known.id  # minimised
+    without = Graph(inputs, (Node.make("db.sub", [0, 1], form="torch.sub({0}, {1})", sample=0), Node.make("softplus", [2])), (3, 4))
+    assert GroupKey.of(lost, without, None, load_known(), THUNDER_MAIN).known is None
+    # an op rule that names no symptom keeps to a located culprit: a lost program holding the op is not its finding
+    where = Graph(inputs, (Node.make("db.where", [2, 2, 2], form="{0}.where({1}, {2})", sample=0), Node.make("softplus", [2])), (3, 4))
+    assert GroupKey.of(lost, where, None, load_known(), THUNDER_MAIN).known is None
