@@ -630,3 +630,16 @@ def test_any_all_with_an_empty_dim_failing_to_compile_on_torch_2_9_is_the_empty_
     crash = Signature("thunder:torchcompile", "crash_compile:BackendCompilerFailed", ("db.all",), fingerprint=crash_fingerprint(message))
     assert match_known(load_known(), crash, CPU_29).id == "numfuzz-inductor-any-all-empty-dim-reduces-all-compile-error"
     assert match_known(load_known(), crash, THUNDER_MAIN) is None  # torch 2.11 compiles it: the mismatch entry's
+
+
+def test_a_mode_rule_keeps_an_issue_on_or_off_an_autocast_region():
+    """`modes` and `not_modes` match how the case compiled (`Signature.mode`), as `targets` and `not_targets` match the target."""
+    (inside, outside) = parse_known(
+        '[[issue]]\nid = "in"\ntitle = "t"\nstatus = "s"\nmodes = ["*autocast*"]\n'
+        '[[issue]]\nid = "out"\ntitle = "t"\nstatus = "s"\nnot_modes = ["*autocast*"]\n',
+        "user.toml",
+    )
+    region = Signature("thunder:torch", "crash_compile:RuntimeError", ("bmm",), mode="autocast=bf16")
+    plain = Signature("thunder:torch", "crash_compile:RuntimeError", ("bmm",))
+    assert inside.matches(region, CPU_29) and not inside.matches(plain, CPU_29)
+    assert outside.matches(plain, CPU_29) and not outside.matches(region, CPU_29)
