@@ -643,3 +643,39 @@ def test_a_mode_rule_keeps_an_issue_on_or_off_an_autocast_region():
     plain = Signature("thunder:torch", "crash_compile:RuntimeError", ("bmm",))
     assert inside.matches(region, CPU_29) and not inside.matches(plain, CPU_29)
     assert outside.matches(plain, CPU_29) and not outside.matches(region, CPU_29)
+
+
+def test_thunders_atleast_3d_of_a_list_before_a_bmm_is_known_under_autocast_or_not():
+    """The Thunder-main campaign's atleast_3d of a list, traced with its input's shape, then a bmm: in a bf16 autocast
+    block the error reads autocast_exit, outside it the matmul shape check; on the release and main, none before."""
+    from numfuzz.judge.crash import crash_fingerprint
+
+    entry = "numfuzz-thunder-atleast-2d-3d-sequence-argument-shapes"
+    autocast_exit = (
+        "InterpreterError: Encountered exception AssertionError: A symbol [Symbol name=autocast_exit] was called while processing a primitive"
+        " while tracing <function fn at 0x7fa49054ef20>:"
+    )
+    shape_check = "RuntimeError: Expected the the last two dimensions of a ((2, 2)) be matrix multipiable with the last two dimensions of b ((1, 1))"
+    found = [
+        Signature(
+            "thunder:torchcompile",
+            "crash_compile:InterpreterError",
+            ("bmm", "db.atleast_3d"),
+            fingerprint=crash_fingerprint(autocast_exit),
+            mode="autocast=bf16",
+        ),
+        Signature("thunder:torchcompile", "crash_compile:RuntimeError", ("bmm", "db.atleast_2d"), fingerprint=crash_fingerprint(shape_check)),
+        Signature("thunderfx", "crash_compile:RuntimeError", ("db.atleast_3d", "matmul"), fingerprint=crash_fingerprint(shape_check)),
+    ]
+    for signature in found:
+        assert match_known(load_known(), signature, CPU_29).id == entry
+        assert match_known(load_known(), signature, THUNDER_MAIN).id == entry
+        assert match_known(load_known(), signature, {**THUNDER_MAIN, "thunder": "0.2.5"}) is None
+    sdpa = Signature(
+        "thunder:torchcompile", "crash_compile:InterpreterError", ("sdpa_masked",), fingerprint=crash_fingerprint(autocast_exit), mode="autocast=fp16"
+    )
+    assert match_known(load_known(), sdpa, THUNDER_MAIN).id == "numfuzz-thunder-autocast-sdpa-float-mask"
+    other = match_known(
+        load_known(), Signature("thunder:torchcompile", "crash_compile:InterpreterError", ("bmm",), fingerprint=crash_fingerprint(autocast_exit)), THUNDER_MAIN
+    )
+    assert other is None or other.id != entry  # the autocast_exit message names no op
