@@ -1,8 +1,9 @@
 """thunder.jit raises `AttributeError: 'list' object has no attribute 'ndim'` on `torch.atleast_1d([x, y])` (and
 `'tuple' object ...` on a tuple), which eager computes: torch documents atleast_1d's argument as a tensor or a list of
-tensors, and Thunder's `atleast_1d` reads `a.ndim` of each positional argument, so the list itself. `atleast_2d`,
-`atleast_3d` and `atleast_1d(x, y)` pass. Found by numfuzz's op-database programs (the atleast_1d OpInfo, which samples
-a list; Thunder main, thunder:torchcompile).
+tensors, and Thunder's `atleast_1d` reads `a.ndim` of each positional argument, so the list itself. `atleast_1d(x, y)`
+passes; `atleast_2d` and `atleast_3d` of a list do not raise but trace it unchanged, with its input shapes
+(thunder_atleast_2d_3d_sequence_argument_shapes.py). Found by numfuzz's op-database programs (the atleast_1d OpInfo,
+which samples a list; Thunder main, thunder:torchcompile).
 
 Measured on Thunder 0.2.6 (torch 2.9.1) and Thunder main (0.2.7.dev0, 1e22aac; torch 2.11.0): both raise, every
 executor. Under thunderfx (Dynamo first) all pass.

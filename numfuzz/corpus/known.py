@@ -24,7 +24,7 @@ from numfuzz.program.ops import OPS
 
 BUILTIN = "known_issues.toml"
 _TEXT = ("id", "title", "status", "torch", "thunder", "device", "fixed_in", "kind")
-_LISTS = ("links", "targets", "not_targets", "causes", "symptoms", "ops", "upstream_ops", "dtypes", "mechanisms", "messages")
+_LISTS = ("links", "targets", "not_targets", "modes", "not_modes", "causes", "symptoms", "ops", "upstream_ops", "dtypes", "mechanisms", "messages")
 _OP_LISTS = ("ops", "upstream_ops")  # names of the op table's ops: a typo would match nothing, so it is refused
 KINDS = ("bug", "limitation")  # a limitation: a feature the release does not have (an op it cannot compile), no bug
 
@@ -41,6 +41,9 @@ class KnownIssue:
     links: tuple[str, ...] = ()
     targets: tuple[str, ...] = ()
     not_targets: tuple[str, ...] = ()
+    # glob patterns over how the case compiled and ran (`Signature.mode`: "autocast=bf16", a run's options)
+    modes: tuple[str, ...] = ()
+    not_modes: tuple[str, ...] = ()
     causes: tuple[str, ...] = ()
     symptoms: tuple[str, ...] = ()  # the finding's symptom (nonfinite, less_accurate, a crash kind)
     ops: tuple[str, ...] = ()
@@ -68,6 +71,10 @@ class KnownIssue:
         if self.targets and not any(fnmatchcase(signature.target, p) for p in self.targets):
             return False
         if any(fnmatchcase(signature.target, p) for p in self.not_targets):
+            return False
+        if self.modes and not any(fnmatchcase(signature.mode, p) for p in self.modes):
+            return False
+        if any(fnmatchcase(signature.mode, p) for p in self.not_modes):
             return False
         if self.causes and signature.cause not in self.causes:
             return False

@@ -706,3 +706,77 @@ def test_a_lost_worker_not_yet_minimised_is_matched_by_its_programs_ops_to_a_rul
     # an op rule that names no symptom keeps to a located culprit: a lost program holding the op is not its finding
     where = Graph(inputs, (Node.make("db.where", [2, 2, 2], form="{0}.where({1}, {2})", sample=0), Node.make("softplus", [2])), (3, 4))
     assert GroupKey.of(lost, where, None, load_known(), THUNDER_MAIN).known is None
+
+
+def test_a_mode_rule_keeps_an_issue_on_or_off_an_autocast_region():
+    """`modes` and `not_modes` match how the case compiled (`Signature.mode`), as `targets` and `not_targets` match the target."""
+    (inside, outside) = parse_known(
+        '[[issue]]\nid = "in"\ntitle = "t"\nstatus = "s"\nmodes = ["*autocast*"]\n'
+        '[[issue]]\nid = "out"\ntitle = "t"\nstatus = "s"\nnot_modes = ["*autocast*"]\n',
+        "user.toml",
+    )
+    region = Signature("thunder:torch", "crash_compile:RuntimeError", ("bmm",), mode="autocast=bf16")
+    plain = Signature("thunder:torch", "crash_compile:RuntimeError", ("bmm",))
+    assert inside.matches(region, CPU_29) and not inside.matches(plain, CPU_29)
+    assert outside.matches(plain, CPU_29) and not outside.matches(region, CPU_29)
+
+
+def test_thunders_atleast_3d_of_a_list_before_a_bmm_is_known_under_autocast_or_not():
+    """The Thunder-main campaign's atleast_3d of a list, traced with its input's shape, then a bmm: in a bf16 autocast
+    block the error reads autocast_exit, outside it the matmul shape check; on the release and main, none before."""
+    from numfuzz.judge.crash import crash_fingerprint
+
+    entry = "numfuzz-thunder-atleast-2d-3d-sequence-argument-shapes"
+    autocast_exit = (
+        "InterpreterError: Encountered exception AssertionError: A symbol [Symbol name=autocast_exit] was called while processing a primitive"
+        " while tracing <function fn at 0x7fa49054ef20>:"
+    )
+    shape_check = "RuntimeError: Expected the the last two dimensions of a ((2, 2)) be matrix multipiable with the last two dimensions of b ((1, 1))"
+    found = [
+        Signature(
+            "thunder:torchcompile",
+            "crash_compile:InterpreterError",
+            ("bmm", "db.atleast_3d"),
+            fingerprint=crash_fingerprint(autocast_exit),
+            mode="autocast=bf16",
+        ),
+        Signature("thunder:torchcompile", "crash_compile:RuntimeError", ("bmm", "db.atleast_2d"), fingerprint=crash_fingerprint(shape_check)),
+        Signature("thunderfx", "crash_compile:RuntimeError", ("db.atleast_3d", "matmul"), fingerprint=crash_fingerprint(shape_check)),
+    ]
+    for signature in found:
+        assert match_known(load_known(), signature, CPU_29).id == entry
+        assert match_known(load_known(), signature, THUNDER_MAIN).id == entry
+        assert match_known(load_known(), signature, {**THUNDER_MAIN, "thunder": "0.2.5"}) is None
+    sdpa = Signature(
+        "thunder:torchcompile", "crash_compile:InterpreterError", ("sdpa_masked",), fingerprint=crash_fingerprint(autocast_exit), mode="autocast=fp16"
+    )
+    assert match_known(load_known(), sdpa, THUNDER_MAIN).id == "numfuzz-thunder-autocast-sdpa-float-mask"
+    other = match_known(
+        load_known(), Signature("thunder:torchcompile", "crash_compile:InterpreterError", ("bmm",), fingerprint=crash_fingerprint(autocast_exit)), THUNDER_MAIN
+    )
+    assert other is None or other.id != entry  # the autocast_exit message names no op
+
+
+def test_thunders_weak_float_result_of_an_integer_tensor_meeting_a_matmul_is_known_outside_autocast():
+    """The Thunder-main campaign's sigmoid of a bool input, atan2 with a bf16 one, matmul with an fp32 one: the trace's
+    weak float32 makes the atan2 bf16 and matmul's dtype check raise; on the release and main, none before; an autocast
+    region's same message (bmm kept in fp32) is not this entry's."""
+    from numfuzz.judge.crash import crash_fingerprint
+
+    entry = "numfuzz-thunder-int-to-float-result-weak-dtype"
+    rows = [
+        (("atan2", "db.sigmoid", "matmul"), "RuntimeError: Expected a.dtype=thunder.dtypes.bfloat16 and b.dtype=thunder.dtypes.float32 to be the same"),
+        (("div", "bmm"), "RuntimeError: Expected a.dtype=thunder.dtypes.float32 and b.dtype=thunder.dtypes.float16 to be the same"),
+        (("db.exp", "linear"), "RuntimeError: Expected a.dtype=thunder.dtypes.bfloat16 and w.dtype=thunder.dtypes.float32 to be the same!"),
+        (("db.sin", "baddbmm"), "RuntimeError: Expected dtype thunder.dtypes.float32 but found thunder.dtypes.bfloat16!"),
+    ]
+    for ops, message in rows:
+        signature = Signature("thunder:torchcompile", "crash_compile:RuntimeError", ops, fingerprint=crash_fingerprint(message))
+        assert match_known(load_known(), signature, CPU_29).id == entry
+        assert match_known(load_known(), signature, THUNDER_MAIN).id == entry
+        assert match_known(load_known(), signature, {**THUNDER_MAIN, "thunder": "0.2.5"}) is None
+    region = Signature("thunder:torchcompile", "crash_compile:RuntimeError", ("bmm",), fingerprint=crash_fingerprint(rows[1][1]), mode="autocast=bf16")
+    other = match_known(load_known(), region, THUNDER_MAIN)
+    assert other is None or other.id != entry
+    add = Signature("thunder:torchcompile", "crash_compile:RuntimeError", ("add",), fingerprint=crash_fingerprint(rows[0][1]))
+    assert match_known(load_known(), add, THUNDER_MAIN) is None  # no op that checks operand dtypes
