@@ -120,6 +120,10 @@ class ResultRecorder:
         ops = sorted({n.op for n in case.graph.nodes})
         if not lost.in_target:
             return self._lost_outside(task, lost, case, ops)
+        if lost.eager_too_slow:  # the case's own cost, not the target's hang: no verdict on it
+            logger.warning("case {} ({}) is invalid: {}", task.index, task.target, lost.eager_too_slow)
+            self._finish(task, Verdict.INVALID, ops, 0, None)
+            return None
         case.result = Outcome(lost.verdict, lost.detail).to_json()
         path = self.save(case, "findings")
         found = None

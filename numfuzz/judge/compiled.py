@@ -22,6 +22,7 @@ from numfuzz.program.lowering import compile_source, lower
 from numfuzz.program.ops import infer_specs
 from numfuzz.program.scalars import values as scalar_values
 from numfuzz.targets import Target
+from numfuzz.targets.boundary import eager_running
 from numfuzz.targets.compile_modes import compile_count, inside_target
 
 Sample = list[torch.Tensor]
@@ -93,7 +94,7 @@ class CompiledProgram:
 
     def eager(self, sample: Sample) -> tuple:
         """Eager's outputs on a sample already on the device."""
-        with torch.no_grad():
+        with torch.no_grad(), eager_running():
             return as_tuple(self.fn(*self.laid_out(sample), *self.scalars))
 
     def reference(self, sample: Sample) -> tuple:
@@ -136,7 +137,8 @@ class CompiledProgram:
 
     def eager_grads(self, sample: Sample, upstream: Sample) -> tuple:
         """Eager's outputs and input gradients, for upstream gradients of the outputs (all on the device)."""
-        return _with_grads(self.fn, sample, upstream, self.graph.inputs, self.scalars)
+        with eager_running():
+            return _with_grads(self.fn, sample, upstream, self.graph.inputs, self.scalars)
 
     def reference_grads(self, sample: Sample, upstream: Sample) -> tuple:
         """The float64 reference's outputs and input gradients (on the CPU); casts round the gradient too."""

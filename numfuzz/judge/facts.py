@@ -36,7 +36,9 @@ VERSION = 2
 # 6: a gradient that parts from eager's only on its culprit's kinks, a subgradient (`subgradient`)
 # 7: an integer output's decision boundary with a NaN of the other sign counted as a difference, and floats non-finite on
 #    every side in one class no finding (`amplified` of a signbit of a NaN)
-RULES_VERSION = 7
+# 8: a timeout in the target where eager's own run took more than a fifth of the limit is invalid
+#    (`targets.boundary.too_slow_to_judge`): a stored timeout runs again to measure eager's time
+RULES_VERSION = 8
 
 
 @dataclass(frozen=True)

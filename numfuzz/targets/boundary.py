@@ -3,22 +3,30 @@
 A worker that hangs or dies outside the target, while eager, the float64 reference or numfuzz's own analysis
 runs, has met numfuzz's program or numfuzz itself, not a compiler: eager's integer division traps on the
 lowest int64 divided by -1 (SIGFPE), a polynomial of degree 2**31 loops for minutes. The pool gives each
-worker a shared byte (`shared_flag`), the worker hands it to `share`, and every call into the target
+worker shared memory (`shared_flag`), the worker hands it to `share`, and every call into the target
 (`compile_modes.inside_target`) runs inside `crossed`; the pool reads it (`was_inside`) when the worker is gone.
+
+A hang inside the target is a finding only where the target had time to do eager's work several times over: a
+case whose eager run takes a fifth of its limit (a polynomial of degree 2**31 - 2 takes eager 10 s a sample) is
+too slow to tell a compiler's hang from the work. The worker adds up eager's seconds on its task (`eager_running`,
+from `task_begins`), and the pool reads them (`eager_seconds`).
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-_flag: Any = None  # this worker's shared byte; None in a process no pool started (the flag is then nobody's to read)
+_flag: Any = None  # this worker's shared memory; None in a process no pool started (then nobody's to read)
+_INSIDE, _EAGER_S = 0, 1  # its slots: inside the target (0 or 1), eager's seconds on the task in hand
+HANG_SHARE = 5  # a timeout in the target is judged where eager's own run took at most 1/HANG_SHARE of the task's limit
 
 
 def shared_flag(context: Any) -> Any:
-    """A fresh byte for one worker process, shared with it (`context`: the pool's multiprocessing context)."""
-    return context.Value("b", 0, lock=False)
+    """Fresh shared memory for one worker process (`context`: the pool's multiprocessing context)."""
+    return context.Array("d", 2, lock=False)
 
 
 def share(flag: Any) -> None:
@@ -33,14 +41,41 @@ def crossed() -> Iterator[None]:
     if _flag is None:
         yield
         return
-    before = _flag.value
-    _flag.value = 1
+    before = _flag[_INSIDE]
+    _flag[_INSIDE] = 1
     try:
         yield
     finally:
-        _flag.value = before
+        _flag[_INSIDE] = before
+
+
+def task_begins() -> None:
+    """In the worker, as a task begins: no eager seconds yet."""
+    if _flag is not None:
+        _flag[_EAGER_S] = 0.0
+
+
+@contextmanager
+def eager_running() -> Iterator[None]:
+    """Eager runs the program (its seconds count against a hang in the target)."""
+    started = time.perf_counter()
+    try:
+        yield
+    finally:
+        if _flag is not None:
+            _flag[_EAGER_S] += time.perf_counter() - started
 
 
 def was_inside(flag: Any) -> bool:
     """Was the worker owning `flag` inside the target when it last wrote it (when it died)?"""
-    return flag is None or bool(flag.value)
+    return flag is None or bool(flag[_INSIDE])
+
+
+def eager_seconds(flag: Any) -> float:
+    """Eager's seconds on the task the worker owning `flag` held (0 where unknown)."""
+    return 0.0 if flag is None else float(flag[_EAGER_S])
+
+
+def too_slow_to_judge(eager_s: float, limit_s: float) -> bool:
+    """Did eager's own run take so much of the task's limit that a timeout in the target says nothing?"""
+    return eager_s * HANG_SHARE > limit_s

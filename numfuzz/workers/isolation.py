@@ -107,6 +107,8 @@ class IsolatedRunner:
                         self.crashes += 1
                         if not event.lost.in_target:  # eager or numfuzz died: no verdict of the target's (`boundary`)
                             return Outcome(Verdict.INVALID, f"{event.lost.verdict.value} outside the target: {event.lost.detail}")
+                        if event.lost.eager_too_slow:
+                            return Outcome(Verdict.INVALID, f"{event.lost.verdict.value}: {event.lost.eager_too_slow}")
                         return Outcome(event.lost.verdict, event.lost.detail)
                     if event.kind == "reply":
                         reply = event.reply

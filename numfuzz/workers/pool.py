@@ -19,7 +19,7 @@ from typing import Any, Callable
 
 from numfuzz.address import CaseAddress
 from numfuzz.judge.verdicts import Verdict
-from numfuzz.targets.boundary import shared_flag, was_inside
+from numfuzz.targets.boundary import eager_seconds, shared_flag, too_slow_to_judge, was_inside
 from numfuzz.workers.messages import (
     BatchRequest,
     Cancel,
@@ -94,6 +94,14 @@ class Lost:
     log_tail: str
     slot: int
     in_target: bool = True  # inside a call into the target when it died (`boundary`); else eager's or numfuzz's doing
+    eager_s: float = 0.0  # eager's own seconds on the task (`boundary.eager_seconds`)
+
+    @property
+    def eager_too_slow(self) -> str:
+        """Why a timeout in the target says nothing of it (eager's own run took much of the limit); "" where it does."""
+        if self.verdict is not Verdict.TIMEOUT or not too_slow_to_judge(self.eager_s, self.task.timeout):
+            return ""
+        return f"eager itself took {self.eager_s:.0f} s of the task's {self.task.timeout:.0f} s limit: too slow to tell a hang from the work"
 
 
 @dataclass(frozen=True)
@@ -306,7 +314,7 @@ class Pool:
         events = []
         if worker.task is not None:
             verdict, detail = worker.death()
-            lost = Lost(worker.task, verdict, detail, worker.log_tail(), worker.slot, was_inside(worker.inside))
+            lost = Lost(worker.task, verdict, detail, worker.log_tail(), worker.slot, was_inside(worker.inside), eager_seconds(worker.inside))
             events.append(Event("lost", worker.slot, lost=lost))
             why = verdict.value
         elif worker.ready:

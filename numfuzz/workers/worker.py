@@ -73,7 +73,7 @@ class _Cancel:
 
 def serve(conn: Any, settings: WorkerSettings, inside: Any = None) -> None:
     """Entry point of a worker process; `inside`: the byte its pool reads to tell a death in the target from one outside."""
-    from numfuzz.targets.boundary import share
+    from numfuzz.targets.boundary import share, task_begins
 
     share(inside)
     os.setsid()  # its own process group: a kill reaches compiler subprocesses, Ctrl-C does not
@@ -115,6 +115,7 @@ def serve(conn: Any, settings: WorkerSettings, inside: Any = None) -> None:
         if isinstance(msg, Cancel):  # came after the task it meant had ended
             continue
         cancel.asked = False
+        task_begins()
         handlers = {CaseRequest: worker.run_case, BatchRequest: worker.run_batch, EvaluateRequest: worker.evaluate, MinimizeRequest: worker.minimize}
         reply = handlers[type(msg)](msg)
         conn.send(reply)
