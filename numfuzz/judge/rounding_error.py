@@ -50,7 +50,7 @@ from numfuzz.judge.chunks import chunk_elements
 from numfuzz.judge.evidence import Evidence
 from numfuzz.judge.oracle import ulp
 from numfuzz.judge.rounding_fine import fine_reference, finer_pointwise
-from numfuzz.judge.rounding_partials import as_float64, difference_partials, element_difference_partials, leaf, partials_or_differences
+from numfuzz.judge.rounding_partials import as_float64, difference_partials, element_difference_partials, partials_or_differences, with_leaves
 from numfuzz.judge.rounding_record import RoundingRecord
 from numfuzz.judge.rounding_side import WORST, Element, Side, key_nan_low, nan_low
 from numfuzz.program.dtypes import check_dtype, is_integer
@@ -181,8 +181,8 @@ def measure_side(fn, out: int, inputs, values, in_fmts, out_fmt, positions: list
         here = [j for t, j in positions if t == s]
         finer = None if fine is None or not here else fine([x.numpy() for x in x64])  # once per sample measured
         for j in here:
-            xs = [leaf(x.clone()) for x in x64]
-            y = fn(*xs)[out].reshape(-1)
+            ys, xs = with_leaves(fn, x64)
+            y = ys[out].reshape(-1)
             grads = partials_or_differences(y[j], xs, element_difference_partials, fn, out, xs, j, float(y[j]))
             flat = [x.detach().reshape(-1).numpy() for x in xs]
             partials = [np.zeros(x.numel()) if g is None else g.reshape(-1).numpy() for g, x in zip(grads, xs)]
@@ -209,7 +209,7 @@ def _pointwise(side: Side, fn, out: int, inputs, values, in_fmts, out_fmt, skip:
             x = x.detach().expand(shape)
             return as_float64(x if rows == slice(None) else x[rows])
 
-        xs = [leaf(torch.stack([slab(args[i]) for args in inputs[first:last]])) for i in range(len(inputs[0]))]
+        xs = [torch.stack([slab(args[i]) for args in inputs[first:last]]) for i in range(len(inputs[0]))]
         got = torch.cat([slab(v).reshape(-1) for v in values[first:last]]).numpy()
         _measure_slab(side, fn, out, xs, got, numel, offset, in_fmts, out_fmt, None if skip is None else skip[offset : offset + got.size], fine)
 
@@ -231,7 +231,8 @@ def _slabs(samples: int, shape: tuple[int, ...]) -> Iterator[tuple[int, int, sli
 
 def _measure_slab(side: Side, fn, out: int, xs: list[torch.Tensor], got: np.ndarray, numel: int, offset: int, in_fmts, out_fmt, skip, fine=None) -> None:
     """`fine` (`fine_reference`): the exact values and the moved inputs' values from it, where it answers."""
-    y = fn(*xs)[out]
+    ys, xs = with_leaves(fn, xs)
+    y = ys[out]
     # an op autograd has no formula for (the special polynomials, floor_divide): forward differences
     grads = partials_or_differences(y.sum(), xs, difference_partials, fn, out, xs, y.detach())
     flat = [x.detach().reshape(-1).numpy() for x in xs]

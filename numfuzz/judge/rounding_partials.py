@@ -17,6 +17,35 @@ def leaf(x: torch.Tensor) -> torch.Tensor:
     return x.requires_grad_(True) if x.is_floating_point() else x
 
 
+NOT_DIFFERENTIABLE = "is not differentiable with respect to argument"  # torch refuses such an argument as a leaf
+
+
+def with_leaves(fn, xs: list[torch.Tensor]) -> tuple[list, list[torch.Tensor]]:
+    """fn's outputs at copies of xs with each float input a leaf (`leaf`), and those copies; an input the op refuses to
+    differentiate by (instance_norm's and batch_norm's running_mean and running_var: "The function 'native_batch_norm'
+    is not differentiable with respect to argument 'running_mean'") is left as it is, with no partial derivative."""
+    try:
+        leaves = [leaf(x.detach().clone()) for x in xs]
+        return fn(*leaves), leaves
+    except RuntimeError as e:
+        if NOT_DIFFERENTIABLE not in str(e):
+            raise
+    wanted = []
+    for i, x in enumerate(xs):
+        if not x.is_floating_point():
+            wanted.append(False)
+            continue
+        try:
+            fn(*[y.detach().clone().requires_grad_(k == i) if y.is_floating_point() else y for k, y in enumerate(xs)])
+            wanted.append(True)
+        except RuntimeError as e:
+            if NOT_DIFFERENTIABLE not in str(e):
+                raise
+            wanted.append(False)
+    leaves = [leaf(x.detach().clone()) if want else x.detach().clone() for x, want in zip(xs, wanted)]
+    return fn(*leaves), leaves
+
+
 def partials_of(y: torch.Tensor, xs: list[torch.Tensor]) -> list[torch.Tensor | None]:
     """dy/dx for each input that is a leaf (`leaf`); None for the others and where y does not depend on it."""
     floats = [x for x in xs if x.requires_grad]

@@ -21,6 +21,7 @@ An op the snapshot refused is left out, with its reason (`REFUSED`, which `numfu
 
 from __future__ import annotations
 
+import math
 import re
 import tomllib
 from importlib import resources
@@ -49,12 +50,39 @@ def _counterpart(op: DatabaseOp) -> str:
     return found.group(1) if found else ""
 
 
+# A normalisation's output has its input's shape, so elements in over elements out says 1: the length it sums is in
+# its call instead (a softmax's dim, a layer_norm's normalized_shape, a group_norm's groups; an instance_norm's
+# spatial dims), and the bounds file's "log2n" and "chunked" grow with it as with the hand-written softmax's
+_ALONG_DIM = ("torch.softmax", "torch.log_softmax", "torch.masked.softmax", "torch.masked.log_softmax", "torch.nn.functional.softmin")
+_NORMALIZED_SHAPE = ("torch.nn.functional.layer_norm", "torch.native_layer_norm", "torch.nn.functional.rms_norm")
+_SECOND = re.compile(r"^\{0\},\s*(\([^)]*\)|-?\d+)")  # the argument after the input: an int, or a tuple of ints
+
+
+def _normalised_length(call: str, form: str, shape: tuple[int, ...]) -> int:
+    """How many elements one output element of a normalisation is normalised over, from its call text; 1 for another op."""
+    if call == "torch.nn.functional.instance_norm":
+        return math.prod(shape[2:]) if len(shape) > 2 else 1
+    found = _SECOND.match(form[len(call) + 1 :]) if form.startswith(call + "(") else None
+    if found is None or not shape:
+        return 1
+    second = [int(v) for v in re.findall(r"-?\d+", found.group(1))]
+    if call in _ALONG_DIM and len(second) == 1:
+        return shape[second[0] % len(shape)]
+    if call in _NORMALIZED_SHAPE:
+        return math.prod(second)
+    if call == "torch.nn.functional.group_norm" and len(second) == 1 and len(shape) > 1 and second[0] > 0:
+        return math.prod(shape) // max(1, shape[0] * second[0])
+    return 1
+
+
 def _terms(op: DatabaseOp):
     infer = inferrer(op)
 
     def terms(specs: list, attrs: dict) -> int:
         out = infer(specs, attrs)
-        return max(1, max((s.numel for s in specs), default=1) // max(out.numel, 1))
+        ratio = max((s.numel for s in specs), default=1) // max(out.numel, 1)
+        normalised = _normalised_length(op.call, str(attrs.get("form", "")), tuple(specs[0].shape)) if specs else 1
+        return max(1, ratio, normalised)
 
     return terms
 

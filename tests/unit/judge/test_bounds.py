@@ -150,3 +150,39 @@ def test_the_databases_reductions_are_bounded_as_their_hand_written_counterparts
         grown = shipped.allowance(database_op, "bf16", backend, 116)
         assert grown.input_ulp == shipped.allowance(hand_written, "bf16", backend, 116).input_ulp, (database_op, backend)
         assert grown.input_ulp > shipped.allowance(database_op, "bf16", backend, 1).input_ulp
+
+
+@pytest.mark.parametrize(
+    "database_op", ["db.softmax.with_dtype", "db.log_softmax.with_dtype", "db.nn.functional.softmin", "db.nn.functional.softmin.with_dtype"]
+)
+def test_a_softmax_with_a_dtype_and_softmin_are_bounded_as_softmax(database_op):
+    """An fp64 softmax(x, 1, dtype=torch.float64) of a row of five, compiled 3 fp64 ULP off, took the default two roundings."""
+    shipped = load_bounds([])
+    for backend in ("cpu", "cuda"):
+        assert shipped.allowance(database_op, "fp64", backend, 5).output_ulp == shipped.allowance("db.softmax", "fp64", backend, 5).output_ulp
+    assert shipped.allowance(database_op, "fp64", "cpu", 5).output_ulp >= 3
+
+
+@pytest.mark.parametrize(
+    ("op", "form", "shapes", "length"),
+    [
+        ("db.softmax", "torch.softmax({0}, 1)", [(2, 5)], 5),
+        ("db.softmax.with_dtype", "torch.softmax({0}, -1, dtype=torch.float64)", [(2, 7)], 7),
+        ("db.nn.functional.softmin", "torch.nn.functional.softmin({0}, 0)", [(4, 5)], 4),
+        ("db.masked.softmax", "torch.masked.softmax({0}, 0, mask=None)", [(6, 5)], 6),
+        ("db.nn.functional.layer_norm", "torch.nn.functional.layer_norm({0}, (2, 3), {1}, {2}, eps=-0.5)", [(2, 2, 3), (2, 3), (2, 3)], 6),
+        ("db.nn.functional.group_norm", "torch.nn.functional.group_norm({0}, 2, weight={1}, bias={2}, eps=0.5)", [(2, 6, 3), (6,), (6,)], 9),
+        (
+            "db.nn.functional.instance_norm",
+            "torch.nn.functional.instance_norm({0}, running_mean={1}, running_var={2}, weight={3}, bias={4}, momentum=-1.2)",
+            [(2, 2, 6), (2,), (2,), (2,), (2,)],
+            6,
+        ),
+    ],
+)
+def test_a_database_normalisation_sums_the_length_it_normalises_over(op, form, shapes, length):
+    """Its output has its input's shape: elements in over out said 1, and its bound never grew (an instance_norm over 6)."""
+    from numfuzz.program.ir import TensorSpec
+    from numfuzz.program.ops import lookup
+
+    assert lookup(op).terms([TensorSpec(s, "fp32") for s in shapes], {"form": form, "sample": 0}) == length
