@@ -3,7 +3,9 @@
 A narrowing cast (or a constant's rounding to its bf16/fp16 dtype, or autocast's casts of an op's arguments) that the
 compiled code does not round at. Tested on the flagged output before the culprit is located (exposing values could
 undo the elision), at the culprit after (a cast upstream, judged near it so that what follows cannot hide it), and where
-cutting the fused program locates the culprit at the cast itself. `judge.cause_tests` says when each runs.
+cutting the fused program locates the culprit at the cast itself. `judge.cause_tests` says when each runs. An integer
+or bool output (exact_mismatch) is judged whole: there a bf16/fp16 intermediate's own rounding, which eager stores and
+Inductor's fused code skips, counts as such a cast too.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from numfuzz.judge.nonfinite_class import class_lost, classes
 from numfuzz.judge.oracle import noise_floor, ulp_error, worse_than
 from numfuzz.judge.verdicts import Verdict
 from numfuzz.program.autocast import region, rounded_args
-from numfuzz.program.dtypes import FloatFormat, check_dtype
+from numfuzz.program.dtypes import FORMATS, FloatFormat, check_dtype
 from numfuzz.program.graph_edit import cone, with_outputs
 from numfuzz.program.ir import Graph, Node
 from numfuzz.program.lowering import compile_source, lower
@@ -81,23 +83,44 @@ def cast_dropped(ev: Evidence) -> Diagnosis | None:
     return _dropped_at(ev.graph, ev.samples, value, ev.output, seen)
 
 
+def narrow_intermediates(graph: Graph, value: int) -> list[int]:
+    """Nodes in `value`'s cone, other than its own, whose result is bf16/fp16 and read by another node: eager stores each
+    rounded to its dtype, and a compiler that fuses them may keep it in fp32 (Inductor's cast elision)."""
+    specs = infer_specs(graph)
+    first = len(graph.inputs)
+    return [
+        k
+        for k in cone(graph, value)
+        if first + k != value and specs[first + k].dtype in FORMATS and FORMATS[specs[first + k].dtype].mantissa_bits < FP32_MANTISSA
+    ]
+
+
 def cast_dropped_exactly(graph: Graph, samples: list[list[torch.Tensor]], outcome: Outcome) -> Analysis | None:
     """An integer or bool output that differs from eager's (exact_mismatch) where the target gives, at every element,
     the program's values with its narrowing casts taken as no-ops: frexp's exponent of a bf16 65536 cast to fp16 is 0
-    in eager (the cast gives inf) and 17 compiled, as of 65536 itself."""
+    in eager (the cast gives inf) and 17 compiled, as of 65536 itself. The rounding of a bf16/fp16 intermediate is
+    such a cast too (the reference rounds none): isinf(i0(x)) of an fp16 16.0 is True in eager (i0 gives 893446, inf
+    in fp16) and False compiled, where Inductor keeps i0's result in fp32; an argmax index of bf16 256 + 1 (256 in
+    bf16, a tie) is the first in eager and the 257's compiled."""
     differing = [o for o in outcome.outputs if o.verdict == Verdict.EXACT_MISMATCH.value and o.index < len(graph.outputs)]
     if outcome.runs is None or not differing:
         return None
     dropped: set[int] = set()
+    results: set[int] = set()  # intermediates whose own result's rounding is taken as a no-op
     for o in differing:
-        casts = frozenset(narrowing_casts(graph, graph.outputs[o.index]))
-        if not casts or not np.array_equal(_reference_without(graph, samples, casts, o.index), outcome.runs.flat("target", o.index)):
+        value = graph.outputs[o.index]
+        casts = frozenset(narrowing_casts(graph, value))
+        kept = frozenset(narrow_intermediates(graph, value)) - casts
+        if not (casts or kept) or not np.array_equal(_reference_without(graph, samples, casts, o.index), outcome.runs.flat("target", o.index)):
             return None
         dropped |= casts
-    named = ", ".join(f"`{op_line(graph, k)}`" + _what_rounds(graph.nodes[k]) for k in sorted(dropped))
-    k = min(dropped)
+        results |= kept
+    words = {k: _what_rounds(graph.nodes[k]) for k in dropped} | {k: "'s rounding of its result" for k in results - dropped}
+    named = ", ".join(f"`{op_line(graph, k)}`" + words[k] for k in sorted(words))
+    k = min(words)
+    dtype = graph.nodes[k].attr("dtype") or region(graph.nodes[k]) if k in dropped else infer_specs(graph)[len(graph.inputs) + k].dtype
     evidence = f"with {named} taken as a no-op the program gives the target's values at every element"
-    return Analysis(differing[0].index, CAST_DROPPED.name, [evidence], "cast", graph.nodes[k].attr("dtype") or region(graph.nodes[k]))
+    return Analysis(differing[0].index, CAST_DROPPED.name, [evidence], "cast", dtype)
 
 
 def cast_dropped_located(ev: Evidence) -> Diagnosis | None:

@@ -76,3 +76,44 @@ def test_an_integer_output_is_a_dropped_cast_where_the_uncast_program_gives_it_e
     assert outcome.analysis.cause == "cast_dropped" and signature_of("inductor", outcome).cause == "cast_dropped"
     wrong = run_case(Case.from_tensors(graph, [[x]], "eager"), ModeTarget("frexp_exponent_off", _ExponentOff), "cpu")
     assert wrong.verdict is Verdict.EXACT_MISMATCH and wrong.analysis is None, wrong.detail  # wrong, but not for a cast
+
+
+class _I0KeptInFp32(torch.overrides.TorchFunctionMode):
+    """A planted elision of an intermediate's rounding: i0 of an fp16 tensor keeps its result in fp32, as Inductor's fused
+    kernel does (eager stores it in fp16, where 893446 is inf)."""
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        if func is torch.i0 and args[0].dtype == torch.float16:
+            return torch.i0(args[0].float())
+        return func(*args, **(kwargs or {}))
+
+
+class _IsinfAlways(torch.overrides.TorchFunctionMode):
+    """A planted bug with the rounding kept: isinf is True everywhere."""
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        out = func(*args, **(kwargs or {}))
+        return torch.ones_like(out) if func is torch.isinf else out
+
+
+def test_an_integer_output_is_a_dropped_cast_where_an_intermediate_kept_in_fp32_gives_it_exactly():
+    """The Thunder-main campaign's isinf(i0(x)) of an fp16 16.0: eager rounds i0's 893446 to fp16 inf, Inductor keeps it
+    in fp32 (cast elision, known), so isinf is False; the program has no explicit cast. A wrong isinf is still no cast."""
+    from mode_target import ModeTarget
+
+    from numfuzz.corpus.case import Case
+    from numfuzz.corpus.known import load_known, match_known
+    from numfuzz.judge.signature import signature_of
+    from numfuzz.runner.case_runner import run_case
+
+    i0 = Node.make("db.i0", [0], form="torch.i0({0})", sample=0)
+    isinf = Node.make("db.isinf", [1], form="torch.isinf({0})", sample=0)
+    graph = Graph((TensorSpec((12,), "fp16"),), (i0, isinf), (2,))
+    x = torch.tensor([16.0, 1.0, 3.0] * 4, dtype=torch.float16)
+    outcome = run_case(Case.from_tensors(graph, [[x]], "eager"), ModeTarget("i0_kept_in_fp32", _I0KeptInFp32), "cpu")
+    assert outcome.verdict is Verdict.EXACT_MISMATCH and outcome.analysis is not None, outcome.detail
+    assert outcome.analysis.cause == "cast_dropped" and "rounding of its result" in outcome.analysis.evidence[0]
+    signature = signature_of("inductor", outcome)
+    assert match_known(load_known(), signature, {}).id == "inductor-cast-elision"
+    wrong = run_case(Case.from_tensors(graph, [[x]], "eager"), ModeTarget("isinf_always", _IsinfAlways), "cpu")
+    assert wrong.verdict is Verdict.EXACT_MISMATCH and wrong.analysis is None, wrong.detail  # wrong, but not for a rounding
