@@ -47,6 +47,7 @@ from numfuzz.judge.cause import (
     Diagnosis,
 )
 from numfuzz.judge.chunks import Flat
+from numfuzz.judge.domain_edge import explained_by_unrounded_inputs
 from numfuzz.judge.emulated_casts import without_option_evidence
 from numfuzz.judge.evidence import Evidence, op_line
 from numfuzz.judge.execute import evaluate
@@ -186,7 +187,16 @@ def low_precision(ev: Evidence) -> Diagnosis | None:
             )
     # an intermediate rounded to a subnormal (silu's gate of a large negative input in fp16) loses relative precision: a
     # few elements may be further off than one rounding's ULP and a half, but not the ones that show the rounding
-    if fmt.mantissa_bits < 23 and 0.5 < local_max and past <= SUBNORMAL_TAIL * ulps.size and eager_max <= 0.5 + 1e-9 and above_half >= 0.05:
+    # (not where the op's inputs are narrow values the program made and the target is their op unrounded: a fused kernel
+    # that reads them before their rounding skips one, which the rounding bound judges; `domain_edge.explained_by_unrounded_inputs`)
+    if (
+        fmt.mantissa_bits < 23
+        and 0.5 < local_max
+        and past <= SUBNORMAL_TAIL * ulps.size
+        and eager_max <= 0.5 + 1e-9
+        and above_half >= 0.05
+        and not explained_by_unrounded_inputs(ev)
+    ):
         tail = "" if not past else f" ({past} of {ulps.size} elements past {ONE_MORE_ROUNDING_ULP:g} ULP, as a subnormal intermediate gives)"
         return Diagnosis(
             LOW_PRECISION.name,

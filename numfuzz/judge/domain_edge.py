@@ -64,3 +64,40 @@ def domain_edge_evidence(ev: Evidence) -> str | None:
         f"`{c.op}` ({c.dtype}) computed exactly on the target's inputs to it, each within half an ULP of its dtype (a fused kernel "
         f"may read them before rounding them), is non-finite at all {made} elements the target made non-finite: its domain's edge"
     )
+
+
+def explained_by_unrounded_inputs(ev: Evidence) -> bool:
+    """Every target value at the culprit lies within the op's exact values at its inputs each moved by at most half an
+    ULP of its dtype (what a fused kernel that reads them before their rounding sees), widened by half an output ULP for
+    the value's own rounding: where it does, the target's error past eager's is its inputs' skipped rounding, not one
+    more rounding in the narrow dtype (`causes.low_precision`). Only where every float input of the culprit is a narrow
+    value the program made (`evidence.inputs_made_narrow`), as `domain_edge_evidence`; the op's values at the corners
+    of the moves bound its values between them for an op monotone in each input that near (a pointwise one)."""
+    c, graph = ev.culprit, ev.graph
+    if c is None or ev.suffix is not None or not ev.inputs_seen() or not ev.inputs_made_narrow():
+        return False
+    specs = infer_specs(graph)
+    args = graph.nodes[c.node].args
+    moving = [i for i, a in enumerate(args) if not is_integer(specs[a].dtype)]
+    if not moving or len(moving) > MOST_INPUTS:
+        return False
+    fn, out, fmt = ev.reference_fn(), ev.alone_output(), check_dtype(c.dtype)
+    inputs, values = ev.side("target")
+    for row, got in zip(inputs, values):
+        got64 = got.detach().to("cpu", torch.float64).reshape(-1).numpy()
+        x64 = [a.detach().to("cpu", torch.float64) for a in row]
+        steps = [UNROUNDED_ULP * torch.from_numpy(ulp(x64[i].numpy(), check_dtype(specs[args[i]].dtype))) for i in moving]
+        low, high = np.full(got64.shape, np.inf), np.full(got64.shape, -np.inf)
+        for signs in itertools.product((-1.0, 0.0, 1.0), repeat=len(moving)):
+            moved = list(x64)
+            for i, step, sign in zip(moving, steps, signs):
+                moved[i] = x64[i] + sign * step
+            with torch.no_grad():
+                exact = fn(*moved)[out].expand(got.shape).reshape(-1).numpy()
+            low, high = np.fmin(low, exact), np.fmax(high, exact)
+        spacing = [ulp(np.where(np.isfinite(v), v, 0.0), fmt) for v in (got64, low, high)]  # the value's own rounding, at either binade
+        half = UNROUNDED_ULP * np.maximum.reduce(spacing)
+        finite = np.isfinite(low) & np.isfinite(high) & np.isfinite(got64)
+        if not np.all((got64[finite] >= low[finite] - half[finite]) & (got64[finite] <= high[finite] + half[finite])):
+            return False
+    return True
