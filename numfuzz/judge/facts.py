@@ -39,7 +39,9 @@ VERSION = 2
 # 8: a timeout in the target where eager's own run took more than a fifth of the limit is invalid
 #    (`targets.boundary.too_slow_to_judge`): a stored timeout runs again to measure eager's time
 # 9: an integer output's dropped cast counts a bf16/fp16 intermediate's own rounding (isinf of an fp16 i0 kept in fp32)
-RULES_VERSION = 9
+# 10: no low_precision cause where the culprit's narrow inputs, read unrounded, explain the target's values
+#    (`domain_edge.explained_by_unrounded_inputs`)
+RULES_VERSION = 10
 
 
 @dataclass(frozen=True)
