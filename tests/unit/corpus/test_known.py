@@ -780,3 +780,16 @@ def test_thunders_weak_float_result_of_an_integer_tensor_meeting_a_matmul_is_kno
     assert other is None or other.id != entry
     add = Signature("thunder:torchcompile", "crash_compile:RuntimeError", ("add",), fingerprint=crash_fingerprint(rows[0][1]))
     assert match_known(load_known(), add, THUNDER_MAIN) is None  # no op that checks operand dtypes
+
+
+def test_thunders_gather_of_a_0dim_operand_is_known_for_the_gather_and_scatter_ops():
+    """The Thunder-main campaign's torch.gather of a 0-d input with an index of shape (1,): Thunder's metas require equal
+    ranks where ATen counts 0-d as 1-d; on the release and main, for gather, scatter and scatter_add, not for another op."""
+    entry = "numfuzz-thunder-gather-scatter-0dim-rank"
+    message = "RuntimeError: Expected index (rank=#) to have the same rank as a (rank=#)"
+    for op in ("db.gather", "gather", "db.scatter", "db.scatter_add", "scatter_add"):
+        signature = Signature("thunder:torchcompile", "crash_compile:RuntimeError", (op,), fingerprint=message)
+        assert match_known(load_known(), signature, THUNDER_MAIN).id == entry
+        assert match_known(load_known(), signature, CPU_29).id == entry
+    other = match_known(load_known(), Signature("thunder:torchcompile", "crash_compile:RuntimeError", ("db.index_put",), fingerprint=message), THUNDER_MAIN)
+    assert other is None or other.id != entry
