@@ -793,3 +793,21 @@ def test_thunders_gather_of_a_0dim_operand_is_known_for_the_gather_and_scatter_o
         assert match_known(load_known(), signature, CPU_29).id == entry
     other = match_known(load_known(), Signature("thunder:torchcompile", "crash_compile:RuntimeError", ("db.index_put",), fingerprint=message), THUNDER_MAIN)
     assert other is None or other.id != entry
+
+
+def test_thunders_label_smoothed_mean_cross_entropy_counting_ignored_targets_is_known():
+    """The Thunder-main campaign's cross_entropy_index (ignore_index=1, label_smoothing=0.1, mean): the gradient of an
+    ignored row is nonzero where eager's is exactly 0; on the release and main, any executor, none before; Inductor's
+    cross_entropy is eager's, and the probability-target cross_entropy is another decomposition."""
+    entry = "numfuzz-thunder-cross-entropy-label-smoothing-mean-counts-ignored"
+    for target in ("thunder:torchcompile", "thunder:torch", "thunderfx"):
+        for op in ("cross_entropy_index", "db.nn.functional.cross_entropy"):
+            for cause in ("backward", ""):
+                found = Signature(target, "less_accurate", (op,), "fp32", cause)
+                assert match_known(load_known(), found, THUNDER_MAIN).id == entry
+                assert match_known(load_known(), found, CPU_29).id == entry
+                assert match_known(load_known(), found, {**THUNDER_MAIN, "thunder": "0.2.5"}) is None
+    inductor = match_known(load_known(), Signature("inductor", "less_accurate", ("cross_entropy_index",), "fp32", "backward"), CPU_214)
+    assert inductor is None or inductor.id != entry
+    probabilities = match_known(load_known(), Signature("thunder:torchcompile", "less_accurate", ("cross_entropy",), "fp32", "backward"), THUNDER_MAIN)
+    assert probabilities is None or probabilities.id != entry
