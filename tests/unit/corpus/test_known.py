@@ -811,3 +811,21 @@ def test_thunders_label_smoothed_mean_cross_entropy_counting_ignored_targets_is_
     assert inductor is None or inductor.id != entry
     probabilities = match_known(load_known(), Signature("thunder:torchcompile", "less_accurate", ("cross_entropy",), "fp32", "backward"), THUNDER_MAIN)
     assert probabilities is None or probabilities.id != entry
+
+
+def test_thunders_einsum_of_operands_as_a_list_is_known_on_the_release_and_main():
+    """torch.einsum('ij,kj->ik', [x, x]) of the quick start's einsum OpInfo: ValueError on the release and main, not before."""
+    from numfuzz.judge.crash import crash_fingerprint
+
+    message = (
+        'ValueError: Element 0 ([<TensorProxy(name="t_0", dtype=thunder.dtypes.int64, shape=(1, 1))>, <TensorProxy(name="t_0", '
+        "dtype=thunder.dtypes.int64, shape=(1, 1))>]) had an unexpected type <class 'list'>. Supported types are "
+        "<class 'thunder.core.proxies.TensorProxy'>"
+    )
+    signature = Signature("thunder:torchcompile", "crash_compile:ValueError", ("db.einsum",), fingerprint=crash_fingerprint(message))
+    entry = "numfuzz-thunder-einsum-operands-as-a-list"
+    assert match_known(load_known(), signature, CPU_29).id == entry
+    assert match_known(load_known(), signature, THUNDER_MAIN).id == entry
+    assert match_known(load_known(), signature, {**THUNDER_MAIN, "thunder": "0.2.5"}) is None
+    other = Signature("thunder:torchcompile", "crash_compile:ValueError", ("db.einsum",), fingerprint=crash_fingerprint("ValueError: bad equation"))
+    assert match_known(load_known(), other, THUNDER_MAIN) is None
