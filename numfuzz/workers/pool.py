@@ -130,7 +130,7 @@ class Worker:
         self.log_path = log_dir / f"{log_name}-{slot}.log"
         self.context = context
         self.proc: Any = None
-        self.inside: Any = None  # the byte saying whether the process is in its target (`boundary`)
+        self.inside: Any = None  # shared memory: whether the process is in its target, eager's seconds (`boundary`)
         self.conn: Any = None
         self.ready = False
         self.task: Task | None = None

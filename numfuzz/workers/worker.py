@@ -72,7 +72,8 @@ class _Cancel:
 
 
 def serve(conn: Any, settings: WorkerSettings, inside: Any = None) -> None:
-    """Entry point of a worker process; `inside`: the byte its pool reads to tell a death in the target from one outside."""
+    """Entry point of a worker process; `inside`: the shared memory its pool reads to tell a death in the target from one
+    outside, and eager's seconds on the task (`boundary`)."""
     from numfuzz.targets.boundary import share, task_begins
 
     share(inside)
