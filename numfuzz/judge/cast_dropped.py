@@ -26,7 +26,7 @@ from numfuzz.judge.nonfinite_class import class_lost, classes
 from numfuzz.judge.oracle import noise_floor, ulp_error, worse_than
 from numfuzz.judge.verdicts import Verdict
 from numfuzz.program.autocast import region, rounded_args
-from numfuzz.program.dtypes import FORMATS, FloatFormat, check_dtype
+from numfuzz.program.dtypes import FloatFormat, check_dtype, is_narrow
 from numfuzz.program.graph_edit import cone, with_outputs
 from numfuzz.program.ir import Graph, Node
 from numfuzz.program.lowering import compile_source, lower
@@ -88,11 +88,7 @@ def narrow_intermediates(graph: Graph, value: int) -> list[int]:
     rounded to its dtype, and a compiler that fuses them may keep it in fp32 (Inductor's cast elision)."""
     specs = infer_specs(graph)
     first = len(graph.inputs)
-    return [
-        k
-        for k in cone(graph, value)
-        if first + k != value and specs[first + k].dtype in FORMATS and FORMATS[specs[first + k].dtype].mantissa_bits < FP32_MANTISSA
-    ]
+    return [k for k in cone(graph, value) if first + k != value and is_narrow(specs[first + k].dtype)]
 
 
 def cast_dropped_exactly(graph: Graph, samples: list[list[torch.Tensor]], outcome: Outcome) -> Analysis | None:

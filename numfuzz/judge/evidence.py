@@ -14,12 +14,11 @@ from typing import Callable
 import numpy as np
 import torch
 
-from numfuzz.judge.bounds import FP32_MANTISSA
 from numfuzz.judge.compiled import as_reference
 from numfuzz.judge.execute import Outcome
 from numfuzz.judge.facts import Culprit
 from numfuzz.judge.localize import Probe, Suffix
-from numfuzz.program.dtypes import check_dtype, is_integer
+from numfuzz.program.dtypes import is_integer, is_narrow
 from numfuzz.program.ir import Graph, Node
 from numfuzz.program.lowering import compile_source, lower
 from numfuzz.program.ops import infer_specs
@@ -113,7 +112,7 @@ def inputs_made_narrow(graph: Graph, node: int) -> bool:
     record is judged again by it too: `corpus.rejudge`)."""
     specs, n_in = infer_specs(graph), len(graph.inputs)
     floats = [a for a in graph.nodes[node].args if not is_integer(specs[a].dtype)]
-    return bool(floats) and all(a >= n_in and check_dtype(specs[a].dtype).mantissa_bits < FP32_MANTISSA for a in floats)
+    return bool(floats) and all(a >= n_in and is_narrow(specs[a].dtype) for a in floats)
 
 
 def op_line(graph: Graph, k: int) -> str:

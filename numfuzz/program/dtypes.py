@@ -56,6 +56,11 @@ def is_integer(name: str) -> bool:
     return name in INT_DTYPES
 
 
+def is_narrow(name: str) -> bool:
+    """A float dtype narrower than fp32 (bf16, fp16): eager computes in fp32 and rounds to it."""
+    return name in FORMATS and FORMATS[name].mantissa_bits < FORMATS["fp32"].mantissa_bits
+
+
 def check_input_dtype(name: str) -> str:
     """`name` when an input may have it (a float or an integer dtype); a ValueError otherwise."""
     if name not in FORMATS and name not in INT_DTYPES:
