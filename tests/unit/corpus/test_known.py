@@ -829,3 +829,13 @@ def test_thunders_einsum_of_operands_as_a_list_is_known_on_the_release_and_main(
     assert match_known(load_known(), signature, {**THUNDER_MAIN, "thunder": "0.2.5"}) is None
     other = Signature("thunder:torchcompile", "crash_compile:ValueError", ("db.einsum",), fingerprint=crash_fingerprint("ValueError: bad equation"))
     assert match_known(load_known(), other, THUNDER_MAIN) is None
+
+
+def test_a_compiled_std_of_one_infinite_element_giving_0_is_known():
+    """std(x, dim=-1, correction=0) of an fp16 -inf (a Thunder-main campaign): NaN in eager, 0 compiled."""
+    entry = "numfuzz-inductor-std-var-of-one-element-drops-inf"
+    for target in ("thunder:torchcompile", "inductor"):
+        signature = Signature(target, "nonfinite_class", ("std",), "fp16", "nonfinite_dropped")
+        assert match_known(load_known(), signature, THUNDER_MAIN).id == entry
+    other = match_known(load_known(), Signature("inductor", "nonfinite_class", ("sum",), "fp16", "nonfinite_dropped"), THUNDER_MAIN)
+    assert other is None or other.id != entry
