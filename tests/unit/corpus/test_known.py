@@ -839,3 +839,15 @@ def test_a_compiled_std_of_one_infinite_element_giving_0_is_known():
         assert match_known(load_known(), signature, THUNDER_MAIN).id == entry
     other = match_known(load_known(), Signature("inductor", "nonfinite_class", ("sum",), "fp16", "nonfinite_dropped"), THUNDER_MAIN)
     assert other is None or other.id != entry
+
+
+def test_thunders_low_precision_sdpa_decomposition_is_known_under_every_masked_form():
+    """A Thunder-main campaign's bf16 sdpa_masked with gradients (scores of 65792 and 65537 both rounded to 65536, so
+    softmax ties two keys that float64 separates): the decomposition's rounding, whichever sdpa form met it."""
+    entry = "numfuzz-thunder-sdpa-grad-low-precision"
+    for op in ("sdpa", "sdpa_masked", "sdpa_bool_masked", "db.scaled_dot_product_attention"):
+        found = Signature("thunder:torchcompile", "less_accurate", (op,), "bf16", "backward")
+        assert match_known(load_known(), found, THUNDER_MAIN).id == entry
+        assert match_known(load_known(), found, CPU_29).id == entry
+    fp32 = match_known(load_known(), Signature("thunder:torchcompile", "less_accurate", ("sdpa_masked",), "fp32", "backward"), THUNDER_MAIN)
+    assert fp32 is None or fp32.id != entry
