@@ -18,7 +18,7 @@ import torch
 
 from numfuzz.judge.bounds import FP32_MANTISSA
 from numfuzz.judge.cause import CAST_DROPPED, Diagnosis
-from numfuzz.judge.compiled import as_reference, laid_out
+from numfuzz.judge.compiled import as_reference, laid_out, with_grads
 from numfuzz.judge.evidence import Evidence, op_line
 from numfuzz.judge.execute import Outcome
 from numfuzz.judge.facts import Analysis
@@ -66,7 +66,15 @@ def _what_rounds(node: Node) -> str:
     return "'s rounding of its value" if spec.constant else "'s cast of its argument" if spec.computes_in else "'s autocast casts"
 
 
-def _reference_without(graph: Graph, samples: list[list[torch.Tensor]], casts: frozenset[int], output: int) -> np.ndarray:
+def _reference_without(
+    graph: Graph, samples: list[list[torch.Tensor]], casts: frozenset[int], output: int, upstream: list[list[torch.Tensor]] | None = None
+) -> np.ndarray:
+    """Judged value `output` of the float64 program with `casts` taken as no-ops, flat over the samples; with `upstream`,
+    judged values run on past the outputs into each input's gradient, and the other casts round the gradient too."""
+    if upstream is not None:
+        fn = compile_source(lower(graph, reference=True, exact_casts=casts, grad=True))
+        runs = [with_grads(fn, as_reference(s), as_reference(g), graph.inputs)[output].reshape(-1).numpy() for s, g in zip(samples, upstream)]
+        return np.concatenate(runs)
     fn = compile_source(lower(graph, reference=True, exact_casts=casts))
     with torch.no_grad():
         runs = [fn(*laid_out(as_reference(sample), graph.inputs))[output].reshape(-1).numpy() for sample in samples]
@@ -78,9 +86,16 @@ def cast_dropped(ev: Evidence) -> Diagnosis | None:
     runs = ev.outcome.runs
     if runs is None:
         return None
-    value = ev.graph.outputs[ev.output]
     seen = Seen(runs.flat("reference", ev.output), runs.flat("eager", ev.output), runs.flat("target", ev.output))
-    return _dropped_at(ev.graph, ev.samples, value, ev.output, seen)
+    graph, n_out = ev.graph, len(ev.graph.outputs)
+    if ev.output < n_out:
+        return _dropped_at(graph, ev.samples, graph.outputs[ev.output], ev.output, seen)
+    if ev.upstream is None:
+        return None
+    # an input's gradient: the casts on every output's path round the gradient flowing back through them (eager's
+    # autograd casts it back to each cast's source dtype); a compiled backward that fuses across them may not
+    casts = sorted({k for o in graph.outputs for k in narrowing_casts(graph, o)})
+    return _dropped_at(graph, ev.samples, ev.output - n_out, ev.output, seen, casts, ev.upstream)
 
 
 def narrow_intermediates(graph: Graph, value: int) -> list[int]:
@@ -153,10 +168,19 @@ def _flat(x: torch.Tensor) -> np.ndarray:
     return x.detach().to("cpu", torch.float64).reshape(-1).numpy()
 
 
-def _dropped_at(graph: Graph, samples: list[list[torch.Tensor]], value: int, output: int, seen: Seen) -> Diagnosis | None:
-    """A cast in `value`'s cone the target did not round at: against the program (output `output` of `graph` is `value`)
-    with that cast taken as a no-op, the target is as accurate as eager is against the program as written."""
-    casts = narrowing_casts(graph, value)
+def _dropped_at(
+    graph: Graph,
+    samples: list[list[torch.Tensor]],
+    value: int,
+    output: int,
+    seen: Seen,
+    gradient_casts: list[int] | None = None,
+    upstream: list[list[torch.Tensor]] | None = None,
+) -> Diagnosis | None:
+    """A cast in `value`'s cone the target did not round at: against the program (judged value `output` of `graph` is
+    `value`) with that cast taken as a no-op, the target is as accurate as eager is against the program as written. With
+    `upstream`, the judged value is the gradient of input `value`, and `gradient_casts` the casts its backward meets."""
+    casts = narrowing_casts(graph, value) if upstream is None else gradient_casts or []
     if not casts:
         return None
     fmt = check_dtype(infer_specs(graph)[value].dtype)
@@ -166,7 +190,7 @@ def _dropped_at(graph: Graph, samples: list[list[torch.Tensor]], value: int, out
     e_err, t_err = ulp_error(eager[keep], ref[keep], fmt), ulp_error(got[keep], ref[keep], fmt)
     as_written = math.inf if lost.any() else float(np.max(t_err, initial=0.0))
     for subset in [frozenset([k]) for k in casts] + ([frozenset(casts)] if len(casts) > 1 else []):
-        uncast = _reference_without(graph, samples, subset, output)
+        uncast = _reference_without(graph, samples, subset, output, upstream)
         if lost.any() and not _class_explained(uncast[lost], got[lost], fmt):
             continue
         without = uncast[keep]
@@ -181,7 +205,7 @@ def _dropped_at(graph: Graph, samples: list[list[torch.Tensor]], value: int, out
         if as_eager and explained <= as_written / 2:
             k = min(subset)
             dropped = ", ".join(f"`{op_line(graph, j)}`" + _what_rounds(graph.nodes[j]) for j in sorted(subset))
-            at = f" at `{op_line(graph, value - len(graph.inputs))}`" if value >= len(graph.inputs) else ""
+            at = f" in the gradient of x{value}" if upstream is not None else f" at `{op_line(graph, value - len(graph.inputs))}`" if value >= len(graph.inputs) else ""
             return Diagnosis(
                 CAST_DROPPED.name,
                 [
@@ -217,3 +241,17 @@ def cast_dropped_at_cut(ev: Evidence) -> Diagnosis | None:
         "given the cast's rounded value, it is not: the compiled code does not round at the cast"
     )
     return Diagnosis(CAST_DROPPED.name, [why], c.node, "cast", ev.graph.nodes[c.node].attr("dtype"))
+
+
+def cast_dropped_in_backward(ev: Evidence, bounds: object = None) -> Analysis | None:
+    """A finding in an input's gradient that the program with a narrowing cast taken as a no-op explains: eager's autograd
+    rounds the gradient flowing back through each cast to the cast's dtype and then its source's, and a backward fused
+    across it may not (cumsum(x16, dtype=bf16) then leaky_relu: 0.01 * g in bf16 read as fp16 in eager, in fp32
+    compiled). Decided before the backward is cut, which cannot see it: each op alone is given eager's rounded gradient."""
+    n_out = len(ev.graph.outputs)
+    if ev.output < n_out or ev.upstream is None or not ev.outcome.oracle.is_accuracy:
+        return None
+    found = cast_dropped(ev)
+    if found is None:
+        return None
+    return Analysis(ev.output, found.cause, list(found.evidence), found.op, found.dtype, gradient_of=ev.output - n_out)

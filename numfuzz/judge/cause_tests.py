@@ -10,7 +10,8 @@ runs the stages in the order of `Stage`, and within a stage the steps in the ord
 * second call      -- stale_scalar: the second call of a dynamic compile was nearer eager with the
                       first call's scalar (`judge.stale_scalar`); nothing is located.
 * position         -- position_parting: where the same values at two positions first part (`judge.position_analysis`).
-* gradient         -- backward: the op whose backward a gradient finding starts at (`judge.gradient_analysis`).
+* gradient         -- cast_dropped in an input's gradient (float64 only: its casts' gradients taken as no-ops), then
+                      backward: the op whose backward a gradient finding starts at (`judge.gradient_analysis`).
 * before locating  -- cast_dropped on the flagged output (float64 only): exposing values could undo the elision it sees.
 * locating         -- ill_conditioned: the probe shows no op worse where the difference starts (the verdict `amplified`).
 * after locating   -- at the culprit, in order: cast_dropped at a located cast, cast_dropped upstream of the
@@ -29,7 +30,7 @@ from enum import Enum
 from typing import Callable, Union
 
 from numfuzz.judge.bounds import Bounds
-from numfuzz.judge.cast_dropped import cast_dropped, cast_dropped_located
+from numfuzz.judge.cast_dropped import cast_dropped, cast_dropped_in_backward, cast_dropped_located
 from numfuzz.judge.cause import (
     BACKWARD,
     CANCELLATION,
@@ -117,10 +118,10 @@ CAUSE_TESTS = (
     _one(OUTPUT_METADATA, Stage.ORACLE, "none: compared with every output", metadata_differences),
     _one(STALE_SCALAR, Stage.SECOND_CALL, "none: the second call has run", stale_scalar),
     _one(POSITION_PARTING, Stage.POSITION, "one compile (the probe)", position_parting),
-    _one(BACKWARD, Stage.GRADIENT, "one compile per op on the flagged gradient's path", backward),
     CauseTest(
         CAST_DROPPED,
         (
+            Step(Stage.GRADIENT, "float64 only: the program's gradients with each narrowing cast taken as a no-op", cast_dropped_in_backward),
             Step(Stage.BEFORE_LOCATING, "float64 only: the program with each narrowing cast taken as a no-op", cast_dropped),
             Step(
                 Stage.AFTER_LOCATING,
@@ -130,6 +131,7 @@ CAUSE_TESTS = (
             ),
         ),
     ),
+    _one(BACKWARD, Stage.GRADIENT, "one compile per op on the flagged gradient's path", backward),
     _one(ILL_CONDITIONED, Stage.LOCATING, "none: the probe that locates", ill_conditioned),
     _one(STRIDED_INPUT, Stage.AFTER_LOCATING, "one compile, where an input is strided", strided_input),
     _one(EMULATED_ROUNDING, Stage.AFTER_LOCATING, "one compile, where the target turns the option on", emulated_rounding, needs_culprit=True),

@@ -138,15 +138,15 @@ class CompiledProgram:
     def eager_grads(self, sample: Sample, upstream: Sample) -> tuple:
         """Eager's outputs and input gradients, for upstream gradients of the outputs (all on the device)."""
         with eager_running():
-            return _with_grads(self.fn, sample, upstream, self.graph.inputs, self.scalars)
+            return with_grads(self.fn, sample, upstream, self.graph.inputs, self.scalars)
 
     def reference_grads(self, sample: Sample, upstream: Sample) -> tuple:
         """The float64 reference's outputs and input gradients (on the CPU); casts round the gradient too."""
-        return _with_grads(self.reference_fn, as_reference(sample), as_reference(upstream), self.graph.inputs, self.scalars)
+        return with_grads(self.reference_fn, as_reference(sample), as_reference(upstream), self.graph.inputs, self.scalars)
 
     def run_grads(self, sample: Sample, upstream: Sample) -> tuple:
         """The target's outputs and input gradients, through its compiled forward and backward."""
-        return self._timed(lambda: _with_grads(self._compiled, sample, upstream, self.graph.inputs, self.scalars))
+        return self._timed(lambda: with_grads(self._compiled, sample, upstream, self.graph.inputs, self.scalars))
 
     def trace(self) -> str | None:
         """The target's final trace of what it ran, where it has one."""
@@ -171,7 +171,7 @@ def laid_out(sample: Sample, specs: tuple[TensorSpec, ...] | list[TensorSpec]) -
     return [apply_layout(x, spec.layout) for x, spec in zip(sample, specs)]
 
 
-def _with_grads(fn: Callable, sample: Sample, upstream: Sample, specs: tuple[TensorSpec, ...], scalars: list | tuple = ()) -> tuple:
+def with_grads(fn: Callable, sample: Sample, upstream: Sample, specs: tuple[TensorSpec, ...], scalars: list | tuple = ()) -> tuple:
     """fn's outputs, then the gradient of each input (zeros where an input does not reach an output).
 
     The leaves are the inputs' logical values; fn gets them laid out (a view of a leaf's copy, so

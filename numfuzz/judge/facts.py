@@ -41,7 +41,9 @@ VERSION = 2
 # 9: an integer output's dropped cast counts a bf16/fp16 intermediate's own rounding (isinf of an fp16 i0 kept in fp32)
 # 10: no low_precision cause where the culprit's narrow inputs, read unrounded, explain the target's values
 #    (`domain_edge.explained_by_unrounded_inputs`)
-RULES_VERSION = 10
+# 11: a gradient finding that the program's gradients with a narrowing cast taken as a no-op explain is a dropped cast
+#    (`cast_dropped.cast_dropped_in_backward`), not the backward of the op it flows through
+RULES_VERSION = 11
 
 
 @dataclass(frozen=True)

@@ -161,3 +161,27 @@ def test_a_dropped_cast_is_named_whatever_amplifies_it_after():
     signature = signature_of("inductor", outcome, case.run, graph)
     issue = match_known(load_known(), signature, {"torch": torch.__version__, "device": "cpu"})
     assert issue is not None and issue.id == "inductor-cast-elision"
+
+
+def test_a_cast_dropped_in_the_backward_is_cast_elision():
+    """A Thunder-main campaign's `leaky_relu(cumsum(x16, dim=-1, dtype=bf16))` at x = 0 with gradients: eager's backward
+    computes 0.01 * g in bf16 and casts it to fp16; Inductor's fused backward multiplies in fp32 and rounds once to fp16.
+    No op's backward alone shows it (each is given eager's rounded gradient); against the program with the cumsum's cast
+    taken as a no-op the compiled gradient is within half an ULP: the known cast elision, in the backward."""
+    from numfuzz.corpus.known import load_known, match_known
+    from numfuzz.judge.signature import signature_of
+    from numfuzz.run_spec import RunSpec
+
+    graph = Graph((TensorSpec((1, 1), "fp16"),), (Node.make("cumsum_dtype", [0], dim=-1, dtype="bf16"), Node.make("leaky_relu", [1], negative_slope=0.01)), (2,))
+    upstream = [0.0986328125, -0.73828125, 1.109375, 1.140625, 0.080078125, 0.32421875, 0.98046875, -0.267578125]
+    samples = [[torch.zeros(1, 1, dtype=torch.float16)] for _ in upstream]
+    grads = [[torch.tensor([[g]], dtype=torch.bfloat16)] for g in upstream]
+    case = Case.from_tensors(graph, samples, RunSpec("inductor", "cpu", samples=len(samples), grad=True), grads=grads)
+    outcome = run_case(case, resolve("inductor"))
+    if not outcome.verdict.is_finding:
+        pytest.skip(f"Inductor keeps the bf16 rounding of this gradient here ({outcome.verdict.value})")
+    facts = outcome.analysis
+    assert facts.cause == "cast_dropped" and facts.gradient_of == 0, facts
+    assert "cumsum_dtype" in facts.evidence[0] and "gradient of x0" in facts.evidence[0]
+    signature = signature_of("inductor", outcome, case.run, graph)
+    assert match_known(load_known(), signature, {"torch": torch.__version__, "device": "cpu"}).id == "inductor-cast-elision"
