@@ -851,3 +851,16 @@ def test_thunders_low_precision_sdpa_decomposition_is_known_under_every_masked_f
         assert match_known(load_known(), found, CPU_29).id == entry
     fp32 = match_known(load_known(), Signature("thunder:torchcompile", "less_accurate", ("sdpa_masked",), "fp32", "backward"), THUNDER_MAIN)
     assert fp32 is None or fp32.id != entry
+
+
+def test_thunders_normalize_gradient_of_a_zero_row_is_known():
+    """The Thunder-main campaign's F.normalize(x, eps=1e-4) of an fp16 zero tensor with gradients: NaN where eager's is 1e4."""
+    entry = "numfuzz-thunder-normalize-zero-row-grad-nan"
+    for target in ("thunder:torchcompile", "thunder:torch", "thunderfx"):
+        found = Signature(target, "nonfinite", ("db.nn.functional.normalize",), "fp16", "backward")
+        assert match_known(load_known(), found, THUNDER_MAIN).id == entry
+        assert match_known(load_known(), found, CPU_29).id == entry
+    forward = match_known(load_known(), Signature("thunder:torchcompile", "nonfinite", ("db.nn.functional.normalize",), "fp16", ""), THUNDER_MAIN)
+    assert forward is None or forward.id != entry
+    inductor = match_known(load_known(), Signature("inductor", "nonfinite", ("db.nn.functional.normalize",), "fp16", "backward"), CPU_214)
+    assert inductor is None or inductor.id != entry
