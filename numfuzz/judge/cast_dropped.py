@@ -205,7 +205,13 @@ def _dropped_at(
         if as_eager and explained <= as_written / 2:
             k = min(subset)
             dropped = ", ".join(f"`{op_line(graph, j)}`" + _what_rounds(graph.nodes[j]) for j in sorted(subset))
-            at = f" in the gradient of x{value}" if upstream is not None else f" at `{op_line(graph, value - len(graph.inputs))}`" if value >= len(graph.inputs) else ""
+            at = (
+                f" in the gradient of x{value}"
+                if upstream is not None
+                else f" at `{op_line(graph, value - len(graph.inputs))}`"
+                if value >= len(graph.inputs)
+                else ""
+            )
             return Diagnosis(
                 CAST_DROPPED.name,
                 [

@@ -172,7 +172,9 @@ def test_a_cast_dropped_in_the_backward_is_cast_elision():
     from numfuzz.judge.signature import signature_of
     from numfuzz.run_spec import RunSpec
 
-    graph = Graph((TensorSpec((1, 1), "fp16"),), (Node.make("cumsum_dtype", [0], dim=-1, dtype="bf16"), Node.make("leaky_relu", [1], negative_slope=0.01)), (2,))
+    graph = Graph(
+        (TensorSpec((1, 1), "fp16"),), (Node.make("cumsum_dtype", [0], dim=-1, dtype="bf16"), Node.make("leaky_relu", [1], negative_slope=0.01)), (2,)
+    )
     upstream = [0.0986328125, -0.73828125, 1.109375, 1.140625, 0.080078125, 0.32421875, 0.98046875, -0.267578125]
     samples = [[torch.zeros(1, 1, dtype=torch.float16)] for _ in upstream]
     grads = [[torch.tensor([[g]], dtype=torch.bfloat16)] for g in upstream]
