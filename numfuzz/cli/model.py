@@ -75,7 +75,7 @@ def model(
     from numfuzz.environment import default_device
     from numfuzz.judge.execute import one_line
     from numfuzz.model.check import check_model
-    from numfuzz.model.hf_zoo.plain import WAY_SHIPPED, run_way
+    from numfuzz.model.hf_zoo.plain import WAY_SHIPPED, run_way, way_words
     from numfuzz.model.spec import ModelSpecError, load_model
     from numfuzz.targets import TargetError
 
@@ -112,7 +112,7 @@ def model(
     else:
         click.echo(result.explain())
         if way != WAY_SHIPPED:
-            click.echo(f"\n{target_spec} was given the model with {way} (numfuzz.model.hf_zoo.plain)")
+            click.echo(f"\n{target_spec} was given the model {way_words(way)} (numfuzz.model.hf_zoo.plain)")
         if saved is not None:
             click.echo(f"\nsaved the region as {saved}: numfuzz minimize {saved} --import ... to shrink it, numfuzz repro to file it")
     sys.exit(1 if result.is_finding else 0)

@@ -93,7 +93,9 @@ def _how_to_judge_alone(cell: Cell, record: dict[str, Any], samples: int) -> str
     options += [f"--autocast {cell.autocast}"] if cell.autocast else []
     options += ["--train"] if cell.mode == "train" else []
     options += [f"--positions {cell.positions}"] if cell.positions else []
-    way = f" (Thunder's jit is given the model with {record['way']}, as here)" if record.get("way") not in (None, "as shipped") else ""
+    from numfuzz.model.hf_zoo.plain import WAY_SHIPPED, way_words
+
+    way = f" (Thunder's jit is given the model {way_words(record['way'])}, as here)" if record.get("way") not in (None, WAY_SHIPPED) else ""
     return f"modules alone and where the two part: numfuzz model {cell.model} {' '.join(options)}{way}"
 
 

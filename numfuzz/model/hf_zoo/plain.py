@@ -24,6 +24,9 @@ from typing import Any
 CONTEXT_VARS = (("transformers.utils.output_capturing", "_active_collector"), ("kernels._internals.layer.layer", "_ACTIVE_KERNEL_FUNCS"))
 WAY_SHIPPED = "as shipped"
 WAY_INERT = "context variables inert"
+# a model that reads what the collector holds (a multimodal model's vision features taken from a hidden layer) fails with it
+# inert in eager too: it is given as shipped, and Thunder's jit then meets the variables as a user's call would
+WAY_SHIPPED_READS = "as shipped (with its context variables inert the model itself fails: it reads what they collect)"
 
 
 class _Inert:
@@ -101,8 +104,28 @@ def needs_inert(target: str, model: Any, inputs: Sequence[Any]) -> bool:
     return target.startswith("thunder:") and uses_context_vars(model, inputs)
 
 
+def way_words(way: str) -> str:
+    """How a target was given the model, as a sentence's end: "was given the model ..."."""
+    return f"with its {way}" if way == WAY_INERT else way
+
+
+def _runs_inert(model: Any, inputs: Sequence[Any]) -> bool:
+    """Whether one eager call of `model` runs with the context variables inert."""
+    import torch
+
+    try:
+        with inert_context_vars(), torch.no_grad():
+            model(*inputs)
+    except Exception:  # the model's own failure: what it reads is not there
+        return False
+    return True
+
+
 def run_way(target: str, model: Any, inputs: Sequence[Any]) -> tuple[str, contextlib.AbstractContextManager]:
-    """How `target` is given the model (WAY_SHIPPED or WAY_INERT), and the context to judge it in."""
-    if needs_inert(target, model, inputs):
-        return WAY_INERT, inert_context_vars()
-    return WAY_SHIPPED, contextlib.nullcontext()
+    """How `target` is given the model (WAY_SHIPPED, WAY_INERT, or WAY_SHIPPED_READS where the model fails with them inert),
+    and the context to judge it in."""
+    if not needs_inert(target, model, inputs):
+        return WAY_SHIPPED, contextlib.nullcontext()
+    if not _runs_inert(model, inputs):
+        return WAY_SHIPPED_READS, contextlib.nullcontext()
+    return WAY_INERT, inert_context_vars()
