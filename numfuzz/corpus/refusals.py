@@ -10,6 +10,8 @@ own, and each newest interpreter's answer where one was asked (`newest.confirmat
 
 from __future__ import annotations
 
+import ast
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -68,8 +70,30 @@ def _smallest(group: Group) -> tuple[str, str, str, str]:
     else:  # a minimised case's one op, or none known
         node = case.graph.nodes[0] if len(case.graph.nodes) == 1 else None
     op = node.op if node is not None else "+".join(sorted(group.ops)) or "?"
-    argument = argument_named(message, node.attr_dict if node is not None else {})
+    argument = argument_named(message, call_arguments(node.attr_dict) if node is not None else {})
     return op, argument, message, found_on(case.target, case.provenance)
+
+
+_PLACEHOLDER = re.compile(r"\{(\d+)\}")
+
+
+def call_arguments(attrs: dict[str, Any]) -> dict[str, Any]:
+    """A node's arguments by name: its attributes, and for a database op the keyword arguments its call form spells out
+    (`mode='bicubic'` of `interpolate({0}, (3, 3), mode='bicubic')`) in place of the form and sample number themselves."""
+    form = attrs.get("form")
+    if not isinstance(form, str):
+        return dict(attrs)
+    named = {k: v for k, v in attrs.items() if k not in ("form", "sample")}
+    try:
+        call = ast.parse(_PLACEHOLDER.sub(r"_\1", form), mode="eval").body
+    except SyntaxError:
+        return named
+    for keyword in call.keywords if isinstance(call, ast.Call) else []:
+        try:
+            named[keyword.arg] = ast.literal_eval(keyword.value)
+        except (ValueError, TypeError, SyntaxError):  # a value that is not a literal (a tensor, a function)
+            continue
+    return named
 
 
 def found_on(target: str, provenance: dict[str, Any]) -> str:

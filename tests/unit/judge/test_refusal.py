@@ -107,3 +107,18 @@ def test_the_installed_thunders_named_tuple_gap_is_a_crash():
     with pytest.raises(AttributeError) as raised:
         thunder.jit(lambda x: torch.max(x, dim=-1, keepdim=True).indices)(torch.randn(3, 4))
     assert refusal_of(raised.value, ("thunder",)) is None
+
+
+def test_a_database_ops_refused_argument_is_read_from_its_call_form():
+    """A database op's node holds its call as text: its keywords are its arguments (bicubic was listed as `nearest`, the
+    first quoted word of Thunder's message, before)."""
+    from numfuzz.corpus.refusals import call_arguments
+
+    bicubic = call_arguments({"form": "torch.nn.functional.interpolate({0}, (3, 3), scale_factor=None, mode='bicubic', align_corners=True)", "sample": 8})
+    assert bicubic == {"scale_factor": None, "mode": "bicubic", "align_corners": True}
+    message = "NotImplementedError: only modes 'nearest', 'nearest-exact' and 'bilinear' are supported at the moment, but got mode='bicubic'"
+    assert argument_named(message, bicubic) == "mode='bicubic'"
+    pool = call_arguments({"form": "torch.nn.functional.max_pool3d({0}, kernel_size=3, stride=2, ceil_mode=True, padding=0)", "sample": 10})
+    assert argument_named("NotImplementedError: {ceil_mode=} is not supported", pool) == "ceil_mode=True"
+    assert call_arguments({"form": "torch.where({0} > 0, {1}, {2})", "sample": 0}) == {}
+    assert call_arguments({"dim": 1}) == {"dim": 1}
