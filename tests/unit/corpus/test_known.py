@@ -864,3 +864,28 @@ def test_thunders_normalize_gradient_of_a_zero_row_is_known():
     assert forward is None or forward.id != entry
     inductor = match_known(load_known(), Signature("inductor", "nonfinite", ("db.nn.functional.normalize",), "fp16", "backward"), CPU_214)
     assert inductor is None or inductor.id != entry
+
+
+def test_compiled_addmv_of_mixed_integer_dtypes_is_known_until_it_was_fixed():
+    """A Thunder-main campaign's addmv(uint8, int8, int8): int16 compiled, int8 in eager, on torch 2.11; both raise on 2.15."""
+    for target in ("thunder:torchcompile", "inductor"):
+        for op in ("db.addmv",):
+            found = Signature(target, "mismatch", (op,), "integer")
+            assert match_known(load_known(), found, THUNDER_MAIN).id == "pytorch-147108"
+            fixed = match_known(load_known(), found, {**THUNDER_MAIN, "torch": "2.15.0"})
+            assert fixed is None or fixed.id != "pytorch-147108"
+
+
+def test_the_masked_scalar_blendv_compile_error_is_known_on_torch_2_11_in_any_region():
+    """The sweep's LED training step on Inductor (torch 2.11.0): a C++ compile error no op names; any region meets it."""
+    from numfuzz.judge.crash import crash_fingerprint
+
+    message = (
+        "InductorError: CppCompileError: C++ compile error: cannot convert \u2018float\u2019 to "
+        "\u2018const at::vec::CPU_CAPABILITY::VectorizedN<float, 2>&\u2019"
+    )
+    signature = Signature("inductor", "crash_compile:InductorError", ("?",), fingerprint=crash_fingerprint(message))
+    assert match_known(load_known(), signature, THUNDER_MAIN).id == "pytorch-173626"
+    assert match_known(load_known(), signature, {**THUNDER_MAIN, "torch": "2.9.1"}) is None
+    other = Signature("inductor", "crash_compile:InductorError", ("?",), fingerprint=crash_fingerprint("InductorError: CppCompileError: C++ compile error: x"))
+    assert match_known(load_known(), other, THUNDER_MAIN) is None
