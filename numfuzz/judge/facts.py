@@ -42,7 +42,8 @@ VERSION = 2
 # 10: no low_precision cause where the culprit's narrow inputs, read unrounded, explain the target's values
 #    (`domain_edge.explained_by_unrounded_inputs`)
 # 11: a gradient finding that the program's gradients with a narrowing cast taken as a no-op explain is a dropped cast
-#    (`cast_dropped.cast_dropped_in_backward`), not the backward of the op it flows through
+#    (`cast_dropped.cast_dropped_in_backward`), not the backward of the op it flows through; a gradient's non-finite class
+#    lost only where the non-finite inputs do not reach it (`nan_unreached`)
 RULES_VERSION = 11
 
 
@@ -131,6 +132,8 @@ class Analysis:
     class_rest: str | None = None
     # evidence: a gradient that parts from eager's only on kinks of its culprit, between the one-sided derivatives (`judge.kinks`)
     subgradient: str | None = None
+    # evidence: a gradient's non-finite class lost only where the non-finite inputs do not reach it (`judge.nan_unreached`)
+    nan_unreached: str | None = None
 
     @property
     def ill_conditioned(self) -> bool:
@@ -149,7 +152,17 @@ class Analysis:
         data["culprit"] = self.culprit.to_json() if self.culprit is not None else None
         if self.rounding_error is not None:
             data["rounding_error"] = self.rounding_error.to_json()
-        for name in ("gradient_of", "nonfinite_rest", "reordered", "fused_backward_bits", "overflows_too", "domain_edge", "class_rest", "subgradient"):
+        for name in (
+            "gradient_of",
+            "nonfinite_rest",
+            "reordered",
+            "fused_backward_bits",
+            "overflows_too",
+            "domain_edge",
+            "class_rest",
+            "subgradient",
+            "nan_unreached",
+        ):
             if getattr(self, name) is not None:
                 data[name] = getattr(self, name)
         if self.gradient_max_abs is not None:
@@ -187,6 +200,7 @@ class Analysis:
                 domain_edge=_text(data.get("domain_edge")),
                 class_rest=_text(data.get("class_rest")),
                 subgradient=_text(data.get("subgradient")),
+                nan_unreached=_text(data.get("nan_unreached")),
             )
         except (KeyError, TypeError, ValueError) as exc:
             raise ValueError(f"unreadable analysis: {exc}") from None

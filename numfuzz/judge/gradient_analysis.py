@@ -24,6 +24,7 @@ from numfuzz.judge.execute import Outcome, evaluate
 from numfuzz.judge.facts import Analysis, Culprit
 from numfuzz.judge.gradient_rounding import measure_gradient
 from numfuzz.judge.kinks import subgradient_evidence
+from numfuzz.judge.nan_unreached import nan_unreached_evidence
 from numfuzz.judge.oracle import gradient_bits_lost
 from numfuzz.judge.reduction_order import reordered_gradient_evidence
 from numfuzz.judge.verdicts import Verdict
@@ -139,6 +140,8 @@ def analyse_gradient(
     facts.subgradient = (
         subgradient_evidence(cut.graph, cut.rows, cut.upstream, cut.outcome.runs) if cut is not None and outcome.oracle is Verdict.LESS_ACCURATE else None
     )
+    if outcome.oracle is Verdict.NONFINITE_CLASS:  # the probe the rule `nan_unreached` reads
+        facts.nan_unreached = nan_unreached_evidence(graph, samples, upstream, outcome, flagged)
     return facts
 
 

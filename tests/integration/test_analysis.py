@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import pytest
 import rounding_target  # noqa: F401  (registers the `rounded` target)
 import torch
@@ -187,3 +189,46 @@ def test_a_cast_dropped_in_the_backward_is_cast_elision():
     assert "cumsum_dtype" in facts.evidence[0] and "gradient of x0" in facts.evidence[0]
     signature = signature_of("inductor", outcome, case.run, graph)
     assert match_known(load_known(), signature, {"torch": torch.__version__, "device": "cpu"}).id == "inductor-cast-elision"
+
+
+def _causal_sdpa_with_nan_query_rows() -> tuple[Graph, list[list[torch.Tensor]], list[list[torch.Tensor]]]:
+    """A Thunder-main campaign's case: causal sdpa of zero keys and values, its query NaN in rows 1 to 22 here and there."""
+    query = torch.zeros(32, 2, dtype=torch.bfloat16)
+    query[[1, 3, 4, 8, 13, 21, 22], 0] = math.nan
+    specs = (TensorSpec((32, 2), "bf16"), TensorSpec((32, 1), "bf16"), TensorSpec((32, 2), "bf16"))
+    graph = Graph(specs, (Node.make("sdpa", [2, 0, 1], is_causal=True),), (3,))
+    samples = [[torch.zeros(32, 2, dtype=torch.bfloat16), torch.zeros(32, 1, dtype=torch.bfloat16), query]]
+    return graph, samples, [[torch.ones(32, 1, dtype=torch.bfloat16)]]
+
+
+@pytest.mark.thunder
+def test_a_gradient_nan_that_reaches_only_through_a_masked_zero_is_eagers_own():
+    """Eager's causal-attention key gradient sums over every query row, the masked ones with a weight of 0, so a NaN query
+    row makes it NaN at keys 23 to 31, which no NaN row attends to; Thunder computes the masked terms as 0. With the NaNs
+    replaced by 0 or by 1 the float64 gradient there is 0, Thunder's value: eager_unstable, not a finding."""
+    from numfuzz.run_spec import RunSpec
+
+    graph, samples, upstream = _causal_sdpa_with_nan_query_rows()
+    case = Case.from_tensors(graph, samples, RunSpec("thunder:torchcompile", "cpu", samples=1, grad=True), grads=upstream)
+    outcome = run_case(case, resolve("thunder:torchcompile"))
+    if outcome.oracle is not Verdict.NONFINITE_CLASS:
+        pytest.skip(f"this Thunder keeps eager's NaNs ({outcome.oracle.value})")
+    assert outcome.verdict is Verdict.EAGER_UNSTABLE, outcome.analysis
+    assert "do not depend on the non-finite inputs" in outcome.analysis.nan_unreached
+
+
+def test_a_gradient_nan_dropped_where_it_reaches_stays_a_finding():
+    """A planted target that zeroes every NaN in an input's gradient: x1's gradient of x0 * x1 is x0 * g, NaN where x0 is;
+    with x0's NaN replaced by 0 or by 1 the gradient there differs, so the NaN reaches it: a finding."""
+    import nan_grad_target  # noqa: F401  (registers the `nan_grad_zeroed` target)
+
+    from numfuzz.run_spec import RunSpec
+
+    specs = (TensorSpec((8,), "fp32"), TensorSpec((8,), "fp32"))
+    graph = Graph(specs, (Node.make("mul", [0, 1]),), (2,))
+    x0 = torch.arange(8, dtype=torch.float32)
+    x0[[2, 5]] = math.nan
+    case = Case.from_tensors(graph, [[x0, torch.ones(8)]], RunSpec("nan_grad_zeroed", "cpu", samples=1, grad=True), grads=[[torch.ones(8)]])
+    outcome = run_case(case, resolve("nan_grad_zeroed"))
+    assert outcome.oracle is Verdict.NONFINITE_CLASS and outcome.verdict is Verdict.NONFINITE_CLASS, outcome.analysis
+    assert outcome.analysis.nan_unreached is None

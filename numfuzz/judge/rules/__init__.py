@@ -48,7 +48,7 @@ from __future__ import annotations
 from numfuzz.judge.bounds import Bounds
 from numfuzz.judge.execute import Outcome
 from numfuzz.judge.facts import RULES_VERSION, Analysis
-from numfuzz.judge.rules.gradients import FUSED_BACKWARD_LOCATED, FusedBackward, GradientAbsNoWorse, GradientWithinBound, Subgradient
+from numfuzz.judge.rules.gradients import FUSED_BACKWARD_LOCATED, FusedBackward, GradientAbsNoWorse, GradientWithinBound, NanUnreached, Subgradient
 from numfuzz.judge.rules.nonfinite import ClassRest, DomainEdge, NonfiniteRest, OverflowsToo, ReorderedReduction
 from numfuzz.judge.rules.rule import Judgement, Rule
 from numfuzz.judge.rules.values import Amplified, EagerFailsToo, IllConditionedCulprit, KeptCause, PositionWithinBound, ValueWithinBound
@@ -63,6 +63,7 @@ RULES: tuple[Rule, ...] = (
     DomainEdge(),
     KeptCause(),
     Subgradient(),
+    NanUnreached(),
     GradientWithinBound(),
     FusedBackward(),
     GradientAbsNoWorse(),

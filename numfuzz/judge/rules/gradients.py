@@ -88,3 +88,15 @@ class Subgradient(Rule):
 
     def holds(self, facts: Analysis, bounds: Bounds) -> str | None:
         return facts.subgradient if facts.gradient_of is not None else None
+
+
+class NanUnreached(Rule):
+    """A gradient that loses a non-finite class (eager and float64 give NaN or inf, the target a number) only at elements
+    the non-finite inputs do not reach: with them replaced by 0 and by 1 the float64 reference there is finite, the same,
+    and the target's value (`judge.nan_unreached`). Eager's backward multiplies them by a zero the math does not have
+    (causal attention's masked query rows in its key gradient); the target's value is the gradient's."""
+
+    name, judges, gives, reads, since = "nan_unreached", (Verdict.NONFINITE_CLASS,), Verdict.EAGER_UNSTABLE, ("gradient_of", "nan_unreached"), 11
+
+    def holds(self, facts: Analysis, bounds: Bounds) -> str | None:
+        return facts.nan_unreached if facts.gradient_of is not None else None
