@@ -889,3 +889,32 @@ def test_the_masked_scalar_blendv_compile_error_is_known_on_torch_2_11_in_any_re
     assert match_known(load_known(), signature, {**THUNDER_MAIN, "torch": "2.9.1"}) is None
     other = Signature("inductor", "crash_compile:InductorError", ("?",), fingerprint=crash_fingerprint("InductorError: CppCompileError: C++ compile error: x"))
     assert match_known(load_known(), other, THUNDER_MAIN) is None
+
+
+def test_integer_division_by_zero_sigfpe_is_known_through_div_with_a_rounding_mode():
+    """A Thunder-main campaign's lost worker: torch.div(a, b, rounding_mode='floor') of int8 0-d values, b = 0 (SIGFPE)."""
+    for op in ("db.div.floor_rounding", "db.div.trunc_rounding", "db.floor_divide"):
+        found = Signature("thunder:torchcompile", "segfault", (op,))
+        assert match_known(load_known(), found, THUNDER_MAIN).id == "pytorch-143649-integer-div-by-zero-sigfpe"
+        fixed = match_known(load_known(), found, {**THUNDER_MAIN, "torch": "2.15.0"})
+        assert fixed is None or fixed.id != "pytorch-143649-integer-div-by-zero-sigfpe"
+
+
+def test_narrow_with_a_tensor_start_under_autocast_is_thunders_known_refusal():
+    """A Thunder-main campaign's torch.narrow(x, 1, start, 2) with a 0-d tensor start in a bf16 autocast block: the
+    refusal reads as the autocast_exit AssertionError; outside a region, and for another op, this entry says nothing."""
+    from numfuzz.judge.crash import crash_fingerprint
+
+    message = (
+        "InterpreterError: Encountered exception AssertionError: A symbol [Symbol name=autocast_exit] was called while processing a primitive "
+        "while tracing <function fn at 0x7f3a405e1120>:"
+    )
+    entry = "thunder-narrow-tensor-start-in-autocast"
+    found = Signature("thunder:torchcompile", "crash_compile:InterpreterError", ("db.narrow",), fingerprint=crash_fingerprint(message), mode="autocast=bf16")
+    assert match_known(load_known(), found, THUNDER_MAIN).id == entry
+    for other in (
+        Signature("thunder:torchcompile", "crash_compile:InterpreterError", ("db.narrow",), fingerprint=crash_fingerprint(message)),
+        Signature("thunder:torchcompile", "crash_compile:InterpreterError", ("db.cat",), fingerprint=crash_fingerprint(message), mode="autocast=bf16"),
+    ):
+        got = match_known(load_known(), other, THUNDER_MAIN)
+        assert got is None or got.id != entry
