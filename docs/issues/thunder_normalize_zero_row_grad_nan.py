@@ -13,9 +13,9 @@ normalize, norm, zero vector, NaN and gradient); pytorch#184575 (closed) confirm
 Exits 1 while the bug is present.
 """
 
+import thunder
 import torch
 import torch.nn.functional as F
-import thunder
 
 
 def fn(x):
