@@ -100,3 +100,6 @@ class NanUnreached(Rule):
 
     def holds(self, facts: Analysis, bounds: Bounds) -> str | None:
         return facts.nan_unreached if facts.gradient_of is not None else None
+
+    def unmeasured(self, facts: Analysis, bounds: Bounds) -> str | None:
+        return "whether the non-finite inputs reach the elements it lost" if facts.gradient_of is not None and facts.nan_unreached is None else None
