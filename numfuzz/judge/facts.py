@@ -42,9 +42,9 @@ VERSION = 2
 # 10: no low_precision cause where the culprit's narrow inputs, read unrounded, explain the target's values
 #    (`domain_edge.explained_by_unrounded_inputs`)
 # 11: a gradient finding that the program's gradients with a narrowing cast taken as a no-op explain is a dropped cast
-#    (`cast_dropped.cast_dropped_in_backward`), not the backward of the op it flows through; a gradient's non-finite class
-#    lost only where the non-finite inputs do not reach it (`nan_unreached`)
-RULES_VERSION = 11
+#    (`cast_dropped.cast_dropped_in_backward`), not the backward of the op it flows through
+# 12: a gradient's non-finite class lost only where the non-finite inputs do not reach it (`nan_unreached`)
+RULES_VERSION = 12
 
 
 @dataclass(frozen=True)

@@ -96,7 +96,7 @@ class NanUnreached(Rule):
     and the target's value (`judge.nan_unreached`). Eager's backward multiplies them by a zero the math does not have
     (causal attention's masked query rows in its key gradient); the target's value is the gradient's."""
 
-    name, judges, gives, reads, since = "nan_unreached", (Verdict.NONFINITE_CLASS,), Verdict.EAGER_UNSTABLE, ("gradient_of", "nan_unreached"), 11
+    name, judges, gives, reads, since = "nan_unreached", (Verdict.NONFINITE_CLASS,), Verdict.EAGER_UNSTABLE, ("gradient_of", "nan_unreached"), 12
 
     def holds(self, facts: Analysis, bounds: Bounds) -> str | None:
         return facts.nan_unreached if facts.gradient_of is not None else None
