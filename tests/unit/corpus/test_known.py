@@ -918,3 +918,14 @@ def test_narrow_with_a_tensor_start_under_autocast_is_thunders_known_refusal():
     ):
         got = match_known(load_known(), other, THUNDER_MAIN)
         assert got is None or got.id != entry
+
+
+def test_compiled_select_scatter_broadcasting_a_src_eager_refuses_is_known():
+    """The house check's select_scatter(x, src, 0, 2) of a bf16 (3, 1) x and a 0-d src: eager raises, compiled fills the row."""
+    message = "eager raised RuntimeError: expected src to have a size equal to the slice of self. src size = [], slice size = [1]; the target returned outputs"
+    entry = "numfuzz-inductor-select-scatter-src-broadcast-unchecked"
+    for target, versions in (("thunder:torchcompile", THUNDER_MAIN), ("inductor", CPU_29), ("inductor", CPU_214)):
+        found = Signature(target, "unchecked", ("db.select_scatter",), fingerprint=message)
+        assert match_known(load_known(), found, versions).id == entry
+    other = match_known(load_known(), Signature("inductor", "unchecked", ("db.slice_scatter",), fingerprint=message), CPU_214)
+    assert other is None or other.id != entry
