@@ -929,3 +929,12 @@ def test_compiled_select_scatter_broadcasting_a_src_eager_refuses_is_known():
         assert match_known(load_known(), found, versions).id == entry
     other = match_known(load_known(), Signature("inductor", "unchecked", ("db.slice_scatter",), fingerprint=message), CPU_214)
     assert other is None or other.id != entry
+
+
+def test_integer_trunc_division_by_zero_still_traps_on_torch_2_15():
+    """A torch 2.15.0 campaign's lost worker: div(a, b, rounding_mode='trunc') of uint8 and int32 with zero divisors."""
+    newest = {"torch": "2.15.0+cu132", "device": "cpu", "thunder": "absent"}
+    found = Signature("inductor", "segfault", ("db.div.trunc_rounding",))
+    assert match_known(load_known(), found, newest).id == "numfuzz-inductor-integer-trunc-div-by-zero-sigfpe"
+    floor = match_known(load_known(), Signature("inductor", "segfault", ("db.div.floor_rounding",)), newest)
+    assert floor is None
