@@ -938,3 +938,20 @@ def test_integer_trunc_division_by_zero_still_traps_on_torch_2_15():
     assert match_known(load_known(), found, newest).id == "numfuzz-inductor-integer-trunc-div-by-zero-sigfpe"
     floor = match_known(load_known(), Signature("inductor", "segfault", ("db.div.floor_rounding",)), newest)
     assert floor is None
+
+
+def test_an_op_eager_refuses_by_dtype_computed_compiled_is_known_upstream():
+    """A torch 2.15.0 campaign's var(x, dim=1) of an int64: eager raises NotImplementedError, Inductor returns (pytorch#198155)."""
+    newest = {"torch": "2.15.0+cu132", "device": "cpu", "thunder": "absent"}
+    message = "eager raised NotImplementedError: std and var only support floating point and complex dtypes; the target returned outputs"
+    assert match_known(load_known(), Signature("inductor", "unchecked", ("db.var",), fingerprint=message), newest).id == "pytorch-198155"
+    kernel = "eager raised NotImplementedError: \"softmax_lastdim_kernel_impl\" not implemented for 'Long'; the target returned outputs"
+    assert match_known(load_known(), Signature("inductor", "unchecked", ("db.softmax",), fingerprint=kernel), newest).id == "pytorch-198155"
+    other = match_known(load_known(), Signature("inductor", "unchecked", ("db.var",), fingerprint="eager raised RuntimeError: x"), newest)
+    assert other is None or other.id != "pytorch-198155"
+
+
+def test_a_compiled_out_of_bounds_as_strided_copy_segfault_is_known_upstream():
+    """A torch 2.15.0 campaign's lost worker: as_strided_copy of an empty tensor with a (2, 2) view (pytorch#147077)."""
+    newest = {"torch": "2.15.0+cu132", "device": "cpu", "thunder": "absent"}
+    assert match_known(load_known(), Signature("inductor", "segfault", ("db.as_strided_copy",)), newest).id == "pytorch-147077"
