@@ -18,7 +18,7 @@ import torch
 
 from numfuzz.judge.bounds import FP32_MANTISSA
 from numfuzz.judge.cause import CAST_DROPPED, Diagnosis
-from numfuzz.judge.compiled import as_reference, laid_out, with_grads
+from numfuzz.judge.compiled import reference_flat
 from numfuzz.judge.evidence import Evidence, op_line
 from numfuzz.judge.execute import Outcome
 from numfuzz.judge.facts import Analysis
@@ -29,7 +29,6 @@ from numfuzz.program.autocast import region, rounded_args
 from numfuzz.program.dtypes import FloatFormat, check_dtype, is_narrow
 from numfuzz.program.graph_edit import cone, with_outputs
 from numfuzz.program.ir import Graph, Node
-from numfuzz.program.lowering import compile_source, lower
 from numfuzz.program.ops import infer_specs, lookup
 
 OUTPUT_ROUNDING = 0.5  # ULP: storing a value rounds it this much at most
@@ -66,21 +65,6 @@ def _what_rounds(node: Node) -> str:
     return "'s rounding of its value" if spec.constant else "'s cast of its argument" if spec.computes_in else "'s autocast casts"
 
 
-def _reference_without(
-    graph: Graph, samples: list[list[torch.Tensor]], casts: frozenset[int], output: int, upstream: list[list[torch.Tensor]] | None = None
-) -> np.ndarray:
-    """Judged value `output` of the float64 program with `casts` taken as no-ops, flat over the samples; with `upstream`,
-    judged values run on past the outputs into each input's gradient, and the other casts round the gradient too."""
-    if upstream is not None:
-        fn = compile_source(lower(graph, reference=True, exact_casts=casts, grad=True))
-        runs = [with_grads(fn, as_reference(s), as_reference(g), graph.inputs)[output].reshape(-1).numpy() for s, g in zip(samples, upstream)]
-        return np.concatenate(runs)
-    fn = compile_source(lower(graph, reference=True, exact_casts=casts))
-    with torch.no_grad():
-        runs = [fn(*laid_out(as_reference(sample), graph.inputs))[output].reshape(-1).numpy() for sample in samples]
-    return np.concatenate(runs)
-
-
 def cast_dropped(ev: Evidence) -> Diagnosis | None:
     """Before locating: the flagged output agrees with the program with a narrowing cast taken as a no-op."""
     runs = ev.outcome.runs
@@ -89,7 +73,8 @@ def cast_dropped(ev: Evidence) -> Diagnosis | None:
     seen = Seen(runs.flat("reference", ev.output), runs.flat("eager", ev.output), runs.flat("target", ev.output))
     graph, n_out = ev.graph, len(ev.graph.outputs)
     if ev.output < n_out:
-        return _dropped_at(graph, ev.samples, graph.outputs[ev.output], ev.output, seen)
+        value = graph.outputs[ev.output]
+        return _dropped_at(graph, ev.samples, value, ev.output, seen, narrowing_casts(graph, value))
     if ev.upstream is None:
         return None
     # an input's gradient: the casts on every output's path round the gradient flowing back through them (eager's
@@ -122,7 +107,7 @@ def cast_dropped_exactly(graph: Graph, samples: list[list[torch.Tensor]], outcom
         value = graph.outputs[o.index]
         casts = frozenset(narrowing_casts(graph, value))
         kept = frozenset(narrow_intermediates(graph, value)) - casts
-        if not (casts or kept) or not np.array_equal(_reference_without(graph, samples, casts, o.index), outcome.runs.flat("target", o.index)):
+        if not (casts or kept) or not np.array_equal(reference_flat(graph, samples, o.index, casts), outcome.runs.flat("target", o.index)):
             return None
         dropped |= casts
         results |= kept
@@ -150,9 +135,9 @@ def cast_dropped_upstream(ev: Evidence) -> Diagnosis | None:
     _, target = ev.side("target")
     _, eager = ev.side("eager")
     prefix = with_outputs(ev.graph, [value])
-    reference = _reference_without(prefix, ev.samples, frozenset(), 0)
+    reference = reference_flat(prefix, ev.samples, 0)
     seen = Seen(reference, np.concatenate([_flat(v) for v in eager]), np.concatenate([_flat(v) for v in target]))
-    return _dropped_at(prefix, ev.samples, value, 0, seen)
+    return _dropped_at(prefix, ev.samples, value, 0, seen, narrowing_casts(prefix, value))
 
 
 @dataclass(frozen=True)
@@ -174,13 +159,12 @@ def _dropped_at(
     value: int,
     output: int,
     seen: Seen,
-    gradient_casts: list[int] | None = None,
+    casts: list[int],
     upstream: list[list[torch.Tensor]] | None = None,
 ) -> Diagnosis | None:
-    """A cast in `value`'s cone the target did not round at: against the program (judged value `output` of `graph` is
+    """A cast among `casts` the target did not round at: against the program (judged value `output` of `graph` is
     `value`) with that cast taken as a no-op, the target is as accurate as eager is against the program as written. With
-    `upstream`, the judged value is the gradient of input `value`, and `gradient_casts` the casts its backward meets."""
-    casts = narrowing_casts(graph, value) if upstream is None else gradient_casts or []
+    `upstream`, the judged value is the gradient of input `value`, and `casts` those its backward meets."""
     if not casts:
         return None
     fmt = check_dtype(infer_specs(graph)[value].dtype)
@@ -190,7 +174,7 @@ def _dropped_at(
     e_err, t_err = ulp_error(eager[keep], ref[keep], fmt), ulp_error(got[keep], ref[keep], fmt)
     as_written = math.inf if lost.any() else float(np.max(t_err, initial=0.0))
     for subset in [frozenset([k]) for k in casts] + ([frozenset(casts)] if len(casts) > 1 else []):
-        uncast = _reference_without(graph, samples, subset, output, upstream)
+        uncast = reference_flat(graph, samples, output, subset, upstream)
         if lost.any() and not _class_explained(uncast[lost], got[lost], fmt):
             continue
         without = uncast[keep]

@@ -166,6 +166,26 @@ def as_reference(sample: Sample) -> Sample:
     return [x.to("cpu", torch.float64) if x.is_floating_point() else x.to("cpu") for x in sample]
 
 
+def reference_flat(
+    graph: Graph,
+    samples: list[Sample],
+    output: int,
+    exact_casts: frozenset[int] = frozenset(),
+    upstream: list[Sample] | None = None,
+) -> np.ndarray:
+    """Judged value `output` of the float64 reference, flat over the samples, with the casts at `exact_casts` taken as
+    no-ops (`lowering.lower`); with `upstream`, judged values run on past the outputs into each input's gradient, and the
+    other casts round the gradient too."""
+    if upstream is not None:
+        fn = compile_source(lower(graph, reference=True, exact_casts=exact_casts, grad=True))
+        runs = [with_grads(fn, as_reference(s), as_reference(g), graph.inputs)[output] for s, g in zip(samples, upstream)]
+    else:
+        fn = compile_source(lower(graph, reference=True, exact_casts=exact_casts))
+        with torch.no_grad():
+            runs = [fn(*laid_out(as_reference(sample), graph.inputs))[output] for sample in samples]
+    return np.concatenate([r.detach().to(torch.float64).reshape(-1).numpy() for r in runs])
+
+
 def laid_out(sample: Sample, specs: tuple[TensorSpec, ...] | list[TensorSpec]) -> Sample:
     """Each input as the view its spec's layout describes (itself where plain)."""
     return [apply_layout(x, spec.layout) for x, spec in zip(sample, specs)]

@@ -14,13 +14,12 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from numfuzz.judge.compiled import as_reference, with_grads
+from numfuzz.judge.compiled import reference_flat
 from numfuzz.judge.execute import Outcome
 from numfuzz.judge.nonfinite_class import class_lost
 from numfuzz.judge.oracle import ulp_error
 from numfuzz.program.dtypes import check_dtype
 from numfuzz.program.ir import Graph
-from numfuzz.program.lowering import compile_source, lower
 from numfuzz.program.ops import infer_specs
 
 REPLACEMENTS = (0.0, 1.0)
@@ -29,12 +28,6 @@ AGREES_ULP = 1.0  # the target's value against the reference made finite: within
 
 def _replaced(rows: list[list[torch.Tensor]], value: float) -> list[list[torch.Tensor]]:
     return [[torch.nan_to_num(x, nan=value, posinf=value, neginf=value) if x.is_floating_point() else x for x in row] for row in rows]
-
-
-def _reference_gradient(graph: Graph, samples: list[list[torch.Tensor]], upstream: list[list[torch.Tensor]], flagged: int) -> np.ndarray:
-    fn = compile_source(lower(graph, reference=True, grad=True))
-    runs = [with_grads(fn, as_reference(s), as_reference(g), graph.inputs)[flagged] for s, g in zip(samples, upstream)]
-    return np.concatenate([r.detach().to(torch.float64).reshape(-1).numpy() for r in runs])
 
 
 def nan_unreached_evidence(graph: Graph, samples: list[list[torch.Tensor]], upstream: list[list[torch.Tensor]], outcome: Outcome, flagged: int) -> str | None:
@@ -49,7 +42,7 @@ def nan_unreached_evidence(graph: Graph, samples: list[list[torch.Tensor]], upst
     if not lost.any():
         return None
     fmt = check_dtype(infer_specs(graph)[flagged - len(graph.outputs)].dtype)
-    made = [_reference_gradient(graph, _replaced(samples, v), _replaced(upstream, v), flagged)[lost] for v in REPLACEMENTS]
+    made = [reference_flat(graph, _replaced(samples, v), flagged, upstream=_replaced(upstream, v))[lost] for v in REPLACEMENTS]
     if any(m.size != got[lost].size or not np.isfinite(m).all() for m in made) or not np.array_equal(made[0], made[1]):
         return None
     if float(np.max(ulp_error(got[lost], made[0], fmt), initial=0.0)) > AGREES_ULP:
