@@ -37,6 +37,7 @@ from numfuzz.model.reference import float64_program
 from numfuzz.model.region import extract_region
 from numfuzz.model.region_check import check_region
 from numfuzz.model.result import ModelResult, ModuleVerdict
+from numfuzz.model.state import buffers_kept
 from numfuzz.model.verdict import Judged, crashed, judge_outputs_by_rules, known_issue, output_oracle, run_target
 from numfuzz.program.values import torch_dtype
 from numfuzz.targets import Target
@@ -87,8 +88,9 @@ def _flat(runs: list[list[torch.Tensor]], k: int) -> np.ndarray:
 
 
 def _run_all(fn: Callable, rows: list[list[Any]], kwargs_rows: list[dict] | None = None) -> list[list[torch.Tensor]]:
-    """`fn` on every row, each call on its own copy of the arguments (a module may update a cache it is given)."""
-    with torch.no_grad():
+    """`fn` on every row, each call on its own copy of the arguments (a module may update a cache it is given), and the
+    model's buffers as they were after (`model.state`)."""
+    with torch.no_grad(), buffers_kept(fn):
         return [floating_leaves(fn(*copy.deepcopy(row), **copy.deepcopy(kwargs_rows[i] if kwargs_rows else {}))) for i, row in enumerate(rows)]
 
 
@@ -97,7 +99,8 @@ def _reference_runs(fn: Callable, rows: list[list[Any]], kwargs_rows: list[dict]
 
     reference_fn, capture = float64_program(lambda *a, **k: fn(*a, **k), casts_round)
     try:
-        return _run_all(reference_fn, rows, kwargs_rows), capture
+        with buffers_kept(fn):
+            return _run_all(reference_fn, rows, kwargs_rows), capture
     finally:
         torch._dynamo.reset()
 
@@ -109,7 +112,8 @@ def _judged(target: Target, fn: Callable, rows: list[list[Any]], kwargs_rows: li
     reference, capture = _reference_runs(fn, rows, kwargs_rows, casts_round=True)
     target.reset()
     try:
-        compiled = target.prepare(lambda *a, **k: fn(*a, **k), device)
+        # a module is given as a user gives it (thunder.jit of the module takes its buffers' reassignment; of a function calling it, not)
+        compiled = target.prepare(fn if isinstance(fn, torch.nn.Module) else lambda *a, **k: fn(*a, **k), device)
         each = kwargs_rows or [{} for _ in rows]
         got = run_target(lambda k: _run_all(compiled, [rows[k]], [each[k]])[0], list(range(len(rows))), own_code(target))
     except Exception as exc:  # prepare raised: the target's failure is the finding, never numfuzz's
@@ -139,14 +143,32 @@ def _no_worse_at(indices: list[int], eager: list[list[torch.Tensor]], got: list[
 Wrap = Callable[[Callable], Callable]  # how the model, or a module of it, is called: under autocast, or as it is
 
 
+class Autocast(torch.nn.Module):
+    """A module called under `torch.autocast`: a module still, so a target is given it as a user gives a model."""
+
+    def __init__(self, inner: torch.nn.Module, device_type: str, dtype: torch.dtype):
+        super().__init__()
+        self.inner = inner
+        self.device_type = device_type
+        self.dtype = dtype
+
+    def forward(self, *args: Any, **kwargs: Any) -> Any:
+        with torch.autocast(self.device_type, dtype=self.dtype):
+            return self.inner(*args, **kwargs)
+
+
 def autocast_wrap(dtype: str | None, device: str) -> Wrap:
-    """Calls of a module under `torch.autocast` of `dtype` ("bf16", "fp16"); as they are for None."""
+    """Calls of a module (or a function) under `torch.autocast` of `dtype` ("bf16", "fp16"); as they are for None."""
     if dtype is None:
         return lambda fn: fn
+    device_type, dtype_of = torch.device(device).type, torch_dtype(dtype)
 
     def wrap(fn: Callable) -> Callable:
+        if isinstance(fn, torch.nn.Module):
+            return Autocast(fn, device_type, dtype_of)
+
         def run(*args: Any, **kwargs: Any) -> Any:
-            with torch.autocast(torch.device(device).type, dtype=torch_dtype(dtype)):
+            with torch.autocast(device_type, dtype=dtype_of):
                 return fn(*args, **kwargs)
 
         return run

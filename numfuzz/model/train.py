@@ -18,6 +18,7 @@ from torch.utils._pytree import tree_flatten
 
 from numfuzz.judge.refusal import own_code
 from numfuzz.model.reference import float64_program
+from numfuzz.model.state import buffers_kept
 from numfuzz.model.verdict import Judged, crashed, run_target
 from numfuzz.targets import Target
 
@@ -30,10 +31,22 @@ def mean_square_loss(output: Any) -> torch.Tensor:
     return sum(leaf.float().pow(2).mean() for leaf in leaves if isinstance(leaf, torch.Tensor) and leaf.is_floating_point())
 
 
-def loss_step(model: torch.nn.Module, loss: Callable[[Any], torch.Tensor] | None) -> Callable:
+class LossStep(torch.nn.Module):
+    """The program a training step compiles: the model, then its loss. A module, so a target is given it as a user gives
+    a model whose forward returns its loss (thunder.jit of a module takes its buffers' reassignment)."""
+
+    def __init__(self, model: torch.nn.Module, loss: Callable[[Any], torch.Tensor] | None):
+        super().__init__()
+        self.model = model
+        self.loss = loss or mean_square_loss
+
+    def forward(self, *inputs: Any) -> torch.Tensor:
+        return self.loss(self.model(*inputs))
+
+
+def loss_step(model: torch.nn.Module, loss: Callable[[Any], torch.Tensor] | None) -> LossStep:
     """The program a training step compiles: the model, then its loss."""
-    judge_loss = loss or mean_square_loss
-    return lambda *inputs: judge_loss(model(*inputs))
+    return LossStep(model, loss)
 
 
 def _grads(loss: torch.Tensor, wrt: list[torch.Tensor]) -> list[torch.Tensor]:
@@ -56,7 +69,8 @@ def step_runs(step: Callable, params: list[torch.Tensor], rows: list[list[Any]])
     runs = []
     for row in rows:
         row = _with_leaves(row)
-        loss = step(*row)
+        with buffers_kept(step):
+            loss = step(*row)
         runs.append([loss.detach(), *_grads(loss, params + [row[k] for k in float_inputs(row)])])
     return runs
 
@@ -72,7 +86,8 @@ def reference_step_runs(step: Callable, params: list[torch.Tensor], rows: list[l
         for row in rows:
             capture.leaves.clear()
             row = _with_leaves(row)
-            loss = reference_fn(*row)
+            with buffers_kept(step):
+                loss = reference_fn(*row)
             wrt = params + [row[k] for k in float_inputs(row)]
             missing = [p for p in wrt if id(p) not in capture.leaves]
             if missing and not _unused(step, row, missing):
@@ -88,7 +103,7 @@ def reference_step_runs(step: Callable, params: list[torch.Tensor], rows: list[l
 def _unused(step: Callable, row: list[Any], tensors: list[torch.Tensor]) -> bool:
     """Whether the step's loss, run in eager on `row` (whose float inputs are leaves), depends on none of `tensors`
     (autograd finds no path to any of them)."""
-    with torch.enable_grad():
+    with torch.enable_grad(), buffers_kept(step):
         loss = step(*row)
         return all(g is None for g in torch.autograd.grad(loss, tensors, allow_unused=True))
 

@@ -9,6 +9,7 @@ import subprocess
 import sys
 
 import pytest
+import torch
 from helpers import ROOT
 
 PLANTED_MODEL = ROOT / "examples" / "planted_model.py"
@@ -102,3 +103,31 @@ def test_where_inductor_and_eager_part_is_the_op_that_reads_a_fused_value_before
     (parting,) = find_partings(region, as_target("inductor"), "cpu")
     assert (parting.op, parting.verdict) == ("mul", "more_accurate") and parting.differ > 0, parting
     assert "test_model.py" in parting.line
+
+
+class _GrowingTable(torch.nn.Module):
+    """A module that reassigns its buffer in forward, as transformers' relative positions do (Wav2Vec2-Conformer's `pe`)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.register_buffer("table", torch.linspace(0, 1, 32).reshape(4, 8), persistent=False)
+        self.lin = torch.nn.Linear(8, 8)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        self.table = self.table.to(device=x.device, dtype=x.dtype)  # as Wav2Vec2-Conformer's `extend_pe` does on every call
+        return self.lin(x) + self.table[: x.shape[0]]
+
+
+@pytest.mark.thunder
+@pytest.mark.parametrize("train", [False, True])
+def test_a_module_reassigning_its_buffer_is_given_to_thunder_as_a_module(train):
+    """thunder.jit of a function calling such a module raises an empty AssertionError (lightning-thunder#646's area); of the
+    module itself, as a user jits a model, it runs. numfuzz gives Thunder the module, in forward, training step and autocast."""
+    from numfuzz.model.check import check_model
+
+    torch.manual_seed(0)
+    for autocast in (None, "bf16"):
+        result = check_model(
+            _GrowingTable(), (torch.randn(4, 8),), "thunder:torchcompile", samples=2, train=train, autocast=autocast, modules=False, partings=False
+        )
+        assert result.verdict.value not in ("crash_compile", "crash_run", "invalid"), (autocast, result.verdict, result.detail)
