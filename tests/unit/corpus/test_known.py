@@ -201,6 +201,12 @@ def test_every_committed_thunder_finding_is_known_on_the_release_and_on_thunder_
             " while tracing <function fn at 0x7f6cefc48e00>:",
             "numfuzz-thunder-autocast-sdpa-float-mask",
         ),
+        (
+            "crash_run:AssertionError",
+            "linear",
+            "AssertionError: expected tensor with (4, 8), cpu, torch.float64, requires_grad=False, got (4, 8), cpu, torch.float32, False",
+            "numfuzz-thunder-submodule-buffer-dtype-reassigned",
+        ),
         ("crash_compile:IndexError", "logsumexp", "IndexError: tuple index out of range", "numfuzz-thunder-squeeze-0dim-explicit-dim"),
         ("crash_compile:IndexError", "db.squeeze", "IndexError: tuple index out of range", "numfuzz-thunder-squeeze-0dim-explicit-dim"),
         (
