@@ -32,6 +32,7 @@ from numfuzz.judge.evidence import inputs_made_narrow
 from numfuzz.judge.execute import Outcome
 from numfuzz.judge.output_words import Described, mismatch_words, short_dtype
 from numfuzz.judge.facts import RULES_VERSION
+from numfuzz.judge.eager_noise import eager_noise
 from numfuzz.judge.gradient_analysis import gradient_max_abs
 from numfuzz.judge.oracle import bits_lost
 from numfuzz.judge.rules import FUSED_BACKWARD_LOCATED, final_verdict
@@ -119,6 +120,8 @@ def _measure_again(graph: Graph, outcome: Outcome) -> None:
         facts.fused_backward_bits = next((bits_lost(o) for o in outcome.outputs if o.index == facts.output), None)
     if facts.gradient_of is not None and facts.gradient_max_abs is None:
         facts.gradient_max_abs = gradient_max_abs(outcome.outputs, facts.output)
+    if facts.eager_noise is None:  # from outputs recorded with their scale
+        facts.eager_noise = eager_noise(outcome.outputs, facts.output)
     record = facts.rounding_error
     value_record = record is not None and not record.backward and not record.suffix and not record.error and not record.unrounded_inputs
     if value_record and culprit is not None and 0 <= culprit.node < len(graph.nodes) and inputs_made_narrow(graph, culprit.node):

@@ -22,6 +22,7 @@ from numfuzz.judge.cause import Diagnosis, kept_whatever_the_bound
 from numfuzz.judge.cause_tests import Stage, decided_facts, diagnose, first_holding
 from numfuzz.judge.decision_boundary import decided_at_a_boundary
 from numfuzz.judge.domain_edge import domain_edge_evidence
+from numfuzz.judge.eager_noise import eager_noise
 from numfuzz.judge.evidence import Evidence
 from numfuzz.judge.execute import Outcome
 from numfuzz.judge.facts import Analysis
@@ -68,6 +69,8 @@ def analyse(
         facts = _value_facts(ev, bounds)
     if facts is None:
         return outcome
+    if facts.eager_noise is None:  # the fact the rule `eager_no_correct_bits` reads
+        facts.eager_noise = eager_noise(outcome.outputs, facts.output)
     outcome.analysis = facts
     return apply_rules(outcome, bounds)
 

@@ -44,7 +44,8 @@ VERSION = 2
 # 11: a gradient finding that the program's gradients with a narrowing cast taken as a no-op explain is a dropped cast
 #    (`cast_dropped.cast_dropped_in_backward`), not the backward of the op it flows through
 # 12: a gradient's non-finite class lost only where the non-finite inputs do not reach it (`nan_unreached`)
-RULES_VERSION = 12
+# 13: an output where eager has no correct bit, its largest error as large as the output's largest value (`eager_noise`)
+RULES_VERSION = 13
 
 
 @dataclass(frozen=True)
@@ -124,6 +125,8 @@ class Analysis:
     fused_backward_bits: float | None = None
     # a gradient finding: the largest absolute error of the flagged gradient, the target's and eager's
     gradient_max_abs: tuple[float, float] | None = None
+    # the flagged output's largest absolute error of eager's and its largest |reference| (`judge.eager_noise`)
+    eager_noise: tuple[float, float] | None = None
     # evidence: a non-finite value where eager's same output overflows too, the target's only where eager's is near the overflow
     overflows_too: str | None = None
     # evidence: a non-finite value the culprit op gives exactly at inputs within their rounding: the edge of its domain
@@ -165,8 +168,9 @@ class Analysis:
         ):
             if getattr(self, name) is not None:
                 data[name] = getattr(self, name)
-        if self.gradient_max_abs is not None:
-            data["gradient_max_abs"] = [json_number(x) for x in self.gradient_max_abs]
+        for pair in ("gradient_max_abs", "eager_noise"):
+            if getattr(self, pair) is not None:
+                data[pair] = [json_number(x) for x in getattr(self, pair)]
         if self.partings is not None:
             data["partings"] = [p.to_json() for p in self.partings]
         return data
@@ -196,6 +200,7 @@ class Analysis:
                 partings=[Parting.from_json(p) for p in partings] if isinstance(partings, list) else None,
                 fused_backward_bits=float(data["fused_backward_bits"]) if data.get("fused_backward_bits") is not None else None,
                 gradient_max_abs=_pair(data.get("gradient_max_abs")),
+                eager_noise=_pair(data.get("eager_noise")),
                 overflows_too=_text(data.get("overflows_too")),
                 domain_edge=_text(data.get("domain_edge")),
                 class_rest=_text(data.get("class_rest")),

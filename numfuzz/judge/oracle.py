@@ -93,6 +93,8 @@ class OutputErrors:
     # where eager and the reference agree on a non-finite class and the target does not, counted by what it gave
     # instead ({"NaN -> finite": 3}; `judge.nonfinite_class`); empty in cases recorded before it was judged
     class_changes: dict[str, int] = field(default_factory=dict)
+    # the output's scale: the largest |reference| compared (None in cases recorded before it was kept; `judge.eager_noise`)
+    reference_max_abs: float | None = None
 
     @property
     def class_lost(self) -> int:
@@ -185,7 +187,7 @@ def compare_output(index: int, dtype: str, reference: Values, eager: Values, tar
     tally = _Tally(ref.size)
     for (a, b), (r, er, keep) in zip(slices, references()):
         tally.add(a, _chunk_errors(r, er, keep, e.slice(a, b), t.slice(a, b), fmt, largest))
-    return tally.errors(index, dtype, noise_floor(fmt))
+    return tally.errors(index, dtype, noise_floor(fmt), largest["t"])
 
 
 def _reference_slice(ref: Flat, e_ref: Flat, fmt: FloatFormat, a: int, b: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -294,7 +296,7 @@ class _Tally:
             if self.worst is None or chunk["diff"][j] > self.worst[0]:
                 self.worst = (float(chunk["diff"][j]), start + int(kept[j]))
 
-    def errors(self, index: int, dtype: str, floor: float) -> OutputErrors:
+    def errors(self, index: int, dtype: str, floor: float, scale: float | None = None) -> OutputErrors:
         e_both, t_both = self.e_both[: self.both], self.t_both[: self.both]
         maxima = {name: 0.0 if m is None else m for name, m in self.maxima.items()}
         out = OutputErrors(
@@ -309,6 +311,7 @@ class _Tally:
             worst_element=-1 if self.worst is None else self.worst[1],
             **{name: maxima.get(name, 0.0) for name in _MAXIMA},
             class_changes=dict(sorted(self.class_changes.items())),
+            reference_max_abs=scale,
         )
         if self.nonfinite:
             out.verdict = Verdict.NONFINITE.value

@@ -26,6 +26,7 @@ import torch
 
 from numfuzz.judge.bounds import Bounds, active_bounds
 from numfuzz.judge.cause import CAST_DROPPED
+from numfuzz.judge.eager_noise import eager_noise
 from numfuzz.judge.execute import Outcome, crash_verdict, one_line
 from numfuzz.judge.facts import Analysis
 from numfuzz.judge.oracle import SEVERITY, OutputErrors, bits_lost
@@ -64,6 +65,7 @@ def output_facts(errors: OutputErrors, first_gradient: int | None, cause: str = 
         dtype=errors.dtype,
         gradient_of=errors.index - first_gradient if gradient else None,
         fused_backward_bits=bits_lost(errors) if gradient else None,
+        eager_noise=eager_noise([errors], errors.index),
     )
 
 

@@ -10,30 +10,32 @@ again under a tighter or looser `--bounds` file gets what a live run under that 
 The rules, in order (each class states its rule in its docstring: `rules.values`, `rules.gradients`, `rules.nonfinite`):
 
 1. amplified                -- the difference is worse nowhere it starts (the cause `ill_conditioned`): amplified downstream.
-2. reordered_reduction      -- a non-finite sum or product that eager makes too in another order.
-3. overflows_too            -- a non-finite value where eager's output overflows too, the target's only
+2. eager_no_correct_bits    -- eager's largest error is as large as the output's largest value: no correct bit, noise.
+3. reordered_reduction      -- a non-finite sum or product that eager makes too in another order.
+4. overflows_too            -- a non-finite value where eager's output overflows too, the target's only
                                where eager's value is within a binade of the overflow: its boundary moved.
-4. domain_edge              -- a non-finite value the culprit gives exactly at inputs within their rounding:
+5. domain_edge              -- a non-finite value the culprit gives exactly at inputs within their rounding:
                                its domain's edge, reached by a value a fused kernel did not round.
-5. kept_cause               -- a dropped cast, an emulated rounding, a non-finite intermediate, or a
+6. kept_cause               -- a dropped cast, an emulated rounding, a non-finite intermediate, or a
                                narrow accumulator: a finding whatever the bound.
-6. subgradient              -- a gradient that parts from eager's only where its culprit has no derivative,
+7. subgradient              -- a gradient that parts from eager's only where its culprit has no derivative,
                                between the one-sided derivatives there: another subgradient (`judge.kinks`).
-7. gradient_within_bound    -- a gradient whose culprit's backward is within its bound.
-8. fused_backward           -- a gradient no op's backward alone makes less accurate, at most 2 bits
+8. nan_unreached            -- a gradient's non-finite class lost only where the non-finite inputs do not reach it.
+9. gradient_within_bound    -- a gradient whose culprit's backward is within its bound.
+10. fused_backward          -- a gradient no op's backward alone makes less accurate, at most 2 bits
                                worse: how the backward is fused.
-9. gradient_abs_no_worse    -- a gradient whose largest absolute error is no larger than eager's: its
+11. gradient_abs_no_worse   -- a gradient whose largest absolute error is no larger than eager's: its
                                ULPs are lost at elements near zero, rounding of a sum.
-10. value_within_bound       -- a value whose culprit op is within its bound.
-11. ill_conditioned_culprit  -- a value beyond its culprit's bound only where the op's condition is
+12. value_within_bound      -- a value whose culprit op is within its bound.
+13. ill_conditioned_culprit -- a value beyond its culprit's bound only where the op's condition is
                                infinite or as large as its dtype's precision: the op amplifies.
-12. nonfinite_rest          -- a non-finite value that the exact rest of the program makes from a
+14. nonfinite_rest          -- a non-finite value that the exact rest of the program makes from a
                                culprit value within its bound.
-13. class_rest              -- a NaN or inf that eager and float64 agree on, lost (nonfinite_class) where the exact
+15. class_rest              -- a NaN or inf that eager and float64 agree on, lost (nonfinite_class) where the exact
                                rest of the program gives the target's class from a culprit value within its bound;
                                an op that itself loses it (the cause nonfinite_dropped) is kept by kept_cause.
-14. position_within_bound   -- two positions that part at an op within its bound at both.
-15. eager_fails_too         -- eager's own value at the culprit is far outside the op's bound as
+16. position_within_bound   -- two positions that part at an op within its bound at both.
+17. eager_fails_too         -- eager's own value at the culprit is far outside the op's bound as
                                well: the formula is unstable whoever computes it.
 
 Where none holds, the oracle's verdict stands.
@@ -51,13 +53,14 @@ from numfuzz.judge.facts import RULES_VERSION, Analysis
 from numfuzz.judge.rules.gradients import FUSED_BACKWARD_LOCATED, FusedBackward, GradientAbsNoWorse, GradientWithinBound, NanUnreached, Subgradient
 from numfuzz.judge.rules.nonfinite import ClassRest, DomainEdge, NonfiniteRest, OverflowsToo, ReorderedReduction
 from numfuzz.judge.rules.rule import Judgement, Rule
-from numfuzz.judge.rules.values import Amplified, EagerFailsToo, IllConditionedCulprit, KeptCause, PositionWithinBound, ValueWithinBound
+from numfuzz.judge.rules.values import Amplified, EagerFailsToo, EagerNoCorrectBits, IllConditionedCulprit, KeptCause, PositionWithinBound, ValueWithinBound
 from numfuzz.judge.verdicts import Verdict
 
 __all__ = ["FUSED_BACKWARD_LOCATED", "RULES", "Judgement", "Rule", "apply_rules", "final_verdict", "undecided", "verdict_of"]
 
 RULES: tuple[Rule, ...] = (
     Amplified(),
+    EagerNoCorrectBits(),
     ReorderedReduction(),
     OverflowsToo(),
     DomainEdge(),

@@ -31,6 +31,25 @@ class Amplified(Rule):
         return ILL_CONDITIONED.phrase if facts.ill_conditioned else None
 
 
+class EagerNoCorrectBits(Rule):
+    """A less accurate value or gradient where eager's largest absolute error is at least the output's largest
+    |reference| value (`judge.eager_noise`): eager has no correct bit at any element, so the output is rounding noise
+    whoever computes it, and the target's being further off is no compiler bug (a dropped cast included)."""
+
+    name, judges, gives, reads, since = "eager_no_correct_bits", (Verdict.LESS_ACCURATE,), Verdict.EAGER_UNSTABLE, ("eager_noise",), 13
+
+    def holds(self, facts: Analysis, bounds: Bounds) -> str | None:
+        if facts.eager_noise is None:
+            return None
+        eager, scale = facts.eager_noise
+        if not (math.isfinite(eager) and eager > 0 and eager >= scale):  # eager exact: any error of the target's is its own
+            return None
+        return f"eager's largest error ({eager:.3g}) is as large as the output's largest value ({scale:.3g}): eager has no correct bit, the output is rounding noise"
+
+    def unmeasured(self, facts: Analysis, bounds: Bounds) -> str | None:
+        return "eager's largest error against the output's largest value" if facts.eager_noise is None else None
+
+
 class KeptCause(Rule):
     """A cause kept whatever the bound (`Cause.kept`; some only in bf16/fp16) is a finding: the compiled code does
     not round as the program asked, or makes a value non-finite that eager keeps finite."""

@@ -95,3 +95,34 @@ def test_a_gradient_worse_in_ulps_only_near_zero_with_eagers_absolute_error_is_r
     assert final_verdict(Verdict.LESS_ACCURATE, facts, BOUNDS).verdict is Verdict.LESS_ACCURATE
     facts.gradient_max_abs = (1e-9, 0.0)  # eager exact: the target's error is its own
     assert final_verdict(Verdict.LESS_ACCURATE, facts, BOUNDS).verdict is Verdict.LESS_ACCURATE
+
+
+def test_an_output_where_eager_has_no_correct_bit_is_noise_and_one_with_bits_a_finding():
+    """The gradients upstream of a LayerNorm whose loss barely depends on its input: about 1e-9 in float64, eager's
+    1e-7 off, a compiled one 1e-6 off. Eager has no correct bit, so the compiled output being further off is noise;
+    the same errors on an output of size 1 are a finding."""
+    from numfuzz.judge.oracle import compare_output
+    from numfuzz.model.verdict import judge_outputs_by_rules
+
+    gen = torch.Generator().manual_seed(0)
+    for scale, eager_off, target_off, expected in ((1e-9, 1e-7, 1e-5, Verdict.EAGER_UNSTABLE), (1.0, 0.0, 0.2, Verdict.LESS_ACCURATE)):
+        reference = torch.randn(256, generator=gen, dtype=torch.float64) * scale
+        eager = (reference + torch.randn(256, generator=gen, dtype=torch.float64) * eager_off).bfloat16().double()
+        target = (reference + torch.randn(256, generator=gen, dtype=torch.float64) * target_off).bfloat16().double()
+        errors = compare_output(1, "bf16", reference.numpy(), eager.numpy(), target.numpy())
+        judged = judge_outputs_by_rules([errors], 1, lambda worse: False, BOUNDS)
+        assert judged.verdict is expected, (scale, judged)
+        rule = judged.rules[1].rule if 1 in judged.rules else ""
+        assert (rule == "eager_no_correct_bits") is (expected is Verdict.EAGER_UNSTABLE), judged.rules
+
+
+def test_a_finding_stored_before_the_outputs_scale_was_kept_is_measured_again():
+    facts = Analysis(0, "low_precision", [], "exp", "bf16")
+    from numfuzz.judge.rules.values import EagerNoCorrectBits
+
+    assert EagerNoCorrectBits().unmeasured(facts, BOUNDS) is not None
+    facts.eager_noise = (1e-7, 1e-9)
+    assert EagerNoCorrectBits().unmeasured(facts, BOUNDS) is None
+    assert final_verdict(Verdict.LESS_ACCURATE, facts, BOUNDS).verdict is Verdict.EAGER_UNSTABLE
+    facts.eager_noise = (0.0, 0.0)  # eager exact on an all-zero output: the target's error is its own
+    assert final_verdict(Verdict.LESS_ACCURATE, facts, BOUNDS).verdict is Verdict.LESS_ACCURATE
