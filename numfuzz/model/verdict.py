@@ -29,6 +29,7 @@ from numfuzz.judge.cause import CAST_DROPPED
 from numfuzz.judge.eager_noise import eager_noise
 from numfuzz.judge.execute import Outcome, crash_verdict, one_line
 from numfuzz.judge.facts import Analysis
+from numfuzz.judge.gradient_analysis import gradient_max_abs
 from numfuzz.judge.oracle import SEVERITY, OutputErrors, bits_lost
 from numfuzz.judge.refusal import refusal_of
 from numfuzz.judge.rules import Judgement, final_verdict
@@ -65,6 +66,7 @@ def output_facts(errors: OutputErrors, first_gradient: int | None, cause: str = 
         dtype=errors.dtype,
         gradient_of=errors.index - first_gradient if gradient else None,
         fused_backward_bits=bits_lost(errors) if gradient else None,
+        gradient_max_abs=gradient_max_abs([errors], errors.index) if gradient else None,
         eager_noise=eager_noise([errors], errors.index),
     )
 
