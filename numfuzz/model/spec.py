@@ -62,7 +62,8 @@ class LabelledLoss(torch.nn.Module):
 
     def forward(self, inputs: torch.Tensor) -> torch.Tensor:
         if inputs.is_floating_point():  # images: the labels are classes, 0, 1, 2, ... over the batch
-            labels = torch.arange(inputs.shape[0], device=inputs.device) % self.model.config.num_labels
+            # torch.remainder, not `%`: Thunder's jit fails on a tensor's `%` (numfuzz-thunder-tensor-mod-operator), which would be judged instead of the model
+            labels = torch.remainder(torch.arange(inputs.shape[0], device=inputs.device), self.model.config.num_labels)
             return self.model(pixel_values=inputs, labels=labels).loss
         return self.model(input_ids=inputs, labels=inputs).loss
 
