@@ -961,3 +961,14 @@ def test_a_compiled_out_of_bounds_as_strided_copy_segfault_is_known_upstream():
     """A torch 2.15.0 campaign's lost worker: as_strided_copy of an empty tensor with a (2, 2) view (pytorch#147077)."""
     newest = {"torch": "2.15.0+cu132", "device": "cpu", "thunder": "absent"}
     assert match_known(load_known(), Signature("inductor", "segfault", ("db.as_strided_copy",)), newest).id == "pytorch-147077"
+
+
+def test_thunderfx_s_count_of_differentiable_outputs_is_known_for_thunderfx_only():
+    """LED's training step on thunderfx: a number-valued output beside a differentiable one."""
+    from numfuzz.judge.crash import crash_fingerprint
+
+    message = "AssertionError: (no message; raised in forward, torch_autograd.py)"
+    for target, known in (("thunderfx:torchcompile", "numfuzz-thunderfx-number-output-differentiable-count"), ("inductor", None)):
+        signature = Signature(target, "crash_compile:AssertionError", ("",), fingerprint=crash_fingerprint(message))
+        found = match_known(load_known(), signature, THUNDER_MAIN)
+        assert (found.id if found else None) == known, (target, found)
