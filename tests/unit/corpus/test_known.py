@@ -972,3 +972,38 @@ def test_thunderfx_s_count_of_differentiable_outputs_is_known_for_thunderfx_only
         signature = Signature(target, "crash_compile:AssertionError", ("",), fingerprint=crash_fingerprint(message))
         found = match_known(load_known(), signature, THUNDER_MAIN)
         assert (found.id if found else None) == known, (target, found)
+
+
+def test_aminmax_s_backward_is_amaxs_known_nan_whatever_op_feeds_it():
+    """A torch 2.15.0 campaign: the gradient of x through `aminmax(x.clone().tan_(), dim=0)[1]` in bf16 is NaN at every
+    element (pytorch#186799: the backward's recomputed fp32 tan ties with no bf16-rounded extreme)."""
+    from numfuzz.corpus.group_key import GroupKey
+    from numfuzz.judge.facts import Analysis, Culprit
+    from numfuzz.program.ir import Graph, Node, TensorSpec
+
+    reduce = Node.make("db.aminmax", [1], form="torch.aminmax({0}, dim=0)[1]", sample=7)
+    graph = Graph((TensorSpec((43,), "bf16"),), (Node.make("tan_inplace", [0]), reduce), (2,))
+    nan = Signature("inductor", "nonfinite", ("tan_inplace",), "bf16", "backward")
+    fallback = "fallback (no op's backward alone is less accurate on the target)"
+    facts = Analysis(1, "backward", op="tan_inplace", dtype="bf16", culprit=Culprit(0, "tan_inplace", "bf16", "", fallback), gradient_of=0)
+    newest = {"torch": "2.15.0+cu132", "device": "cpu", "thunder": "absent"}
+    key = GroupKey.of(nan, graph, facts, load_known(), newest)
+    assert key.known is not None and key.known.id == "pytorch-186799"
+    without = Graph(graph.inputs, (Node.make("tan_inplace", [0]), Node.make("abs", [1])), (2,))
+    assert GroupKey.of(nan, without, facts, load_known(), newest).known is None  # no extreme taken downstream
+
+
+def test_thunders_torchcompile_glu_is_known_by_its_op_and_in_a_model_by_its_keyerror():
+    """A program's glu on the torchcompile executor, whatever it shows (a wrong value, a KeyError); a model's KeyError
+    names no op; the cummax KeyError keeps its own entry."""
+    from numfuzz.judge.crash import crash_fingerprint
+
+    keyerror = crash_fingerprint("KeyError: 't648'")
+    for target in ("thunder:torchcompile", "thunderfx:torchcompile"):
+        wrong = Signature(target, "less_accurate", ("db.nn.functional.glu",), "fp32")
+        assert match_known(load_known(), wrong, THUNDER_MAIN).id == "numfuzz-thunder-torchcompile-glu-nested-names"
+        model = Signature(target, "crash_compile:KeyError", (), fingerprint=keyerror)
+        assert match_known(load_known(), model, THUNDER_MAIN).id == "numfuzz-thunder-torchcompile-glu-nested-names-in-a-model"
+    cummax = Signature("thunder:torchcompile", "crash_compile:KeyError", ("db.cummax",), fingerprint=keyerror)
+    assert match_known(load_known(), cummax, THUNDER_MAIN).id == "numfuzz-thunder-torchcompile-unused-output-zero-grad-dropped"
+    assert match_known(load_known(), Signature("thunder:torch", "less_accurate", ("db.nn.functional.glu",), "fp32"), THUNDER_MAIN) is None
