@@ -8,6 +8,7 @@ says nothing a maintainer can act on; the rule `eager_no_correct_bits` names it.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 from numfuzz.judge.oracle import OutputErrors
@@ -15,8 +16,19 @@ from numfuzz.judge.oracle import OutputErrors
 
 def eager_noise(outputs: Sequence[OutputErrors], flagged: int) -> tuple[float, float] | None:
     """The flagged output's (eager's largest absolute error, largest |reference|) from its judged errors (stored ones
-    too); None where it was not judged, or was recorded before the output's scale was kept."""
+    too); None where it was not judged.
+
+    A record from before the output's scale was kept still bounds it: at the element of eager's largest error the
+    reference is that error over its relative error there, so the scale is at least `eager_max_abs / eager_max_rel`.
+    Where eager's largest relative error is below 1 that bound already exceeds eager's error and decides the rule
+    (it cannot hold), and is given as the scale; otherwise None, and the finding is measured again."""
     errors = next((o for o in outputs if o.index == flagged and o.elements), None)
-    if errors is None or errors.reference_max_abs is None:
+    if errors is None:
         return None
-    return float(errors.eager_max_abs), float(errors.reference_max_abs)
+    eager = float(errors.eager_max_abs)
+    if errors.reference_max_abs is not None:
+        return eager, float(errors.reference_max_abs)
+    relative = float(errors.eager_max_rel)
+    if eager == 0.0:
+        return 0.0, 0.0  # eager exact: the rule cannot hold whatever the scale
+    return (eager, eager / relative) if math.isfinite(relative) and 0.0 < relative < 1.0 else None

@@ -126,3 +126,20 @@ def test_a_finding_stored_before_the_outputs_scale_was_kept_is_measured_again():
     assert final_verdict(Verdict.LESS_ACCURATE, facts, BOUNDS).verdict is Verdict.EAGER_UNSTABLE
     facts.eager_noise = (0.0, 0.0)  # eager exact on an all-zero output: the target's error is its own
     assert final_verdict(Verdict.LESS_ACCURATE, facts, BOUNDS).verdict is Verdict.LESS_ACCURATE
+
+
+def test_a_record_without_the_outputs_scale_is_decided_where_eagers_relative_error_bounds_it():
+    """Eager's largest relative error below 1 bounds the scale above eager's largest error: the rule cannot hold, and
+    the stored finding needs no new measurement; at or above 1 only a new measurement can say."""
+    from dataclasses import replace
+
+    from numfuzz.judge.eager_noise import eager_noise
+    from numfuzz.judge.oracle import compare_output
+
+    exact = torch.linspace(1, 2, 64, dtype=torch.float64)
+    errors = compare_output(0, "bf16", exact.numpy(), exact.bfloat16().double().numpy(), (exact * 1.1).bfloat16().double().numpy())
+    assert eager_noise([errors], 0) == (errors.eager_max_abs, errors.reference_max_abs)
+    old = replace(errors, reference_max_abs=None)
+    eager, scale = eager_noise([old], 0)
+    assert eager < scale <= errors.reference_max_abs  # a lower bound of the scale, past eager's error
+    assert eager_noise([replace(old, eager_max_rel=3.0)], 0) is None
