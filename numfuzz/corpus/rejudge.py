@@ -32,6 +32,7 @@ from numfuzz.judge.evidence import inputs_made_narrow
 from numfuzz.judge.execute import Outcome
 from numfuzz.judge.output_words import Described, mismatch_words, short_dtype
 from numfuzz.judge.facts import RULES_VERSION
+from numfuzz.judge.analysis import computed_from_inputs
 from numfuzz.judge.eager_noise import eager_noise
 from numfuzz.judge.gradient_analysis import gradient_max_abs
 from numfuzz.judge.oracle import bits_lost
@@ -52,6 +53,8 @@ def current_outcome(case: Case, bounds: Bounds) -> Outcome:
         outcome.detail = mismatch_today(case.graph, outcome.detail)
     if outcome.rules_version < RULES_VERSION and outcome.analysis is not None:
         _measure_again(case.graph, outcome)
+    if outcome.oracle is Verdict.EXACT_MISMATCH and outcome.analysis is None:  # its op, from the stored program alone
+        outcome.analysis = computed_from_inputs(case.graph, outcome)
     judged = final_verdict(outcome.oracle, outcome.analysis, bounds)
     outcome.verdict, outcome.rule = judged.verdict, judged.rule
     return outcome

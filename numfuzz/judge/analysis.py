@@ -25,7 +25,7 @@ from numfuzz.judge.domain_edge import domain_edge_evidence
 from numfuzz.judge.eager_noise import eager_noise
 from numfuzz.judge.evidence import Evidence
 from numfuzz.judge.execute import Outcome
-from numfuzz.judge.facts import Analysis
+from numfuzz.judge.facts import Analysis, Culprit
 from numfuzz.judge.localize import Probe, flagged_index, locate_by_cutting, locate_culprit, probe_reproduces, run_probe, single_op_culprit
 from numfuzz.judge.nonfinite_rest import class_rest_evidence, nonfinite_rest_evidence
 from numfuzz.judge.overflow_boundary import overflow_boundary_evidence
@@ -37,6 +37,7 @@ from numfuzz.judge.rules import apply_rules
 from numfuzz.judge.verdicts import Verdict
 from numfuzz.program.graph_edit import cone
 from numfuzz.program.ir import Graph
+from numfuzz.program.ops import infer_specs
 from numfuzz.targets import Target
 
 
@@ -60,7 +61,11 @@ def analyse(
         outcome.analysis = refusing_op(graph, samples, target, device, outcome)
         return outcome
     if outcome.oracle is Verdict.EXACT_MISMATCH:  # integer values: no rounding to locate; a dropped cast, or a decision's boundary
-        outcome.analysis = cast_dropped_exactly(graph, samples, outcome) or decided_at_a_boundary(graph, samples, target, device, outcome, bounds, analyse)
+        outcome.analysis = (
+            cast_dropped_exactly(graph, samples, outcome)
+            or decided_at_a_boundary(graph, samples, target, device, outcome, bounds, analyse)
+            or computed_from_inputs(graph, outcome)
+        )
         return apply_rules(outcome, bounds) if outcome.analysis is not None else outcome
     output = flagged_index(outcome)
     ev = Evidence(graph, samples, target, device, outcome, 0 if output is None else output, upstream=upstream)
@@ -73,6 +78,23 @@ def analyse(
         facts.eager_noise = eager_noise(outcome.outputs, facts.output)
     outcome.analysis = facts
     return apply_rules(outcome, bounds)
+
+
+def computed_from_inputs(graph: Graph, outcome: Outcome) -> Analysis | None:
+    """An exact mismatch at an output whose op reads only the program's inputs, which eager and the target share: that
+    op's own values differ (an argmax of uint8 values giving an index past the tensor). Its op names the finding, so a
+    known issue of that op can claim it even where a minimisation does not reproduce it; None for any other output."""
+    output = flagged_index(outcome)
+    if output is None or output >= len(graph.outputs) or graph.outputs[output] < len(graph.inputs):
+        return None
+    k = graph.outputs[output] - len(graph.inputs)
+    node = graph.nodes[k]
+    if not all(arg < len(graph.inputs) for arg in node.args):
+        return None
+    dtype = infer_specs(graph)[graph.outputs[output]].dtype
+    located = "reads only the program's inputs"
+    evidence = f"`{node.op}` reads only the program's inputs, which eager and the target share: its own values differ"
+    return Analysis(output, "", [evidence], node.op, dtype, culprit=Culprit(k, node.op, dtype, outcome.verdict.value, located))
 
 
 def _locate(ev: Evidence) -> None:

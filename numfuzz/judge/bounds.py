@@ -18,7 +18,7 @@ import math
 import os
 import tomllib
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from importlib import resources
 from pathlib import Path
 from typing import Any, Iterator, Sequence
@@ -228,7 +228,19 @@ def load_bounds(extra: Sequence[Path | str] | None = None) -> Bounds:
         except (OSError, UnicodeDecodeError) as exc:
             raise BoundsError(f"{path}: cannot read: {exc}") from None
         bounds = parse_bounds(text, str(path), bounds)
+    _counterparts_bound(bounds, OPS)
     return bounds
+
+
+def _counterparts_bound(bounds: Bounds, ops: dict) -> None:
+    """A database op with no bound of its own takes its hand-written counterpart's (`OpSpec.counterpart`: the same
+    function and kernel), so a bound is stated once: `db.nn.functional.huber_loss` sums its terms as `huber_loss` does."""
+    named = {op for op, _ in bounds.entries}
+    for name, spec in ops.items():
+        if spec.counterpart and name not in named:
+            for (op, backend), bound in list(bounds.entries.items()):
+                if op == spec.counterpart:
+                    bounds.entries[(name, backend)] = replace(bound, source=f"as `{op}`, its counterpart: {bound.source}")
 
 
 _active: dict[str, Bounds] = {}

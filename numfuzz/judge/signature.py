@@ -120,7 +120,8 @@ def signature_of(target: str, outcome: Outcome, run: RunSpec | None = None, grap
         return Signature(target, symptom_of(outcome), (facts.op,), facts.dtype, fingerprint=fingerprints_of(outcome)[0], **where)
     if outcome.verdict.is_finding and not outcome.verdict.is_accuracy and not outcome.verdict.kills_process:
         cause = facts.cause if facts is not None else ""  # an integer output's dropped cast (`cast_dropped_exactly`)
-        return Signature(target, symptom_of(outcome), fingerprint=fingerprints_of(outcome)[0], cause=cause, **where)
+        located = (facts.op,) if facts is not None and facts.culprit is not None else ()  # an op that computes it from inputs alone
+        return Signature(target, symptom_of(outcome), located, facts.dtype if located else "", fingerprint=fingerprints_of(outcome)[0], cause=cause, **where)
     return Signature(target, symptom_of(outcome), **where)
 
 

@@ -193,6 +193,12 @@ def test_every_committed_thunder_finding_is_known_on_the_release_and_on_thunder_
             "RuntimeError: Expected dtype thunder.dtypes.int64 but found thunder.dtypes.float32_!",
             "thunder-avg-pool-integer-input",
         ),
+        (
+            "crash_compile:RuntimeError",
+            "db.nn.functional.local_response_norm",
+            "RuntimeError: Expected dtype thunder.dtypes.int64 but found thunder.dtypes.float32_!",
+            "thunder-avg-pool-integer-input",
+        ),
         ("crash_compile:AttributeError", "db.__rdiv__", "AttributeError: Unknown attribute __rdiv__", "numfuzz-thunder-tensor-rdiv-method"),
         (
             "crash_compile:InterpreterError",
