@@ -235,12 +235,13 @@ def load_bounds(extra: Sequence[Path | str] | None = None) -> Bounds:
 def _counterparts_bound(bounds: Bounds, ops: dict) -> None:
     """A database op with no bound of its own takes its hand-written counterpart's (`OpSpec.counterpart`: the same
     function and kernel), so a bound is stated once: `db.nn.functional.huber_loss` sums its terms as `huber_loss` does."""
-    named = {op for op, _ in bounds.entries}
+    by_op: dict[str, list[tuple[str | None, Bound]]] = {}
+    for (op, backend), bound in bounds.entries.items():
+        by_op.setdefault(op, []).append((backend, bound))
     for name, spec in ops.items():
-        if spec.counterpart and name not in named:
-            for (op, backend), bound in list(bounds.entries.items()):
-                if op == spec.counterpart:
-                    bounds.entries[(name, backend)] = replace(bound, source=f"as `{op}`, its counterpart: {bound.source}")
+        if spec.counterpart and name not in by_op:
+            for backend, bound in by_op.get(spec.counterpart, []):
+                bounds.entries[(name, backend)] = replace(bound, source=f"as `{spec.counterpart}`, its counterpart: {bound.source}")
 
 
 _active: dict[str, Bounds] = {}

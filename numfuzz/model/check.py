@@ -112,8 +112,8 @@ def _judged(target: Target, fn: Callable, rows: list[list[Any]], kwargs_rows: li
     reference, capture = _reference_runs(fn, rows, kwargs_rows, casts_round=True)
     target.reset()
     try:
-        # a module is given as a user gives it (thunder.jit of the module takes its buffers' reassignment; of a function calling it, not)
-        compiled = target.prepare(fn if isinstance(fn, torch.nn.Module) else lambda *a, **k: fn(*a, **k), device)
+        # the module itself, as a user gives it (thunder.jit of the module takes its buffers' reassignment; of a function calling it, not)
+        compiled = target.prepare(fn, device)
         each = kwargs_rows or [{} for _ in rows]
         got = run_target(lambda k: _run_all(compiled, [rows[k]], [each[k]])[0], list(range(len(rows))), own_code(target))
     except Exception as exc:  # prepare raised: the target's failure is the finding, never numfuzz's
