@@ -136,7 +136,13 @@ class ResultRecorder:
 
     def _lost_outside(self, task: Task, lost: Lost, case: Case, ops: list[str]) -> None:
         """A worker lost outside the target (`boundary`): no finding. Eager dying of a signal (its integer division of
-        the lowest value by -1 traps) makes the case invalid; a hang or the memory there is numfuzz's own error."""
+        the lowest value by -1 traps) makes the case invalid; a hang or the memory there is numfuzz's own error, except a
+        hang where eager itself took a fifth of the limit: the program's own cost (polygamma(2, x) takes time linear in
+        |x| for negative x, eager's and the float64 reference's alike), so the case is invalid."""
+        if lost.eager_too_slow:
+            logger.warning("case {} ({}) is invalid: {}", task.index, task.target, lost.eager_too_slow)
+            self._finish(task, Verdict.INVALID, ops, 0, None)
+            return None
         if lost.verdict in (Verdict.TIMEOUT, Verdict.OOM):
             case.extra["error"] = f"{lost.verdict.value} outside the target (eager, the float64 reference or numfuzz's analysis): {lost.detail}"
             path = self.save(case, "errors")
