@@ -166,6 +166,18 @@ def test_every_committed_thunder_finding_is_known_on_the_release_and_on_thunder_
         ),
         ("crash_compile:Unsupported", "db.std.unbiased", "Unsupported: TypeError when making fake tensor call", "numfuzz-thunder-var-std-unbiased-overloads"),
         (
+            "crash_compile:Unsupported",
+            "db.nn.functional.nll_loss",
+            "Unsupported: TypeError when making fake tensor call",
+            "numfuzz-thunder-nll-loss-default-ignore-index",
+        ),
+        (
+            "crash_compile:TypeError",
+            "db.nn.functional.nll_loss",
+            "TypeError: nll_loss_nd(): argument 'ignore_index' (position #) must be int, not NoneType",
+            "numfuzz-thunder-nll-loss-default-ignore-index",
+        ),
+        (
             "crash_compile:IndexError",
             "db.var_mean.unbiased",
             "IndexError: Dimension out of range (expected to be in range of [-1, 0], but got True)",
