@@ -955,6 +955,25 @@ def test_compiled_select_scatter_broadcasting_a_src_eager_refuses_is_known():
     assert other is None or other.id != entry
 
 
+def test_compiled_addmv_of_a_two_dimensional_self_eager_refuses_is_the_fixed_decomposition_check():
+    """A Thunder-main campaign's addmv(x, x, v) of a (1, 1) x and a (1,) v: eager raises, torch 2.11's decomposition computes."""
+    message = "eager raised RuntimeError: vector + matrix @ vector expected, got #, #, #; the target returned outputs"
+    entry = "pytorch-195579-addmm-addmv-decomposition-unchecked"
+    for target, versions in (("thunder:torchcompile", THUNDER_MAIN), ("inductor", CPU_29)):
+        assert match_known(load_known(), Signature(target, "unchecked", ("db.addmv",), fingerprint=message), versions).id == entry
+    newest = {"torch": "2.15.0+cu132", "device": "cpu", "thunder": "absent"}
+    assert match_known(load_known(), Signature("inductor", "unchecked", ("db.addmv",), fingerprint=message), newest) is None
+
+
+def test_thunders_logsumexp_gradient_nan_for_an_infinite_upstream_gradient_is_known():
+    """A Thunder-main campaign's logsumexp then pow(t, -1) of a zero: eager's gradient -inf, Thunder's NaN."""
+    entry = "numfuzz-thunder-logsumexp-backward-infinite-cotangent"
+    found = Signature("thunder:torchcompile", "nonfinite_class", ("logsumexp",), "fp32", "backward")
+    assert match_known(load_known(), found, THUNDER_MAIN).id == entry
+    forward = match_known(load_known(), Signature("thunder:torchcompile", "nonfinite_class", ("logsumexp",), "fp32", "unexplained"), THUNDER_MAIN)
+    assert forward is None or forward.id != entry
+
+
 def test_integer_trunc_division_by_zero_still_traps_on_torch_2_15():
     """A torch 2.15.0 campaign's lost worker: div(a, b, rounding_mode='trunc') of uint8 and int32 with zero divisors."""
     newest = {"torch": "2.15.0+cu132", "device": "cpu", "thunder": "absent"}
