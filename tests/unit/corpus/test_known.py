@@ -974,6 +974,15 @@ def test_thunders_logsumexp_gradient_nan_for_an_infinite_upstream_gradient_is_kn
     assert forward is None or forward.id != entry
 
 
+def test_an_activation_built_by_acts_table_and_called_with_nothing_is_thunders_container_subclass_bug():
+    """Qwen3-Next's forward on Thunder main: ACT2FN["silu"](x), whose __getitem__ Thunder runs twice (a model cell names no op)."""
+    from numfuzz.judge.crash import crash_fingerprint
+
+    message = "TypeError: <function SiLUActivation.forward at 0x7f33c27b91c0>() is missing 1 required positional arguments: input"
+    found = Signature("thunder:torchcompile", "crash_compile:TypeError", fingerprint=crash_fingerprint(message))
+    assert match_known(load_known(), found, THUNDER_MAIN).id == "numfuzz-thunder-container-subclass-getitem-override"
+
+
 def test_integer_trunc_division_by_zero_still_traps_on_torch_2_15():
     """A torch 2.15.0 campaign's lost worker: div(a, b, rounding_mode='trunc') of uint8 and int32 with zero divisors."""
     newest = {"torch": "2.15.0+cu132", "device": "cpu", "thunder": "absent"}
