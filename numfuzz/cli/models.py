@@ -147,19 +147,20 @@ def _finish(out: Path, grid: list | None) -> None:
     from numfuzz.corpus.store import write_atomic
     from numfuzz.report.models import write_page
     from numfuzz.sweep.groups import describe_groups, group_records
-    from numfuzz.sweep.results import GROUPS, ResultsError, load_results
+    from numfuzz.sweep.rematch import rematched
+    from numfuzz.sweep.results import GROUPS, ResultsError, load_results, read_versions
     from numfuzz.sweep.summary import describe_summary, summarize
 
-    results = load_results(out)
+    results = rematched(load_results(out), read_versions(out))  # today's known issues, as the corpus listing has them
     if not results:
         raise ResultsError(f"{out}: no sweep results there")
     page = write_page(out, results)
     records = list(results.values())
     groups = group_records(records)
     write_atomic(out / GROUPS, json.dumps([g.to_json() for g in groups], indent=1) + "\n")
-    findings = [r for r in records if r.get("finding")]
+    findings = sum(len(g.members) for g in groups if g.status == "new")  # a refusal is no finding: it is listed unsupported
     of = f" of {len(grid)}" if grid is not None else ""
-    click.echo(f"{len(results)}{of} cells judged, {len(findings)} findings no known issue explains; the page: {page}")
+    click.echo(f"{len(results)}{of} cells judged, {findings} findings no known issue explains; the page: {page}")
     click.echo(describe_summary(summarize(records)))
     click.echo(f"\n{len(groups)} groups ({sum(g.status == 'new' for g in groups)} new), in {out / GROUPS}:")
     click.echo(describe_groups(groups))

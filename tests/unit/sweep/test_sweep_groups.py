@@ -44,3 +44,33 @@ def test_an_architecture_counts_once_per_target_and_mode_by_its_most_telling_cel
     assert summary.by_mode["forward"] == {"less_accurate": 0, "crash": 0, "known": 0, "refuses": 2, "invalid": 0, "runs": 1}
     assert summary.by_mode["any"] == {"less_accurate": 1, "crash": 1, "known": 0, "refuses": 1, "invalid": 0, "runs": 0}
     assert "| thunder:torchcompile | any | 3 | 1 | 1 | 0 | 1 | 0 | 0 |" in describe_summary([summary])
+
+
+def test_a_stored_crash_that_a_later_known_entry_names_is_known_when_the_sweep_is_listed_again():
+    """Qwen3-Next's cells on Thunder main, judged before their known entries: listed again, each is known by its message;
+    an accuracy cell (whose known issues read facts a record keeps in part) and a refusal are left as they were."""
+    from numfuzz.sweep.rematch import rematched
+
+    thunder_main = {"torch": "2.11.0+cu130", "device": "cpu", "thunder": "0.2.7.dev0"}
+    stored = [
+        _cell(
+            "hf:qwen3_next", verdict="crash_compile", finding=True,
+            detail="TypeError: <function SiLUActivation.forward at 0x7f33c27b91c0>() is missing 1 required positional arguments: input",
+        ),
+        _cell(
+            "hf:qwen3_next", target="inductor", mode="train", verdict="crash_compile", finding=True,
+            detail="InductorError: CppCompileError: C++ compile error: \u2018decltype\u2019 evaluates to \u2018float\u2019, which is not a class or enumeration type",
+        ),
+        _cell("hf:other", verdict="crash_compile", finding=True, detail="RuntimeError: something no entry names"),
+        _cell("hf:qwen3_moe", target="inductor", verdict="less_accurate", finding=True, worst="logits", bits_lost=2.0),
+        _cell("hf:qwen3_next", target="thunderfx:torchcompile", verdict="unsupported", finding=True, detail="NotImplementedError: torch.eye"),
+    ]  # fmt: skip
+    now = rematched({r["key"]: r for r in stored}, thunder_main)
+    assert [now[r["key"]].get("known", "") for r in stored] == [
+        "numfuzz-thunder-container-subclass-getitem-override", "pytorch-173626", "", "", "",
+    ]  # fmt: skip
+    assert [now[r["key"]]["finding"] for r in stored] == [False, False, True, True, True]
+    groups = group_records(list(now.values()))
+    assert sorted(g.architectures[0] for g in groups if g.status == "new") == ["hf:other", "hf:qwen3_moe"]
+    on_2_15 = rematched({stored[1]["key"]: stored[1]}, {**thunder_main, "torch": "2.15.0"})  # the regression's torch bound
+    assert on_2_15[stored[1]["key"]].get("known") is None
