@@ -99,16 +99,18 @@ def test_on_a_local_ray_instance_each_cell_is_a_task_and_the_planted_bug_is_foun
 
 def test_a_planted_bug_met_in_two_zoo_architectures_is_one_group_of_two_and_a_layernorm_one_runs(cli, tmp_path):
     """Architectures built by the zoo from transformers' own configurations (not numfuzz's hand-set ones): the planted
-    backend drops RMSNorm's fp32 upcast in Granite and in Arcee, one cause, one group; StarCoder2 (LayerNorm) runs."""
+    backend drops RMSNorm's fp32 upcast in InternLM3 and in Arcee, one cause, one group; StarCoder2 (LayerNorm) runs.
+    Both lose accuracy whole on AVX2 and AVX-512 alike (Granite, whose scaled logits eager's own error swamps, crossed
+    the modules' threshold on AVX2 only: 1.54 and 1.19 times eager's largest error against 1.5)."""
     pytest.importorskip("transformers")
     out = tmp_path / "zoo"
     args = ("--target", "inference_drops_upcast", "--precision", "bf16", "--mode", "forward", "--positions", "8", "--import", PLANTED)
-    result = cli("models", "hf:granite", "hf:arcee", "hf:starcoder2", *args, "--out", out)
+    result = cli("models", "hf:internlm3", "hf:arcee", "hf:starcoder2", *args, "--out", out)
     assert result.exit_code == 1, result.output
     records = {r["model"]: r for r in map(json.loads, (out / "results.jsonl").read_text().splitlines())}
-    assert {m for m, r in records.items() if r["finding"]} == {"hf:granite", "hf:arcee"}
-    assert all(records[m]["op"] == "cast" and "input_layernorm" in records[m]["module"] for m in ("hf:granite", "hf:arcee"))
+    assert {m for m, r in records.items() if r["finding"]} == {"hf:internlm3", "hf:arcee"}
+    assert all(records[m]["op"] == "cast" and "input_layernorm" in records[m]["module"] for m in ("hf:internlm3", "hf:arcee"))
     (group,) = json.loads((out / "groups.json").read_text())
-    assert (group["status"], group["architectures"]) == ("new", ["hf:arcee", "hf:granite"]) and "worse at cast" in group["title"]
-    assert "[new] inference_drops_upcast: forward, worse at cast" in result.output and "2 architectures (arcee, granite)" in result.output
+    assert (group["status"], group["architectures"]) == ("new", ["hf:arcee", "hf:internlm3"]) and "worse at cast" in group["title"]
+    assert "[new] inference_drops_upcast: forward, worse at cast" in result.output and "2 architectures (arcee, internlm3)" in result.output
     assert records["hf:starcoder2"]["verdict"] in ("equal", "more_accurate")
