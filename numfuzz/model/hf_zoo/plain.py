@@ -11,6 +11,12 @@ Inert, `get` gives None and `set` keeps nothing: no hub kernel is chosen (none i
 function called is the one it would call anyway) and no hidden state is collected (a sweep asks for
 none). The model computes what it computed; `uses_context_vars` says whether it sets them at all, so
 a sweep can say per architecture whether this was needed.
+
+A mixture of experts computes its experts through the config's `_experts_implementation`: `grouped_mm` by default,
+which on CPU calls transformers' custom op `transformers::grouped_mm_fallback`, and Thunder's jit takes no custom op
+it was not told of (a known limitation, the same crash in every MoE model). `batched_mm` computes the same experts
+with plain indexing and batched matmuls; Thunder's jit is given such a model so, eager and the float64 reference
+alike, and the way says it.
 """
 
 from __future__ import annotations
@@ -27,6 +33,8 @@ WAY_INERT = "context variables inert"
 # a model that reads what the collector holds (a multimodal model's vision features taken from a hidden layer) fails with it
 # inert in eager too: it is given as shipped, and Thunder's jit then meets the variables as a user's call would
 WAY_SHIPPED_READS = "as shipped (with its context variables inert the model itself fails: it reads what they collect)"
+WAY_BATCHED_EXPERTS = "MoE experts as batched_mm"  # added to the way, after "and", where the model's experts use grouped_mm
+GROUPED, BATCHED = "grouped_mm", "batched_mm"
 
 
 class _Inert:
@@ -106,7 +114,31 @@ def needs_inert(target: str, model: Any, inputs: Sequence[Any]) -> bool:
 
 def way_words(way: str) -> str:
     """How a target was given the model, as a sentence's end: "was given the model ..."."""
-    return f"with its {way}" if way == WAY_INERT else way
+    words = [f"with its {part}" if part in (WAY_INERT, WAY_BATCHED_EXPERTS) else part for part in way.split(" and ")]
+    return " and ".join(words)
+
+
+def _grouped_experts(model: Any) -> list[Any]:
+    """The distinct configs of `model`'s modules whose experts run as grouped_mm (transformers' custom op on CPU)."""
+    found: dict[int, Any] = {}
+    for module in model.modules():
+        config = getattr(module, "config", None)
+        if getattr(config, "_experts_implementation", None) == GROUPED:
+            found.setdefault(id(config), config)
+    return list(found.values())
+
+
+@contextlib.contextmanager
+def batched_experts(configs: Sequence[Any]) -> Iterator[None]:
+    """Within it, the experts of `configs` compute as batched_mm; as they were after."""
+    kept = [c._experts_implementation for c in configs]
+    try:
+        for config in configs:
+            config._experts_implementation = BATCHED
+        yield
+    finally:
+        for config, value in zip(configs, kept):
+            config._experts_implementation = value
 
 
 def _runs_inert(model: Any, inputs: Sequence[Any]) -> bool:
@@ -122,10 +154,25 @@ def _runs_inert(model: Any, inputs: Sequence[Any]) -> bool:
 
 
 def run_way(target: str, model: Any, inputs: Sequence[Any]) -> tuple[str, contextlib.AbstractContextManager]:
-    """How `target` is given the model (WAY_SHIPPED, WAY_INERT, or WAY_SHIPPED_READS where the model fails with them inert),
-    and the context to judge it in."""
+    """How `target` is given the model (WAY_SHIPPED, WAY_INERT, or WAY_SHIPPED_READS where the model fails with them inert;
+    and WAY_BATCHED_EXPERTS for Thunder's jit of a model whose experts use grouped_mm), and the context to judge it in."""
+    experts = _grouped_experts(model) if target.startswith("thunder:") and hasattr(model, "modules") else []
+    with batched_experts(experts):
+        way, context = _context_way(target, model, inputs)
+    if not experts:
+        return way, context
+    return (f"{way} and {WAY_BATCHED_EXPERTS}" if way != WAY_SHIPPED else WAY_BATCHED_EXPERTS), _both(batched_experts(experts), context)
+
+
+def _context_way(target: str, model: Any, inputs: Sequence[Any]) -> tuple[str, contextlib.AbstractContextManager]:
     if not needs_inert(target, model, inputs):
         return WAY_SHIPPED, contextlib.nullcontext()
     if not _runs_inert(model, inputs):
         return WAY_SHIPPED_READS, contextlib.nullcontext()
     return WAY_INERT, inert_context_vars()
+
+
+@contextlib.contextmanager
+def _both(first: contextlib.AbstractContextManager, second: contextlib.AbstractContextManager) -> Iterator[None]:
+    with first, second:
+        yield
