@@ -326,10 +326,12 @@ class SloppyAttentionBackward(SloppyTanhBackward):
 
 def test_a_gradient_finding_at_an_op_with_an_integer_mask_is_measured_not_an_error():
     """A real model's window: attention with a boolean mask held as an i64 input. Measuring the culprit's backward takes
-    the mask as it is (no gradient, never moved), where it once raised `unknown dtype 'i64'`."""
+    the mask as it is (no gradient, never moved), where it once raised `unknown dtype 'i64'`. Seed 4: eager's own fp32
+    attention backward on AVX-512 is millions of ULP off at a near-zero element of dq for most seeds (seed 0: 6.2e7),
+    which hides the planted bf16 rounding there; at seed 4 eager is 49 ULP off on AVX-512 and 21 on AVX2."""
     q, k, v, mask = (TensorSpec((1, 2, 4, 8), "fp32"),) * 3 + (TensorSpec((4, 4), "i64"),)
     graph = Graph((q, k, v, mask), (Node.make("sdpa_bool_masked", [0, 1, 2, 3], scale=None),), (4,))
-    gen = torch.Generator().manual_seed(0)
+    gen = torch.Generator().manual_seed(4)
     values = [torch.randn(1, 2, 4, 8, generator=gen) for _ in range(3)] + [torch.tril(torch.ones(4, 4, dtype=torch.int64))]
     upstream = [[torch.randn(1, 2, 4, 8, generator=gen)]]
     case = Case.from_tensors(graph, [values], RunSpec("sloppy", "cpu", samples=1, grad=True), upstream)
