@@ -19,6 +19,11 @@ GATED_TARGET = str(ROOT / "tests" / "gated_target.py")  # the `gated` target: ho
 SEEDS = ROOT / "corpus" / "seeds"
 FINDINGS = ROOT / "corpus" / "findings"
 
+# Versions a finding is stored under, as known-issue rules read them.
+CPU_29 = {"torch": "2.9.1+cu128", "device": "cpu", "thunder": "0.2.6"}
+CPU_214 = {"torch": "2.14.1+cu130", "device": "cpu", "thunder": "absent"}
+THUNDER_MAIN = {"torch": "2.11.0+cu130", "device": "cpu", "thunder": "0.2.7.dev0"}  # a prerelease: specifiers take it
+
 
 def read_json(path: Path) -> dict:
     return json.loads(Path(path).read_text())
