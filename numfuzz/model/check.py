@@ -157,6 +157,11 @@ class Autocast(torch.nn.Module):
             return self.inner(*args, **kwargs)
 
 
+def autocast_mode(dtype: str | None) -> str:
+    """A model's mode as a finding's signature names it (`judge.signature.mode_label`): `autocast=bf16` under autocast."""
+    return f"autocast={dtype}" if dtype is not None else ""
+
+
 def autocast_wrap(dtype: str | None, device: str) -> Wrap:
     """Calls of a module (or a function) under `torch.autocast` of `dtype` ("bf16", "fp16"); as they are for None."""
     if dtype is None:
@@ -176,12 +181,11 @@ def autocast_wrap(dtype: str | None, device: str) -> Wrap:
     return wrap
 
 
-def _judge_module(target: Target, call: ModuleCall, device: str, wrap: Wrap) -> ModuleVerdict:
+def _judge_module(target: Target, call: ModuleCall, device: str, wrap: Wrap, mode: str) -> ModuleVerdict:
     judged = _judged(target, wrap(call.module), [list(call.args)], [call.kwargs], device)
     kind = type(call.module).__name__
-    return ModuleVerdict(
-        call.path, kind, call.path.count(".") + 1, judged.verdict, judged.outputs, judged.detail, judged.cause, known_issue(target.name, judged, device)
-    )
+    known = known_issue(target.name, judged, device, mode)
+    return ModuleVerdict(call.path, kind, call.path.count(".") + 1, judged.verdict, judged.outputs, judged.detail, judged.cause, known)
 
 
 def check_model(
@@ -209,16 +213,16 @@ def check_model(
     found = as_target(target)
     model = model.eval()
     rows = draw_model_samples(inputs, samples, seed)
-    wrap = autocast_wrap(autocast, device)
+    wrap, mode = autocast_wrap(autocast, device), autocast_mode(autocast)
     if train:
-        return _check_step(found, model, rows, loss, device, wrap)
+        return _check_step(found, model, rows, loss, device, wrap, mode)
     judged = _judged(found, wrap(model), rows, None, device)
     result = ModelResult(
         found.name, judged.verdict, judged.outputs, [], judged.capture.graphs, _captured_ops(judged.capture), judged.detail, judged.cause,
-        known_issue(found.name, judged, device), rules=judged.rules,
+        known_issue(found.name, judged, device, mode), rules=judged.rules,
     )  # fmt: skip
     result.coverage = coverage(judged.capture.nodes)
-    return _add_parts(result, found, model, rows[0], device, wrap, modules, partings, locate, progress)
+    return _add_parts(result, found, model, rows[0], device, wrap, mode, modules, partings, locate, progress)
 
 
 def judge_parts(
@@ -228,11 +232,12 @@ def judge_parts(
     """`result`, a forward judged by `check_model(..., modules=False, partings=False)`, with its modules judged alone, its
     partings and the op where they part added, as `check_model` with `modules` would give them: the whole model is not
     compiled and judged again (a sweep judges the parts only where the whole gives cause)."""
-    return _add_parts(result, as_target(target), model.eval(), list(inputs), device, autocast_wrap(autocast, device), True, partings, locate, None)
+    wrap, mode = autocast_wrap(autocast, device), autocast_mode(autocast)
+    return _add_parts(result, as_target(target), model.eval(), list(inputs), device, wrap, mode, True, partings, locate, None)
 
 
 def _add_parts(
-    result: ModelResult, found: Target, model: torch.nn.Module, row: list[Any], device: str, wrap: Wrap, modules: bool, partings: bool, locate: bool,
+    result: ModelResult, found: Target, model: torch.nn.Module, row: list[Any], device: str, wrap: Wrap, mode: str, modules: bool, partings: bool, locate: bool,
     progress: Callable[[int, int, str], None] | None,
 ) -> ModelResult:  # fmt: skip
     """Each module alone (with `modules`), the partings (with `partings`) and, for a finding (with `locate`), the op where they part, added to `result`."""
@@ -240,7 +245,7 @@ def _add_parts(
     for k, call in enumerate(calls):
         if progress is not None:
             progress(k, len(calls), call.path)
-        result.modules.append(_judge_module(found, call, device, wrap))
+        result.modules.append(_judge_module(found, call, device, wrap, mode))
     if partings:
         result.partings = _partings(found, wrap(model), row, device)
     if locate and result.is_finding and (result.parts_at is not None or result.verdict.is_accuracy):
@@ -270,7 +275,7 @@ def _captured_ops(capture: Any) -> list[str]:
     return [call_name(n) for n in capture.nodes]
 
 
-def _check_step(target: Target, model: torch.nn.Module, rows: list[list[Any]], loss: Callable | None, device: str, wrap: Wrap) -> ModelResult:
+def _check_step(target: Target, model: torch.nn.Module, rows: list[list[Any]], loss: Callable | None, device: str, wrap: Wrap, mode: str) -> ModelResult:
     """A training step of `model` judged: the loss, then each parameter's gradient and each float input's, over every row."""
     from numfuzz.model.train import float_inputs, loss_step, reference_step_runs, step_runs, target_step_runs
 
@@ -283,7 +288,7 @@ def _check_step(target: Target, model: torch.nn.Module, rows: list[list[Any]], l
     got = target_step_runs(target, step, params, rows, device)
     if isinstance(got, Judged):
         return ModelResult(
-            target.name, got.verdict, [], [], capture.graphs, _captured_ops(capture), got.detail, known=known_issue(target.name, got, device),
+            target.name, got.verdict, [], [], capture.graphs, _captured_ops(capture), got.detail, known=known_issue(target.name, got, device, mode),
             labels=labels, coverage=coverage(capture.nodes),
         )  # fmt: skip
 
@@ -292,6 +297,6 @@ def _check_step(target: Target, model: torch.nn.Module, rows: list[list[Any]], l
 
     judged = judge_outputs_by_rules(judge_outputs(eager, got, reference), 1, casts_explain)  # output 0 is the loss, the rest gradients
     return ModelResult(
-        target.name, judged.verdict, judged.outputs, [], capture.graphs, _captured_ops(capture), "", judged.cause, known_issue(target.name, judged, device),
+        target.name, judged.verdict, judged.outputs, [], capture.graphs, _captured_ops(capture), "", judged.cause, known_issue(target.name, judged, device, mode),
         labels=labels, rules=judged.rules, coverage=coverage(capture.nodes),
     )  # fmt: skip

@@ -116,15 +116,16 @@ def _said(exc: BaseException) -> str:
     return f"{type(exc).__name__}: (no message; raised in {frames[-1].name}, {Path(frames[-1].filename).name})" if frames else one_line(exc)
 
 
-def known_issue(target: str, judged: Judged, device: str) -> str:
-    """The id of the known upstream issue a finding's signature matches (`corpus.known`), or ""."""
+def known_issue(target: str, judged: Judged, device: str, mode: str = "") -> str:
+    """The id of the known upstream issue a finding's signature matches (`corpus.known`), or ""; `mode` as a campaign's
+    signature names it (`autocast=bf16` for a model under autocast), so a rule on or off autocast reads it."""
     if not judged.verdict.is_finding:
         return ""
     from numfuzz.corpus.known import load_known, match_known
     from numfuzz.environment import provenance
 
     outcome = Outcome(judged.verdict, judged.detail, judged.outputs, analysis=judged.facts, oracle=judged.verdict)
-    issue = match_known(load_known(), signature_of(target, outcome), provenance(device))
+    issue = match_known(load_known(), replace(signature_of(target, outcome), mode=mode), provenance(device))
     return issue.id if issue is not None else ""
 
 

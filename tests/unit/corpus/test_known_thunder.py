@@ -251,3 +251,35 @@ def test_thunders_relu_dropping_a_nan_under_grad_is_known_there_only():
     found = Signature("thunder:torchcompile", "nonfinite_class", ("relu",), "fp16", "nonfinite_dropped")
     assert match_known(known, found, THUNDER_MAIN).id == "numfuzz-thunder-relu-nan-dropped-with-grad"
     assert match_known(known, Signature("inductor", "nonfinite_class", ("relu",), "fp16", "nonfinite_dropped"), CPU_214) is None
+
+
+def test_a_models_crash_under_autocast_is_the_autocast_policy_and_off_autocast_not(monkeypatch):
+    """A model cell's signature names its autocast as a campaign's does, so the policy's dtype-check message, which a
+    rule keeps to autocast regions, is known for a model under autocast and not for one without."""
+    import numfuzz.environment
+    from numfuzz.judge.verdicts import Verdict
+    from numfuzz.model.check import autocast_mode
+    from numfuzz.model.verdict import Judged, known_issue
+
+    monkeypatch.setattr(numfuzz.environment, "provenance", lambda device: THUNDER_MAIN)
+    crash = Judged(Verdict.CRASH_COMPILE, detail="RuntimeError: Expected a.dtype=thunder.dtypes.bfloat16 and b.dtype=thunder.dtypes.float32 to be the same")
+    assert known_issue("thunder:torchcompile", crash, "cpu", autocast_mode("bf16")) == "numfuzz-thunder-autocast-policy"
+    assert known_issue("thunder:torchcompile", crash, "cpu", autocast_mode(None)) == ""
+
+
+def test_a_models_per_layer_config_view_failing_under_thunder_is_the_sequence_subclass_bug():
+    """T5Gemma's forward and training step on Thunder main: transformers' per-layer config view, a Sequence subclass, is
+    iterated by Thunder before its __init__ sets it; the message names the model's wrapper, which the rule leaves open."""
+    from numfuzz.judge.crash import crash_fingerprint
+
+    entry = "numfuzz-thunder-sequence-subclass-iterated-natively"
+    for wrapper in ("ZooModel(", "LossStep("):
+        message = f"InterpreterError: Encountered exception AttributeError: '_PerLayerConfigView' object has no attribute '_config' while tracing {wrapper}"
+        crash = Signature("thunder:torchcompile", "crash_compile:InterpreterError", fingerprint=crash_fingerprint(message))
+        assert match_known(load_known(), crash, THUNDER_MAIN).id == entry
+        assert match_known(load_known(), crash, CPU_29).id == entry
+    other = "InterpreterError: Encountered exception AttributeError: 'Block' object has no attribute 'w' while tracing ZooModel("
+    assert (
+        match_known(load_known(), Signature("thunder:torchcompile", "crash_compile:InterpreterError", fingerprint=crash_fingerprint(other)), THUNDER_MAIN)
+        is None
+    )
