@@ -145,6 +145,8 @@ def test_the_thunder_main_campaigns_fill_atleast_1d_where_method_and_empty_logsu
     assert fill.id == "numfuzz-thunder-tensor-fill-method" and fill.kind == "limitation"
     amax = Signature("thunder:torchcompile", "crash_compile:RuntimeError", ("db.amax",), fingerprint=crash_fingerprint(rows[3][2]))
     assert match_known(load_known(), amax, THUNDER_MAIN) is None  # eager's amax refuses an empty dim too
+    log_softmax = Signature("thunder:torchcompile", "crash_compile:RuntimeError", ("log_softmax",), fingerprint=amax.fingerprint)
+    assert match_known(load_known(), log_softmax, THUNDER_MAIN).id == "numfuzz-thunder-logsumexp-empty-dim"  # a - logsumexp(a)
 
 
 def test_a_thunder_norm_input_gradient_less_accurate_in_fp16_is_the_twice_rounded_cotangents():
