@@ -24,6 +24,8 @@ MAX_LENGTH = 160
 CPP_ERROR = "C++ compile error:"
 _QUOTED = re.compile(r"[\u2018'`][^\u2019'`]*[\u2019'`]")
 _RULES = (
+    # Thunder's interpreter names what it traced (a program's function, a model or its training step): one cause whatever
+    (re.compile(r" while tracing .*$"), ""),
     (re.compile(r"\s+#\s.*$"), ""),  # a trace line's trailing comment: shapes and devices of the temporaries
     (re.compile(r"0x[0-9a-fA-F]+"), "0x#"),
     (re.compile(r"(/[\w.+-]+)+\.py(:\d+)?"), "FILE"),

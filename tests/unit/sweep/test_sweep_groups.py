@@ -30,6 +30,18 @@ def test_one_crash_met_in_several_models_is_one_group_whatever_its_shapes_and_kn
     assert "[new] thunder:torchcompile: crash_compile RuntimeError" in describe_groups(groups) and "3 architectures (a, b, c)" in describe_groups(groups)
 
 
+def test_a_thunder_crash_is_one_group_whatever_its_interpreter_says_it_traced():
+    """T5Gemma's forward and training step raise one AttributeError while tracing the model and its training step."""
+    said = "InterpreterError: Encountered exception AttributeError: '_PerLayerConfigView' object has no attribute '_config'"
+    records = [
+        _cell("hf:t5gemma", verdict="crash_compile", finding=True, detail=f"{said} while tracing ZooModel(\n  (model): T5GemmaModel("),
+        _cell("hf:t5gemma", mode="train", verdict="crash_compile", finding=True, detail=f"{said} while tracing LossStep(\n  (model): ZooModel("),
+        _cell("hf:other", verdict="crash_compile", finding=True, detail=f"{said} while tracing <function fn at 0x7f6cefc48e00>:"),
+    ]
+    (group,) = group_records(records)
+    assert len(group.members) == 3 and "while tracing" not in group.title
+
+
 def test_an_architecture_counts_once_per_target_and_mode_by_its_most_telling_cell():
     records = [
         _cell("hf:a", mode="forward"),
