@@ -19,7 +19,6 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
 from numfuzz.judge.signature import Signature
-from numfuzz.judge.verdicts import LOST_SYMPTOMS
 from numfuzz.program.ops import OPS
 
 BUILTIN = "known_issues.toml"
@@ -94,10 +93,11 @@ class KnownIssue:
 
 
 def _located_at(signature: Signature, upstream: frozenset[str]) -> tuple[str, ...] | frozenset[str]:
-    """The ops a finding is at: its signature's, or for a lost worker's finding not yet minimised (no op named) the ops
-    of its program (`upstream`: the candidates, `group_key.lost_candidates`). Only a rule that names the symptom reads
-    them: an op rule of another symptom keeps to a located culprit."""
-    return upstream if not signature.ops and signature.symptom in LOST_SYMPTOMS else signature.ops
+    """The ops a finding is at: its signature's, or for a finding that names no op the ops of its program (`upstream`):
+    a lost worker's not yet minimised (the candidates, `group_key.lost_candidates`), a model's crash (the ops the model
+    calls, `model.coverage.called_ops`). Only a rule that names the symptom reads them: an op rule of another symptom
+    keeps to a located culprit."""
+    return upstream if not signature.ops else signature.ops
 
 
 def _with_counterparts(ops) -> set[str]:

@@ -287,6 +287,7 @@ def _check_step(target: Target, model: torch.nn.Module, rows: list[list[Any]], l
     reference, capture = reference_step_runs(step, params, rows)
     got = target_step_runs(target, step, params, rows, device)
     if isinstance(got, Judged):
+        got.capture = capture  # the ops the step calls, for a known issue's op rule
         return ModelResult(
             target.name, got.verdict, [], [], capture.graphs, _captured_ops(capture), got.detail, known=known_issue(target.name, got, device, mode),
             labels=labels, coverage=coverage(capture.nodes),

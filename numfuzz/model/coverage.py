@@ -16,6 +16,19 @@ def call_name(node: torch.fx.Node) -> str:
     return str(node.target) if node.op != "call_function" else getattr(node.target, "__name__", str(node.target))
 
 
+def called_ops(nodes: list[torch.fx.Node]) -> frozenset[str]:
+    """The ops a capture calls, as known-issue rules name them: each call's own name (`einsum`) and, where the op table
+    maps it, its op."""
+    found: set[str] = set()
+    for node in nodes:
+        if node.op in ("call_function", "call_method"):
+            found.add(call_name(node))
+            mapped = map_node(node)
+            if isinstance(mapped, Mapped):
+                found.add(mapped.op)
+    return frozenset(found)
+
+
 @dataclass
 class Coverage:
     """How many of a capture's calls the op table maps, and the floating calls it does not, by name."""

@@ -118,14 +118,18 @@ def _said(exc: BaseException) -> str:
 
 def known_issue(target: str, judged: Judged, device: str, mode: str = "") -> str:
     """The id of the known upstream issue a finding's signature matches (`corpus.known`), or ""; `mode` as a campaign's
-    signature names it (`autocast=bf16` for a model under autocast), so a rule on or off autocast reads it."""
+    signature names it (`autocast=bf16` for a model under autocast), so a rule on or off autocast reads it. A crash names
+    no op: the ops the model calls (its reference's capture) stand in for its program's, as a lost worker's do."""
     if not judged.verdict.is_finding:
         return ""
     from numfuzz.corpus.known import load_known, match_known
     from numfuzz.environment import provenance
+    from numfuzz.model.coverage import called_ops
 
     outcome = Outcome(judged.verdict, judged.detail, judged.outputs, analysis=judged.facts, oracle=judged.verdict)
-    issue = match_known(load_known(), replace(signature_of(target, outcome), mode=mode), provenance(device))
+    nodes = getattr(judged.capture, "nodes", None)
+    called = called_ops(nodes) if nodes is not None and not judged.verdict.is_accuracy else frozenset()
+    issue = match_known(load_known(), replace(signature_of(target, outcome), mode=mode), provenance(device), upstream=called)
     return issue.id if issue is not None else ""
 
 

@@ -43,7 +43,9 @@ def test_the_softmax_pow_class_is_one_mechanism_group_wherever_it_is_located(tmp
         located="cutting",
     )
     save_finding(tmp_path, _unary("expm1", "fp32", "softmax"), target, Verdict.NONFINITE, "expm1", "fp32", "nonfinite_intermediate", located="cutting")
-    save_finding(tmp_path, _unary("exp", "fp32", "softmax"), target, Verdict.NONFINITE, "softmax", "fp32", "nonfinite_intermediate", node=1, located="fallback (why)")
+    save_finding(
+        tmp_path, _unary("exp", "fp32", "softmax"), target, Verdict.NONFINITE, "softmax", "fp32", "nonfinite_intermediate", node=1, located="fallback (why)"
+    )
     save_finding(tmp_path, _unary("exp", "fp32", "log_softmax"), target, Verdict.LESS_ACCURATE, "exp", "fp32", "unexplained", located="cutting", value=5.0)
     # not the mechanism: the op's own value, exposed, is already non-finite (located by the probe)
     save_finding(tmp_path, _unary("exp", "fp32", "softmax"), target, Verdict.NONFINITE, "exp", "fp32", "nonfinite_intermediate", located="probe", value=7.0)
@@ -61,7 +63,9 @@ def test_a_known_issue_is_one_group_whatever_its_causes_dtypes_and_ops(tmp_path)
     save_finding(tmp_path, _unary("erf", "fp32"), "inductor", Verdict.LESS_ACCURATE, "erf", "fp32", "cancellation")
     save_finding(tmp_path, _unary("erf", "bf16"), "inductor", Verdict.LESS_ACCURATE, "erf", "bf16", "kernel_accuracy")
     save_finding(tmp_path, _unary("var", "fp32", dim=-1, correction=1, keepdim=False), "inductor", Verdict.NONFINITE, "var", "fp32", "nonfinite_intermediate")
-    save_finding(tmp_path, _unary("var", "fp32", dim=-1, correction=1, keepdim=False), "inductor", Verdict.LESS_ACCURATE, "var", "fp32", "low_precision", value=2.0)
+    save_finding(
+        tmp_path, _unary("var", "fp32", dim=-1, correction=1, keepdim=False), "inductor", Verdict.LESS_ACCURATE, "var", "fp32", "low_precision", value=2.0
+    )
     groups = _groups(tmp_path)
     assert sorted((g.known.id, g.count) for g in groups) == [("inductor-cpu-var-fp32-accumulator", 2), ("inductor-cpu-vectorized-erf", 2)]
     assert all(g.title.startswith("inductor | known issue ") for g in groups)
@@ -166,9 +170,16 @@ def _restamp(path, mode: str = "", original=None):
 def test_duplicates_follow_their_minimised_sibling_when_minimising_dropped_the_mode(tmp_path):
     """A finding under threads=2, minimised without it: its unminimised duplicates join the minimised group."""
     found = tmp_path / "findings"
-    first = _restamp(save_finding(found, _unary("expm1", "fp32", then="softmax"), "thunder:bug_expm1", Verdict.LESS_ACCURATE, "expm1", "fp32", "cancellation"), "threads=2")
-    _restamp(save_finding(found, _unary("expm1", "bf16", then="softmax"), "thunder:bug_expm1", Verdict.LESS_ACCURATE, "expm1", "bf16", "cancellation", value=2.0), "threads=2")
-    smallest = save_finding(tmp_path / "minimized", _unary("expm1", "fp32"), "thunder:bug_expm1", Verdict.LESS_ACCURATE, "expm1", "fp32", "cancellation", value=3.0)
+    first = _restamp(
+        save_finding(found, _unary("expm1", "fp32", then="softmax"), "thunder:bug_expm1", Verdict.LESS_ACCURATE, "expm1", "fp32", "cancellation"), "threads=2"
+    )
+    _restamp(
+        save_finding(found, _unary("expm1", "bf16", then="softmax"), "thunder:bug_expm1", Verdict.LESS_ACCURATE, "expm1", "bf16", "cancellation", value=2.0),
+        "threads=2",
+    )
+    smallest = save_finding(
+        tmp_path / "minimized", _unary("expm1", "fp32"), "thunder:bug_expm1", Verdict.LESS_ACCURATE, "expm1", "fp32", "cancellation", value=3.0
+    )
     _restamp(smallest, original=first)
     (group,) = _groups(tmp_path)
     assert group.count == 2 and group.minimized and "threads" not in group.title

@@ -283,3 +283,25 @@ def test_a_models_per_layer_config_view_failing_under_thunder_is_the_sequence_su
         match_known(load_known(), Signature("thunder:torchcompile", "crash_compile:InterpreterError", fingerprint=crash_fingerprint(other)), THUNDER_MAIN)
         is None
     )
+
+
+def test_a_models_crash_is_known_by_the_ops_the_model_calls(monkeypatch):
+    """CvT's forward on thunder:torchcompile: torch.einsum(equation, [q, k]) in its attention raises the einsum entry's
+    message, and a model's crash names no op; the ops its capture calls stand in for them. A model without einsum is not it."""
+    import numfuzz.environment
+    import torch
+    from numfuzz.judge.verdicts import Verdict
+    from numfuzz.model.verdict import Judged, known_issue
+
+    class Capture:
+        def __init__(self, fn):
+            self.nodes = list(torch.fx.symbolic_trace(fn).graph.nodes)
+
+    monkeypatch.setattr(numfuzz.environment, "provenance", lambda device: THUNDER_MAIN)
+    said = "ValueError: Element 0 ([<TensorProxy(name=\"t289\", dtype=thunder.dtypes.bfloat16, shape=(1, 1, 64, 8))>]) had an unexpected type <class 'list'>. Supported types are <class 'thunder.core.proxies.TensorProxy'>"
+    attention = Capture(lambda q, k: torch.einsum("bhlk,bhtk->bhlt", [q, k]) * 0.5)
+    plain = Capture(lambda q, k: torch.matmul(q, k) * 0.5)
+    assert (
+        known_issue("thunder:torchcompile", Judged(Verdict.CRASH_COMPILE, detail=said, capture=attention), "cpu") == "numfuzz-thunder-einsum-operands-as-a-list"
+    )
+    assert known_issue("thunder:torchcompile", Judged(Verdict.CRASH_COMPILE, detail=said, capture=plain), "cpu") == ""

@@ -248,7 +248,9 @@ def test_the_masked_scalar_blendv_compile_error_is_known_on_torch_2_11_in_any_re
     signature = Signature("inductor", "crash_compile:InductorError", ("?",), fingerprint=crash_fingerprint(message))
     assert match_known(load_known(), signature, THUNDER_MAIN).id == "pytorch-173626"
     assert match_known(load_known(), signature, {**THUNDER_MAIN, "torch": "2.9.1"}) is None
-    qwen3_next = "InductorError: CppCompileError: C++ compile error: \u2018decltype\u2019 evaluates to \u2018float\u2019, which is not a class or enumeration type"
+    qwen3_next = (
+        "InductorError: CppCompileError: C++ compile error: \u2018decltype\u2019 evaluates to \u2018float\u2019, which is not a class or enumeration type"
+    )
     signature = Signature("inductor", "crash_compile:InductorError", fingerprint=crash_fingerprint(qwen3_next))
     assert match_known(load_known(), signature, THUNDER_MAIN).id == "pytorch-173626"
     other = Signature("inductor", "crash_compile:InductorError", ("?",), fingerprint=crash_fingerprint("InductorError: CppCompileError: C++ compile error: x"))
