@@ -38,7 +38,7 @@ from numfuzz.model.region import extract_region
 from numfuzz.model.region_check import check_region
 from numfuzz.model.result import ModelResult, ModuleVerdict
 from numfuzz.model.state import buffers_kept
-from numfuzz.model.verdict import Judged, crashed, judge_outputs_by_rules, known_issue, output_oracle, run_target
+from numfuzz.model.verdict import Judged, crashed, judge_outputs_by_rules, known_issue, output_oracle, region_known, run_target
 from numfuzz.program.values import torch_dtype
 from numfuzz.targets import Target
 
@@ -249,18 +249,23 @@ def _add_parts(
     if partings:
         result.partings = _partings(found, wrap(model), row, device)
     if locate and result.is_finding and (result.parts_at is not None or result.verdict.is_accuracy):
-        _check_region(result, found, model, row, calls, device, wrap)
+        _check_region(result, found, model, row, calls, device, wrap, mode)
     return result
 
 
-def _check_region(result: ModelResult, target: Target, model: torch.nn.Module, row: list[Any], calls: list[ModuleCall], device: str, wrap: Wrap) -> None:
-    """Inside the module where they part (the whole model where no module alone is worse): the op and its line."""
+def _check_region(
+    result: ModelResult, target: Target, model: torch.nn.Module, row: list[Any], calls: list[ModuleCall], device: str, wrap: Wrap, mode: str
+) -> None:
+    """Inside the module where they part (the whole model where no module alone is worse): the op and its line, and the
+    known issue the op explains where the whole model's signature, which names no op, matched none."""
     where = result.parts_at
     call = next(c for c in calls if c.path == where.path) if where is not None else ModuleCall("", model, tuple(row))
     try:
         result.region_check = check_region(target, wrap(call.module), tuple(call.args), call.kwargs, call.path, device)
     except Exception as exc:  # numfuzz's own failure to extract the region: the verdict above stands, said in one line
         result.unextracted = one_line(exc)
+        return
+    result.known = result.known or region_known(result.region_check, target.name, device, mode)
 
 
 def _partings(target: Target, fn: Callable, row: list[Any], device: str) -> list[Parting] | str:

@@ -21,6 +21,7 @@ import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 import torch
 
@@ -131,6 +132,21 @@ def known_issue(target: str, judged: Judged, device: str, mode: str = "") -> str
     called = called_ops(nodes) if nodes is not None and not judged.verdict.is_accuracy else frozenset()
     issue = match_known(load_known(), replace(signature_of(target, outcome), mode=mode), provenance(device), upstream=called)
     return issue.id if issue is not None else ""
+
+
+def region_known(region: Any, target: str, device: str, mode: str = "") -> str:
+    """The known issue that explains a model's region (`region_check.RegionCheck`) where it is a finding, matched as a
+    campaign's program is (`corpus.group_key.GroupKey`: its located op, dtype, cause and mechanism), or ""."""
+    if region is None or not region.result.is_finding:
+        return ""
+    from numfuzz.corpus.group_key import GroupKey
+    from numfuzz.corpus.known import load_known
+    from numfuzz.environment import provenance
+
+    outcome = region.result.outcome
+    signature = replace(signature_of(target, outcome), mode=mode)
+    key = GroupKey.of(signature, region.region.graph, outcome.analysis, load_known(), provenance(device))
+    return key.known.id if key.known is not None else ""
 
 
 def run_target(run: Callable[[list], list[torch.Tensor]], rows: list[list], own: tuple[str, ...] = ()) -> list[list[torch.Tensor]] | Judged:

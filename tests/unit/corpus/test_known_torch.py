@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 from helpers import CPU_29, CPU_214, THUNDER_MAIN
 
@@ -330,3 +332,13 @@ def test_aminmax_s_backward_is_amaxs_known_nan_whatever_op_feeds_it():
     assert key.known is not None and key.known.id == "pytorch-186799"
     without = Graph(graph.inputs, (Node.make("tan_inplace", [0]), Node.make("abs", [1])), (2,))
     assert GroupKey.of(nan, without, facts, load_known(), newest).known is None  # no extreme taken downstream
+
+
+def test_a_bf16_conv2d_less_accurate_on_cpu_is_the_single_output_column_onednn_bug():
+    """SegFormer's sequence reduction, a stride-8 conv2d with one output column: compiled in channels_last, wrong where
+    eager's NCHW is right (pytorch#169688's class); an fp32 conv2d, or another op, is not it."""
+    at_conv = Signature("inductor", "less_accurate", ("conv2d",), "bf16", "cancellation")
+    for target in ("inductor", "thunderfx:torchcompile", "thunder:torchcompile"):
+        assert match_known(load_known(), replace(at_conv, target=target), THUNDER_MAIN).id == "pytorch-169688-cpu-bf16-conv-single-output-column"
+    assert match_known(load_known(), replace(at_conv, dtype="fp32"), THUNDER_MAIN) is None
+    assert match_known(load_known(), replace(at_conv, ops=("linear",)), THUNDER_MAIN) is None
