@@ -305,3 +305,18 @@ def test_a_models_crash_is_known_by_the_ops_the_model_calls(monkeypatch):
         known_issue("thunder:torchcompile", Judged(Verdict.CRASH_COMPILE, detail=said, capture=attention), "cpu") == "numfuzz-thunder-einsum-operands-as-a-list"
     )
     assert known_issue("thunder:torchcompile", Judged(Verdict.CRASH_COMPILE, detail=said, capture=plain), "cpu") == ""
+
+
+def test_a_weight_normed_models_star_arguments_from_a_generator_are_thunders_known_failure():
+    """HuBERT's forward and training step on Thunder main: torch's parametrizations call self[0](*originals) of a
+    generator, and Thunder's interpreter takes star arguments by len(); a len() of a tensor's size is not it."""
+    from numfuzz.judge.crash import crash_fingerprint
+
+    entry = "numfuzz-thunder-star-args-from-an-iterator"
+    for what in ("generator", "map"):
+        said = f"InterpreterError: Encountered exception TypeError: object of type '{what}' has no len() while tracing ZooModel("
+        crash = Signature("thunder:torchcompile", "crash_compile:InterpreterError", fingerprint=crash_fingerprint(said))
+        assert match_known(load_known(), crash, THUNDER_MAIN).id == entry
+        assert match_known(load_known(), crash, {**THUNDER_MAIN, "thunder": "0.2.5"}) is None
+    other = crash_fingerprint("InterpreterError: Encountered exception TypeError: len() of a 0-d tensor while tracing ZooModel(")
+    assert match_known(load_known(), Signature("thunder:torchcompile", "crash_compile:InterpreterError", fingerprint=other), THUNDER_MAIN) is None
