@@ -114,7 +114,7 @@ def _rule_of(key: str, rules: dict[str, Callable[[int], int]], sizes: Sizes) -> 
 
 
 # Lists: stage depths become one block each; stage widths scale down together so that the widest is the width.
-_DEPTH_LISTS = ("depths", "depth", "stage_num_blocks", "stage_numb_of_layers", "blocks_per_stage", "num_block_repeats")
+_DEPTH_LISTS = ("depths", "stage_num_blocks", "stage_numb_of_layers", "blocks_per_stage", "num_block_repeats")
 _WIDTH_LISTS = (
     "hidden_sizes", "embed_dims", "embed_dim", "conv_dim", "tdnn_dim", "stage_out_channels", "stage_in_channels", "stage_mid_channels",
     "neck_hidden_sizes", "encoder_in_channels", "decoder_in_channels", "downsample_channels", "in_channels", "out_channels", "stem_channels",

@@ -44,8 +44,6 @@ def test_sub_configurations_shrink_and_stage_lists_scale_together():
     # one factor for every width list: a stage's output stays the next stage's input
     assert stages["in_channels"][1:] == stages["out_channels"][:-1] and max(stages["out_channels"]) == 64
     assert stages["num_heads"] == [2, 4, 4]
-    # CvT spells its stage depths `depth`, a list (an int `depth` elsewhere is a layer count)
-    assert shrink_dict({"depth": [1, 2, 10]})["depth"] == [1, 1, 1] and shrink_dict({"depth": 12})["depth"] == 1
 
 
 def test_identities_between_sizes_hold_again():
