@@ -342,3 +342,14 @@ def test_a_bf16_conv2d_less_accurate_on_cpu_is_the_single_output_column_onednn_b
         assert match_known(load_known(), replace(at_conv, target=target), THUNDER_MAIN).id == "pytorch-169688-cpu-bf16-conv-single-output-column"
     assert match_known(load_known(), replace(at_conv, dtype="fp32"), THUNDER_MAIN) is None
     assert match_known(load_known(), replace(at_conv, ops=("linear",)), THUNDER_MAIN) is None
+
+
+def test_a_compiled_batch_norm_gradient_less_accurate_is_the_backward_stride_mismatch():
+    """The backward of pytorch#192668's stride mismatch: a batch norm's gradient, compiled through AOTAutograd on CPU;
+    Thunder's own autograd is not it, nor a forward value."""
+    grad = Signature("inductor", "less_accurate", ("batch_norm",), "fp32", "backward")
+    for target in ("inductor", "thunderfx:torchcompile"):
+        assert match_known(load_known(), replace(grad, target=target), THUNDER_MAIN).id == "pytorch-192668-batch-norm-backward-noncontiguous-grad"
+    assert match_known(load_known(), replace(grad, target="thunder:torchcompile"), THUNDER_MAIN) is None
+    forward = match_known(load_known(), replace(grad, cause="cancellation"), THUNDER_MAIN)  # the forward's own entries
+    assert forward is None or forward.id != "pytorch-192668-batch-norm-backward-noncontiguous-grad"
