@@ -96,17 +96,7 @@ def test_the_journal_identity_keeps_the_form_earlier_versions_wrote():
         "targets": ["inductor"],
         "samples": 16,
         "device": "cpu",
-        "gen": {
-            "min_nodes": 1,
-            "max_nodes": 3,
-            "max_rank": 4,
-            "max_dim": 8,
-            "mix_dtypes": 0.15,
-            "ops": ["tanh", "exp"],
-            "seams": 0.0,
-            "device": "cpu",
-            "search": 0.25,
-        },
+        "gen": {"min_nodes": 1, "max_nodes": 3, "max_rank": 4, "max_dim": 8, "mix_dtypes": 0.15, "ops": ["tanh", "exp"], "seams": 0.0, "device": "cpu", "search": 0.25},
     }
 
 
