@@ -39,7 +39,7 @@ class GroupKey:
         """The key of a finding: its signature, its program (None: not at hand), its facts, the known issues to match,
         and how its case ran (None: not at hand)."""
         mechanism = mechanism_of(signature, graph, facts, run) if graph is not None else None
-        upstream = culprit_cone_ops(graph, facts) or lost_candidates(signature, graph)
+        upstream = culprit_cone_ops(graph, facts) or unlocated_candidates(signature, graph)
         issue = match_known(known, signature, provenance, mechanism.name if mechanism is not None else "", upstream)
         if issue is not None:
             return GroupKey(("known", issue.id, signature.target), signature, issue, mechanism)
@@ -88,9 +88,10 @@ def culprit_cone_ops(graph: Graph | None, facts: Analysis | None) -> frozenset[s
     return frozenset(graph.nodes[k].op for k in found)
 
 
-def lost_candidates(signature: Signature, graph: Graph | None) -> frozenset[str]:
-    """A lost worker's finding not yet minimised (its symptom the process's death, no op named): every op of its
-    program is a candidate culprit, for a known-issue rule that names the symptom (`KnownIssue.matches`)."""
-    if graph is None or signature.located or signature.symptom not in LOST_SYMPTOMS:
+def unlocated_candidates(signature: Signature, graph: Graph | None) -> frozenset[str]:
+    """A lost worker's or a crash's finding not yet minimised (the process's death or an exception, no op named): every
+    op of its program is a candidate culprit, for a known-issue rule that names the symptom (`KnownIssue.matches`)."""
+    crashed = signature.symptom in LOST_SYMPTOMS or signature.symptom.startswith(("crash_compile", "crash_run"))
+    if graph is None or signature.located or not crashed:
         return frozenset()
     return frozenset(n.op for n in graph.nodes)

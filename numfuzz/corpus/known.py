@@ -94,7 +94,7 @@ class KnownIssue:
 
 def _located_at(signature: Signature, upstream: frozenset[str]) -> tuple[str, ...] | frozenset[str]:
     """The ops a finding is at: its signature's, or for a finding that names no op the ops of its program (`upstream`):
-    a lost worker's not yet minimised (the candidates, `group_key.lost_candidates`), a model's crash (the ops the model
+    a lost worker's or a crash's not yet minimised (the candidates, `group_key.unlocated_candidates`), a model's crash (the ops the model
     calls, `model.coverage.called_ops`). Only a rule that names the symptom reads them: an op rule of another symptom
     keeps to a located culprit."""
     return upstream if not signature.ops else signature.ops

@@ -400,3 +400,17 @@ def test_thunders_torchcompile_glu_is_known_by_its_op_and_in_a_model_by_its_keye
     cummax = Signature("thunder:torchcompile", "crash_compile:KeyError", ("db.cummax",), fingerprint=keyerror)
     assert match_known(load_known(), cummax, THUNDER_MAIN).id == "numfuzz-thunder-torchcompile-unused-output-zero-grad-dropped"
     assert match_known(load_known(), Signature("thunder:torch", "less_accurate", ("db.nn.functional.glu",), "fp32"), THUNDER_MAIN) is None
+
+
+def test_an_unminimised_crash_is_known_by_an_op_of_its_program():
+    """The seed-1202 campaign's ZeroDivisionError, not yet minimised (no op named): matmul of an empty batch is among its
+    program's ops, so the matmul entry claims it; the same message from a program without matmul stays new."""
+    from numfuzz.corpus.group_key import GroupKey
+    from numfuzz.program.ir import Graph, Node, TensorSpec
+
+    crash = Signature("thunder:torchcompile", "crash_compile:ZeroDivisionError", (), fingerprint="ZeroDivisionError: integer modulo by zero")
+    inputs = (TensorSpec((0, 2, 5, 5), "bf16"), TensorSpec((5, 4), "bf16"))
+    with_matmul = Graph(inputs, (Node.make("log2", [0]), Node.make("matmul", [0, 1])), (2, 3))
+    without = Graph(inputs, (Node.make("log2", [0]), Node.make("exp", [1])), (2, 3))
+    assert GroupKey.of(crash, with_matmul, None, load_known(), THUNDER_MAIN).known.id == "numfuzz-thunder-matmul-empty-batch-reshape"
+    assert GroupKey.of(crash, without, None, load_known(), THUNDER_MAIN).known is None
