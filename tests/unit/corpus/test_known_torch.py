@@ -353,3 +353,14 @@ def test_a_compiled_batch_norm_gradient_less_accurate_is_the_backward_stride_mis
     assert match_known(load_known(), replace(grad, target="thunder:torchcompile"), THUNDER_MAIN) is None
     forward = match_known(load_known(), replace(grad, cause="cancellation"), THUNDER_MAIN)  # the forward's own entries
     assert forward is None or forward.id != "pytorch-192668-batch-norm-backward-noncontiguous-grad"
+
+
+def test_any_over_an_empty_dim_then_fliplr_failing_to_lower_is_the_empty_dim_bug_downstream():
+    """The seed-1202 campaign's minimised crash names both ops: any(dim=()) gives Inductor a 0-dim value the graph's
+    meta does not expect, and fliplr fails to lower; the same IndexError from another program is not it."""
+    from numfuzz.judge.crash import crash_fingerprint
+
+    said = crash_fingerprint("InductorError: IndexError: list index out of range")
+    crash = Signature("thunder:torchcompile", "crash_compile:InductorError", ("db.any", "db.fliplr"), fingerprint=said)
+    assert match_known(load_known(), crash, THUNDER_MAIN).id == "numfuzz-inductor-any-all-empty-dim-reduces-all-downstream"
+    assert match_known(load_known(), replace(crash, ops=("db.fliplr",)), THUNDER_MAIN) is None
