@@ -91,7 +91,7 @@ def culprit_cone_ops(graph: Graph | None, facts: Analysis | None) -> frozenset[s
 def unlocated_candidates(signature: Signature, graph: Graph | None) -> frozenset[str]:
     """A lost worker's or a crash's finding not yet minimised (the process's death or an exception, no op named): every
     op of its program is a candidate culprit, for a known-issue rule that names the symptom (`KnownIssue.matches`)."""
-    crashed = signature.symptom in LOST_SYMPTOMS or signature.symptom.startswith(("crash_compile", "crash_run"))
+    crashed = signature.symptom in LOST_SYMPTOMS or signature.symptom.startswith("crash_")  # a crash, as judge.mechanism tells one
     if graph is None or signature.located or not crashed:
         return frozenset()
     return frozenset(n.op for n in graph.nodes)
