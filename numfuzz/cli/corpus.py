@@ -117,7 +117,7 @@ def group_rows(groups: list, bounds, confirmations: dict | None = None) -> list[
 @click.option(
     "--no-measure",
     is_flag=True,
-    help="Do not run again the findings an older numfuzz judged before listing them (they may list as stale, or by older rules).",
+    help="Do not run again the findings an older numfuzz judged, or a minimisation stored unanalysed, before listing them (they may list as stale, or by older rules).",
 )
 @newest_option
 @no_confirm_option
@@ -147,8 +147,8 @@ def corpus(
     device is skipped. Exit 0 when each is as its file states (unstated: still a finding), 1 when any
     is not, 2 on bad input (a case that does not load, a malformed `reproduces` or `upstream` field).
 
-    A finding of a group that would be listed as new, judged by an older numfuzz's rules, is run again here
-    first and its case file keeps today's outcome (--no-measure skips it). A target's own refusals are listed
+    A finding of a group that would be listed as new, judged by an older numfuzz's rules or minimised and stored
+    unanalysed, is run again here first and its case file keeps today's outcome (--no-measure skips it). A target's own refusals are listed
     after the known, with a coverage table of what each target says it does not support.
 
     With newest interpreters configured (--newest, or $NUMFUZZ_NEWEST), each new group's smallest case is
@@ -236,7 +236,7 @@ def _refusal_table(groups: list, confirmations: dict) -> None:
 
 
 def _measured_again(groups: list, imports: tuple[str, ...], device: str | None, quiet: bool) -> bool:
-    """The findings of groups that would list as new or stale, judged by older rules, run again here (`runner.measure_again`)."""
+    """The findings of groups that would list as new or stale, judged by older rules or stored unanalysed, run again here (`runner.measure_again`)."""
     from numfuzz.environment import default_device
     from numfuzz.runner.measure_again import measure_again
 
@@ -245,7 +245,7 @@ def _measured_again(groups: list, imports: tuple[str, ...], device: str | None, 
     for line in done.skipped:
         click.echo(f"numfuzz: not measured again: {line}", err=True)
     if done.measured and not quiet:
-        click.echo(f"measured again {len(done.measured)} finding(s) an older numfuzz judged, in {done.seconds:.0f} s", err=True)
+        click.echo(f"measured again {len(done.measured)} finding(s) judged by older rules or stored unanalysed, in {done.seconds:.0f} s", err=True)
     return bool(done.measured)
 
 

@@ -1,11 +1,15 @@
-"""Stored findings judged by today's rules: a finding an older numfuzz judged is run again here, and its outcome stored.
+"""Stored findings judged by today's rules: a finding an older numfuzz judged, or one stored unanalysed, is run again
+here, and its outcome stored.
 
 A corpus lists each case from what it stores (`corpus.rejudge`), and derives again what the stored
 data gives. What it does not give (whether eager's output overflows too, a domain's edge, a cast
 dropped upstream of the culprit, where an error was raised) only a run can measure. So before a
 corpus is listed, each finding of a group that would be listed as new or stale, whose record an
 older numfuzz's rules made (`Outcome.rules_version`), runs here again through the same judge and
-analysis as a campaign's, and its case file is rewritten atomically with today's outcome, the
+analysis as a campaign's. So does a minimised accuracy finding stored without its analysis (a campaign that stops
+takes the smallest case back at once, unanalysed): its culprit and cause would otherwise be its original's, which
+minimising may have left behind (an atanh found as a NaN lost downstream, minimised to atanh alone, where the cause
+is atanh's own kernel). The case file is rewritten atomically with today's outcome, the
 old one kept beside it under `extra.measured_again`. A case whose target cannot run here is
 left as it is, and says why.
 """
@@ -35,12 +39,16 @@ class MeasuredAgain:
 
 
 def outdated(path: Path) -> bool:
-    """Was the case's outcome judged by rules older than today's?"""
+    """Was the case's outcome judged by rules older than today's, or is it a minimised accuracy finding stored unanalysed?"""
     try:
         case = load_case(path)
     except CaseError:
         return False
-    return case.result is not None and recorded_outcome(case).rules_version < RULES_VERSION
+    if case.result is None:
+        return False
+    stored = recorded_outcome(case)
+    unanalysed = isinstance(case.extra.get("minimize"), dict) and stored.verdict.is_accuracy and stored.analysis is None
+    return stored.rules_version < RULES_VERSION or unanalysed
 
 
 def measure_again(paths: Sequence[Path], run: Run, most: int = MOST) -> MeasuredAgain:

@@ -200,3 +200,27 @@ def test_a_finding_an_older_numfuzz_judged_is_measured_again_before_it_is_listed
     assert stored.extra["measured_again"]["rules_version"] == 0 and stored.extra["measured_again"]["result"] == old
     assert not parse_verdict(stored.result["verdict"]).is_finding, stored.result
     assert "no findings" in result.output or "0 new" in result.output.splitlines()[-1], result.output
+
+
+def test_a_minimised_finding_stored_unanalysed_is_analysed_before_it_is_listed(cli, tmp_path):
+    """A campaign that stops takes its smallest case back unanalysed, with its original's cause: an atanh found as a NaN
+    lost downstream (`nonfinite_dropped`), minimised to atanh alone on tiny values, where Inductor's vectorised atanh gives
+    0. Listed, it is analysed here, and its own cause (atanh's kernel) makes it the known issue, not a new group."""
+    import torch
+
+    from numfuzz.corpus.case import Case
+    from numfuzz.judge.execute import Outcome
+    from numfuzz.program.ir import TensorSpec
+
+    graph = Graph((TensorSpec((98,), "bf16"),), (Node.make("atanh", [0]),), (1,))
+    case = Case.from_tensors(graph, [[torch.full((98,), 2.7e-20, dtype=torch.bfloat16)]], RunSpec("inductor", "cpu", samples=1), provenance=provenance("cpu"))
+    case.result = Outcome(Verdict.LESS_ACCURATE, "").to_json()  # no analysis: as a stopped minimisation stores it
+    case.extra["signature"] = {"target": "inductor", "symptom": "less_accurate", "ops": ["atanh"], "dtype": "bf16", "cause": "nonfinite_dropped"}
+    case.extra["minimize"] = {"compiles": 9, "exhausted": False}
+    path = save_case(case, tmp_path / "minimized")
+    assert "1 new" in cli("corpus", tmp_path, "--no-measure", "--no-confirm").output.splitlines()[-1]
+    result = cli("corpus", tmp_path, "--no-confirm")
+    assert result.exit_code == 0, result.output
+    stored = load_case(path)
+    assert stored.result["analysis"]["cause"] == "cancellation" and "analysis" not in stored.extra["measured_again"]["result"], stored.result
+    assert "known issue inductor-cpu-vectorized-erf" in result.output and "0 new" in result.output.splitlines()[-1], result.output
