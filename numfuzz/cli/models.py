@@ -47,12 +47,16 @@ from numfuzz.sweep.grid import DEFAULT_POSITIONS, DEFAULT_PRECISIONS, DEFAULT_TA
     "--modality", "modalities", multiple=True, type=click.Choice(["text", "vision", "audio", "multimodal"]),
     help="Sweep only the zoo's architectures of this modality (repeatable; with no ENTRIES).",
 )  # fmt: skip
+@click.option(
+    "--first", type=click.IntRange(min=1), default=None,
+    help="Sweep only the first N of the zoo's architectures, in its order (numfuzz's own, then the rest in an order no family clusters in; with no ENTRIES).",
+)  # fmt: skip
 @device_option
 @import_option
 def models(
     entries: tuple[str, ...], out: Path | None, targets: tuple[str, ...], precisions: tuple[str, ...], modes: tuple[str, ...], positions: tuple[int, ...],
     budget: float | None, workers: int, ray_address: str | None, cell_timeout: float, samples: int, seed: int, compared: tuple[Path, Path] | None,
-    report_only: bool, listing: bool, modalities: tuple[str, ...], device: str | None, imports: tuple[str, ...],
+    report_only: bool, listing: bool, modalities: tuple[str, ...], first: int | None, device: str | None, imports: tuple[str, ...],
 ) -> None:  # fmt: skip
     """Sweep ENTRIES (hf:ARCH or FILE.py:FUNCTION; default every architecture `numfuzz model` builds) across targets,
     precisions, forward and training step, and sequence lengths, each cell judged as `numfuzz model` judges it. Results
@@ -73,7 +77,8 @@ def models(
             _finish(out, None)
         for path in imports:
             import_user_code(path)
-        _sweep(entries, modalities, out, targets, precisions, modes, positions, budget, workers, ray_address, cell_timeout, samples, seed, device, imports)
+        swept = _models_swept(entries, modalities, first)
+        _sweep(swept, out, targets, precisions, modes, positions, budget, workers, ray_address, cell_timeout, samples, seed, device, imports)
     except (ResultsError, CatalogError) as exc:
         fail(str(exc))
 
@@ -112,18 +117,25 @@ def _targets(asked: tuple[str, ...]) -> list[str]:
     return chosen
 
 
-def _sweep(entries, modalities, out, targets, precisions, modes, positions, budget, workers, ray_address, cell_timeout, samples, seed, device, imports) -> None:  # noqa: ANN001
+def _models_swept(entries: tuple[str, ...], modalities: tuple[str, ...], first: int | None) -> list[str]:
+    """The models asked for: ENTRIES, or the zoo's architectures (of the modalities asked, the first N)."""
+    from numfuzz.sweep.grid import zoo_models
+
+    if entries and (modalities or first):
+        fail(f"{'--modality' if modalities else '--first'} selects among the zoo's architectures: give it without ENTRIES")
+    return list(entries) or zoo_models(modalities)[:first]
+
+
+def _sweep(models, out, targets, precisions, modes, positions, budget, workers, ray_address, cell_timeout, samples, seed, device, imports) -> None:  # noqa: ANN001
     from numfuzz.environment import default_device
-    from numfuzz.sweep.grid import GridError, build_grid, zoo_models
+    from numfuzz.sweep.grid import GridError, build_grid
     from numfuzz.sweep.pool import Settings, ray_records, records
     from numfuzz.sweep.results import append_result, load_results, write_versions
 
     device = device or default_device()
     try:
-        if entries and modalities:
-            fail("--modality selects among the zoo's architectures: give it without ENTRIES")
         grid = build_grid(
-            list(entries) or zoo_models(modalities), _targets(targets), list(precisions or DEFAULT_PRECISIONS), list(modes or MODES),
+            models, _targets(targets), list(precisions or DEFAULT_PRECISIONS), list(modes or MODES),
             positions or DEFAULT_POSITIONS,
         )  # fmt: skip
     except GridError as exc:

@@ -45,9 +45,23 @@ def test_bad_input_is_one_line(cli, tmp_path):
         (("hf:llama", "--target", "nosuch", "--out", tmp_path / "b"), "unknown target"),
         (("hf:llama",), "--out DIR is needed"),
         (("--compare", tmp_path, tmp_path), "no sweep results"),
+        (("hf:llama", "--first", "2", "--out", tmp_path / "c"), "--first selects among the zoo's architectures"),
+        (("hf:llama", "--modality", "text", "--out", tmp_path / "d"), "--modality selects among the zoo's architectures"),
     ):
         result = cli("models", *args)
         assert result.exit_code == 2 and said in result.output and "Traceback" not in result.output, result.output
+
+
+def test_first_n_sweeps_the_zoo_s_first_n_architectures_in_its_order(cli, tmp_path):
+    """`--first 3` is the zoo's first three architectures (numfuzz's own come first): one cell each here, none started
+    within a budget of 0 minutes."""
+    from numfuzz.sweep.grid import zoo_models
+
+    result = cli(
+        "models", "--first", "3", "--target", "inductor", "--precision", "bf16", "--mode", "forward", "--positions", "16", "--budget", "0", "--out", tmp_path
+    )
+    assert "3 cells, 0 done already, 3 to judge" in result.output, result.output
+    assert len(zoo_models()) > 3
 
 
 DYING = """
