@@ -1,6 +1,7 @@
 """Cells judged in worker processes, each cell's record handed back to the parent as it finishes.
 
-A worker is a spawned process that imports the user's `--import` modules once and judges cells one
+A worker is a spawned process that sets the compile environment a campaign's worker has (one compile thread, the
+fast linker; `workers.compile_env`), imports the user's `--import` modules once and judges cells one
 at a time, so that torch and transformers load once per worker. A cell past its time limit has its
 worker killed (`timeout`); a worker that dies (a segfault in compiled code, an abort, running out
 of memory) costs its cell a record of that death and is replaced. No cell starts past the sweep's
@@ -34,6 +35,9 @@ class Settings:
 
 def _serve(conn: Connection, settings: Settings) -> None:
     """A worker: judges each cell it is sent until it is sent None."""
+    from numfuzz.workers.compile_env import set_compile_environment
+
+    set_compile_environment(graph_caches=True)  # before torch is imported: one compile thread a worker, the fast linker
     from numfuzz.sweep.cell import judge_cell
     from numfuzz.user_code import load_user_code
 

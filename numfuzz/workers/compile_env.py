@@ -23,17 +23,19 @@ FAST_LINKER = "ld.gold"  # resolves symbols as GNU ld does; its --version names 
 CHECK_TIMEOUT_S = 30.0
 
 
-def set_compile_environment() -> str | None:
+def set_compile_environment(graph_caches: bool = False) -> str | None:
     """A worker's compile settings, each as a default the user's environment overrides; the fast linker's path in use,
-    or None where the machine's own linker is."""
+    or None where the machine's own linker is. `graph_caches`: keep Inductor's on-disk graph caches (a model sweep's
+    graphs repeat: Thunder's fusion regions of one model under both Thunder targets, a cell run again)."""
     # N workers share the cores; a compile pool per worker would oversubscribe them and hide
     # compile time in processes this worker cannot account for.
     os.environ.setdefault("TORCHINDUCTOR_COMPILE_THREADS", "1")
-    # Generated graphs do not repeat, so Inductor's on-disk FX graph and AOT autograd caches never
-    # hit; they only grow (0.15 MB a graph, three quarters of its cache's growth in a measured
-    # hour-long campaign) and a campaign of days would fill the disk. Compiles are no slower.
-    os.environ.setdefault("TORCHINDUCTOR_FX_GRAPH_CACHE", "0")
-    os.environ.setdefault("TORCHINDUCTOR_AUTOGRAD_CACHE", "0")
+    if not graph_caches:
+        # Generated graphs do not repeat, so Inductor's on-disk FX graph and AOT autograd caches never
+        # hit; they only grow (0.15 MB a graph, three quarters of its cache's growth in a measured
+        # hour-long campaign) and a campaign of days would fill the disk. Compiles are no slower.
+        os.environ.setdefault("TORCHINDUCTOR_FX_GRAPH_CACHE", "0")
+        os.environ.setdefault("TORCHINDUCTOR_AUTOGRAD_CACHE", "0")
     return use_fast_linker()
 
 

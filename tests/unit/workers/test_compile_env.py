@@ -69,3 +69,12 @@ def test_the_compile_settings_are_defaults_the_user_overrides(clean_env):
     set_compile_environment()
     assert os.environ["TORCHINDUCTOR_COMPILE_THREADS"] == "1" and os.environ["TORCHINDUCTOR_AUTOGRAD_CACHE"] == "0"
     assert os.environ["TORCHINDUCTOR_FX_GRAPH_CACHE"] == "1"
+
+
+def test_a_model_sweep_s_workers_keep_inductor_s_graph_caches(clean_env):
+    """A sweep's graphs repeat (Thunder's fusion regions of one model under both Thunder targets): its workers compile with
+    one thread and the fast linker as a campaign's do, but keep Inductor's on-disk graph caches."""
+    clean_env.setenv("COMPILER_PATH", "")
+    set_compile_environment(graph_caches=True)
+    assert os.environ["TORCHINDUCTOR_COMPILE_THREADS"] == "1"
+    assert "TORCHINDUCTOR_FX_GRAPH_CACHE" not in os.environ and "TORCHINDUCTOR_AUTOGRAD_CACHE" not in os.environ
