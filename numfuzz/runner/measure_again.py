@@ -48,6 +48,7 @@ def outdated(path: Path) -> bool:
         return False
     stored = recorded_outcome(case)
     unanalysed = isinstance(case.extra.get("minimize"), dict) and stored.verdict.is_accuracy and stored.analysis is None
+    unanalysed = unanalysed and "measured_again" not in case.extra  # once: an analysis that gives nothing is not asked again at every listing
     return stored.rules_version < RULES_VERSION or unanalysed
 
 
