@@ -320,3 +320,18 @@ def test_a_weight_normed_models_star_arguments_from_a_generator_are_thunders_kno
         assert match_known(load_known(), crash, {**THUNDER_MAIN, "thunder": "0.2.5"}) is None
     other = crash_fingerprint("InterpreterError: Encountered exception TypeError: len() of a 0-d tensor while tracing ZooModel(")
     assert match_known(load_known(), Signature("thunder:torchcompile", "crash_compile:InterpreterError", fingerprint=other), THUNDER_MAIN) is None
+
+
+def test_thunder_s_ignored_getattribute_is_known_by_the_attribute_map_alias_it_fails_to_read():
+    """Granite-Speech reads config.audio_token_id, an alias PretrainedConfig's __getattribute__ maps; Thunder's jit looks it up
+    as object.__getattribute__ does. Another AttributeError is not this."""
+    from numfuzz.judge.crash import crash_fingerprint
+
+    entry = "numfuzz-thunder-getattribute-override-ignored"
+    for said in ("AttributeError: audio_token_id", "AttributeError: image_token_id"):
+        crash = Signature("thunder:torchcompile", "crash_compile:AttributeError", fingerprint=crash_fingerprint(said))
+        assert match_known(load_known(), crash, THUNDER_MAIN).id == entry
+        assert match_known(load_known(), crash, {**THUNDER_MAIN, "thunder": "0.2.5"}) is None
+    other = crash_fingerprint("AttributeError: 'NoneType' object has no attribute 'shape'")
+    found = match_known(load_known(), Signature("thunder:torchcompile", "crash_compile:AttributeError", fingerprint=other), THUNDER_MAIN)
+    assert found is None or found.id != entry
