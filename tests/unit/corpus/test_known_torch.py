@@ -364,3 +364,15 @@ def test_any_over_an_empty_dim_then_fliplr_failing_to_lower_is_the_empty_dim_bug
     crash = Signature("thunder:torchcompile", "crash_compile:InductorError", ("db.any", "db.fliplr"), fingerprint=said)
     assert match_known(load_known(), crash, THUNDER_MAIN).id == "numfuzz-inductor-any-all-empty-dim-reduces-all-downstream"
     assert match_known(load_known(), replace(crash, ops=("db.fliplr",)), THUNDER_MAIN) is None
+
+
+def test_an_unbound_symbol_of_a_backward_input_s_size_expression_is_pytorch_155468():
+    """ConvBERT's training step through thunderfx: Inductor's backward meets a saved tensor of size 9*s24 whose s24 is never bound."""
+    from numfuzz.judge.crash import crash_fingerprint
+
+    said = crash_fingerprint("InductorError: AssertionError: For 9*s24, expected [s24] to have been codegen-ed.")
+    crash = Signature("thunderfx:torchcompile", "crash_compile:InductorError", fingerprint=said)
+    assert match_known(load_known(), crash, THUNDER_MAIN).id == "pytorch-155468-backward-input-size-expression-unbound"
+    other = crash_fingerprint("InductorError: AssertionError: expected size 3 but got 4")
+    found = match_known(load_known(), Signature("inductor", "crash_compile:InductorError", fingerprint=other), CPU_29)
+    assert found is None or found.id != "pytorch-155468-backward-input-size-expression-unbound"
