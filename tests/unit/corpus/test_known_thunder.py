@@ -335,3 +335,17 @@ def test_thunder_s_ignored_getattribute_is_known_by_the_attribute_map_alias_it_f
     other = crash_fingerprint("AttributeError: 'NoneType' object has no attribute 'shape'")
     found = match_known(load_known(), Signature("thunder:torchcompile", "crash_compile:AttributeError", fingerprint=other), THUNDER_MAIN)
     assert found is None or found.id != entry
+
+
+def test_thunder_s_keyerror_none_is_the_weakref_of_an_rnn_module():
+    """Parakeet-TDT's LSTM decoder: each RNN module takes weakrefs of its flat weights, and Thunder's jit registers
+    weakref.ref's __new__ by a module name it lacks. A KeyError of a name is not this."""
+    from numfuzz.judge.crash import crash_fingerprint
+
+    entry = "numfuzz-thunder-weakref-ref-no-module"
+    said = crash_fingerprint("InterpreterError: Encountered exception KeyError: None while tracing ZooModel(")
+    crash = Signature("thunder:torchcompile", "crash_compile:InterpreterError", fingerprint=said)
+    assert match_known(load_known(), crash, THUNDER_MAIN).id == entry
+    other = crash_fingerprint("InterpreterError: Encountered exception KeyError: 't648' while tracing ZooModel(")
+    found = match_known(load_known(), Signature("thunder:torchcompile", "crash_compile:InterpreterError", fingerprint=other), THUNDER_MAIN)
+    assert found is None or found.id != entry
