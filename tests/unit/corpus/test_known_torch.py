@@ -376,3 +376,15 @@ def test_an_unbound_symbol_of_a_backward_input_s_size_expression_is_pytorch_1554
     other = crash_fingerprint("InductorError: AssertionError: expected size 3 but got 4")
     found = match_known(load_known(), Signature("inductor", "crash_compile:InductorError", fingerprint=other), CPU_29)
     assert found is None or found.id != "pytorch-155468-backward-input-size-expression-unbound"
+
+
+def test_a_buffer_keyerror_in_cpu_codegen_is_the_outer_loop_local_buffer_issue():
+    """Kosmos-2.5's forward through thunderfx: Inductor's outer-loop fusion asks for a read of a mutation output by its name."""
+    from numfuzz.judge.crash import crash_fingerprint
+
+    said = crash_fingerprint("InductorError: KeyError: 'buf23'")
+    crash = Signature("thunderfx:torchcompile", "crash_compile:InductorError", fingerprint=said)
+    assert match_known(load_known(), crash, THUNDER_MAIN).id == "pytorch-196570-outer-loop-local-buffer-mutation-output"
+    other = crash_fingerprint("InductorError: KeyError: 'x0'")
+    found = match_known(load_known(), Signature("inductor", "crash_compile:InductorError", fingerprint=other), CPU_29)
+    assert found is None or found.id != "pytorch-196570-outer-loop-local-buffer-mutation-output"
