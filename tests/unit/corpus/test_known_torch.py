@@ -366,25 +366,25 @@ def test_any_over_an_empty_dim_then_fliplr_failing_to_lower_is_the_empty_dim_bug
     assert match_known(load_known(), replace(crash, ops=("db.fliplr",)), THUNDER_MAIN) is None
 
 
-def test_an_unbound_symbol_of_a_backward_input_s_size_expression_is_pytorch_155468():
-    """ConvBERT's training step through thunderfx: Inductor's backward meets a saved tensor of size 9*s24 whose s24 is never bound."""
+# an Inductor crash the model sweep met through thunderfx, known by its message: (entry, its message, a message of the same
+# exception that is not it)
+INDUCTOR_CRASHES_BY_MESSAGE = [
+    # ConvBERT's training step: Inductor's backward meets a saved tensor of size 9*s24 whose s24 is never bound
+    (
+        "pytorch-155468-backward-input-size-expression-unbound",
+        "InductorError: AssertionError: For 9*s24, expected [s24] to have been codegen-ed.",
+        "InductorError: AssertionError: expected size 3 but got 4",
+    ),
+    # Kosmos-2.5's forward: Inductor's outer-loop fusion asks for a read of a mutation output by its name
+    ("pytorch-196570-outer-loop-local-buffer-mutation-output", "InductorError: KeyError: 'buf23'", "InductorError: KeyError: 'x0'"),
+]
+
+
+@pytest.mark.parametrize(("entry", "said", "other"), INDUCTOR_CRASHES_BY_MESSAGE)
+def test_an_inductor_crash_the_sweep_met_is_known_by_its_message_and_another_of_its_exception_is_not(entry, said, other):
     from numfuzz.judge.crash import crash_fingerprint
 
-    said = crash_fingerprint("InductorError: AssertionError: For 9*s24, expected [s24] to have been codegen-ed.")
-    crash = Signature("thunderfx:torchcompile", "crash_compile:InductorError", fingerprint=said)
-    assert match_known(load_known(), crash, THUNDER_MAIN).id == "pytorch-155468-backward-input-size-expression-unbound"
-    other = crash_fingerprint("InductorError: AssertionError: expected size 3 but got 4")
-    found = match_known(load_known(), Signature("inductor", "crash_compile:InductorError", fingerprint=other), CPU_29)
-    assert found is None or found.id != "pytorch-155468-backward-input-size-expression-unbound"
-
-
-def test_a_buffer_keyerror_in_cpu_codegen_is_the_outer_loop_local_buffer_issue():
-    """Kosmos-2.5's forward through thunderfx: Inductor's outer-loop fusion asks for a read of a mutation output by its name."""
-    from numfuzz.judge.crash import crash_fingerprint
-
-    said = crash_fingerprint("InductorError: KeyError: 'buf23'")
-    crash = Signature("thunderfx:torchcompile", "crash_compile:InductorError", fingerprint=said)
-    assert match_known(load_known(), crash, THUNDER_MAIN).id == "pytorch-196570-outer-loop-local-buffer-mutation-output"
-    other = crash_fingerprint("InductorError: KeyError: 'x0'")
-    found = match_known(load_known(), Signature("inductor", "crash_compile:InductorError", fingerprint=other), CPU_29)
-    assert found is None or found.id != "pytorch-196570-outer-loop-local-buffer-mutation-output"
+    crash = Signature("thunderfx:torchcompile", "crash_compile:InductorError", fingerprint=crash_fingerprint(said))
+    assert match_known(load_known(), crash, THUNDER_MAIN).id == entry
+    found = match_known(load_known(), Signature("inductor", "crash_compile:InductorError", fingerprint=crash_fingerprint(other)), CPU_29)
+    assert found is None or found.id != entry
