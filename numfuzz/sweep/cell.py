@@ -103,10 +103,15 @@ def judge_cell(cell: Cell, out: Path, samples: int = 2, seed: int = 0, device: s
     """The cell's record; a model that cannot be built, or fails in eager or its capture, is `invalid` with the reason. Thunder's
     jit is given a transformers model with its context variables inert where it sets them (`numfuzz.model.hf_zoo.plain`), and
     the record's `way` says which: the whole cell runs so (eager, the reference and the target alike)."""
+    import torch
+
     from numfuzz.judge.execute import one_line
     from numfuzz.model.hf_zoo.plain import WAY_SHIPPED, run_way
     from numfuzz.model.spec import load_model
 
+    # grad mode on, as in a fresh process: a target may leave it off (Thunder's jit after a cache hit,
+    # docs/issues/thunder_grad_mode_after_cache_hit_is_the_entry_mode.py), and the worker's next training steps then fail
+    torch.set_grad_enabled(True)
     started = time.monotonic()
     train = cell.mode == "train"
     record: dict[str, Any] = {**cell.to_json(), "key": cell.key, "way": WAY_SHIPPED}

@@ -1,8 +1,11 @@
-"""A sweep's cell: a whole model that crashes is recorded with its message and no module of it is compiled alone."""
+"""A sweep's cell: a whole model that crashes is recorded with its message and no module of it is compiled alone; a
+target that leaves grad mode off fails no later cell."""
 
 from __future__ import annotations
 
 from pathlib import Path
+
+import torch
 
 from numfuzz.check import CallableTarget
 from numfuzz.sweep.cell import judge_cell
@@ -30,6 +33,19 @@ def _raising(fn):
 register("test_sweep_cell_raising", lambda arg: CallableTarget(_raising, "test_sweep_cell_raising"), "a compiler that always raises (a test's)")
 
 
+def _leaving_grad_mode_off(fn):
+    def run(*args):
+        with torch.enable_grad():  # its own calls build their graphs, as Thunder's do
+            out = fn(*args)
+        torch.set_grad_enabled(False)  # as Thunder's jit leaves it after a cache hit of a split no_grad region's tail
+        return out
+
+    return run
+
+
+register("test_sweep_cell_grad_off", lambda arg: CallableTarget(_leaving_grad_mode_off, "test_sweep_cell_grad_off"), "leaves grad mode off (a test's)")
+
+
 def test_a_crashing_whole_model_is_recorded_without_judging_its_modules(tmp_path: Path):
     (tmp_path / "tiny_model.py").write_text(MODEL)
     COMPILED.clear()
@@ -37,3 +53,16 @@ def test_a_crashing_whole_model_is_recorded_without_judging_its_modules(tmp_path
     assert record["verdict"] == "crash_compile" and record["finding"] and "cannot compile anything" in record["detail"]
     assert COMPILED == ["compiled"] and record["module"] is None  # the whole model once; no module alone
     assert "each module alone" not in (tmp_path / record["explain"]).read_text()
+
+
+def test_a_target_that_leaves_grad_mode_off_fails_no_later_cell_s_training_step(tmp_path: Path):
+    """Thunder's jit leaves grad mode as it found it after a cache hit (docs/issues/thunder_grad_mode_after_cache_hit_is_the_entry_mode.py):
+    a worker's next cells met it off, and their eager training steps failed ("element 0 of tensors does not require grad")."""
+    (tmp_path / "tiny_model.py").write_text(MODEL)
+    cell = Cell(f"{tmp_path / 'tiny_model.py'}:tiny", "test_sweep_cell_grad_off", "bf16", "train")
+    try:
+        records = [judge_cell(cell, tmp_path) for _ in range(2)]
+        assert not torch.is_grad_enabled()  # the planted leak took effect
+    finally:
+        torch.set_grad_enabled(True)
+    assert [r["verdict"] for r in records] == ["equal", "equal"], [r["detail"] for r in records]
