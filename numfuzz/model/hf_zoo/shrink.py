@@ -60,8 +60,10 @@ _HEAD_DIMS = (
 )  # fmt: skip
 _LAYERS = (
     "num_hidden_layers", "n_layer", "n_layers", "num_layers", "encoder_layers", "decoder_layers", "num_decoder_layers", "depth",
-    "decoder_num_layers", "num_encoder_blocks", "resampler_depth", "num_lstm_layers",
+    "decoder_num_layers", "num_encoder_blocks", "resampler_depth", "num_lstm_layers", "num_layers_per_stack",
 )  # fmt: skip
+# how many times a model runs its layers again (HRM's high- and low-level cycles: 128 layers as shipped, 600 s a cell)
+_REPEATS = ("H_cycles", "L_cycles", "n_recurrent_loops", "max_recycles", "num_loops")
 _EXPERTS = ("num_experts", "num_local_experts", "n_routed_experts", "moe_num_experts", "num_experts_routed")
 _PER_TOKEN = ("num_experts_per_tok", "moe_topk", "num_experts_per_token", "moe_k", "top_k_experts")
 _ONE = ("n_shared_experts", "num_shared_experts", "moe_num_shared_experts", "n_group", "topk_group", "num_expert_group", "n_groups")
@@ -85,7 +87,7 @@ def _rules(sizes: Sizes) -> dict[str, Callable[[int], int]]:
         **dict.fromkeys(_HEAD_DIMS, _at_most(sizes.head_dim)),
         **dict.fromkeys(("kv_lora_rank", "q_lora_rank"), _at_most(2 * sizes.head_dim)),
         "linear_num_key_heads": _at_most(sizes.kv_heads),
-        **dict.fromkeys(_LAYERS, _at_most(1)),
+        **dict.fromkeys(_LAYERS + _REPEATS, _at_most(1)),
         **dict.fromkeys(_EXPERTS, _at_most(sizes.experts)),
         **dict.fromkeys(_PER_TOKEN, _at_most(sizes.per_token)),
         **dict.fromkeys(_ONE, _at_most(1)),

@@ -35,6 +35,14 @@ def test_a_hybrid_model_keeps_one_layer_of_each_kind_and_its_per_layer_lists_fol
     assert small["per_layer_config"] == {1: {"x": 2}} and "out_features" not in small  # a backbone's default: its last stage
 
 
+def test_a_recurrent_model_runs_its_layers_once():
+    """HRM's text model repeats its stacks of layers in cycles: 16 layers a stack, 2 high-level cycles of 3 low-level
+    ones each, 128 layers as shipped (its cells ran past 600 s); a stack of one layer, run once per level, is small."""
+    hrm = {"num_hidden_layers": 128, "num_layers_per_stack": 16, "H_cycles": 2, "L_cycles": 3, "hidden_size": 1536}
+    small = shrink_dict(hrm)
+    assert (small["num_hidden_layers"], small["num_layers_per_stack"], small["H_cycles"], small["L_cycles"]) == (1, 1, 1, 1)
+
+
 def test_sub_configurations_shrink_and_stage_lists_scale_together():
     config = {"text_config": {"hidden_size": 2048}, "vision_config": {"hidden_size": 1152, "image_size": 384, "patch_size": 14}}
     small = shrink_dict(config)
