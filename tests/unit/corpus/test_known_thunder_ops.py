@@ -414,3 +414,15 @@ def test_an_unminimised_crash_is_known_by_an_op_of_its_program():
     without = Graph(inputs, (Node.make("log2", [0]), Node.make("exp", [1])), (2, 3))
     assert GroupKey.of(crash, with_matmul, None, load_known(), THUNDER_MAIN).known.id == "numfuzz-thunder-matmul-empty-batch-reshape"
     assert GroupKey.of(crash, without, None, load_known(), THUNDER_MAIN).known is None
+
+
+def test_thunders_index_put_values_without_a_gradient_is_known_at_its_backward_only():
+    """index_put's values get no gradient under Thunder (seed 1204: x[idx] + x[idx] put back into x, the gradient of x 0
+    where eager's is 2). Its forward, and Inductor's backward, are another matter."""
+    known = load_known()
+    for target in ("thunder:torchcompile", "thunder:torch", "thunderfx"):
+        for versions in (THUNDER_MAIN, CPU_29):
+            found = Signature(target, "less_accurate", ("index_put_self",), "fp16", "backward")
+            assert match_known(known, found, versions).id == "numfuzz-thunder-index-put-values-get-no-gradient"
+    assert match_known(known, Signature("thunder:torchcompile", "less_accurate", ("index_put_self",), "fp16", "rounding"), THUNDER_MAIN) is None
+    assert match_known(known, Signature("inductor", "less_accurate", ("index_put_self",), "fp16", "backward"), CPU_214) is None
