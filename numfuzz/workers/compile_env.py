@@ -1,5 +1,6 @@
-"""The environment a worker compiles in: one compile thread, no on-disk graph caches, and a faster linker where the
-machine has one. Set before Inductor reads its configuration; `serve` and the scripts that time a worker's work call it.
+"""The environment a worker compiles in: one compile thread, no on-disk graph caches, a faster linker where the
+machine has one, and the vector ISA checks a worker before it passed (`vec_isa`). Set before Inductor reads its
+configuration; `serve` and the scripts that time a worker's work call it.
 
 The linker. Inductor builds every fused CPU kernel as a shared library of its own, linked against libtorch, and a
 case builds one to twenty. GNU ld (bfd) took 0.1-0.35 s a link here, gold 0.08-0.13 s: 6% of a campaign's time
@@ -36,7 +37,11 @@ def set_compile_environment(graph_caches: bool = False) -> str | None:
         # hour-long campaign) and a campaign of days would fill the disk. Compiles are no slower.
         os.environ.setdefault("TORCHINDUCTOR_FX_GRAPH_CACHE", "0")
         os.environ.setdefault("TORCHINDUCTOR_AUTOGRAD_CACHE", "0")
-    return use_fast_linker()
+    linker = use_fast_linker()
+    from numfuzz.workers.vec_isa import remember_vec_isa_checks
+
+    remember_vec_isa_checks()  # after the settings above: it imports Inductor, which reads them
+    return linker
 
 
 def use_fast_linker() -> str | None:

@@ -1,0 +1,108 @@
+"""Inductor's checks of the CPU vector ISAs, answered once per machine instead of once per process.
+
+Before its first CPU kernel, a process's Inductor checks each vector ISA that /proc/cpuinfo names
+(`cpu_vec_isa.VecISA.check_build`): it builds a small library with the ISA's flags and loads it in a
+fresh Python that imports torch. Measured here (AVX-512, 2 cores): 5 s a process on torch 2.9 and 12 to 14 s
+on torch 2.11 (AVX-512 VNNI is checked too), paid by every worker that starts: a campaign's at its start and
+after each crash and recycle (four starts in a measured 10-minute campaign), a sweep's after each timeout.
+
+A check's answer depends only on the machine, the compiler and torch, so a passed check is kept in a file keyed
+by those and by the check's own code and flags, and a later process takes it: the same ISAs pass, Inductor picks
+the same one, and its kernels are the same. A failed check is never kept (it may have failed for a passing reason,
+a full disk or a slow load), so it is made again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import platform
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+_PASSED = "passed"
+
+
+def _cpu_flags() -> str | None:
+    """The first `flags` line of /proc/cpuinfo; None where there is none (not Linux on x86)."""
+    try:
+        with open("/proc/cpuinfo") as info:
+            return next((line for line in info if line.startswith("flags")), None)
+    except OSError:
+        return None
+
+
+def _compiler() -> str:
+    """The C++ compiler Inductor runs (CXX, else g++), by its resolved path and its file's time: an upgrade changes it."""
+    name = os.environ.get("CXX") or "g++"
+    path = shutil.which(name)
+    if path is None:
+        return name
+    real = os.path.realpath(path)
+    return f"{real}@{os.stat(real).st_mtime_ns}"
+
+
+def machine_key(torch_version: str) -> str | None:
+    """What a check's answer depends on beside the check itself; None where the CPU's flags cannot be read."""
+    flags = _cpu_flags()
+    if flags is None:
+        return None
+    parts = (torch_version, sys.executable, _compiler(), os.environ.get("COMPILER_PATH", ""), platform.machine(), flags)
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()
+
+
+def _check_file(folder: Path, key: str, arch_flags: str, code: str) -> Path:
+    return folder / hashlib.sha256(f"{key}\n{arch_flags}\n{code}".encode()).hexdigest()[:32]
+
+
+def _folder() -> Path | None:
+    """This user's folder of passed checks; None where someone else could write in it."""
+    folder = Path(tempfile.gettempdir()) / f"numfuzz-vec-isa-{os.getuid()}"
+    try:
+        folder.mkdir(mode=0o700, exist_ok=True)
+        held = folder.stat()
+    except OSError:
+        return None
+    return folder if held.st_uid == os.getuid() and not held.st_mode & 0o022 else None
+
+
+def remember_vec_isa_checks(folder: Path | None = None) -> bool:
+    """Make this process's Inductor take the checks a process before it passed, and keep the ones it passes itself;
+    whether it does (not where the CPU's flags cannot be read, or Inductor has no such check)."""
+    import torch
+
+    try:
+        from torch._inductor import cpu_vec_isa
+    except ImportError:
+        return False
+    key, place = machine_key(torch.__version__), folder or _folder()
+    check = getattr(cpu_vec_isa.VecISA, "check_build", None)
+    if key is None or place is None or check is None or getattr(check, "remembered", False):
+        return key is not None and place is not None and check is not None
+
+    def check_build(isa: Any, code: str) -> bool:
+        kept = _check_file(place, key, isa.build_arch_flags(), code)
+        if kept.is_file():
+            return True
+        passed = check(isa, code)
+        if passed:
+            _keep(kept)
+        return passed
+
+    check_build.remembered = True  # type: ignore[attr-defined]
+    cpu_vec_isa.VecISA.check_build = check_build
+    return True
+
+
+def _keep(path: Path) -> None:
+    """The passed check's file, written whole (workers start side by side); a folder that cannot be made keeps nothing."""
+    try:
+        path.parent.mkdir(mode=0o700, exist_ok=True)  # a test's own folder
+        staged = path.with_name(f"{path.name}.{os.getpid()}")
+        staged.write_text(_PASSED)
+        staged.replace(path)
+    except OSError:
+        pass
