@@ -2,8 +2,8 @@
 
 Before its first CPU kernel, a process's Inductor checks each vector ISA that /proc/cpuinfo names
 (`cpu_vec_isa.VecISA.check_build`): it builds a small library with the ISA's flags and loads it in a
-fresh Python that imports torch. Measured here (AVX-512, 2 cores): 5 s a process on torch 2.9 and 12 to 14 s
-on torch 2.11 (AVX-512 VNNI is checked too), paid by every worker that starts: a campaign's at its start and
+fresh Python that imports torch. Measured here (AVX-512, 2 cores): 5 s of CPU a process on torch 2.9 and 10 s
+on torch 2.11, which checks AVX-512's VNNI and bf16 forms too (docs/benchmarks.md), paid by every worker that starts: a campaign's at its start and
 after each crash and recycle (four starts in a measured 10-minute campaign), a sweep's after each timeout.
 
 A check's answer depends only on the machine, the compiler and torch, so a passed check is kept in a file keyed
@@ -80,8 +80,10 @@ def remember_vec_isa_checks(folder: Path | None = None) -> bool:
         return False
     key, place = machine_key(torch.__version__), folder or _folder()
     check = getattr(cpu_vec_isa.VecISA, "check_build", None)
-    if key is None or place is None or check is None or getattr(check, "remembered", False):
-        return key is not None and place is not None and check is not None
+    if key is None or place is None or check is None:
+        return False
+    if getattr(check, "remembered", False):  # this process's already
+        return True
 
     def check_build(isa: Any, code: str) -> bool:
         kept = _check_file(place, key, isa.build_arch_flags(), code)
