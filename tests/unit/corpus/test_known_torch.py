@@ -377,6 +377,12 @@ INDUCTOR_CRASHES_BY_MESSAGE = [
     ),
     # Kosmos-2.5's forward: Inductor's outer-loop fusion asks for a read of a mutation output by its name
     ("pytorch-196570-outer-loop-local-buffer-mutation-output", "InductorError: KeyError: 'buf23'", "InductorError: KeyError: 'x0'"),
+    # GPT-J's training step: a vectorized loop's tail checks an indirect index under a scalar mask (torch 2.11 only)
+    (
+        "pytorch-178136-vecmask-of-a-scalar-mask",
+        "InductorError: CppCompileError: C++ compile error: no matching function for call to ‘at::vec::CPU_CAPABILITY::VecMask<long int, 2>::VecMask(int&)’",
+        "InductorError: CppCompileError: C++ compile error: ‘tmp2’ was not declared in this scope",
+    ),
 ]
 
 
@@ -388,3 +394,13 @@ def test_an_inductor_crash_the_sweep_met_is_known_by_its_message_and_another_of_
     assert match_known(load_known(), crash, THUNDER_MAIN).id == entry
     found = match_known(load_known(), Signature("inductor", "crash_compile:InductorError", fingerprint=crash_fingerprint(other)), CPU_29)
     assert found is None or found.id != entry
+
+
+def test_the_scalar_vecmask_crash_is_known_on_torch_2_11_only():
+    """Fixed for torch 2.12 (pytorch#178148): the same words on torch 2.15 would be another bug."""
+    from numfuzz.judge.crash import crash_fingerprint
+
+    said = "InductorError: CppCompileError: C++ compile error: no matching function for call to ‘at::vec::VecMask<long int, 2>::VecMask(int&)’"
+    crash = Signature("inductor", "crash_compile:InductorError", fingerprint=crash_fingerprint(said))
+    assert match_known(load_known(), crash, THUNDER_MAIN).id == "pytorch-178136-vecmask-of-a-scalar-mask"
+    assert match_known(load_known(), crash, {**CPU_214, "torch": "2.15.0+cu130"}) is None
