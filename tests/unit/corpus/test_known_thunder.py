@@ -73,6 +73,8 @@ def test_every_committed_thunder_finding_is_known_on_the_release_and_on_thunder_
             "numfuzz-thunder-polygamma-method-argument-order",
         ),
         ("crash_compile:Unsupported", "db.std.unbiased", "Unsupported: TypeError when making fake tensor call", "numfuzz-thunder-var-std-unbiased-overloads"),
+        # seed 1205: std(x, True) reduced over dim 1 by Thunder, then addcmul with x cannot broadcast the (3,) result
+        ("crash_compile:RuntimeError", "db.std.unbiased", "RuntimeError: Attempting to broadcast a dimension of length 2!", "numfuzz-thunder-var-std-unbiased-overloads"),
         (
             "crash_compile:Unsupported",
             "db.nn.functional.nll_loss",
