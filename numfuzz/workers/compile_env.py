@@ -57,16 +57,25 @@ def use_fast_linker() -> str | None:
     return linker
 
 
+def private_folder(name: str) -> Path | None:
+    """This user's folder `name`-UID in the temporary folder, made where missing; None where someone else could change it."""
+    folder = Path(tempfile.gettempdir()) / f"{name}-{os.getuid()}"
+    try:
+        folder.mkdir(mode=0o700, exist_ok=True)
+        held = folder.stat()
+    except OSError:
+        return None
+    return folder if held.st_uid == os.getuid() and not held.st_mode & 0o022 else None
+
+
 def _linker_folder(linker: str) -> Path | None:
     """A folder of this user's holding `ld` as a link to `linker`, made atomically (workers start side by side); one per
     linker, so that a folder in use never comes to point elsewhere."""
     target = os.path.realpath(linker)
-    folder = Path(tempfile.gettempdir()) / f"numfuzz-linker-{os.getuid()}-{hashlib.sha256(target.encode()).hexdigest()[:12]}"
+    folder = private_folder(f"numfuzz-linker-{hashlib.sha256(target.encode()).hexdigest()[:12]}")
+    if folder is None:
+        return None
     try:
-        folder.mkdir(mode=0o700, exist_ok=True)
-        held = folder.stat()
-        if held.st_uid != os.getuid() or held.st_mode & 0o022:  # only a folder no one else can change
-            return None
         if os.path.realpath(folder / "ld") != target:
             staged = folder / f"ld.{os.getpid()}"
             staged.unlink(missing_ok=True)

@@ -19,7 +19,6 @@ import os
 import platform
 import shutil
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -58,17 +57,6 @@ def _check_file(folder: Path, key: str, arch_flags: str, code: str) -> Path:
     return folder / hashlib.sha256(f"{key}\n{arch_flags}\n{code}".encode()).hexdigest()[:32]
 
 
-def _folder() -> Path | None:
-    """This user's folder of passed checks; None where someone else could write in it."""
-    folder = Path(tempfile.gettempdir()) / f"numfuzz-vec-isa-{os.getuid()}"
-    try:
-        folder.mkdir(mode=0o700, exist_ok=True)
-        held = folder.stat()
-    except OSError:
-        return None
-    return folder if held.st_uid == os.getuid() and not held.st_mode & 0o022 else None
-
-
 def remember_vec_isa_checks(folder: Path | None = None) -> bool:
     """Make this process's Inductor take the checks a process before it passed, and keep the ones it passes itself;
     whether it does (not where the CPU's flags cannot be read, or Inductor has no such check)."""
@@ -78,7 +66,9 @@ def remember_vec_isa_checks(folder: Path | None = None) -> bool:
         from torch._inductor import cpu_vec_isa
     except ImportError:
         return False
-    key, place = machine_key(torch.__version__), folder or _folder()
+    from numfuzz.workers.compile_env import private_folder
+
+    key, place = machine_key(torch.__version__), folder or private_folder("numfuzz-vec-isa")
     check = getattr(cpu_vec_isa.VecISA, "check_build", None)
     if key is None or place is None or check is None:
         return False
@@ -100,11 +90,10 @@ def remember_vec_isa_checks(folder: Path | None = None) -> bool:
 
 
 def _keep(path: Path) -> None:
-    """The passed check's file, written whole (workers start side by side); a folder that cannot be made keeps nothing."""
+    """The passed check's file, written whole (workers start side by side); a folder that cannot be written keeps nothing."""
+    from numfuzz.corpus.store import write_atomic
+
     try:
-        path.parent.mkdir(mode=0o700, exist_ok=True)  # a test's own folder
-        staged = path.with_name(f"{path.name}.{os.getpid()}")
-        staged.write_text(_PASSED)
-        staged.replace(path)
+        write_atomic(path, _PASSED)
     except OSError:
         pass
