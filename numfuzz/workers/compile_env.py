@@ -20,6 +20,8 @@ import subprocess
 import tempfile
 from pathlib import Path
 
+from numfuzz.workers.private_folder import private_folder
+
 FAST_LINKER = "ld.gold"  # resolves symbols as GNU ld does; its --version names it "GNU gold"
 CHECK_TIMEOUT_S = 30.0
 
@@ -55,17 +57,6 @@ def use_fast_linker() -> str | None:
         return None
     os.environ["COMPILER_PATH"] = str(folder)
     return linker
-
-
-def private_folder(name: str) -> Path | None:
-    """This user's folder `name`-UID in the temporary folder, made where missing; None where someone else could change it."""
-    folder = Path(tempfile.gettempdir()) / f"{name}-{os.getuid()}"
-    try:
-        folder.mkdir(mode=0o700, exist_ok=True)
-        held = folder.stat()
-    except OSError:
-        return None
-    return folder if held.st_uid == os.getuid() and not held.st_mode & 0o022 else None
 
 
 def _linker_folder(linker: str) -> Path | None:

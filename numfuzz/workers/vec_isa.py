@@ -66,7 +66,7 @@ def remember_vec_isa_checks(folder: Path | None = None) -> bool:
         from torch._inductor import cpu_vec_isa
     except ImportError:
         return False
-    from numfuzz.workers.compile_env import private_folder
+    from numfuzz.workers.private_folder import private_folder
 
     key, place = machine_key(torch.__version__), folder or private_folder("numfuzz-vec-isa")
     check = getattr(cpu_vec_isa.VecISA, "check_build", None)
