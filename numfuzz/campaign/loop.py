@@ -25,6 +25,7 @@ from numfuzz.campaign.defaults import available_cores, default_memory_limit
 from numfuzz.campaign.feed import CaseFeed
 from numfuzz.campaign.guidance import Guide
 from numfuzz.campaign.journal import Journal
+from numfuzz.campaign.log_format import LOG_FORMAT
 from numfuzz.campaign.minimize_scheduler import MinimizeScheduler
 from numfuzz.campaign.recorder import Finding, ResultRecorder
 from numfuzz.campaign.stats import CampaignStats
@@ -166,7 +167,7 @@ class Campaign:
     def run(self) -> CampaignSummary:
         config = self.config
         log_dir = self.journal.directory
-        sink = logger.add(log_dir / "numfuzz.log", level="DEBUG", rotation="50 MB", retention=3) if log_dir else None
+        sink = logger.add(log_dir / "numfuzz.log", format=LOG_FORMAT, level="DEBUG", rotation="50 MB", retention=3) if log_dir else None
         scratch = tempfile.TemporaryDirectory(prefix="numfuzz-workers-") if log_dir is None else None
         self.bar = tqdm(total=config.graphs, initial=self.journal.graphs_done, unit="graph", dynamic_ncols=True, disable=None if config.progress else True)
         logger.info(

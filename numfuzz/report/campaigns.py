@@ -13,9 +13,9 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Iterable
 
+from numfuzz.campaign.log_format import LOG_LINE
 from numfuzz.report.data import CampaignView, RunRate
 
-_LOG_LINE = re.compile(r"^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d+) \| \w+\s*\| [^-]*- (.*)$")
 _RUN_START = re.compile(r"^campaign \S+ run (\d+):")
 # A case that came back: an ordinary result, a finding, a lost case, or numfuzz's own failure.
 _CASE_DONE = re.compile(r"^(?:case \d+ on \S+: |finding: .* \(case \d+\)|numfuzz failed on case \d+ )")
@@ -82,7 +82,7 @@ def rates_from_log(lines: Iterable[str], n_targets: int, name: str) -> list[RunR
     """Graphs/min over each run, binned; a graph is one case per target, so cases / n_targets."""
     runs: list[tuple[str, datetime, list[datetime]]] = []
     for line in lines:
-        match = _LOG_LINE.match(line)
+        match = LOG_LINE.match(line)
         if not match:
             continue
         try:

@@ -58,3 +58,23 @@ def test_campaign_folders_are_read_and_bad_files_are_noted(tmp_path):
 
 def test_no_campaign_folder_is_no_campaign(tmp_path):
     assert read_campaigns(tmp_path) == []
+
+
+def test_the_rate_reads_what_the_named_format_writes_whatever_loguru_defaults_to(tmp_path):
+    """loguru 0.8's default time carries a UTC offset that 0.7's lacked; numfuzz names its format, and still reads 0.8's."""
+    from loguru import logger
+
+    from numfuzz.campaign.log_format import LOG_FORMAT
+
+    path = tmp_path / "numfuzz.log"
+    sink = logger.add(path, format=LOG_FORMAT, level="DEBUG")
+    try:
+        logger.info("campaign c run 1: 0 graphs done; targets ['a']; 1 workers")
+        for index in range(3):
+            logger.debug("case {} on a: equal", index)
+    finally:
+        logger.remove(sink)
+    (written,) = rates_from_log(path.read_text().splitlines(), 1, "c")
+    assert written.label == "c run 1"
+    with_offset = [line.replace(".000 |", ".000 +00:00 |", 1) for line in LOG.splitlines()]
+    assert [r.label for r in rates_from_log(with_offset, 2, "c")] == ["c run 1", "c run 2"]
