@@ -351,3 +351,21 @@ def test_thunder_s_keyerror_none_is_the_weakref_of_an_rnn_module():
     other = crash_fingerprint("InterpreterError: Encountered exception KeyError: 't648' while tracing ZooModel(")
     found = match_known(load_known(), Signature("thunder:torchcompile", "crash_compile:InterpreterError", fingerprint=other), THUNDER_MAIN)
     assert found is None or found.id != entry
+
+
+def test_thunders_rejected_keyword_aliases_are_known_by_the_alias_and_not_by_any_unexpected_keyword():
+    """ImageGPT's layer norm calls torch.mean(x, axis=-1); torch's parser maps axis to dim, Thunder's mean has no axis.
+    An unexpected keyword that is no alias torch maps is another failure."""
+    from numfuzz.judge.crash import crash_fingerprint
+
+    entry = "numfuzz-thunder-jit-rejects-numpy-style-keyword-aliases"
+    for said in (
+        "TypeError: mean() got an unexpected keyword argument 'axis'",
+        "TypeError: sum() got an unexpected keyword argument 'keepdims'",
+        "TypeError: add() got an unexpected keyword argument 'x2'",
+    ):
+        crash = Signature("thunder:torchcompile", "crash_compile:TypeError", fingerprint=crash_fingerprint(said))
+        assert match_known(load_known(), crash, THUNDER_MAIN).id == entry
+        assert match_known(load_known(), replace(crash, target="inductor"), CPU_214) is None
+    other = crash_fingerprint("TypeError: mean() got an unexpected keyword argument 'dtype_'")
+    assert match_known(load_known(), Signature("thunder:torchcompile", "crash_compile:TypeError", fingerprint=other), THUNDER_MAIN) is None
