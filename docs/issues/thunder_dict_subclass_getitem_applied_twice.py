@@ -14,6 +14,12 @@ transformers' `ACT2FN` is such a subclass (`ClassInstantier(OrderedDict)`: its `
 `TypeError: <function SiLUActivation.forward at 0x...>() is missing 1 required positional arguments: input`.
 Qwen3-Next's gated RMSNorm does so (numfuzz's model sweep: its forward on thunder:torchcompile, Thunder main).
 
+`super().__delitem__(key)` goes the same way: the lookaside for the builtin's `__delitem__` deletes from the real
+object natively, so the subclass's own `__delitem__` runs. transformers' `ModelOutput` forbids `__delitem__` and
+calls `super().__delitem__` in `__post_init__` where only its first field is given, as a backbone's
+`BackboneOutput(feature_maps=...)` is: UperNet's forward under thunder.jit raises `Exception: You cannot use
+``__delitem__`` on a BackboneOutput instance.` (the model sweep, UperNet on thunder:torchcompile).
+
 Exits 1 while the bug is present.
 """
 
@@ -43,5 +49,22 @@ except ImportError:
 except TypeError as exc:
     activation = f"TypeError: {exc}"
 print(f"ACT2FN['silu'](x) under thunder.jit: {activation}")
+
+
+class NoDelete(dict):
+    def __init__(self, **items):
+        super().__init__(**items)
+        super().__delitem__("drop")
+
+    def __delitem__(self, key):
+        raise KeyError(f"{type(self).__name__} forbids __delitem__")
+
+
+try:
+    deleted = thunder.jit(lambda t: NoDelete(keep=t, drop=t)["keep"] * 2)(x).tolist()
+except KeyError as exc:
+    deleted = f"KeyError: {exc}"
+print(f"super().__delitem__ beside a forbidding override: eager {(NoDelete(keep=x, drop=x)['keep'] * 2).tolist()}, thunder.jit {deleted}")
 assert torch.equal(jitted, eager), "a dict subclass's __getitem__ override runs twice under thunder.jit"
-print("OK: the override runs once")
+assert deleted == [2.0, 2.0], "super().__delitem__ runs a dict subclass's own __delitem__ under thunder.jit"
+print("OK: the overrides run once, and super() reaches dict's own methods")

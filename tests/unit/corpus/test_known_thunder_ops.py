@@ -375,6 +375,17 @@ def test_an_activation_built_by_acts_table_and_called_with_nothing_is_thunders_c
     assert match_known(load_known(), found, THUNDER_MAIN).id == "numfuzz-thunder-container-subclass-getitem-override"
 
 
+def test_a_model_output_deleting_its_first_field_is_thunders_container_subclass_bug():
+    """UperNet on Thunder main: ModelOutput.__post_init__ calls super().__delitem__, which Thunder sends to ModelOutput's
+    own __delitem__, which forbids it; eager reaches OrderedDict's."""
+    from numfuzz.judge.crash import crash_fingerprint
+
+    message = "Exception: You cannot use ``__delitem__`` on a BackboneOutput instance."
+    found = Signature("thunder:torchcompile", "crash_compile:Exception", fingerprint=crash_fingerprint(message))
+    assert match_known(load_known(), found, THUNDER_MAIN).id == "numfuzz-thunder-container-subclass-getitem-override"
+    assert match_known(load_known(), replace(found, target="inductor"), CPU_214) is None
+
+
 def test_thunderfx_s_count_of_differentiable_outputs_is_known_for_thunderfx_only():
     """LED's training step on thunderfx: a number-valued output beside a differentiable one."""
     from numfuzz.judge.crash import crash_fingerprint
