@@ -21,6 +21,7 @@ class Verdict(str, Enum):
     UNCHECKED = "unchecked"  # eager raises on the program and the target computes it: a check it lacks (judge.error_parity)
     EXACT_MISMATCH = "exact_mismatch"  # an integer or bool output's values differ from eager's, which are exact (judge.exact_outputs)
     METADATA = "metadata"  # an output's strides, aliasing or viewability differ from eager's (judge.metadata)
+    STATE = "state"  # a call leaves PyTorch's global modes (grad mode, autocast, default dtype) unlike eager's call (model.state)
     NONDETERMINISTIC = "nondeterministic"  # two runs on the same inputs differ
     SEGFAULT = "segfault"  # the worker died of a signal such as SIGSEGV
     ABORT = "abort"  # the worker died of SIGABRT

@@ -37,8 +37,8 @@ from numfuzz.model.reference import float64_program
 from numfuzz.model.region import extract_region
 from numfuzz.model.region_check import check_region
 from numfuzz.model.result import ModelResult, ModuleVerdict
-from numfuzz.model.state import buffers_kept
-from numfuzz.model.verdict import Judged, crashed, judge_outputs_by_rules, known_issue, output_oracle, region_known, run_target
+from numfuzz.model.state import GlobalState, buffers_kept, state_noted
+from numfuzz.model.verdict import Judged, crashed, judge_outputs_by_rules, known_issue, output_oracle, region_known, run_target, state_left
 from numfuzz.program.values import torch_dtype
 from numfuzz.targets import Target
 
@@ -87,11 +87,17 @@ def _flat(runs: list[list[torch.Tensor]], k: int) -> np.ndarray:
     return flat64([run[k] for run in runs])
 
 
-def _run_all(fn: Callable, rows: list[list[Any]], kwargs_rows: list[dict] | None = None) -> list[list[torch.Tensor]]:
+def _run_all(fn: Callable, rows: list[list[Any]], kwargs_rows: list[dict] | None = None, states: list[GlobalState] | None = None) -> list[list[torch.Tensor]]:
     """`fn` on every row, each call on its own copy of the arguments (a module may update a cache it is given), and the
-    model's buffers as they were after (`model.state`)."""
+    model's buffers and PyTorch's global modes as they were after (`model.state`); the modes each call left are appended
+    to `states` where given."""
+    runs = []
     with torch.no_grad(), buffers_kept(fn):
-        return [floating_leaves(fn(*copy.deepcopy(row), **copy.deepcopy(kwargs_rows[i] if kwargs_rows else {}))) for i, row in enumerate(rows)]
+        for i, row in enumerate(rows):
+            with state_noted(states):
+                out = fn(*copy.deepcopy(row), **copy.deepcopy(kwargs_rows[i] if kwargs_rows else {}))
+            runs.append(floating_leaves(out))
+    return runs
 
 
 def _reference_runs(fn: Callable, rows: list[list[Any]], kwargs_rows: list[dict] | None, casts_round: bool) -> tuple[list[list[torch.Tensor]], Any]:
@@ -108,18 +114,21 @@ def _reference_runs(fn: Callable, rows: list[list[Any]], kwargs_rows: list[dict]
 def _judged(target: Target, fn: Callable, rows: list[list[Any]], kwargs_rows: list[dict] | None, device: str) -> Judged:
     """`fn` on every row in eager, compiled by `target`, and as its float64 reference, judged by numfuzz's one verdict
     (`model.verdict`): against the program as written, and, where outputs stay less accurate, against it with its casts as no-ops."""
-    eager = _run_all(fn, rows, kwargs_rows)
+    eager_states: list[GlobalState] = []
+    target_states: list[GlobalState] = []
+    eager = _run_all(fn, rows, kwargs_rows, eager_states)
     reference, capture = _reference_runs(fn, rows, kwargs_rows, casts_round=True)
     target.reset()
     try:
         # the module itself, as a user gives it (thunder.jit of the module takes its buffers' reassignment; of a function calling it, not)
         compiled = target.prepare(fn, device)
         each = kwargs_rows or [{} for _ in rows]
-        got = run_target(lambda k: _run_all(compiled, [rows[k]], [each[k]])[0], list(range(len(rows))), own_code(target))
+        got = run_target(lambda k: _run_all(compiled, [rows[k]], [each[k]], target_states)[0], list(range(len(rows))), own_code(target))
     except Exception as exc:  # prepare raised: the target's failure is the finding, never numfuzz's
         got = crashed(exc, first_call=True, own=own_code(target))
     finally:
         target.reset()
+    got = state_left(eager_states, target_states) or got
     if isinstance(got, Judged):
         got.capture = capture
         return got
@@ -288,9 +297,12 @@ def _check_step(target: Target, model: torch.nn.Module, rows: list[list[Any]], l
     params = [p for _, p in named]
     labels = ["loss", *(f"the gradient of {name}" for name, _ in named), *(f"the gradient of input {k}" for k in float_inputs(rows[0]))]
     step = wrap(loss_step(model, loss))
-    eager = step_runs(step, params, rows)
+    eager_states: list[GlobalState] = []
+    target_states: list[GlobalState] = []
+    eager = step_runs(step, params, rows, eager_states)
     reference, capture = reference_step_runs(step, params, rows)
-    got = target_step_runs(target, step, params, rows, device)
+    got = target_step_runs(target, step, params, rows, device, target_states)
+    got = state_left(eager_states, target_states) or got
     if isinstance(got, Judged):
         got.capture = capture  # the ops the step calls, for a known issue's op rule
         return ModelResult(

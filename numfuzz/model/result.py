@@ -20,7 +20,7 @@ class ModuleVerdict:
     depth: int
     verdict: Verdict
     outputs: list[OutputErrors] = field(default_factory=list)
-    detail: str = ""  # what the target raised
+    detail: str = ""  # what the target raised, or the global modes it left unlike eager (`state`)
     cause: str = ""  # "cast_dropped": the target computes the module with its casts as no-ops
     known: str = ""  # the known issue that explains it
 
@@ -45,7 +45,7 @@ class ModelResult:
     modules: list[ModuleVerdict]
     graphs: int  # graphs Dynamo captured for the reference: more than one means a graph break
     captured_ops: list[str]  # the captured calls, in order (torch-level: "linear", "silu", "to", ...)
-    detail: str = ""  # what the target raised, when it did
+    detail: str = ""  # what the target raised, when it did, or the global modes it left unlike eager (`state`)
     cause: str = ""
     known: str = ""
     labels: list[str] = field(default_factory=list)  # what each judged output is: "output 0", or "loss" and each parameter's gradient

@@ -18,7 +18,7 @@ from torch.utils._pytree import tree_flatten
 
 from numfuzz.judge.refusal import own_code
 from numfuzz.model.reference import float64_program
-from numfuzz.model.state import buffers_kept
+from numfuzz.model.state import GlobalState, buffers_kept, state_noted
 from numfuzz.model.verdict import Judged, crashed, run_target
 from numfuzz.targets import Target
 
@@ -64,12 +64,13 @@ def _with_leaves(row: list[Any]) -> list[Any]:
     return [x.detach().clone().requires_grad_() if k in float_inputs(row) else x for k, x in enumerate(row)]
 
 
-def step_runs(step: Callable, params: list[torch.Tensor], rows: list[list[Any]]) -> list[list[torch.Tensor]]:
-    """Per row: the loss, then each parameter's gradient and each float input's, as `step` computes them (eager, or a compiled step)."""
+def step_runs(step: Callable, params: list[torch.Tensor], rows: list[list[Any]], states: list[GlobalState] | None = None) -> list[list[torch.Tensor]]:
+    """Per row: the loss, then each parameter's gradient and each float input's, as `step` computes them (eager, or a
+    compiled step); the global modes each step left are appended to `states` where given, and set back (`model.state`)."""
     runs = []
     for row in rows:
         row = _with_leaves(row)
-        with buffers_kept(step):
+        with buffers_kept(step), state_noted(states):
             loss = step(*row)
         runs.append([loss.detach(), *_grads(loss, params + [row[k] for k in float_inputs(row)])])
     return runs
@@ -108,14 +109,17 @@ def _unused(step: Callable, row: list[Any], tensors: list[torch.Tensor]) -> bool
         return all(g is None for g in torch.autograd.grad(loss, tensors, allow_unused=True))
 
 
-def target_step_runs(target: Target, step: Callable, params: list[torch.Tensor], rows: list[list[Any]], device: str) -> list[list[torch.Tensor]] | Judged:
-    """The compiled step's loss and gradients per row, or the crash it is (`verdict.crashed`: the first row compiles, forward and backward)."""
+def target_step_runs(
+    target: Target, step: Callable, params: list[torch.Tensor], rows: list[list[Any]], device: str, states: list[GlobalState] | None = None
+) -> list[list[torch.Tensor]] | Judged:
+    """The compiled step's loss and gradients per row, or the crash it is (`verdict.crashed`: the first row compiles,
+    forward and backward); the global modes each step left are appended to `states` where given."""
     target.reset()
     try:
         try:
             compiled = target.prepare(step, device)
         except Exception as exc:  # the target's failure is the finding, never numfuzz's
             return crashed(exc, first_call=True, own=own_code(target))
-        return run_target(lambda row: step_runs(compiled, params, [row])[0], rows, own_code(target))
+        return run_target(lambda row: step_runs(compiled, params, [row], states)[0], rows, own_code(target))
     finally:
         target.reset()

@@ -45,7 +45,7 @@ class Judged:
     verdict: Verdict
     outputs: list[OutputErrors] = field(default_factory=list)
     rules: dict[int, Judgement] = field(default_factory=dict)  # output index -> the rule that gave its verdict (only where one did)
-    detail: str = ""  # what the target raised
+    detail: str = ""  # what the target raised, or the global modes it left unlike eager (`state`)
     cause: str = ""
     facts: Analysis | None = None  # the flagged output's facts, for the signature
     capture: object = None  # the reference's capture record (`reference.Reference`)
@@ -147,6 +147,16 @@ def region_known(region: Any, target: str, device: str, mode: str = "") -> str:
     signature = replace(signature_of(target, outcome), mode=mode)
     key = GroupKey.of(signature, region.region.graph, outcome.analysis, load_known(), provenance(device))
     return key.known.id if key.known is not None else ""
+
+
+def state_left(eager: list[dict[str, str]], target: list[dict[str, str]]) -> Judged | None:
+    """A `state` finding where a compiled call leaves PyTorch's global modes other than eager's same call leaves them
+    (`model.state.global_state`, noted per call), said for the first such call; None where every call leaves them alike."""
+    for k, (expected, got) in enumerate(zip(eager, target)):
+        differ = [f"{mode} {got[mode]} where eager leaves it {value}" for mode, value in expected.items() if got.get(mode) != value]
+        if differ:
+            return Judged(Verdict.STATE, detail=f"after call {k + 1}, the compiled model leaves " + "; ".join(differ))
+    return None
 
 
 def run_target(run: Callable[[list], list[torch.Tensor]], rows: list[list], own: tuple[str, ...] = ()) -> list[list[torch.Tensor]] | Judged:

@@ -2,9 +2,9 @@
 
 A cell's group key is what makes two cells one cause:
 * a known issue: its id and target (the known entry is the cause, whatever the message's details);
-* a refusal (`unsupported`: the target's own explicit refusal) and a crash: the target and the crash's
-  fingerprint (`judge.crash.crash_fingerprint`: its first line with shapes, numbers, names of temporaries
-  and paths taken out), so one missing rule is one group whatever the model;
+* a refusal (`unsupported`: the target's own explicit refusal), a crash, and a `state` finding: the target and
+  the message's fingerprint (`judge.crash.crash_fingerprint`: its first line with shapes, numbers, names of
+  temporaries and paths taken out), so one missing rule, or one mode left changed, is one group whatever the model;
 * an accuracy finding located at an op (a module alone worse, the op inside it): the target, the op, the
   cause there (`op_cause`) and the mode, whatever the whole model's verdict (a dropped upcast may leave the logits equal);
   one not located: the target, the verdict, the cause, the mode and what loses the most (the loss, a

@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 STATES = ("less_accurate", "crash", "known", "refuses", "invalid", "runs")
-ACCURACY = {"less_accurate", "nonfinite", "position_dependent", "mismatch", "nondeterministic", "metadata"}
+# wrong, silently: the values, their layout, or the global modes a call leaves (`state`), counted with the less accurate
+ACCURACY = {"less_accurate", "nonfinite", "position_dependent", "mismatch", "nondeterministic", "metadata", "state"}
 
 
 def cell_state(record: dict[str, Any]) -> str:

@@ -369,3 +369,18 @@ def test_thunders_rejected_keyword_aliases_are_known_by_the_alias_and_not_by_any
         assert match_known(load_known(), replace(crash, target="inductor"), CPU_214) is None
     other = crash_fingerprint("TypeError: mean() got an unexpected keyword argument 'dtype_'")
     assert match_known(load_known(), Signature("thunder:torchcompile", "crash_compile:TypeError", fingerprint=other), THUNDER_MAIN) is None
+
+
+def test_a_model_left_with_grad_mode_off_by_thunder_is_the_known_cache_hit_bug_and_another_mode_is_not():
+    """Kosmos-2.5's training step on thunderfx: after the second call, grad mode is the tail region's entry mode, off.
+    The state oracle names the mode; the default dtype left changed is another bug."""
+    from numfuzz.judge.crash import crash_fingerprint
+
+    entry = "numfuzz-thunder-grad-mode-after-cache-hit"
+    said = "after call 2, the compiled model leaves grad mode off where eager leaves it on"
+    for target in ("thunderfx:torchcompile", "thunder:torchcompile"):
+        found = Signature(target, "state", fingerprint=crash_fingerprint(said))
+        assert match_known(load_known(), found, THUNDER_MAIN).id == entry
+    assert match_known(load_known(), Signature("inductor", "state", fingerprint=crash_fingerprint(said)), CPU_214) is None
+    other = crash_fingerprint("after call 1, the compiled model leaves the default dtype float64 where eager leaves it float32")
+    assert match_known(load_known(), Signature("thunder:torchcompile", "state", fingerprint=other), THUNDER_MAIN) is None

@@ -40,6 +40,7 @@ def _leaving_grad_mode_off(fn):
         torch.set_grad_enabled(False)  # as Thunder's jit leaves it after a cache hit of a split no_grad region's tail
         return out
 
+    torch.set_grad_enabled(False)  # compiling leaves it off too: outside any call, where no call's state is set back
     return run
 
 
@@ -55,14 +56,16 @@ def test_a_crashing_whole_model_is_recorded_without_judging_its_modules(tmp_path
     assert "each module alone" not in (tmp_path / record["explain"]).read_text()
 
 
-def test_a_target_that_leaves_grad_mode_off_fails_no_later_cell_s_training_step(tmp_path: Path):
+def test_a_target_that_leaves_grad_mode_off_is_a_state_finding_and_fails_no_later_cell_s_training_step(tmp_path: Path):
     """Thunder's jit leaves grad mode as it found it after a cache hit (docs/issues/thunder_grad_mode_after_cache_hit_is_the_entry_mode.py):
-    a worker's next cells met it off, and their eager training steps failed ("element 0 of tensors does not require grad")."""
+    each such cell is a `state` finding, and a cell after one whose compiling left grad mode off still judges its training
+    step (without the reset, its eager step fails: "element 0 of tensors does not require grad", and the cell is invalid)."""
     (tmp_path / "tiny_model.py").write_text(MODEL)
     cell = Cell(f"{tmp_path / 'tiny_model.py'}:tiny", "test_sweep_cell_grad_off", "bf16", "train")
     try:
         records = [judge_cell(cell, tmp_path) for _ in range(2)]
-        assert not torch.is_grad_enabled()  # the planted leak took effect
+        assert not torch.is_grad_enabled()  # the planted compile-time leak took effect
     finally:
         torch.set_grad_enabled(True)
-    assert [r["verdict"] for r in records] == ["equal", "equal"], [r["detail"] for r in records]
+    assert [r["verdict"] for r in records] == ["state", "state"], [r["detail"] for r in records]
+    assert "grad mode off where eager leaves it on" in records[1]["detail"]

@@ -86,3 +86,14 @@ def test_a_stored_crash_that_a_later_known_entry_names_is_known_when_the_sweep_i
     assert sorted(g.architectures[0] for g in groups if g.status == "new") == ["hf:other", "hf:qwen3_moe"]
     on_2_15 = rematched({stored[1]["key"]: stored[1]}, {**thunder_main, "torch": "2.15.0"})  # the regression's torch bound
     assert on_2_15[stored[1]["key"]].get("known") is None
+
+
+def test_a_mode_left_changed_is_one_group_by_its_words_and_counts_as_a_wrong_result():
+    """Two models whose compiled training steps leave grad mode off after their second call: one `state` group, and each
+    architecture counted with the silent wrong results, not with the crashes."""
+    said = "after call 2, the compiled model leaves grad mode off where eager leaves it on"
+    records = [_cell(m, target="thunderfx:torchcompile", mode="train", verdict="state", finding=True, detail=said) for m in ("hf:a", "hf:b")]
+    (group,) = group_records(records)
+    assert group.status == "new" and group.architectures == ["hf:a", "hf:b"]
+    assert group.title == "thunderfx:torchcompile: state after call #, the compiled model leaves grad mode off where eager leaves it on"
+    assert {cell_state(r) for r in records} == {"less_accurate"}
