@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
 
 import torch
 
@@ -31,38 +33,65 @@ def buffers_kept(fn: Callable) -> Iterator[None]:
             module._buffers.update(buffers)
 
 
-AUTOCAST_DEVICES = ("cpu", "cuda")  # autocast's flag and dtype are per device type, and read on a machine without the device too
+@dataclass(frozen=True)
+class Mode:
+    """One of PyTorch's process-wide modes: its name, how to read it, how to set it back to what was read, and its value in words."""
+
+    name: str
+    read: Callable[[], Any]
+    set_back: Callable[[Any], None]
+    words: Callable[[Any], str]
 
 
 def _on(flag: bool) -> str:
     return "on" if flag else "off"
 
 
+def _dtype_words(dtype: torch.dtype) -> str:
+    return str(dtype).removeprefix("torch.")
+
+
+def _autocast(device: str) -> Mode:
+    """Autocast's flag and dtype on a device type; both are read and set on a machine without the device too."""
+
+    def set_back(value: tuple[bool, torch.dtype]) -> None:
+        torch.set_autocast_enabled(device, value[0])
+        torch.set_autocast_dtype(device, value[1])
+
+    def read() -> tuple[bool, torch.dtype]:
+        return torch.is_autocast_enabled(device), torch.get_autocast_dtype(device)
+
+    return Mode(f"autocast on {device}", read, set_back, lambda value: _dtype_words(value[1]) if value[0] else "off")
+
+
+MODES = (
+    Mode("grad mode", torch.is_grad_enabled, torch.set_grad_enabled, _on),
+    _autocast("cpu"),
+    _autocast("cuda"),
+    Mode("the default dtype", torch.get_default_dtype, torch.set_default_dtype, _dtype_words),
+    Mode(
+        "deterministic algorithms",
+        lambda: (torch.are_deterministic_algorithms_enabled(), torch.is_deterministic_algorithms_warn_only_enabled()),
+        lambda value: torch.use_deterministic_algorithms(value[0], warn_only=value[1]),
+        lambda value: _on(value[0]),
+    ),
+)
+
+
 def global_state() -> GlobalState:
-    """PyTorch's process-wide modes that a call may set, and a compiled call must leave as eager's does."""
-    state = {"grad mode": _on(torch.is_grad_enabled())}
-    for device in AUTOCAST_DEVICES:
-        state[f"autocast on {device}"] = str(torch.get_autocast_dtype(device)).removeprefix("torch.") if torch.is_autocast_enabled(device) else "off"
-    state["the default dtype"] = str(torch.get_default_dtype()).removeprefix("torch.")
-    state["deterministic algorithms"] = _on(torch.are_deterministic_algorithms_enabled())
-    return state
+    """PyTorch's process-wide modes that a call may set, and a compiled call must leave as eager's does, in words."""
+    return {mode.name: mode.words(mode.read()) for mode in MODES}
 
 
 @contextmanager
 def state_noted(after: list[GlobalState] | None) -> Iterator[None]:
     """Appends the global modes as the block leaves them to `after` (where given), then sets them back as they were
     before the block: a call that leaves grad mode off does not turn the judging after it, or the next cell, off."""
-    grad, default_dtype = torch.is_grad_enabled(), torch.get_default_dtype()
-    deterministic, warn_only = torch.are_deterministic_algorithms_enabled(), torch.is_deterministic_algorithms_warn_only_enabled()
-    autocast = {device: (torch.is_autocast_enabled(device), torch.get_autocast_dtype(device)) for device in AUTOCAST_DEVICES}
+    before = [mode.read() for mode in MODES]
     try:
         yield
         if after is not None:
             after.append(global_state())
     finally:
-        torch.set_grad_enabled(grad)
-        torch.use_deterministic_algorithms(deterministic, warn_only=warn_only)
-        torch.set_default_dtype(default_dtype)
-        for device, (enabled, dtype) in autocast.items():
-            torch.set_autocast_enabled(device, enabled)
-            torch.set_autocast_dtype(device, dtype)
+        for mode, value in zip(MODES, before):
+            mode.set_back(value)

@@ -36,6 +36,7 @@ from numfuzz.judge.refusal import refusal_of
 from numfuzz.judge.rules import Judgement, final_verdict
 from numfuzz.judge.signature import signature_of
 from numfuzz.judge.verdicts import Verdict
+from numfuzz.model.state import GlobalState
 
 
 @dataclass
@@ -149,7 +150,7 @@ def region_known(region: Any, target: str, device: str, mode: str = "") -> str:
     return key.known.id if key.known is not None else ""
 
 
-def state_left(eager: list[dict[str, str]], target: list[dict[str, str]]) -> Judged | None:
+def state_left(eager: list[GlobalState], target: list[GlobalState]) -> Judged | None:
     """A `state` finding where a compiled call leaves PyTorch's global modes other than eager's same call leaves them
     (`model.state.global_state`, noted per call), said for the first such call; None where every call leaves them alike."""
     for k, (expected, got) in enumerate(zip(eager, target)):
